@@ -469,55 +469,81 @@ def _pool_geometry(x, ksize, strides, padding, data_format, op_name, allow_expli
 
 
 def _max_pool_raw(x, geo):
-    """Window maxima and, per output, the index of the first tap holding the maximum."""
+    """Window maxima, as a running np.maximum over the taps (branch-free, no index bookkeeping)."""
     xp = array_module(x)
-    low = -xp.inf if x.dtype.kind == "f" else xp.iinfo(x.dtype).min
-    xpad = _pad(x, geo, fill=low)
-    best = None
-    arg = xp.zeros((geo.n, geo.oh, geo.ow, x.shape[3]), dtype=xp.int32)
-    for t, (a, b, idx) in enumerate(geo.taps()):
-        v = xpad[idx]
-        if best is None:
-            best = v.copy()
-            continue
-        better = v > best
-        xp.copyto(best, v, where=better)
-        arg[better] = t
-    return best, arg
+    xpad = _pad(x, geo, fill=_lowest(x.dtype, xp))
+    taps = [idx for _, _, idx in geo.taps()]
+    best = xpad[taps[0]].copy()
+    for idx in taps[1:]:
+        xp.maximum(best, xpad[idx], out=best)
+    return best
+
+
+def _lowest(dtype, xp):
+    return -xp.inf if dtype.kind == "f" else xp.iinfo(dtype).min
+
+
+class _MaxPoolWinners:
+    """For each tap, the windows whose first maximum (in row-major tap order, as TF) sits there.
+
+    Worked out once from the saved input and output, on the first backward pass, then shared by
+    MaxPoolGrad and MaxPoolGradGrad.
+    """
+
+    def __init__(self, x, y, geo):
+        self._x, self._y, self._geo, self._masks = x, y, geo, None
+
+    def __iter__(self):
+        if self._masks is None:
+            xv, yv, geo = self._x._value, self._y._value, self._geo
+            xp = array_module(xv)
+            xpad = _pad(xv, geo, fill=_lowest(xv.dtype, xp))
+            unclaimed = xp.ones(yv.shape, dtype=bool)
+            self._masks = []
+            for _, _, idx in geo.taps():
+                hit = xp.equal(xpad[idx], yv)
+                hit &= unclaimed
+                unclaimed ^= hit  # hit is a subset of unclaimed
+                self._masks.append((idx, hit))
+        return iter(self._masks)
 
 
 def _max_pool_nhwc(x, geo):
-    best, arg = _max_pool_raw(x._value, geo)
-    y = Tensor(best)
+    y = Tensor(_max_pool_raw(x._value, geo))
     if _state.active:
-        record("MaxPool", (x,), (y,), lambda g: _max_pool_grad(x, g, arg, geo))
+        winners = _MaxPoolWinners(x, y, geo)
+        record("MaxPool", (x,), (y,), lambda g: _max_pool_grad(x, g, winners, geo))
     return y
 
 
-def _max_pool_grad(x, g, arg, geo):
+def _max_pool_grad(x, g, winners, geo):
     """MaxPoolGrad: route each upstream value to the position of its window's maximum."""
     xp = array_module(g._value)
     hp, wp = geo.padded
-    dx = xp.zeros((geo.n, hp, wp, g._value.shape[3]), dtype=g._value.dtype)
     gv = g._value
-    for t, (a, b, idx) in enumerate(geo.taps()):
-        dx[idx] += xp.where(arg == t, gv, 0)
+    dx = xp.zeros((geo.n, hp, wp, gv.shape[3]), dtype=gv.dtype)
+    disjoint = geo.sh >= geo.kh and geo.sw >= geo.kw  # windows never overlap: write, don't add
+    for idx, hit in winners:
+        if disjoint:
+            xp.multiply(gv, hit, out=dx[idx])
+        else:
+            dx[idx] += gv * hit
     out = Tensor(xp_contig(_unpad(dx, geo)))
     if _state.active:
-        record("MaxPoolGrad", (x, g), (out,), lambda u: (None, lambda: _max_pool_grad_grad(x, u, arg, geo)))
+        record("MaxPoolGrad", (x, g), (out,), lambda u: (None, lambda: _max_pool_grad_grad(x, u, winners, geo)))
     return out
 
 
-def _max_pool_grad_grad(x, u, arg, geo):
+def _max_pool_grad_grad(x, u, winners, geo):
     """MaxPoolGradGrad: gather, for each window, the value at its maximum's position."""
     xp = array_module(u._value)
     upad = _pad(u._value, geo)
-    out = xp.zeros(arg.shape, dtype=u._value.dtype)
-    for t, (a, b, idx) in enumerate(geo.taps()):
-        xp.copyto(out, upad[idx], where=arg == t)
+    out = xp.zeros((geo.n, geo.oh, geo.ow, u._value.shape[3]), dtype=u._value.dtype)
+    for idx, hit in winners:
+        out += upad[idx] * hit
     y = Tensor(out)
     if _state.active:
-        record("MaxPoolGradGrad", (x, u), (y,), lambda g: (None, lambda: _max_pool_grad(x, g, arg, geo)))
+        record("MaxPoolGradGrad", (x, u), (y,), lambda g: (None, lambda: _max_pool_grad(x, g, winners, geo)))
     return y
 
 

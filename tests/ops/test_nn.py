@@ -69,6 +69,30 @@ def test_relu_keeps_dtype_and_second_order_path():
     np.testing.assert_allclose(outer.gradient(g, x).numpy(), [0, 2, 2])
 
 
+@pytest.mark.parametrize("alpha", [0.2, 0.0, 1.0, 3.0, -0.5])
+def test_leaky_relu_any_alpha_values_second_order_and_jacobian(alpha):
+    x = away_from_zero(7) * 3.0
+    v = x.numpy()
+    np.testing.assert_allclose(tf.nn.leaky_relu(x, alpha=alpha).numpy(), np.where(v > 0, v, alpha * v), rtol=1e-12)
+    # x * leaky(x) has a nonzero second derivative on both sides, so this checks the grad-of-grad rule
+    assert_gradients_close(lambda t: tf.nn.leaky_relu(t, alpha=alpha) * t, [x], order=2)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.nn.leaky_relu(x, alpha=alpha)
+    np.testing.assert_allclose(tape.jacobian(y, x).numpy(), np.diag(np.where(v > 0, 1.0, alpha)))
+
+
+def test_relu_and_leaky_relu_gradients_follow_tf_kernels_at_zero():
+    x = tf.constant([0.0, -1.0, 2.0])
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        r, lk = tf.nn.relu(x), tf.nn.leaky_relu(x, alpha=0.1)
+    # TF's kernels use a strict x > 0 mask: the slope at 0 is the negative side's
+    np.testing.assert_allclose(tape.gradient(r, x).numpy(), [0, 0, 1])
+    np.testing.assert_allclose(tape.gradient(lk, x).numpy(), [0.1, 0.1, 1], rtol=1e-6)
+    assert tape.gradient(lk, x).dtype == tf.float32
+
+
 def test_elu_gradient_is_finite_for_large_inputs():
     x = tf.constant([1000.0, -1000.0], dtype=tf.float64)
     with tf.GradientTape() as tape:
