@@ -10,7 +10,9 @@ several steps, exactly as if the list were an object of its own.
 Restoring into an object whose children do not exist yet (a layer built lazily, optimizer slots
 before the first step) leaves the values in `_pending_restore`; an object calls
 `_track_child(name, child)` the moment it creates or attaches a child, which assigns a waiting
-value to a new variable, or hands a waiting subtree to a new Trackable.
+value to a new variable, or hands a waiting subtree to a new Trackable. Classes whose children
+are public attributes call `_track_attribute(name, value)` from `__setattr__`, so an attribute
+assigned after `restore()` (a sub-module, an optimizer) is restored when it is attached.
 """
 
 __all__ = ["Trackable"]
@@ -46,6 +48,15 @@ class Trackable:
                     _apply_pending(child, sub)
                 return child
         return child
+
+    def _track_attribute(self, name, value):
+        """Hook for `__setattr__`: announce a public attribute holding a Variable or Trackable
+        when a restore is waiting on this object (cheap no-op otherwise)."""
+        if "_pending_restore" not in self.__dict__ or name.startswith("_"):
+            return
+        from minitf.variable import Variable
+        if isinstance(value, (Variable, Trackable)):
+            self._track_child(name, value)
 
     def _defer_restore(self, name, value):
         """Keep `value` until child `name` appears.

@@ -63,3 +63,18 @@ def test_path_names_descend_into_a_waiting_subtree():
     v = h.add("layers/1", tf.Variable(0.0))
     assert v.numpy() == 7.0 and sub.asked == [["1"]]
     assert "layers" in h._pending_restore  # siblings may still come
+
+
+def test_track_attribute_applies_only_public_trackables_with_something_waiting():
+    h = Holder()
+    v = tf.Variable([0.0])
+    h._track_attribute("v", v)  # nothing waiting: no-op, no pending dict created
+    assert "_pending_restore" not in h.__dict__
+    h._defer_restore("v", np.array([4.0]))
+    h._defer_restore("_v", np.array([5.0]))
+    h._track_attribute("v", 3.0)  # not a variable: ignored, still waiting
+    h._track_attribute("_v", v)  # private names are not dependencies
+    np.testing.assert_array_equal(v.numpy(), [0.0])
+    h._track_attribute("v", v)
+    np.testing.assert_array_equal(v.numpy(), [4.0])
+    assert "v" not in h._pending_restore and "_v" in h._pending_restore

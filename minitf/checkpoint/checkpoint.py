@@ -4,8 +4,11 @@ Restoring walks the current object graph against the checkpoint's keys. Values w
 exist are validated (shape, dtype) all together before any is assigned, so a failed restore
 changes nothing. Values whose objects do not exist yet are deferred on the nearest existing
 parent (`Trackable._defer_restore`) and applied when the parent calls `_track_child`; optimizer
-slot values wait in the optimizer until the slot is created.
+slot values wait in the optimizer until the slot is created. A slot whose optimizer is not in
+the graph yet (attached to the Checkpoint, or created, after `restore()`) waits in the restore
+until an object with `_restore_slot` is matched at the optimizer's path.
 """
+import json
 import os
 import warnings
 import weakref
@@ -35,12 +38,16 @@ class _Node:
                 return None
         return node
 
-    def keys(self):
-        """Every checkpoint key in this subtree."""
+    def keys(self, _seen=None):
+        """Every checkpoint key in this subtree (a node shared through an alias counts once)."""
+        seen = _seen if _seen is not None else set()
+        if id(self) in seen:
+            return []
+        seen.add(id(self))
         out = [self.key] if self.key else []
         out.extend(key for _, _, key in self.slots)
         for child in self.children.values():
-            out.extend(child.keys())
+            out.extend(child.keys(seen))
         return out
 
 
@@ -59,6 +66,19 @@ def _build_trie(keys):
     return root
 
 
+def _graft_aliases(root, aliases):
+    """Make each alias path lead to the same trie node as the path it stands for."""
+    for alias, target in aliases.items():
+        if target == alias or alias.startswith(target + "/"):
+            continue  # a path back into its own subtree would make the trie a cycle
+        node = root.find(target.split("/"))
+        if node is None:
+            continue
+        parent_path, _, last = alias.rpartition("/")
+        parent = _descend_create(root, parent_path) if parent_path else root
+        parent.children.setdefault(last, node)
+
+
 def _descend_create(node, path):
     for part in path.split("/"):
         node = node.children.setdefault(part, _Node())
@@ -75,7 +95,7 @@ class _Restore:
         self.restored_ids = set()
         self.objects = {}  # checkpoint path -> matched Trackable
         self.planned = set()  # keys already headed for a variable (now or on creation)
-        self.orphan_slots = []  # slots met before their optimizer was matched
+        self.orphan_slots = []  # (var, optimizer path, slot name, key) before the optimizer
         self.root_ref = weakref.ref(root) if _weakrefable(root) else (lambda r=root: r)
 
     def check(self, key, var):
@@ -145,6 +165,8 @@ def _match_child(restore, child, node, path, plan, seen=None):
         return
     seen.add(id(child))
     restore.objects[path] = child
+    if hasattr(child, "_restore_slot"):
+        _adopt_orphan_slots(restore, path, plan)
     used = set()
     for name, grandchild in child._checkpoint_dependencies():
         parts = name.split("/")
@@ -181,18 +203,40 @@ def _plan_slot(restore, var, opt_path, slot_name, key, plan):
     optimizer._restore_slot(var, slot_name, when_created)
 
 
+def _adopt_orphan_slots(restore, opt_path, plan):
+    """Plan the slots that were waiting for an optimizer at `opt_path`, now that it is matched."""
+    waiting = [item for item in restore.orphan_slots if item[1] == opt_path]
+    if not waiting:
+        return
+    restore.orphan_slots = [item for item in restore.orphan_slots if item[1] != opt_path]
+    for var, _, slot_name, key in waiting:
+        _plan_slot(restore, var, opt_path, slot_name, key, plan)
+
+
+ALIASES_ATTR = "object_aliases"
+
+
+def _load_aliases(text):
+    if not text:
+        return {}
+    try:
+        aliases = json.loads(text)
+    except ValueError:
+        return {}
+    return {str(k): str(v) for k, v in aliases.items()} if isinstance(aliases, dict) else {}
+
+
 def restore_into(root, prefix):
     """Restore checkpoint `prefix` into the graph under `root`; returns a CheckpointLoadStatus."""
     path = h5format.find_data_path(prefix)
-    values = h5format.read_arrays(path)
+    values, attrs = h5format.read_checkpoint(path)
     restore = _Restore(path, values, root)
     trie = _build_trie(values)
+    _graft_aliases(trie, _load_aliases(attrs.get(ALIASES_ATTR)))
     plan = []
+    # Slots met before their optimizer are adopted when the walk reaches it; the rest wait for
+    # an optimizer attached later (`_adopt_orphan_slots` from a subtree restorer).
     _match_child(restore, root, trie, "", plan)
-    # Slots whose optimizer appeared later in the walk than their variable: retry now.
-    pending, restore.orphan_slots = restore.orphan_slots, []
-    for var, opt_path, slot_name, key in pending:
-        _plan_slot(restore, var, opt_path, slot_name, key, plan)
     for check, _ in plan:
         check()
     for _, apply in plan:
@@ -312,6 +356,23 @@ class Checkpoint(Trackable):
         for name, value in kwargs.items():
             object.__setattr__(self, name, value)
 
+    def __setattr__(self, name, value):
+        """A public attribute holding a trackable becomes a dependency (as in TF), and gets any
+        values a restore that ran before it was attached is waiting to give it."""
+        object.__setattr__(self, name, value)
+        if name.startswith("_") or "_deps" not in self.__dict__:
+            return
+        from minitf.variable import Variable
+        if isinstance(value, (Trackable, Variable)):
+            self._deps[name] = value
+            self._track_attribute(name, value)
+        else:
+            self._deps.pop(name, None)
+
+    def __delattr__(self, name):
+        object.__delattr__(self, name)
+        self.__dict__.get("_deps", {}).pop(name, None)
+
     @property
     def save_counter(self):
         """How many times `save()` ran (an int64 variable, saved with the checkpoint)."""
@@ -331,9 +392,11 @@ class Checkpoint(Trackable):
     def write(self, file_prefix, options=None):
         """Write the checkpoint to `file_prefix` (file '<prefix>.h5'); returns `file_prefix`."""
         file_prefix = os.fspath(file_prefix)
-        variables = graph.saveable_variables(self)
+        aliases = {}
+        variables = graph.saveable_variables(self, aliases)
         arrays = {key: backend.to_host(var._value) for key, var in variables.items()}
-        h5format.write_arrays(h5format.data_path(file_prefix), arrays)
+        attrs = {ALIASES_ATTR: json.dumps(aliases, sort_keys=True)} if aliases else None
+        h5format.write_arrays(h5format.data_path(file_prefix), arrays, attrs)
         return file_prefix
 
     def save(self, file_prefix, options=None):

@@ -15,7 +15,7 @@ from minitf import errors
 FORMAT_TAG = "minitf-checkpoint/1"
 SUFFIX = ".h5"
 
-__all__ = ["write_arrays", "read_arrays", "atomic_write_text", "data_path", "find_data_path",
+__all__ = ["write_arrays", "read_arrays", "read_checkpoint", "atomic_write_text", "data_path", "find_data_path",
            "FORMAT_TAG", "SUFFIX"]
 
 
@@ -84,6 +84,11 @@ def read_arrays(path):
 
     Raises NotFoundError for a missing file and DataLossError for a truncated or corrupt one.
     """
+    return read_checkpoint(path)[0]
+
+
+def read_checkpoint(path):
+    """({key: numpy array}, {attribute: str}) of checkpoint file `path` (see `read_arrays`)."""
     import h5py
     if not os.path.isfile(path):
         raise errors.NotFoundError(None, None, f"Checkpoint file {path!r} does not exist.")
@@ -100,6 +105,7 @@ def read_arrays(path):
                                            f"(format tag {f.attrs.get('format')!r}).")
             keys = []
             f.visititems(lambda name, obj: keys.append(name) if isinstance(obj, h5py.Dataset) else None)
+            attrs = {k: _attr_text(v) for k, v in f.attrs.items() if k != "format"}
             out = {}
             for key in keys:
                 ds = f[key]
@@ -107,10 +113,14 @@ def read_arrays(path):
                     raise errors.DataLossError(None, None, f"Checkpoint file {path!r}: value {key!r} "
                                                f"has non-numeric dtype {ds.dtype}.")
                 out[key] = np.asarray(ds[...])
-            return out
+            return out, attrs
     except (OSError, RuntimeError, KeyError) as e:
         raise errors.DataLossError(None, None, f"Checkpoint file {path!r} is corrupt while reading "
                                    f"{key!r}: {e}") from None
+
+
+def _attr_text(value):
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
 
 
 def atomic_write_text(path, text):
