@@ -47,7 +47,7 @@ class ReLU(_Elementwise):
 
 
 class LeakyReLU(_Elementwise):
-    """x for x >= 0, negative_slope * x below (default 0.3; `alpha` is the Keras 2 name)."""
+    """x for x > 0, negative_slope * x otherwise (default 0.3; `alpha` is the Keras 2 name)."""
 
     def __init__(self, negative_slope=0.3, alpha=None, **kwargs):
         super().__init__(**kwargs)
@@ -63,8 +63,8 @@ class LeakyReLU(_Elementwise):
         return self.negative_slope
 
     def call(self, inputs):
-        import minitf as tf
-        return tf.where(inputs >= 0, inputs, self.negative_slope * inputs)
+        from minitf.ops.nn import leaky_relu
+        return leaky_relu(inputs, alpha=self.negative_slope)
 
     def get_config(self):
         """negative_slope."""
