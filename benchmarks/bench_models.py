@@ -107,6 +107,77 @@ def cnn_keras(lib, x, y):
     return step
 
 
+def cnn_numpy(x, y):
+    """The CNN step written by hand in numpy: im2col convolutions, 2x2 max pooling, Adam."""
+    rng = np.random.default_rng(0)
+
+    def glorot(*shape):
+        fan_in, fan_out = np.prod(shape[:-1]), shape[-1] * (np.prod(shape[:-2]) if len(shape) == 4 else 1)
+        return rng.uniform(-1, 1, shape).astype(np.float32) * np.float32(np.sqrt(6 / (fan_in + fan_out)))
+    params = [glorot(3, 3, 1, 32), np.zeros(32, np.float32), glorot(3, 3, 32, 64), np.zeros(64, np.float32),
+              glorot(12 * 12 * 64, 128), np.zeros(128, np.float32), glorot(128, 10), np.zeros(10, np.float32)]
+    m = [np.zeros_like(p) for p in params]
+    v = [np.zeros_like(p) for p in params]
+    t = [0]
+    n = len(y)
+
+    def im2col(a):
+        win = np.lib.stride_tricks.sliding_window_view(a, (3, 3), axis=(1, 2))  # n, oh, ow, c, 3, 3
+        oh, ow = win.shape[1:3]
+        return win.transpose(0, 1, 2, 4, 5, 3).reshape(n * oh * ow, -1), oh, ow
+
+    def conv_input_grad(d, w, in_shape):
+        dx = np.zeros(in_shape, np.float32)
+        oh, ow = d.shape[1:3]
+        for a in range(3):
+            for b in range(3):
+                dx[:, a:a + oh, b:b + ow] += d @ w[a, b].T
+        return dx
+
+    def step():
+        c1, oh1, ow1 = im2col(x)
+        h1 = np.maximum(c1 @ params[0].reshape(-1, 32) + params[1], 0).reshape(n, oh1, ow1, 32)
+        c2, oh2, ow2 = im2col(h1)
+        h2 = np.maximum(c2 @ params[2].reshape(-1, 64) + params[3], 0).reshape(n, oh2, ow2, 64)
+        quads = h2.reshape(n, 12, 2, 12, 2, 64)
+        pooled = quads.max(axis=(2, 4))
+        flat = pooled.reshape(n, -1)
+        h3 = np.maximum(flat @ params[4] + params[5], 0)
+        logits = h3 @ params[6] + params[7]
+        e = np.exp(logits - logits.max(1, keepdims=True))
+        p = e / e.sum(1, keepdims=True)
+        p[np.arange(n), y] -= 1
+        d4 = p / n
+        grads = [None] * 8
+        grads[6], grads[7] = h3.T @ d4, d4.sum(0)
+        d3 = (d4 @ params[6].T) * (h3 > 0)
+        grads[4], grads[5] = flat.T @ d3, d3.sum(0)
+        dpool = (d3 @ params[4].T).reshape(pooled.shape)
+        # route to the first maximum of each 2x2 window
+        first = np.zeros(quads.shape, bool)
+        taken = np.zeros(pooled.shape, bool)
+        for a in range(2):
+            for b in range(2):
+                hit = (quads[:, :, a, :, b] == pooled) & ~taken
+                first[:, :, a, :, b] = hit
+                taken |= hit
+        d2 = (first * dpool[:, :, None, :, None, :]).reshape(h2.shape) * (h2 > 0)
+        d2f = d2.reshape(-1, 64)
+        grads[2], grads[3] = (c2.T @ d2f).reshape(3, 3, 32, 64), d2f.sum(0)
+        d1 = conv_input_grad(d2, params[2], h1.shape) * (h1 > 0)
+        d1f = d1.reshape(-1, 32)
+        grads[0], grads[1] = (c1.T @ d1f).reshape(3, 3, 1, 32), d1f.sum(0)
+        step.last_grads = grads
+        t[0] += 1
+        lr = 1e-3 * np.sqrt(1 - 0.999 ** t[0]) / (1 - 0.9 ** t[0])
+        for i, g in enumerate(grads):
+            m[i] += (g - m[i]) * 0.1
+            v[i] += (g * g - v[i]) * 0.001
+            params[i] -= lr * m[i] / (np.sqrt(v[i]) + 1e-7)
+    step.params = params
+    return step
+
+
 def cnn_torch(torch, x, y):
     nn = torch.nn
     model = nn.Sequential(nn.Conv2d(1, 32, 3), nn.ReLU(), nn.Conv2d(32, 64, 3), nn.ReLU(), nn.MaxPool2d(2),
@@ -201,7 +272,8 @@ def main():
 
     xc = rng.uniform(size=(64, 28, 28, 1)).astype(np.float32)
     yc = rng.integers(0, 10, 64).astype(np.int32)
-    rows = [("minitf", best_time(cnn_keras(mtf, xc, yc), repeat=3))]
+    rows = [("minitf", best_time(cnn_keras(mtf, xc, yc), repeat=3)),
+            ("numpy by hand", best_time(cnn_numpy(xc, yc), repeat=3))]
     if torch is not None:
         rows.append(("pytorch eager", best_time(cnn_torch(torch, xc, yc), repeat=3)))
     if tf is not None:
