@@ -6,19 +6,42 @@ __all__ = ["clone_model"]
 
 
 def _clone_layer(layer):
-    return type(layer).from_config(layer.get_config())
+    """A new layer from the layer's config (nested models and Lambda layers included)."""
+    from minitf.models.serialization import deserialize_layer, serialize_layer
+    return deserialize_layer(serialize_layer(layer))
+
+
+def _as_input_list(input_tensors, expected):
+    from minitf import nest
+    flat = nest.flatten(input_tensors)
+    if len(flat) != expected:
+        raise ValueError(f"clone_model: the model has {expected} input(s) but "
+                         f"`input_tensors` holds {len(flat)}.")
+    return flat
+
+
+def _clone_sequential(model, input_tensors, clone):
+    layers = []
+    if input_tensors is not None:
+        layers.append(_as_input_list(input_tensors, 1)[0])
+    elif model._seq_input is not None:
+        source = model._seq_input.node.layer
+        layers.append(InputLayer(batch_input_shape=tuple(model._seq_input.shape.as_list()),
+                                 dtype=model._seq_input.dtype.name, name=source.name))
+    layers += [clone(layer) for layer in model.layers]
+    return Sequential(layers, name=model.name)
 
 
 def clone_model(model, input_tensors=None, clone_function=None):
-    """A new Sequential or functional model with new layers built from each layer's config."""
+    """A new Sequential or functional model with new layers built from each layer's config.
+
+    Shared layers stay shared (cloned once, called as often as before). `input_tensors`
+    (symbolic tensors from `tf.keras.Input`) replace the model's inputs; `clone_function`
+    maps each layer (not the InputLayers) to its copy.
+    """
     clone = clone_function or _clone_layer
     if isinstance(model, Sequential):
-        layers = []
-        if model._seq_input is not None:
-            layers.append(InputLayer(batch_input_shape=tuple(model._seq_input.shape.as_list()),
-                                     dtype=model._seq_input.dtype.name))
-        layers += [clone(layer) for layer in model.layers]
-        return Sequential(layers, name=model.name)
+        return _clone_sequential(model, input_tensors, clone)
     if model._graph is None:
         raise ValueError("clone_model does not support subclassed models: their structure "
                          "is defined by code, not by a graph. Instantiate the class again.")
@@ -29,8 +52,11 @@ def clone_model(model, input_tensors=None, clone_function=None):
     graph = model._graph
     new_layers = {}
     values = {}
-    for t in graph.flat_inputs:
-        values[id(t)] = Input(batch_shape=t.shape.as_list(), dtype=t.dtype.name)
+    given = None if input_tensors is None else _as_input_list(input_tensors,
+                                                               len(graph.flat_inputs))
+    for i, t in enumerate(graph.flat_inputs):
+        values[id(t)] = given[i] if given is not None else Input(
+            batch_shape=t.shape.as_list(), dtype=t.dtype.name, name=t.node.layer.name)
 
     def get(x):
         return values[id(x)] if isinstance(x, KerasTensor) else x

@@ -203,8 +203,28 @@ class Model(TrainingMixin, Layer):
         print_summary(self, line_length=line_length, positions=positions, print_fn=print_fn)
 
     def get_config(self):
-        """Name and trainable flag (functional configs are not serialized in minitf)."""
-        return {"name": self.name, "trainable": self.trainable}
+        """Functional models: Keras' graph config (layers, inbound nodes, inputs, outputs).
+
+        Subclassed models: name/trainable/dtype when `__init__` takes no arguments of its own,
+        else NotImplementedError (override `get_config`, as in Keras).
+        """
+        from minitf.models import serialization
+        if self._graph is not None:
+            return serialization.functional_config(self)
+        return serialization.subclassed_config(self)
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """A new model from `get_config()`'s output; functional configs rebuild the graph."""
+        from minitf.models import serialization
+        if "layers" in config and "input_layers" in config:
+            return serialization.functional_from_config(cls, config, custom_objects)
+        try:
+            return cls(**config)
+        except TypeError as e:
+            raise TypeError(f"Unable to revive model {cls.__name__!r} from config: when "
+                            f"overriding `get_config()`, return every constructor argument. "
+                            f"Error: {e}") from e
 
 
 def _layer_dependencies(layers):

@@ -125,7 +125,13 @@ class Sequential(Model):
         return _layer_dependencies(self.layers)
 
     def get_config(self):
-        """Name and the layers' configs."""
-        return {"name": self.name,
-                "layers": [{"class_name": type(layer).__name__, "config": layer.get_config()}
-                           for layer in self.layers]}
+        """name, trainable, the layers' configs (an InputLayer first once the input shape is
+        known) and build_input_shape."""
+        from minitf.models import serialization
+        return serialization.sequential_config(self)
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """A new Sequential with fresh layers from `get_config()`'s output."""
+        from minitf.models import serialization
+        return serialization.sequential_from_config(cls, config, custom_objects)

@@ -1,0 +1,351 @@
+"""Model configs in Keras' layout: `get_config()` / `from_config()` for Sequential and
+functional models, and the layer (de)serialization they share with `clone_model`.
+
+A functional config lists every layer once, in graph order, as
+`{'class_name', 'config', 'name', 'inbound_nodes'}`. Each inbound node (one call of the layer
+in this model) mirrors the structure of the call's first argument, with every symbolic tensor
+written as `[layer_name, node_index, tensor_index, call_kwargs]`; `node_index` counts that
+layer's calls inside this model, `tensor_index` its flattened outputs. `input_layers` and
+`output_layers` hold `[layer_name, node_index, tensor_index]` triples. Lambda layers keep their
+Python function object in the config, so configs round-trip within one process only when a
+model contains Lambda layers (Keras writes the function's bytecode instead).
+"""
+import inspect
+
+__all__ = ["serialize_layer", "deserialize_layer", "functional_config",
+           "functional_from_config", "sequential_config", "sequential_from_config",
+           "subclassed_config"]
+
+_CONSTANT = "_CONSTANT_VALUE"
+_TENSOR_MARK = "__keras_tensor__"
+
+
+# -- single layers --------------------------------------------------------------------------
+def _class_name(layer):
+    from minitf.models.model import Model
+    if type(layer) is Model and layer._graph is not None:
+        return "Functional"
+    return type(layer).__name__
+
+
+def serialize_layer(layer):
+    """{'class_name', 'config'} for one layer (nested models give their full config)."""
+    from minitf.layers.core import Lambda
+    config = layer.get_config()
+    if isinstance(layer, Lambda):
+        # minitf's Lambda config names its function only; keep the callable (in-process).
+        config = dict(config, function=layer.function, arguments=dict(layer.arguments))
+        if layer._output_shape is not None:
+            config["output_shape"] = layer._output_shape
+    return {"class_name": _class_name(layer), "config": config}
+
+
+def _layer_classes(custom_objects):
+    import minitf.layers as layers_module
+    from minitf.layers.base import Layer
+    from minitf.models.functional import InputLayer
+    from minitf.models.model import Model
+    from minitf.models.sequential import Sequential
+    table = {name: obj for name, obj in vars(layers_module).items()
+             if isinstance(obj, type) and issubclass(obj, Layer)}
+    table.update(InputLayer=InputLayer, Model=Model, Functional=Model, Sequential=Sequential)
+    table.update(custom_objects or {})
+    return table
+
+
+def deserialize_layer(entry, custom_objects=None):
+    """A new layer from `serialize_layer`'s output; custom classes come from `custom_objects`."""
+    from minitf.layers.base import _accepts_kwarg
+    from minitf.models.model import Model
+    name = entry.get("class_name")
+    cls = _layer_classes(custom_objects).get(name)
+    if cls is None:
+        raise ValueError(f"Unknown layer: {name!r}. Please ensure you are passing the class "
+                         f"in `custom_objects` when it is a custom layer or model.")
+    config = dict(entry.get("config") or {})
+    if name == "Lambda" and not callable(config.get("function")):
+        raise ValueError(f"Cannot rebuild Lambda layer {config.get('name')!r}: its config names "
+                         f"the function {config.get('function')!r} but does not hold it. "
+                         f"minitf round-trips Lambda layers only within one process.")
+    if isinstance(cls, type) and issubclass(cls, Model) and \
+            _accepts_kwarg(cls.from_config, "custom_objects"):
+        return cls.from_config(config, custom_objects=custom_objects)
+    return cls.from_config(config)
+
+
+# -- functional models: writing -------------------------------------------------------------
+def _node_indices(graph):
+    """id(node) -> index of that node among its layer's calls inside this graph."""
+    counts, indices = {}, {}
+    for t in graph.flat_inputs:
+        indices[id(t.node)] = 0
+        counts[id(t.node.layer)] = 1
+    for node in graph.nodes:
+        key = id(node.layer)
+        indices[id(node)] = counts.get(key, 0)
+        counts[key] = indices[id(node)] + 1
+    return indices
+
+
+def _tensor_ref(kt, indices):
+    return [kt.node.layer.name, indices[id(kt.node)], kt._index]
+
+
+def _encode_kwargs(kwargs, indices):
+    """Call kwargs with symbolic tensors written as {'__keras_tensor__': [name, node, index]}."""
+    from minitf import nest
+    from minitf.models.keras_tensor import KerasTensor
+
+    def encode(x):
+        return {_TENSOR_MARK: _tensor_ref(x, indices)} if isinstance(x, KerasTensor) else x
+    return nest.map_structure(encode, dict(kwargs))
+
+
+def _positional_as_kwargs(node):
+    """The node's extra positional arguments bound to their names in `layer.call`."""
+    if not node.call_args:
+        return dict(node.call_kwargs)
+    params = [p for p in inspect.signature(node.layer.call).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][1:]
+    if len(params) < len(node.call_args):
+        raise NotImplementedError(f"Layer {node.layer.name!r} was called with positional "
+                                  f"arguments that cannot be named; pass them by keyword.")
+    kwargs = {p.name: v for p, v in zip(params, node.call_args)}
+    kwargs.update(node.call_kwargs)
+    return kwargs
+
+
+def _node_data(node, indices):
+    """The first argument's structure with each tensor as [name, node, index, kwargs]."""
+    from minitf.models.keras_tensor import KerasTensor
+    kwargs = _encode_kwargs(_positional_as_kwargs(node), indices)
+
+    def encode(x):
+        if isinstance(x, KerasTensor):
+            return _tensor_ref(x, indices) + [kwargs]
+        if isinstance(x, dict):
+            return {k: encode(v) for k, v in x.items()}
+        if isinstance(x, (list, tuple)):
+            return [encode(v) for v in x]
+        return [_CONSTANT, -1, x, kwargs]
+    data = encode(node.input_tensors)
+    return [data] if isinstance(node.input_tensors, KerasTensor) else data
+
+
+def _io_refs(structure, flat, indices):
+    from minitf import nest
+    refs = [_tensor_ref(t, indices) for t in flat]
+    if not nest.is_nested(structure):
+        return refs
+    return nest.pack_sequence_as(structure, refs) if not isinstance(structure, list) else refs
+
+
+def functional_config(model):
+    """Keras' functional config: name, trainable, layers with inbound nodes, inputs, outputs."""
+    graph = model._graph
+    indices = _node_indices(graph)
+    layers = []
+    for layer in graph.layers:
+        nodes = [_node_data(n, indices) for n in graph.nodes if n.layer is layer]
+        entry = serialize_layer(layer)
+        entry["name"] = layer.name
+        entry["inbound_nodes"] = nodes
+        layers.append(entry)
+    return {"name": model.name, "trainable": model.trainable, "layers": layers,
+            "input_layers": _io_refs(graph.inputs, graph.flat_inputs, indices),
+            "output_layers": _io_refs(graph.outputs, graph.flat_outputs, indices)}
+
+
+# -- functional models: reading -------------------------------------------------------------
+def _is_ref(x):
+    """[name, node_index, tensor_index(, kwargs)] or a constant entry."""
+    return (isinstance(x, (list, tuple)) and len(x) in (3, 4) and isinstance(x[0], str)
+            and isinstance(x[1], int) and (x[0] == _CONSTANT or isinstance(x[2], int)))
+
+
+class _Rebuild:
+    """Layers created from a functional config and the symbolic outputs of each call so far."""
+
+    def __init__(self, config, custom_objects):
+        self.layers = {}
+        self.outputs = {}   # (layer name, node index) -> flat list of KerasTensors
+        self.order = []
+        for entry in config["layers"]:
+            layer = deserialize_layer(entry, custom_objects)
+            name = entry.get("name", layer.name)
+            self.layers[name] = layer
+            self.order.append((name, list(entry.get("inbound_nodes") or [])))
+            if not entry.get("inbound_nodes"):
+                self._maybe_input(name, layer)
+
+    def _maybe_input(self, name, layer):
+        from minitf.models.functional import InputLayer
+        if isinstance(layer, InputLayer):
+            self.outputs[(name, 0)] = [layer._inbound_nodes[0].output_tensors]
+
+    def tensor(self, ref):
+        name, node_index, tensor_index = ref[0], ref[1], ref[2]
+        if name == _CONSTANT:
+            return tensor_index
+        return self.outputs[(name, node_index)][tensor_index]
+
+    def ready(self, data):
+        return all(r[0] == _CONSTANT or (r[0], r[1]) in self.outputs for r in _refs_in(data))
+
+    def run(self):
+        """Call every layer on its inputs, deferring calls whose inputs are not made yet."""
+        pending = {name: nodes for name, nodes in self.order}
+        done = {name: 0 for name, _ in self.order}
+        while any(pending.values()):
+            progressed = False
+            for name, _ in self.order:
+                while pending[name] and self.ready(pending[name][0]):
+                    self._call(name, pending[name].pop(0), done[name])
+                    done[name] += 1
+                    progressed = True
+            if not progressed:
+                stuck = [n for n, nodes in pending.items() if nodes]
+                raise ValueError(f"Cannot rebuild the functional model: the inputs of layers "
+                                 f"{stuck} are never produced by the config's layers.")
+
+    def _call(self, name, data, index):
+        from minitf import nest
+        layer = self.layers[name]
+        args, kwargs = self._decode(data)
+        self.outputs[(name, index)] = nest.flatten(layer(args, **kwargs))
+
+    def _decode(self, data):
+        if isinstance(data, dict) and "args" in data:  # Keras 3 layout
+            args = _map_tensors(self, data["args"])
+            kwargs = _map_tensors(self, data.get("kwargs") or {})
+            return (args[0] if len(args) == 1 else args), kwargs
+        refs = _refs_in(data)
+        kwargs = refs[0][3] if refs and len(refs[0]) > 3 else {}
+        args = _map_refs(lambda r: self.tensor(r), data)
+        if isinstance(args, list) and len(args) == 1:
+            args = args[0]
+        return args, _map_tensors(self, dict(kwargs or {}))
+
+
+def _refs_in(data):
+    if isinstance(data, dict) and "args" in data:
+        return _keras3_refs([data["args"], data.get("kwargs")])
+    if _is_ref(data):
+        return [data]
+    if isinstance(data, dict):
+        return [r for v in data.values() for r in _refs_in(v)]
+    if isinstance(data, (list, tuple)):
+        return [r for v in data for r in _refs_in(v)]
+    return []
+
+
+def _keras3_refs(x):
+    if isinstance(x, dict) and x.get("class_name") == _TENSOR_MARK:
+        return [x["config"]["keras_history"]]
+    if isinstance(x, dict) and _TENSOR_MARK in x:
+        return [x[_TENSOR_MARK]]
+    if isinstance(x, dict):
+        return [r for v in x.values() for r in _keras3_refs(v)]
+    if isinstance(x, (list, tuple)):
+        return [r for v in x for r in _keras3_refs(v)]
+    return []
+
+
+def _map_refs(fn, data):
+    if _is_ref(data):
+        return fn(data)
+    if isinstance(data, dict):
+        return {k: _map_refs(fn, v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_map_refs(fn, v) for v in data]
+    return data
+
+
+def _map_tensors(rebuild, x):
+    """Replace encoded tensors (either layout) inside call arguments by the rebuilt ones."""
+    if isinstance(x, dict) and x.get("class_name") == _TENSOR_MARK:
+        return rebuild.tensor(x["config"]["keras_history"])
+    if isinstance(x, dict) and set(x) == {_TENSOR_MARK}:
+        return rebuild.tensor(x[_TENSOR_MARK])
+    if isinstance(x, dict):
+        return {k: _map_tensors(rebuild, v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_map_tensors(rebuild, v) for v in x]
+    return x
+
+
+def _io_tensors(rebuild, refs):
+    if _is_ref(refs):
+        return rebuild.tensor(refs)
+    tensors = _map_refs(rebuild.tensor, refs)
+    if isinstance(tensors, list) and len(tensors) == 1:
+        return tensors[0]
+    return tensors
+
+
+def functional_from_config(cls, config, custom_objects=None):
+    """A new functional model of class `cls` from `functional_config`'s output."""
+    rebuild = _Rebuild(config, custom_objects)
+    rebuild.run()
+    inputs = _io_tensors(rebuild, config["input_layers"])
+    outputs = _io_tensors(rebuild, config["output_layers"])
+    model = cls(inputs=inputs, outputs=outputs, name=config.get("name"))
+    if "trainable" in config:
+        model.trainable = config["trainable"]
+    return model
+
+
+# -- Sequential -------------------------------------------------------------------------------
+def sequential_config(model):
+    """name, trainable, the layers (InputLayer first when the input is known), build shape."""
+    layers = []
+    if model._seq_input is not None:
+        layers.append(serialize_layer(model._seq_input.node.layer))
+    layers += [serialize_layer(layer) for layer in model.layers]
+    config = {"name": model.name, "trainable": model.trainable, "layers": layers}
+    shape = model._build_input_shape
+    if shape is not None and not isinstance(shape, (list, dict)):
+        config["build_input_shape"] = tuple(shape.as_list()) if hasattr(shape, "as_list") \
+            else tuple(shape)
+    return config
+
+
+def sequential_from_config(cls, config, custom_objects=None):
+    """A new Sequential from `sequential_config`'s output (or a bare list of layer configs)."""
+    if isinstance(config, list):
+        config = {"layers": config}
+    model = cls(name=config.get("name"))
+    for entry in config.get("layers", []):
+        model.add(deserialize_layer(entry, custom_objects))
+    shape = config.get("build_input_shape")
+    if model._seq_input is None and shape is not None and model.layers:
+        model.build(shape)
+    if "trainable" in config:
+        model.trainable = config["trainable"]
+    return model
+
+
+# -- subclassed models ------------------------------------------------------------------------
+def subclassed_config(model):
+    """The base config of a subclassed model whose `__init__` takes no arguments of its own.
+
+    As in Keras, a subclass whose constructor takes other arguments must override
+    `get_config()`; otherwise NotImplementedError.
+    """
+    from minitf.models.model import Model
+    config = {"name": model.name, "trainable": model.trainable, "dtype": model.dtype}
+    init = type(model).__init__
+    if init is Model.__init__:
+        return config
+    params = list(inspect.signature(init).parameters.values())[1:]
+    own = [p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+           and p.name not in config]
+    if own:
+        raise NotImplementedError(
+            f"Model {type(model).__name__!r} takes arguments {own} in `__init__()` and "
+            f"therefore must override `get_config()` to be serializable: return a dict of "
+            f"those arguments (updated from `super().get_config()`).")
+    if not any(p.kind == p.VAR_KEYWORD for p in params):
+        accepted = {p.name for p in params}
+        config = {k: v for k, v in config.items() if k in accepted}
+    return config
