@@ -9,12 +9,13 @@ from minitf.optimizers.adagrad import Adagrad
 from minitf.optimizers.adadelta import Adadelta
 from minitf.optimizers.adamax import Adamax
 from minitf.optimizers.nadam import Nadam
+from minitf.optimizers.ftrl import Ftrl
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "Nadam", "schedules", "get", "serialize", "deserialize", "legacy"]
+           "Nadam", "Ftrl", "schedules", "get", "serialize", "deserialize", "legacy"]
 
 _BY_NAME = {cls.__name__.lower(): cls for cls in
-            (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam)}
+            (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Ftrl)}
 
 
 def serialize(optimizer):
@@ -46,8 +47,8 @@ def get(identifier):
 
 class _Legacy:
     """`tf.keras.optimizers.legacy`: the same classes (minitf has one optimizer family)."""
-    Optimizer, SGD, Adam, RMSprop, Adagrad, Adadelta, Adamax, Nadam = (
-        Optimizer, SGD, Adam, RMSprop, Adagrad, Adadelta, Adamax, Nadam)
+    Optimizer, SGD, Adam, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Ftrl = (
+        Optimizer, SGD, Adam, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Ftrl)
 
 
 legacy = _Legacy()
