@@ -8,6 +8,39 @@ __all__ = ["Flatten", "Reshape", "Permute", "RepeatVector", "UpSampling2D", "Zer
            "Cropping2D"]
 
 
+def _data_format(value, layer_name):
+    """'channels_last' (the default) or 'channels_first'; ValueError for anything else."""
+    value = value or "channels_last"
+    if value not in ("channels_last", "channels_first"):
+        raise ValueError(f"Layer {layer_name!r}: the `data_format` argument must be one of "
+                         f"'channels_first', 'channels_last'. Received: {value}")
+    return value
+
+
+def _to_channels_last(x, data_format):
+    import minitf as tf
+    return tf.transpose(x, [0, 2, 3, 1]) if data_format == "channels_first" else x
+
+
+def _from_channels_last(x, data_format):
+    import minitf as tf
+    return tf.transpose(x, [0, 3, 1, 2]) if data_format == "channels_first" else x
+
+
+def _image_dims(shape, data_format):
+    """(batch, height, width, channels) of a 4-D shape list in either layout."""
+    if data_format == "channels_first":
+        b, c, h, w = shape
+    else:
+        b, h, w, c = shape
+    return b, h, w, c
+
+
+def _image_shape(b, h, w, c, data_format):
+    dims = [b, c, h, w] if data_format == "channels_first" else [b, h, w, c]
+    return TensorShape(dims)
+
+
 def _product(dims):
     if any(d is None for d in dims):
         return None
@@ -22,7 +55,7 @@ class Flatten(Layer):
 
     def __init__(self, data_format=None, **kwargs):
         super().__init__(**kwargs)
-        self.data_format = data_format or "channels_last"
+        self.data_format = _data_format(data_format, self.name)
         self.input_spec = InputSpec(min_ndim=1)
 
     def call(self, inputs):
@@ -30,6 +63,9 @@ class Flatten(Layer):
         shape = inputs.shape.as_list()
         if len(shape) == 1:
             return tf.expand_dims(inputs, 1)
+        if self.data_format == "channels_first" and len(shape) > 2:
+            # Flatten in channels-last order, as Keras does, so Dense weights carry over.
+            inputs = tf.transpose(inputs, [0] + list(range(2, len(shape))) + [1])
         return tf.reshape(inputs, [shape[0], _product(shape[1:])])
 
     def compute_output_shape(self, input_shape):
@@ -138,12 +174,16 @@ class RepeatVector(Layer):
 
 
 class UpSampling2D(Layer):
-    """Repeats rows and columns `size` times ('nearest') or resizes bilinearly."""
+    """Repeats rows and columns `size` times ('nearest') or resizes with
+    `tf.image.resize(method=interpolation)` (half-pixel centres, no antialiasing).
+
+    Float64 inputs are resized in float64 (TF computes in float32 and casts back).
+    """
 
     def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs):
         super().__init__(**kwargs)
         self.size = U.normalize_tuple(size, 2, "size")
-        self.data_format = data_format or "channels_last"
+        self.data_format = _data_format(data_format, self.name)
         if interpolation not in ("nearest", "bilinear", "bicubic", "area", "lanczos3",
                                  "lanczos5", "gaussian", "mitchellcubic"):
             raise ValueError(f"`interpolation` argument should be one of: 'nearest', "
@@ -153,19 +193,22 @@ class UpSampling2D(Layer):
 
     def call(self, inputs):
         import minitf as tf
-        b, h, w, c = inputs.shape.as_list()
+        x = _to_channels_last(inputs, self.data_format)
+        b, h, w, c = x.shape.as_list()
         sh, sw = self.size
         if self.interpolation == "nearest":
-            x = tf.reshape(inputs, [b, h, 1, w, 1, c])
+            x = tf.reshape(x, [b, h, 1, w, 1, c])
             x = tf.broadcast_to(x, [b, h, sh, w, sw, c])
-            return tf.reshape(x, [b, h * sh, w * sw, c])
-        return tf.image.resize(inputs, [h * sh, w * sw], method=self.interpolation)
+            x = tf.reshape(x, [b, h * sh, w * sw, c])
+        else:
+            x = _resize(x, h * sh, w * sw, self.interpolation)
+        return _from_channels_last(x, self.data_format)
 
     def compute_output_shape(self, input_shape):
         """Height and width multiplied by `size`."""
-        b, h, w, c = TensorShape(input_shape).as_list()
-        return TensorShape([b, None if h is None else h * self.size[0],
-                            None if w is None else w * self.size[1], c])
+        b, h, w, c = _image_dims(TensorShape(input_shape).as_list(), self.data_format)
+        return _image_shape(b, None if h is None else h * self.size[0],
+                            None if w is None else w * self.size[1], c, self.data_format)
 
     def get_config(self):
         """size, data_format, interpolation."""
@@ -173,6 +216,22 @@ class UpSampling2D(Layer):
         config.update({"size": self.size, "data_format": self.data_format,
                        "interpolation": self.interpolation})
         return config
+
+
+def _resize(x, new_h, new_w, method):
+    """tf.image.resize of channels-last `x`, keeping its floating dtype."""
+    import minitf as tf
+    from minitf.ops import image as image_ops
+    from minitf.ops._core import array_module
+    if x.dtype.name not in ("float32", "float64"):
+        return tf.cast(tf.image.resize(x, [new_h, new_w], method=method), x.dtype)
+    xp = array_module(x._value)
+    h, w = x.shape[1], x.shape[2]
+    wy = xp.asarray(image_ops._weights(method, h, new_h, False), dtype=x._value.dtype)
+    wx = xp.asarray(image_ops._weights(method, w, new_w, False), dtype=x._value.dtype)
+    op = {"bilinear": "ResizeBilinear", "area": "ResizeArea",
+          "bicubic": "ResizeBicubic"}.get(method, "ScaleAndTranslate")
+    return image_ops._resample(x, wy, wx, op)
 
 
 def _pairs(value, name):
@@ -194,20 +253,23 @@ class ZeroPadding2D(Layer):
     def __init__(self, padding=(1, 1), data_format=None, **kwargs):
         super().__init__(**kwargs)
         self.padding = _pairs(padding, "padding")
-        self.data_format = data_format or "channels_last"
+        self.data_format = _data_format(data_format, self.name)
         self.input_spec = InputSpec(ndim=4)
 
     def call(self, inputs):
         import minitf as tf
         (t, b), (l, r) = self.padding
-        return tf.pad(inputs, [[0, 0], [t, b], [l, r], [0, 0]])
+        spatial = [[t, b], [l, r]]
+        if self.data_format == "channels_first":
+            return tf.pad(inputs, [[0, 0], [0, 0]] + spatial)
+        return tf.pad(inputs, [[0, 0]] + spatial + [[0, 0]])
 
     def compute_output_shape(self, input_shape):
         """Height and width grown by the padding."""
-        n, h, w, c = TensorShape(input_shape).as_list()
+        n, h, w, c = _image_dims(TensorShape(input_shape).as_list(), self.data_format)
         (t, b), (l, r) = self.padding
-        return TensorShape([n, None if h is None else h + t + b,
-                            None if w is None else w + l + r, c])
+        return _image_shape(n, None if h is None else h + t + b,
+                            None if w is None else w + l + r, c, self.data_format)
 
     def get_config(self):
         """padding and data_format."""
@@ -222,23 +284,25 @@ class Cropping2D(Layer):
     def __init__(self, cropping=((0, 0), (0, 0)), data_format=None, **kwargs):
         super().__init__(**kwargs)
         self.cropping = _pairs(cropping, "cropping")
-        self.data_format = data_format or "channels_last"
+        self.data_format = _data_format(data_format, self.name)
         self.input_spec = InputSpec(ndim=4)
 
     def call(self, inputs):
         (t, b), (l, r) = self.cropping
-        h, w = inputs.shape[1], inputs.shape[2]
+        _, h, w, _ = _image_dims(inputs.shape.as_list(), self.data_format)
         if t + b >= h or l + r >= w:
             raise ValueError(f"Layer {self.name!r}: cropping {self.cropping} is too large "
                              f"for input shape {inputs.shape}.")
+        if self.data_format == "channels_first":
+            return inputs[:, :, t:h - b, l:w - r]
         return inputs[:, t:h - b, l:w - r, :]
 
     def compute_output_shape(self, input_shape):
         """Height and width reduced by the cropping."""
-        n, h, w, c = TensorShape(input_shape).as_list()
+        n, h, w, c = _image_dims(TensorShape(input_shape).as_list(), self.data_format)
         (t, b), (l, r) = self.cropping
-        return TensorShape([n, None if h is None else h - t - b,
-                            None if w is None else w - l - r, c])
+        return _image_shape(n, None if h is None else h - t - b,
+                            None if w is None else w - l - r, c, self.data_format)
 
     def get_config(self):
         """cropping and data_format."""
