@@ -10,6 +10,8 @@ class Adagrad(Optimizer):
 
     Slot accumulator starts at `initial_accumulator_value`:
     `acc += g*g`, `w -= lr * g / sqrt(acc + epsilon)`.
+    An IndexedSlices gradient reads and writes only its rows of the variable and accumulator
+    (duplicate indices summed first), bit for bit the dense update.
     Other keyword arguments (weight_decay, clipnorm, use_ema, ...) are the base Optimizer's.
     """
 
@@ -24,7 +26,13 @@ class Adagrad(Optimizer):
     def _slot_initial_value(self, name):
         return float(self.initial_accumulator_value)
 
+    def _sparse_ok(self):
+        return True
+
     def _update_step(self, grad, var, lr, slots, scratch):
+        if type(grad) is tuple:
+            self._update_rows(grad, var._value, slots["accumulator"], lr)
+            return
         xp = backend.array_module(var._value)
         acc, w, s = slots["accumulator"], var._value, scratch
         xp.multiply(grad, grad, out=s)
@@ -34,6 +42,20 @@ class Adagrad(Optimizer):
         xp.divide(grad, s, out=s)
         s *= lr
         w -= s
+
+    def _update_rows(self, grad, w, acc, lr):
+        """The dense step's operations on the touched rows only (a zero-gradient row's
+        accumulator and value are unchanged by the dense step)."""
+        xp = backend.array_module(w)
+        rows, g = grad
+        row_acc = acc[rows]
+        row_acc += g * g
+        acc[rows] = row_acc
+        s = xp.add(row_acc, self.epsilon)
+        xp.sqrt(s, out=s)
+        xp.divide(g, s, out=s)
+        s *= lr
+        w[rows] -= s
 
     def get_config(self):
         """Constructor arguments."""

@@ -32,20 +32,33 @@ def _raw(value):
     return convert_to_tensor(value)._value
 
 
-def _dense_rows(grad, like):
-    """Densify an IndexedSlices gradient into an array shaped like `like` (duplicates summed)."""
+def _dense_rows(indices, values, like):
+    """Scatter-add sparse rows into zeros shaped like `like` (duplicate indices summed)."""
     xp = backend.array_module(like)
     out = xp.zeros(like.shape, dtype=like.dtype)
-    xp.add.at(out, _raw(grad.indices), _raw(grad.values).astype(like.dtype, copy=False))
+    xp.add.at(out, indices, values)
     return out
+
+
+def _merged_rows(indices, values):
+    """(unique sorted rows, their summed values): duplicates added in index order, exactly as
+    `_dense_rows` adds them, so the touched rows match the dense gradient bit for bit."""
+    xp = backend.array_module(values)
+    indices = indices.reshape(-1)
+    rows, inverse = xp.unique(indices, return_inverse=True)
+    summed = xp.zeros((rows.shape[0],) + tuple(values.shape[1:]), dtype=values.dtype)
+    xp.add.at(summed, inverse.reshape(-1), values.reshape((indices.shape[0],) +
+                                                          tuple(values.shape[1:])))
+    return rows, summed
 
 
 class Optimizer(Trackable):
     """Base class of Keras optimizers.
 
     Subclasses set `_slot_names` and implement `_update_step(grad, var, lr, slots, scratch)`
-    on raw arrays (`grad` is a dense array of the variable's dtype; `slots` maps slot names to
-    raw slot arrays; `scratch` is a buffer shaped like the variable that may be overwritten).
+    on raw arrays (`grad` is a dense array of the variable's dtype, or, for an IndexedSlices
+    gradient when `_sparse_ok()`, a (unique rows, summed values) pair; `slots` maps slot names
+    to raw slot arrays; `scratch` is a buffer shaped like the variable that may be overwritten).
     """
 
     _slot_names = ()
@@ -252,6 +265,8 @@ class Optimizer(Trackable):
         grads, variables = self._filter_empty(grads, variables)
         raws = [self._gradient_array(g, v) for g, v in zip(grads, variables)]
         raws = self._clip(raws)
+        raws = [self._sparse_or_dense(g, v) if type(g) is tuple else g
+                for g, v in zip(raws, variables)]
         lr = self._current_learning_rate()
         for var in variables:
             if var._id not in self._slots:
@@ -279,14 +294,11 @@ class Optimizer(Trackable):
         return [g for g, _ in kept], [v for _, v in kept]
 
     def _gradient_array(self, grad, var):
-        """A raw dense array of `var`'s dtype, or an (indices, values) pair for sparse rows."""
+        """A raw dense array of `var`'s dtype, or an (indices, values) pair for IndexedSlices."""
         from minitf.indexed_slices import IndexedSlices
         ref = var._value
         if isinstance(grad, IndexedSlices):
-            if self._sparse_ok() and not self._clipping():
-                values = _raw(grad.values).astype(ref.dtype, copy=False)
-                return (_raw(grad.indices), values)
-            return _dense_rows(grad, ref)
+            return (_raw(grad.indices), _raw(grad.values).astype(ref.dtype, copy=False))
         raw = _raw(grad)
         if raw.dtype != ref.dtype:
             raw = raw.astype(ref.dtype)
@@ -295,8 +307,18 @@ class Optimizer(Trackable):
                              f"variable {var.name} of shape {tuple(ref.shape)}.")
         return raw
 
+    def _sparse_or_dense(self, grad, var):
+        """An (indices, values) gradient made ready for `_update_step`: (unique rows, summed
+        values) when `_sparse_ok()`, else densified."""
+        indices, values = grad
+        if self._sparse_ok():
+            return _merged_rows(indices, values)
+        return _dense_rows(indices, values, var._value)
+
     def _sparse_ok(self):
-        """Whether this optimizer updates only the given rows for IndexedSlices gradients."""
+        """Whether `_update_step` takes (rows, values) for IndexedSlices gradients and writes
+        only those rows. Only right where a zero gradient leaves a row and its slots exactly
+        unchanged; moment-based optimizers decay every row, so they get the dense gradient."""
         return False
 
     def _clipping(self):
@@ -304,21 +326,26 @@ class Optimizer(Trackable):
             self.global_clipnorm is not None
 
     def _clip(self, raws):
+        """Clip as Keras does; an (indices, values) gradient is clipped through its values
+        (before duplicate rows are summed), so its norm is the norm of the values."""
+        if not self._clipping():
+            return raws
+        values = [g[1] if type(g) is tuple else g for g in raws]
         if self.clipvalue is not None:
             c = self.clipvalue
-            return [backend.array_module(g).clip(g, -c, c) for g in raws]
-        if self.clipnorm is not None:
-            out = []
-            for g in raws:
+            values = [backend.array_module(g).clip(g, -c, c) for g in values]
+        elif self.clipnorm is not None:
+            clipped = []
+            for g in values:
                 norm = float(backend.array_module(g).sqrt((g * g).sum()))
-                out.append(g * (self.clipnorm / norm) if norm > self.clipnorm else g)
-            return out
-        if self.global_clipnorm is not None:
-            total = math.sqrt(sum(float((g * g).sum()) for g in raws))
+                clipped.append(g * (self.clipnorm / norm) if norm > self.clipnorm else g)
+            values = clipped
+        else:
+            total = math.sqrt(sum(float((g * g).sum()) for g in values))
             if total > self.global_clipnorm:
                 scale = self.global_clipnorm / total
-                return [g * scale for g in raws]
-        return raws
+                values = [g * scale for g in values]
+        return [(g[0], c) if type(g) is tuple else c for g, c in zip(raws, values)]
 
     def _apply_weight_decay(self, variables, lr):
         for var in variables:

@@ -10,8 +10,9 @@ class SGD(Optimizer):
 
     With `momentum == 0`: `w -= lr * g`. Otherwise, with velocity `m` (starts at 0):
     `m = momentum * m - lr * g`, then `w += m`, or for Nesterov `w += momentum * m - lr * g`.
-    An IndexedSlices gradient without momentum updates only its rows (duplicates add up), which
-    equals the dense update; with momentum it is densified first (every row's velocity decays).
+    An IndexedSlices gradient without momentum updates only its rows (duplicates summed first),
+    bit for bit the dense update; with momentum it is densified first (every row's velocity
+    decays, so every row moves).
     """
 
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, weight_decay=None,
@@ -39,9 +40,11 @@ class SGD(Optimizer):
 
     def _update_step(self, grad, var, lr, slots, scratch):
         w = var._value
-        if isinstance(grad, tuple):
-            indices, values = grad
-            backend.array_module(w).subtract.at(w, indices, lr * values)
+        if type(grad) is tuple:
+            # Unique rows: only they are read and written (the dense step is w - 0 elsewhere).
+            rows, values = grad
+            values *= lr
+            w[rows] -= values
             return
         xp = backend.array_module(w)
         if self.momentum == 0:
