@@ -6,6 +6,7 @@ is fsynced, so a crash at any moment leaves either the old file or the complete 
 Nothing is ever unpickled: only numeric datasets are read.
 """
 import os
+import threading
 import uuid
 
 import numpy as np
@@ -49,20 +50,62 @@ def _fsync_path(path, directory=False):
         os.close(fd)
 
 
-def _atomic_replace(write, path):
-    """Run `write(tmp_path)`, fsync it, rename over `path`, fsync the directory."""
+def _atomic_replace(write, path, free_old_later=False):
+    """Run `write(tmp_path)`, fsync it, rename over `path`, fsync the directory.
+
+    With `free_old_later`, the file being replaced keeps a hidden second name until the rename
+    is done and is deleted on a background thread: freeing a large file's blocks is what made
+    the rename slow, and nobody needs to wait for it. A crash can leave such a '.old-' file;
+    the next write of the same path removes it.
+    """
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
-    tmp = os.path.join(directory, f".{os.path.basename(path)}.tmp-{uuid.uuid4().hex[:12]}")
+    base = os.path.basename(path)
+    tmp = os.path.join(directory, f".{base}.tmp-{uuid.uuid4().hex[:12]}")
+    old = None
     try:
         write(tmp)
         _fsync_path(tmp)
+        if free_old_later:
+            old = _second_name(path, os.path.join(directory, f".{base}{_OLD_MARK}"
+                                                               f"{uuid.uuid4().hex[:12]}"))
         os.replace(tmp, path)
     except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+        for leftover in (tmp, old):
+            if leftover and os.path.exists(leftover):
+                os.remove(leftover)
         raise
     _fsync_path(directory, directory=True)
+    if free_old_later:
+        stale = [os.path.join(directory, n) for n in os.listdir(directory)
+                 if n.startswith(f".{base}{_OLD_MARK}")]
+        _remove_in_background(stale)
+
+
+_OLD_MARK = ".old-"
+
+
+def _second_name(path, alias):
+    """Hard-link `alias` to the existing file `path`; the alias, or None if that is impossible."""
+    try:
+        os.link(path, alias)
+    except OSError:  # no old file, or a filesystem without hard links
+        return None
+    return alias
+
+
+def _remove_files(paths):
+    for path in paths:
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+
+
+def _remove_in_background(paths):
+    """Delete `paths` on a (non-daemon, so it finishes before exit) worker thread."""
+    if paths:
+        threading.Thread(target=_remove_files, args=(paths,), name="minitf-ckpt-cleanup").start()
 
 
 def write_arrays(path, arrays, attrs=None):
@@ -76,7 +119,7 @@ def write_arrays(path, arrays, attrs=None):
                 f.attrs[name] = value
             for key, array in arrays.items():
                 f.create_dataset(key, data=array)
-    _atomic_replace(write, path)
+    _atomic_replace(write, path, free_old_later=True)
 
 
 def read_arrays(path):

@@ -364,7 +364,7 @@ def test_sublayer_assigned_after_restore(tmp_path):
     src(_X)
     path = tf.train.Checkpoint(m=src).write(str(tmp_path / "c"))
     dst = Outer()
-    status = tf.train.Checkpoint(m=dst).restore(path)
+    status = tf.train.Checkpoint(m=dst).restore(path).expect_partial()  # no warning if xfail
     dst.inner = tf.keras.layers.Dense(2)
     dst(_X)
     np.testing.assert_array_equal(dst.inner.kernel.numpy(), src.inner.kernel.numpy())
