@@ -9,6 +9,8 @@ layer's calls inside this model, `tensor_index` its flattened outputs. `input_la
 `output_layers` hold `[layer_name, node_index, tensor_index]` triples. Lambda layers keep their
 Python function object in the config, so configs round-trip within one process only when a
 model contains Lambda layers (Keras writes the function's bytecode instead).
+`from_config` also reads Keras 3's node layout ({'args', 'kwargs'} with '__keras_tensor__'
+entries), though Keras 3 layer configs themselves (DTypePolicy dicts, ...) are not translated.
 """
 import inspect
 
