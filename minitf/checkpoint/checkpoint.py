@@ -337,7 +337,8 @@ class Checkpoint(Trackable):
 
     `Checkpoint(model=model, optimizer=opt)` saves every variable reachable from its keyword
     arguments, keyed by attribute paths (`model/dense/kernel`), plus its own `save_counter`.
-    `root` (optional) contributes its own dependencies at the top level.
+    `root` (optional) contributes its own dependencies at the top level. Attributes set later
+    (`ckpt.optimizer = opt`, even after `restore()`) become dependencies too, as in TF.
     """
 
     def __init__(self, root=None, **kwargs):
