@@ -39,33 +39,31 @@ class Adam(Optimizer):
     def _slot_names_for(self, var):
         return ("m", "v", "vhat") if self.amsgrad else ("m", "v")
 
-    def _update_step(self, grad, var, lr, slots, scratch):
-        t = int(self._iterations._value) + 1
-        alpha = lr * math.sqrt(1 - self.beta_2 ** t) / (1 - self.beta_1 ** t)
-        arrays = [grad, slots["m"], slots["v"], var._value, scratch]
-        if self.amsgrad:
-            arrays.append(slots["vhat"])
-        for g, m, v, w, s, *vhat in self._blocks(arrays):
-            self._kernel(g, m, v, w, s, vhat[0] if vhat else None, alpha)
+    def _step_constants(self, lr):
+        """(alpha, 1 - beta_1, 1 - beta_2) for this step, computed once per step (not per
+        variable): the same Python floats as before, so the results do not change."""
+        key = (int(self._iterations._value), lr, self.beta_1, self.beta_2)
+        cached = self._constants
+        if cached is None or cached[0] != key:
+            t = key[0] + 1
+            alpha = lr * math.sqrt(1 - self.beta_2 ** t) / (1 - self.beta_1 ** t)
+            cached = self._constants = (key, (alpha, 1 - self.beta_1, 1 - self.beta_2))
+        return cached[1]
 
-    def _kernel(self, g, m, v, w, s, vhat, alpha):
-        """The in-place Adam update on one block of the flat arrays."""
-        xp = backend.array_module(w)
-        xp.subtract(g, m, out=s)
-        s *= 1 - self.beta_1
-        m += s
-        xp.multiply(g, g, out=s)
-        s -= v
-        s *= 1 - self.beta_2
-        v += s
-        if vhat is not None:
-            xp.maximum(vhat, v, out=vhat)
-            v = vhat
-        xp.sqrt(v, out=s)
-        s += self.epsilon
-        xp.divide(m, s, out=s)
-        s *= alpha
-        w -= s
+    _constants = None
+
+    def _update_step(self, grad, var, lr, slots, scratch):
+        alpha, one_minus_b1, one_minus_b2 = self._step_constants(lr)
+        eps = self.epsilon
+        xp = backend.array_module(scratch)
+        if self.amsgrad:
+            arrays = [grad, slots["m"], slots["v"], var._value, scratch, slots["vhat"]]
+            for g, m, v, w, s, vhat in self._blocks(arrays):
+                _adam_kernel(xp, g, m, v, w, s, vhat, alpha, one_minus_b1, one_minus_b2, eps)
+        else:
+            for g, m, v, w, s in self._blocks([grad, slots["m"], slots["v"], var._value,
+                                               scratch]):
+                _adam_kernel(xp, g, m, v, w, s, None, alpha, one_minus_b1, one_minus_b2, eps)
 
     def get_config(self):
         """Constructor arguments."""
@@ -73,3 +71,27 @@ class Adam(Optimizer):
         config.update(beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon,
                       amsgrad=self.amsgrad)
         return config
+
+
+def _adam_kernel(xp, g, m, v, w, s, vhat, alpha, one_minus_b1, one_minus_b2, eps):
+    """The in-place Adam update on one block of the flat arrays (`s` is scratch).
+
+    Each line is one pass of one ufunc writing into an existing array; the order of the
+    floating-point operations is the documented formula's, which the tests pin down bit for bit.
+    """
+    subtract, multiply = xp.subtract, xp.multiply
+    subtract(g, m, out=s)
+    s *= one_minus_b1
+    m += s
+    multiply(g, g, out=s)
+    s -= v
+    s *= one_minus_b2
+    v += s
+    if vhat is not None:
+        xp.maximum(vhat, v, out=vhat)
+        v = vhat
+    xp.sqrt(v, out=s)
+    s += eps
+    xp.divide(m, s, out=s)
+    s *= alpha
+    w -= s
