@@ -198,6 +198,7 @@ class Layer(Module, Trackable):
         if order is not None and key not in self.__dict__ and key not in _INTERNAL:
             order.append(key)
         object.__setattr__(self, key, value)
+        self._track_attribute(key, value)  # a pending checkpoint restore may be waiting for it
 
     def __delattr__(self, key):
         object.__delattr__(self, key)
