@@ -311,8 +311,11 @@ class Layer(Module, Trackable):
 
     @property
     def weights(self):
-        """trainable_weights followed by non_trainable_weights (Keras 2's order)."""
-        return _dedup(self.trainable_weights + self.non_trainable_weights)
+        """Every weight, layer by layer (Keras 3's order): this layer's trainable then
+        non-trainable weights, then each sublayer's `weights` in attribute order."""
+        own = self._own_variables()
+        own = [v for v in own if v.trainable] + [v for v in own if not v.trainable]
+        return _dedup(own + [v for layer in self._sublayers() for v in _child_all(layer)])
 
     @property
     def variables(self):
