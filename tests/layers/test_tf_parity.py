@@ -28,8 +28,7 @@ def _weighted_layers(obj):
 def _copy_random_weights(ref, mine, rng):
     """Give each pair of layers the same random weights (variances positive, else N(0, 0.5)).
 
-    Copied layer by layer: Keras 3 lists a model's weights trainable-first, Keras 2 (and
-    minitf) layer by layer, so whole-model get_weights lists are ordered differently.
+    Copied layer by layer, so each pair is checked for matching shapes on its own.
     """
     ref_layers, mine_layers = _weighted_layers(ref), _weighted_layers(mine)
     assert len(ref_layers) == len(mine_layers)
@@ -180,3 +179,15 @@ def test_embedding():
     ids = np.random.default_rng(2).integers(0, 7, size=(3, 5)).astype("int32")
     ids[0, :2] = 3   # a repeated id: its gradient rows must add up
     check_parity(lambda lib: lib.keras.layers.Embedding(7, 4), ids)
+
+
+def test_whole_model_weight_order_matches_keras():
+    """get_weights of a model with non-trainable weights lists them in the same order as Keras."""
+    shapes = []
+    for lib in (tf_ref, minitf):
+        L = lib.keras.layers
+        model = lib.keras.Sequential([L.Dense(3), L.BatchNormalization(), L.Dense(2, use_bias=False),
+                                      L.BatchNormalization(center=False), L.Dense(1)])
+        model(lib.zeros([1, 4]))
+        shapes.append([tuple(w.shape) for w in model.get_weights()])
+    assert shapes[0] == shapes[1]
