@@ -56,14 +56,13 @@ class Adam(Optimizer):
         alpha, one_minus_b1, one_minus_b2 = self._step_constants(lr)
         eps = self.epsilon
         xp = backend.array_module(scratch)
+        arrays = [grad, slots["m"], slots["v"], var._value, scratch]
         if self.amsgrad:
-            arrays = [grad, slots["m"], slots["v"], var._value, scratch, slots["vhat"]]
-            for g, m, v, w, s, vhat in self._blocks(arrays):
-                _adam_kernel(xp, g, m, v, w, s, vhat, alpha, one_minus_b1, one_minus_b2, eps)
-        else:
-            for g, m, v, w, s in self._blocks([grad, slots["m"], slots["v"], var._value,
-                                               scratch]):
-                _adam_kernel(xp, g, m, v, w, s, None, alpha, one_minus_b1, one_minus_b2, eps)
+            arrays.append(slots["vhat"])
+
+        def kernel(g, m, v, w, s, vhat=None):
+            _adam_kernel(xp, g, m, v, w, s, vhat, alpha, one_minus_b1, one_minus_b2, eps)
+        self._map_blocks(kernel, arrays)
 
     def get_config(self):
         """Constructor arguments."""

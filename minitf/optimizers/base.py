@@ -53,6 +53,22 @@ def _merged_rows(indices, values):
     return rows, summed
 
 
+_PARALLEL_MIN_BLOCKS = 4
+_POOL = []
+
+
+def _block_pool():
+    """A small shared thread pool for optimizer kernels, or None on one core (made lazily)."""
+    if not _POOL:
+        import concurrent.futures
+        import os
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        threads = min(cores or 1, 4) - 1
+        _POOL.append(concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix="minitf-opt")
+                     if threads > 0 else None)
+    return _POOL[0]
+
+
 class Optimizer(Trackable):
     """Base class of Keras optimizers.
 
@@ -417,6 +433,27 @@ class Optimizer(Trackable):
         flat = [np.ascontiguousarray(first).reshape(-1)] + [a.reshape(-1) for a in arrays[1:]]
         for start in range(0, first.size, step):
             yield [a[start:start + step] for a in flat]
+
+    def _map_blocks(self, kernel, arrays):
+        """Run `kernel(*block)` over every block of `arrays` (see `_blocks`); large numpy
+        arrays are shared out over a few threads, since numpy's ufuncs release the GIL. The
+        blocks are disjoint and each is computed exactly as on one thread: same results."""
+        blocks = list(self._blocks(arrays))
+        pool = _block_pool() if len(blocks) >= _PARALLEL_MIN_BLOCKS else None
+        if pool is None:
+            for block in blocks:
+                kernel(*block)
+            return
+        workers = pool._max_workers + 1  # the calling thread takes a share too
+        shares = [blocks[i::workers] for i in range(workers)]
+
+        def run(share):
+            for block in share:
+                kernel(*block)
+        pending = [pool.submit(run, share) for share in shares[1:]]
+        run(shares[0])
+        for future in pending:
+            future.result()
 
     def _update_step(self, grad, var, lr, slots, scratch):
         raise NotImplementedError(f"{type(self).__name__} must implement _update_step.")

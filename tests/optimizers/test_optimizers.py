@@ -296,3 +296,23 @@ def test_adam_blocked_path_on_large_variables_matches_formula():
     gt = tf.constant(np.asfortranarray(grads[0]))
     opt.apply_gradients([(gt, var)])  # a Fortran-ordered gradient is read correctly
     assert np.isfinite(var.numpy()).all()
+
+
+@pytest.mark.parametrize("amsgrad", [False, True])
+def test_adam_threaded_blocks_give_the_single_thread_bits(monkeypatch, amsgrad):
+    from minitf.optimizers import base
+    rng = np.random.default_rng(6)
+    w0 = rng.normal(size=(700, 600)).astype(np.float32)  # ~26 blocks: shared out over threads
+    grads = [rng.normal(size=w0.shape).astype(np.float32) for _ in range(3)]
+
+    def train():
+        var, opt = tf.Variable(w0), Adam(LR, amsgrad=amsgrad)
+        for g in grads:
+            opt.apply_gradients([(tf.constant(g), var)])
+        return var.numpy(), opt.get_slot(var, "v").numpy()
+    threaded = train()
+    monkeypatch.setattr(base, "_PARALLEL_MIN_BLOCKS", 10 ** 9)  # every block on this thread
+    single = train()
+    for a, b in zip(threaded, single):
+        np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(threaded[0], w0)
