@@ -5,7 +5,10 @@ tf.GradientTape, the math ops, tf.keras, tf.train, tf.data, ...
 """
 import importlib
 
+from minitf import _host_tuning
 from minitf import dtypes, errors, nest  # noqa: F401
+
+_host_tuning.keep_freed_memory()
 from minitf.dtypes import *  # noqa: F401,F403
 from minitf.tensor import Tensor, is_tensor  # noqa: F401
 from minitf.tensor_shape import TensorShape, Dimension  # noqa: F401
