@@ -212,7 +212,7 @@ def parse_args(argv=None):
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--save-every", type=int, default=50, help="write a PNG every N steps")
     p.add_argument("--weights", help=f"path of {NOTOP_FILE} (default: the get_file cache)")
-    p.add_argument("--out", default="style_transfer_out")
+    p.add_argument("--out", default="runs/style_transfer")
     p.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
     p.add_argument("--quiet", action="store_true")
     return p.parse_args(argv)
