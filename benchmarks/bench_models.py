@@ -258,34 +258,36 @@ def dcgan_torch(torch, batch):
 
 
 def main():
-    rng = np.random.default_rng(0)
-    tf, torch = optional("tensorflow"), optional("torch")
+    """Time every workload: minitf and numpy first, then PyTorch, then TensorFlow.
 
+    Each framework runs all its workloads before the next one starts: PyTorch's and TF's
+    OpenMP workers keep spinning for a while after they finish, and would steal a core from
+    whatever is timed next.
+    """
+    rng = np.random.default_rng(0)
     x = rng.normal(size=(128, 784)).astype(np.float32)
     y = rng.integers(0, 10, 128).astype(np.int32)
-    rows = [("minitf", best_time(mlp_minitf(x, y))), ("numpy by hand", best_time(mlp_numpy(x, y)))]
-    if torch is not None:
-        rows.append(("pytorch eager", best_time(mlp_torch(torch, x, y))))
-    if tf is not None:
-        rows.append(("tensorflow eager", best_time(mlp_tf(tf, x, y), repeat=3)))
-    report("MLP training step: batch 128, 784-512-512-10, relu, sparse softmax CE, Adam", rows)
-
     xc = rng.uniform(size=(64, 28, 28, 1)).astype(np.float32)
     yc = rng.integers(0, 10, 64).astype(np.int32)
-    rows = [("minitf", best_time(cnn_keras(mtf, xc, yc), repeat=3)),
-            ("numpy by hand", best_time(cnn_numpy(xc, yc), repeat=3))]
+    rows = {"mlp": [], "cnn": [], "dcgan": []}
+    rows["mlp"] += [("minitf", best_time(mlp_minitf(x, y))), ("numpy by hand", best_time(mlp_numpy(x, y)))]
+    rows["cnn"] += [("minitf", best_time(cnn_keras(mtf, xc, yc), repeat=3)),
+                    ("numpy by hand", best_time(cnn_numpy(xc, yc), repeat=3))]
+    rows["dcgan"] += [("minitf", best_time(dcgan_keras(mtf, 64), repeat=3))]
+    torch = optional("torch")
     if torch is not None:
-        rows.append(("pytorch eager", best_time(cnn_torch(torch, xc, yc), repeat=3)))
+        rows["mlp"].append(("pytorch eager", best_time(mlp_torch(torch, x, y))))
+        rows["cnn"].append(("pytorch eager", best_time(cnn_torch(torch, xc, yc), repeat=3)))
+        rows["dcgan"].append(("pytorch eager", best_time(dcgan_torch(torch, 64), repeat=3)))
+    tf = optional("tensorflow")
     if tf is not None:
-        rows.append(("tensorflow eager", best_time(cnn_keras(tf, xc, yc), repeat=3)))
-    report("CNN training step: batch 64 of 28x28x1, Conv32-Conv64-MaxPool-Dense128-Dense10, Adam", rows)
-
-    rows = [("minitf", best_time(dcgan_keras(mtf, 64), repeat=3))]
-    if torch is not None:
-        rows.append(("pytorch eager", best_time(dcgan_torch(torch, 64), repeat=3)))
-    if tf is not None:
-        rows.append(("tensorflow eager", best_time(dcgan_keras(tf, 64), repeat=3)))
-    report("DCGAN training step (tutorial architecture, noise 100, batch 64)", rows)
+        rows["mlp"].append(("tensorflow eager", best_time(mlp_tf(tf, x, y), repeat=3)))
+        rows["cnn"].append(("tensorflow eager", best_time(cnn_keras(tf, xc, yc), repeat=3)))
+        rows["dcgan"].append(("tensorflow eager", best_time(dcgan_keras(tf, 64), repeat=3)))
+    report("MLP training step: batch 128, 784-512-512-10, relu, sparse softmax CE, Adam", rows["mlp"])
+    report("CNN training step: batch 64 of 28x28x1, Conv32-Conv64-MaxPool-Dense128-Dense10, Adam",
+           rows["cnn"])
+    report("DCGAN training step (tutorial architecture, noise 100, batch 64)", rows["dcgan"])
 
 
 if __name__ == "__main__":
