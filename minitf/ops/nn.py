@@ -82,9 +82,10 @@ def leaky_relu(features, alpha=0.2, name=None):
     """features where positive, alpha * features elsewhere."""
     x = as_tensor(features)
     if x._value.dtype.kind != "f":
-        # integer inputs: TF computes in the input dtype; the composite keeps that exact
+        # non-float inputs (TF's kernel takes floats only) keep the composite
         from minitf.ops.array import where
         return where(_m().greater(x, _const(0, x)), x, x * _const(alpha, x))
+    alpha = float(alpha)
     xv = x._value
     xp = array_module(xv)
     scaled = xp.multiply(xv, xv.dtype.type(alpha), out=xp.empty_like(xv))
@@ -530,6 +531,6 @@ def in_top_k(targets, predictions, k, name=None):
     return Tensor(valid & xp.isfinite(target_value) & (larger < k))
 
 
-register_batchable("Relu", "ReluGrad", "LeakyRelu", "LeakyReluGrad", "Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits",
-                   "SparseSoftmaxCrossEntropyWithLogits", "SigmoidCrossEntropyWithLogits",
-                   "GatherLast", "ScatterLast")
+register_batchable("Relu", "ReluGrad", "LeakyRelu", "LeakyReluGrad", "Softmax", "LogSoftmax",
+                   "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits",
+                   "SigmoidCrossEntropyWithLogits", "GatherLast", "ScatterLast")
