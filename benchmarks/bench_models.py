@@ -13,19 +13,41 @@ from _harness import best_time, optional, report  # noqa: E402
 import minitf as mtf  # noqa: E402
 
 
-def mlp_minitf(x, y):
-    L = mtf.keras.layers
-    model = mtf.keras.Sequential([L.Dense(512, activation="relu"), L.Dense(512, activation="relu"), L.Dense(10)])
-    opt = mtf.keras.optimizers.Adam(1e-3)
-    loss_fn = mtf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-    x, y = mtf.constant(x), mtf.constant(y)
+def keras_classifier_step(lib, model, x, y):
+    """One Keras-style training step (sparse softmax cross-entropy from logits, Adam(1e-3)) for
+    `lib`, minitf or TensorFlow: the same code runs on both."""
+    opt = lib.keras.optimizers.Adam(1e-3)
+    loss_fn = lib.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    x, y = lib.constant(x), lib.constant(y)
 
     def step():
-        with mtf.GradientTape() as tape:
+        with lib.GradientTape() as tape:
             loss = loss_fn(y, model(x, training=True))
         grads = tape.gradient(loss, model.trainable_variables)
         opt.apply_gradients(zip(grads, model.trainable_variables))
     return step
+
+
+def mlp_keras(lib, x, y):
+    L = lib.keras.layers
+    model = lib.keras.Sequential([L.Dense(512, activation="relu"), L.Dense(512, activation="relu"), L.Dense(10)])
+    return keras_classifier_step(lib, model, x, y)
+
+
+def numpy_adam(params, lr=1e-3):
+    """An in-place Adam update (Keras defaults) for a list of numpy arrays: call it with grads."""
+    m = [np.zeros_like(p) for p in params]
+    v = [np.zeros_like(p) for p in params]
+    t = [0]
+
+    def update(grads):
+        t[0] += 1
+        alpha = lr * np.sqrt(1 - 0.999 ** t[0]) / (1 - 0.9 ** t[0])
+        for p, g, mi, vi in zip(params, grads, m, v):
+            mi += (g - mi) * 0.1
+            vi += (g * g - vi) * 0.001
+            p -= alpha * mi / (np.sqrt(vi) + 1e-7)
+    return update
 
 
 def mlp_numpy(x, y):
@@ -35,9 +57,7 @@ def mlp_numpy(x, y):
     params = []
     for a, b in zip(sizes[:-1], sizes[1:]):
         params += [rng.normal(0, np.sqrt(2 / a), (a, b)).astype(np.float32), np.zeros(b, np.float32)]
-    m = [np.zeros_like(p) for p in params]
-    v = [np.zeros_like(p) for p in params]
-    t = [0]
+    adam = numpy_adam(params)
 
     def step():
         h1 = np.maximum(x @ params[0] + params[1], 0)
@@ -53,12 +73,7 @@ def mlp_numpy(x, y):
         grads[2], grads[3] = h1.T @ d2, d2.sum(0)
         d1 = (d2 @ params[2].T) * (h1 > 0)
         grads[0], grads[1] = x.T @ d1, d1.sum(0)
-        t[0] += 1
-        lr = 1e-3 * np.sqrt(1 - 0.999 ** t[0]) / (1 - 0.9 ** t[0])
-        for i, g in enumerate(grads):
-            m[i] += (g - m[i]) * 0.1
-            v[i] += (g * g - v[i]) * 0.001
-            params[i] -= lr * m[i] / (np.sqrt(v[i]) + 1e-7)
+        adam(grads)
     return step
 
 
@@ -75,36 +90,12 @@ def mlp_torch(torch, x, y):
     return step
 
 
-def mlp_tf(tf, x, y):
-    L = tf.keras.layers
-    model = tf.keras.Sequential([L.Dense(512, activation="relu"), L.Dense(512, activation="relu"), L.Dense(10)])
-    opt = tf.keras.optimizers.Adam(1e-3)
-    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-    x, y = tf.constant(x), tf.constant(y)
-
-    def step():
-        with tf.GradientTape() as tape:
-            loss = loss_fn(y, model(x, training=True))
-        grads = tape.gradient(loss, model.trainable_variables)
-        opt.apply_gradients(zip(grads, model.trainable_variables))
-    return step
-
-
 def cnn_keras(lib, x, y):
     L = lib.keras.layers
     model = lib.keras.Sequential([
         L.Conv2D(32, 3, activation="relu"), L.Conv2D(64, 3, activation="relu"), L.MaxPooling2D(),
         L.Flatten(), L.Dense(128, activation="relu"), L.Dense(10)])
-    opt = lib.keras.optimizers.Adam(1e-3)
-    loss_fn = lib.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-    x, y = lib.constant(x), lib.constant(y)
-
-    def step():
-        with lib.GradientTape() as tape:
-            loss = loss_fn(y, model(x, training=True))
-        grads = tape.gradient(loss, model.trainable_variables)
-        opt.apply_gradients(zip(grads, model.trainable_variables))
-    return step
+    return keras_classifier_step(lib, model, x, y)
 
 
 def cnn_numpy(x, y):
@@ -116,9 +107,7 @@ def cnn_numpy(x, y):
         return rng.uniform(-1, 1, shape).astype(np.float32) * np.float32(np.sqrt(6 / (fan_in + fan_out)))
     params = [glorot(3, 3, 1, 32), np.zeros(32, np.float32), glorot(3, 3, 32, 64), np.zeros(64, np.float32),
               glorot(12 * 12 * 64, 128), np.zeros(128, np.float32), glorot(128, 10), np.zeros(10, np.float32)]
-    m = [np.zeros_like(p) for p in params]
-    v = [np.zeros_like(p) for p in params]
-    t = [0]
+    adam = numpy_adam(params)
     n = len(y)
 
     def im2col(a):
@@ -167,14 +156,7 @@ def cnn_numpy(x, y):
         d1 = conv_input_grad(d2, params[2], h1.shape) * (h1 > 0)
         d1f = d1.reshape(-1, 32)
         grads[0], grads[1] = (c1.T @ d1f).reshape(3, 3, 1, 32), d1f.sum(0)
-        step.last_grads = grads
-        t[0] += 1
-        lr = 1e-3 * np.sqrt(1 - 0.999 ** t[0]) / (1 - 0.9 ** t[0])
-        for i, g in enumerate(grads):
-            m[i] += (g - m[i]) * 0.1
-            v[i] += (g * g - v[i]) * 0.001
-            params[i] -= lr * m[i] / (np.sqrt(v[i]) + 1e-7)
-    step.params = params
+        adam(grads)
     return step
 
 
@@ -270,7 +252,7 @@ def main():
     xc = rng.uniform(size=(64, 28, 28, 1)).astype(np.float32)
     yc = rng.integers(0, 10, 64).astype(np.int32)
     rows = {"mlp": [], "cnn": [], "dcgan": []}
-    rows["mlp"] += [("minitf", best_time(mlp_minitf(x, y))), ("numpy by hand", best_time(mlp_numpy(x, y)))]
+    rows["mlp"] += [("minitf", best_time(mlp_keras(mtf, x, y))), ("numpy by hand", best_time(mlp_numpy(x, y)))]
     rows["cnn"] += [("minitf", best_time(cnn_keras(mtf, xc, yc), repeat=3)),
                     ("numpy by hand", best_time(cnn_numpy(xc, yc), repeat=3))]
     rows["dcgan"] += [("minitf", best_time(dcgan_keras(mtf, 64), repeat=3))]
@@ -281,7 +263,7 @@ def main():
         rows["dcgan"].append(("pytorch eager", best_time(dcgan_torch(torch, 64), repeat=3)))
     tf = optional("tensorflow")
     if tf is not None:
-        rows["mlp"].append(("tensorflow eager", best_time(mlp_tf(tf, x, y), repeat=3)))
+        rows["mlp"].append(("tensorflow eager", best_time(mlp_keras(tf, x, y), repeat=3)))
         rows["cnn"].append(("tensorflow eager", best_time(cnn_keras(tf, xc, yc), repeat=3)))
         rows["dcgan"].append(("tensorflow eager", best_time(dcgan_keras(tf, 64), repeat=3)))
     report("MLP training step: batch 128, 784-512-512-10, relu, sparse softmax CE, Adam", rows["mlp"])

@@ -34,82 +34,52 @@ def make_data(seed=0):
     return kernels, biases, content, style
 
 
-def minitf_step(data):
-    import minitf as tf
+def keras_step(lib, data):
+    """The step in the TF API; `lib` is minitf or TensorFlow (run eagerly, as the target says)."""
     kernels, biases, content, style = data
-    ks = [tf.constant(k) for k in kernels]
-    bs = [tf.constant(b) for b in biases]
+    ks = [lib.constant(k) for k in kernels]
+    bs = [lib.constant(b) for b in biases]
 
     def features(x):
         outs = []
         for i, (k, b) in enumerate(zip(ks, bs)):
             if i:
-                x = tf.nn.avg_pool2d(x, 2, 2, "VALID")
-            x = tf.nn.relu(tf.nn.conv2d(x, k, 1, "SAME") + b)
+                x = lib.nn.avg_pool2d(x, 2, 2, "VALID")
+            x = lib.nn.relu(lib.nn.conv2d(x, k, 1, "SAME") + b)
             outs.append(x)
         return outs
 
     def gram(x):
         n = float(x.shape[1] * x.shape[2])
-        return tf.linalg.einsum("bijc,bijd->bcd", x, x) / n
+        return lib.linalg.einsum("bijc,bijd->bcd", x, x) / n
 
-    style_targets = [gram(f) for f in features(tf.constant(style))]
-    content_target = features(tf.constant(content))[-1]
-    image = tf.Variable(content)
-    opt = tf.keras.optimizers.Adam(learning_rate=0.02, beta_1=0.99, epsilon=1e-1)
+    style_targets = [gram(f) for f in features(lib.constant(style))]
+    content_target = features(lib.constant(content))[-1]
+    image = lib.Variable(content)
+    opt = lib.keras.optimizers.Adam(learning_rate=0.02, beta_1=0.99, epsilon=1e-1)
 
     def step():
-        with tf.GradientTape() as tape:
+        with lib.GradientTape() as tape:
             feats = features(image)
-            style_loss = tf.add_n([tf.reduce_mean((gram(f) - t) ** 2)
-                                   for f, t in zip(feats, style_targets)])
-            content_loss = tf.reduce_mean((feats[-1] - content_target) ** 2)
+            style_loss = lib.add_n([lib.reduce_mean((gram(f) - t) ** 2)
+                                    for f, t in zip(feats, style_targets)])
+            content_loss = lib.reduce_mean((feats[-1] - content_target) ** 2)
             loss = STYLE_WEIGHT * style_loss / len(feats) + CONTENT_WEIGHT * content_loss
         grad = tape.gradient(loss, image)
         opt.apply_gradients([(grad, image)])
-        image.assign(tf.clip_by_value(image, 0.0, 1.0))
+        image.assign(lib.clip_by_value(image, 0.0, 1.0))
         return loss
     return step
+
+
+def minitf_step(data):
+    import minitf
+    return keras_step(minitf, data)
 
 
 def tensorflow_step(data):
     tf = optional("tensorflow")
-    if tf is None:
-        return None
-    kernels, biases, content, style = data
-    ks = [tf.constant(k) for k in kernels]
-    bs = [tf.constant(b) for b in biases]
-
-    def features(x):
-        outs = []
-        for i, (k, b) in enumerate(zip(ks, bs)):
-            if i:
-                x = tf.nn.avg_pool2d(x, 2, 2, "VALID")
-            x = tf.nn.relu(tf.nn.conv2d(x, k, 1, "SAME") + b)
-            outs.append(x)
-        return outs
-
-    def gram(x):
-        n = float(x.shape[1] * x.shape[2])
-        return tf.linalg.einsum("bijc,bijd->bcd", x, x) / n
-
-    style_targets = [gram(f) for f in features(tf.constant(style))]
-    content_target = features(tf.constant(content))[-1]
-    image = tf.Variable(content)
-    opt = tf.keras.optimizers.Adam(learning_rate=0.02, beta_1=0.99, epsilon=1e-1)
-
-    def step():  # eager, as the target compares (no tf.function)
-        with tf.GradientTape() as tape:
-            feats = features(image)
-            style_loss = tf.add_n([tf.reduce_mean((gram(f) - t) ** 2)
-                                   for f, t in zip(feats, style_targets)])
-            content_loss = tf.reduce_mean((feats[-1] - content_target) ** 2)
-            loss = STYLE_WEIGHT * style_loss / len(feats) + CONTENT_WEIGHT * content_loss
-        grad = tape.gradient(loss, image)
-        opt.apply_gradients([(grad, image)])
-        image.assign(tf.clip_by_value(image, 0.0, 1.0))
-        return loss
-    return step
+    return None if tf is None else keras_step(tf, data)
 
 
 def torch_step(data):

@@ -58,14 +58,14 @@ _POOL = []
 
 
 def _block_pool():
-    """A small shared thread pool for optimizer kernels, or None on one core (made lazily)."""
+    """(pool, its thread count) shared by optimizer kernels, or None on one core (made lazily)."""
     if not _POOL:
         import concurrent.futures
         import os
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
         threads = min(cores or 1, 4) - 1
-        _POOL.append(concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix="minitf-opt")
-                     if threads > 0 else None)
+        _POOL.append((concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix="minitf-opt"),
+                      threads) if threads > 0 else None)
     return _POOL[0]
 
 
@@ -439,12 +439,13 @@ class Optimizer(Trackable):
         arrays are shared out over a few threads, since numpy's ufuncs release the GIL. The
         blocks are disjoint and each is computed exactly as on one thread: same results."""
         blocks = list(self._blocks(arrays))
-        pool = _block_pool() if len(blocks) >= _PARALLEL_MIN_BLOCKS else None
-        if pool is None:
+        shared = _block_pool() if len(blocks) >= _PARALLEL_MIN_BLOCKS else None
+        if shared is None:
             for block in blocks:
                 kernel(*block)
             return
-        workers = pool._max_workers + 1  # the calling thread takes a share too
+        pool, threads = shared
+        workers = threads + 1  # the calling thread takes a share too
         shares = [blocks[i::workers] for i in range(workers)]
 
         def run(share):
