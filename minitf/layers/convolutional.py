@@ -1,5 +1,7 @@
-"""Convolution layers (channels_last): Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D,
-SeparableConv2D."""
+"""Convolution layers: Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D, SeparableConv2D.
+
+Each takes data_format 'channels_last' (NWC / NHWC inputs) or 'channels_first' (NCW / NCHW);
+kernels have the same shape in both layouts, as in Keras."""
 from minitf.layers import _utils as U
 from minitf.layers.base import InputSpec, Layer
 from minitf.tensor_shape import TensorShape
@@ -39,11 +41,36 @@ def deconv_output_length(length, filter_size, padding, output_padding=None, stri
     return (length - 1) * stride + dilated - 2 * pad + output_padding
 
 
-def _check_data_format(data_format, name):
-    if data_format not in (None, "channels_last"):
-        raise ValueError(f"Layer {name!r}: only data_format='channels_last' is supported in "
-                         f"minitf. Received: {data_format}")
-    return "channels_last"
+def standardize_data_format(data_format, name):
+    """'channels_first' or 'channels_last' (case-insensitive); None means the Keras backend's
+    image_data_format(). Anything else is a ValueError naming the layer, as in Keras."""
+    if data_format is None:
+        from minitf.keras import backend
+        return backend.image_data_format()
+    value = str(data_format).lower()
+    if value not in ("channels_first", "channels_last"):
+        raise ValueError(f"Layer {name!r}: the `data_format` argument must be one of "
+                         f"{{'channels_first', 'channels_last'}}. Received: "
+                         f"data_format={data_format}")
+    return value
+
+
+def op_data_format(data_format, rank):
+    """The tf.nn layout string of a Keras data_format: NWC/NCW for rank 1, NHWC/NCHW for 2."""
+    spatial = "W" if rank == 1 else "HW"
+    return "NC" + spatial if data_format == "channels_first" else "N" + spatial + "C"
+
+
+def spatial_dims(shape, data_format):
+    """The spatial entries of a full (batch, ..., channels) or (batch, channels, ...) shape."""
+    return list(shape[2:]) if data_format == "channels_first" else list(shape[1:-1])
+
+
+def with_channels(batch, spatial, channels, data_format):
+    """A full shape list with the channel entry where data_format puts it."""
+    if data_format == "channels_first":
+        return [batch, channels] + list(spatial)
+    return [batch] + list(spatial) + [channels]
 
 
 class _Conv(Layer):
@@ -66,7 +93,7 @@ class _Conv(Layer):
         self.strides = U.normalize_tuple(strides, n, "strides")
         allowed = ("valid", "same", "causal") if n == 1 else ("valid", "same")
         self.padding = U.normalize_padding(padding, allowed)
-        self.data_format = _check_data_format(data_format, self.name)
+        self.data_format = standardize_data_format(data_format, self.name)
         self.dilation_rate = U.normalize_tuple(dilation_rate, n, "dilation_rate")
         self.groups = int(groups or 1)
         if self.filters is not None and self.filters % self.groups:
@@ -82,13 +109,21 @@ class _Conv(Layer):
         self.bias_constraint = bias_constraint
         self.input_spec = InputSpec(min_ndim=n + 2)
 
+    @property
+    def _channel_axis(self):
+        return 1 if self.data_format == "channels_first" else -1
+
+    @property
+    def _op_format(self):
+        return op_data_format(self.data_format, self.rank)
+
     def _channels(self, input_shape):
         shape = TensorShape(input_shape)
         if shape.rank is not None and shape.rank != self.rank + 2:
             raise ValueError(f"Input 0 of layer \"{self.name}\" is incompatible with the layer: "
                              f"expected ndim={self.rank + 2}, found ndim={shape.rank}. Full "
                              f"shape received: {tuple(shape.as_list())}")
-        channels = shape[-1]
+        channels = shape[self._channel_axis]
         if channels is None:
             raise ValueError(f"Layer {self.name!r}: the channel dimension of the inputs should "
                              f"be defined. Found None in shape {shape}.")
@@ -105,8 +140,14 @@ class _Conv(Layer):
                                       regularizer=self.kernel_regularizer,
                                       constraint=self.kernel_constraint)
         self.bias = self._add_bias(self.filters)
-        self.input_spec = InputSpec(ndim=self.rank + 2, axes={-1: channels})
+        self.input_spec = InputSpec(ndim=self.rank + 2, axes={self._channel_axis: channels})
         self.built = True
+
+    def _strides4(self):
+        """The 4-entry strides of tf.nn.depthwise_conv2d, ones on batch and channels."""
+        if self.data_format == "channels_first":
+            return (1, 1) + self.strides
+        return (1,) + self.strides + (1,)
 
     def _add_bias(self, size):
         if not self.use_bias:
@@ -117,7 +158,8 @@ class _Conv(Layer):
 
     def _finish(self, out):
         if self.use_bias:
-            out = out + self.bias
+            import minitf as tf
+            out = tf.nn.bias_add(out, self.bias, data_format=self._op_format)
         return self.activation(out) if self.activation is not None else out
 
     def _convolve(self, x, kernel):
@@ -125,31 +167,37 @@ class _Conv(Layer):
         if self.rank == 1:
             if self.padding == "causal":
                 left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
-                x = tf.pad(x, [[0, 0], [left, 0], [0, 0]])
+                pads = [[0, 0], [0, 0], [0, 0]]
+                pads[2 if self.data_format == "channels_first" else 1] = [left, 0]
+                x = tf.pad(x, pads)
                 padding = "VALID"
             else:
                 padding = self.padding.upper()
-            return tf.nn.conv1d(x, kernel, self.strides[0], padding,
+            return tf.nn.conv1d(x, kernel, self.strides[0], padding, data_format=self._op_format,
                                 dilations=self.dilation_rate[0])
         return tf.nn.conv2d(x, kernel, self.strides, self.padding.upper(),
-                            dilations=self.dilation_rate)
+                            data_format=self._op_format, dilations=self.dilation_rate)
 
     def call(self, inputs):
         import minitf as tf
         if self.groups == 1:
             return self._finish(self._convolve(inputs, self.kernel))
-        xs = tf.split(inputs, self.groups, axis=-1)
+        axis = self._channel_axis
+        xs = tf.split(inputs, self.groups, axis=axis)
         ks = tf.split(self.kernel, self.groups, axis=-1)
-        out = tf.concat([self._convolve(x, k) for x, k in zip(xs, ks)], axis=-1)
+        out = tf.concat([self._convolve(x, k) for x, k in zip(xs, ks)], axis=axis)
         return self._finish(out)
 
     def compute_output_shape(self, input_shape):
-        """Batch, the convolved spatial sizes, filters."""
+        """Batch, the convolved spatial sizes and filters, in the layer's data_format."""
         shape = TensorShape(input_shape).as_list()
-        spatial = [conv_output_length(shape[1 + i], self.kernel_size[i], self.padding,
-                                      self.strides[i], self.dilation_rate[i])
-                   for i in range(self.rank)]
-        return TensorShape([shape[0]] + spatial + [self.filters])
+        spatial = self._conv_spatial(shape)
+        return TensorShape(with_channels(shape[0], spatial, self.filters, self.data_format))
+
+    def _conv_spatial(self, shape):
+        return [conv_output_length(size, self.kernel_size[i], self.padding, self.strides[i],
+                                   self.dilation_rate[i])
+                for i, size in enumerate(spatial_dims(shape, self.data_format))]
 
     def get_config(self):
         """The constructor arguments."""
@@ -170,11 +218,12 @@ class _Conv(Layer):
 
 
 class Conv1D(_Conv):
-    """1-D convolution over (batch, steps, channels); padding 'valid', 'same' or 'causal'."""
+    """1-D convolution over (batch, steps, channels), or (batch, channels, steps) with
+    data_format='channels_first'; padding 'valid', 'same' or 'causal'."""
 
     rank = 1
 
-    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format="channels_last",
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
                  dilation_rate=1, groups=1, activation=None, use_bias=True, **kwargs):
         super().__init__(filters, kernel_size, strides=strides, padding=padding,
                          data_format=data_format, dilation_rate=dilation_rate, groups=groups,
@@ -182,7 +231,8 @@ class Conv1D(_Conv):
 
 
 class Conv2D(_Conv):
-    """2-D convolution over (batch, height, width, channels)."""
+    """2-D convolution over (batch, height, width, channels), or (batch, channels, height,
+    width) with data_format='channels_first'."""
 
     rank = 2
 
@@ -217,7 +267,7 @@ class Conv2DTranspose(Conv2D):
                                       regularizer=self.kernel_regularizer,
                                       constraint=self.kernel_constraint)
         self.bias = self._add_bias(self.filters)
-        self.input_spec = InputSpec(ndim=4, axes={-1: channels})
+        self.input_spec = InputSpec(ndim=4, axes={self._channel_axis: channels})
         self.built = True
 
     def _out_sizes(self, height, width):
@@ -228,17 +278,19 @@ class Conv2DTranspose(Conv2D):
 
     def call(self, inputs):
         import minitf as tf
-        batch, height, width = inputs.shape[0], inputs.shape[1], inputs.shape[2]
-        out_h, out_w = self._out_sizes(height, width)
-        out = tf.nn.conv2d_transpose(inputs, self.kernel, [batch, out_h, out_w, self.filters],
-                                     self.strides, self.padding.upper(),
+        shape = inputs.shape.as_list()
+        out_shape = with_channels(shape[0], self._out_sizes(*spatial_dims(shape, self.data_format)),
+                                  self.filters, self.data_format)
+        out = tf.nn.conv2d_transpose(inputs, self.kernel, out_shape, self.strides,
+                                     self.padding.upper(), data_format=self._op_format,
                                      dilations=self.dilation_rate)
         return self._finish(out)
 
     def compute_output_shape(self, input_shape):
-        """Batch, the transposed-convolution spatial sizes, filters."""
+        """Batch, the transposed-convolution spatial sizes and filters, in data_format."""
         shape = TensorShape(input_shape).as_list()
-        return TensorShape([shape[0]] + self._out_sizes(shape[1], shape[2]) + [self.filters])
+        spatial = self._out_sizes(*spatial_dims(shape, self.data_format))
+        return TensorShape(with_channels(shape[0], spatial, self.filters, self.data_format))
 
     def get_config(self):
         """Conv2D's arguments plus output_padding."""
@@ -274,23 +326,23 @@ class DepthwiseConv2D(Conv2D):
             initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer,
             constraint=self.depthwise_constraint)
         self.bias = self._add_bias(channels * self.depth_multiplier)
-        self.input_spec = InputSpec(ndim=4, axes={-1: channels})
+        self.input_spec = InputSpec(ndim=4, axes={self._channel_axis: channels})
         self.built = True
 
     def call(self, inputs):
         import minitf as tf
-        strides = (1,) + self.strides + (1,)
-        out = tf.nn.depthwise_conv2d(inputs, self.depthwise_kernel, strides,
-                                     self.padding.upper(), dilations=self.dilation_rate)
+        out = tf.nn.depthwise_conv2d(inputs, self.depthwise_kernel, self._strides4(),
+                                     self.padding.upper(), data_format=self._op_format,
+                                     dilations=self.dilation_rate)
         return self._finish(out)
 
     def compute_output_shape(self, input_shape):
-        """Batch, convolved spatial sizes, channels * depth_multiplier."""
+        """Batch, convolved spatial sizes and channels * depth_multiplier, in data_format."""
         shape = TensorShape(input_shape).as_list()
-        spatial = [conv_output_length(shape[1 + i], self.kernel_size[i], self.padding,
-                                      self.strides[i], self.dilation_rate[i]) for i in range(2)]
-        channels = None if shape[-1] is None else shape[-1] * self.depth_multiplier
-        return TensorShape([shape[0]] + spatial + [channels])
+        channels = shape[self._channel_axis]
+        channels = None if channels is None else channels * self.depth_multiplier
+        return TensorShape(with_channels(shape[0], self._conv_spatial(shape), channels,
+                                         self.data_format))
 
     def get_config(self):
         """Conv2D's arguments (without filters) plus depth_multiplier."""
@@ -337,14 +389,14 @@ class SeparableConv2D(Conv2D):
             initializer=self.pointwise_initializer, regularizer=self.pointwise_regularizer,
             constraint=self.pointwise_constraint)
         self.bias = self._add_bias(self.filters)
-        self.input_spec = InputSpec(ndim=4, axes={-1: channels})
+        self.input_spec = InputSpec(ndim=4, axes={self._channel_axis: channels})
         self.built = True
 
     def call(self, inputs):
         import minitf as tf
-        strides = (1,) + self.strides + (1,)
         out = tf.nn.separable_conv2d(inputs, self.depthwise_kernel, self.pointwise_kernel,
-                                     strides, self.padding.upper(), dilations=self.dilation_rate)
+                                     self._strides4(), self.padding.upper(),
+                                     data_format=self._op_format, dilations=self.dilation_rate)
         return self._finish(out)
 
     def get_config(self):

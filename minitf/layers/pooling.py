@@ -1,7 +1,9 @@
-"""Pooling layers (channels_last): max/average over windows, and global pooling."""
+"""Pooling layers: max/average over windows, and global pooling, for data_format
+'channels_last' (NWC / NHWC) or 'channels_first' (NCW / NCHW)."""
 from minitf.layers import _utils as U
 from minitf.layers.base import InputSpec, Layer
-from minitf.layers.convolutional import _check_data_format, conv_output_length
+from minitf.layers.convolutional import (conv_output_length, op_data_format, spatial_dims,
+                                         standardize_data_format, with_channels)
 from minitf.tensor_shape import TensorShape
 
 __all__ = ["MaxPooling1D", "AveragePooling1D", "MaxPooling2D", "AveragePooling2D",
@@ -21,23 +23,32 @@ class _Pooling(Layer):
         self.strides = self.pool_size if strides is None else U.normalize_tuple(strides, n,
                                                                                    "strides")
         self.padding = U.normalize_padding(padding)
-        self.data_format = _check_data_format(data_format, self.name)
+        self.data_format = standardize_data_format(data_format, self.name)
         self.input_spec = InputSpec(ndim=n + 2)
 
     def call(self, inputs):
         import minitf as tf
         if self.rank == 1:
+            # tf.nn's 1-D pools take NWC only: move the channels last and back.
+            first = self.data_format == "channels_first"
+            x = tf.transpose(inputs, [0, 2, 1]) if first else inputs
             fn = tf.nn.max_pool1d if self.kind == "max" else tf.nn.avg_pool1d
-            return fn(inputs, self.pool_size[0], self.strides[0], self.padding.upper())
+            y = fn(x, self.pool_size[0], self.strides[0], self.padding.upper())
+            return tf.transpose(y, [0, 2, 1]) if first else y
         fn = tf.nn.max_pool2d if self.kind == "max" else tf.nn.avg_pool2d
-        return fn(inputs, self.pool_size, self.strides, self.padding.upper())
+        return fn(inputs, self.pool_size, self.strides, self.padding.upper(),
+                  data_format=op_data_format(self.data_format, 2))
 
     def compute_output_shape(self, input_shape):
-        """Batch, pooled spatial sizes, channels."""
+        """Batch, pooled spatial sizes and channels, in the layer's data_format."""
         shape = TensorShape(input_shape).as_list()
-        spatial = [conv_output_length(shape[1 + i], self.pool_size[i], self.padding,
-                                      self.strides[i]) for i in range(self.rank)]
-        return TensorShape([shape[0]] + spatial + [shape[-1]])
+        spatial = [conv_output_length(size, self.pool_size[i], self.padding, self.strides[i])
+                   for i, size in enumerate(spatial_dims(shape, self.data_format))]
+        return TensorShape(with_channels(shape[0], spatial, self._channels(shape),
+                                         self.data_format))
+
+    def _channels(self, shape):
+        return shape[1] if self.data_format == "channels_first" else shape[-1]
 
     def get_config(self):
         """pool_size, strides, padding, data_format."""
@@ -81,22 +92,25 @@ class _GlobalPooling(Layer):
 
     def __init__(self, data_format=None, keepdims=False, **kwargs):
         super().__init__(**kwargs)
-        self.data_format = _check_data_format(data_format, self.name)
+        self.data_format = standardize_data_format(data_format, self.name)
         self.keepdims = keepdims
         self.input_spec = InputSpec(ndim=self.rank + 2)
 
     def call(self, inputs):
         import minitf as tf
-        axes = list(range(1, self.rank + 1))
+        start = 2 if self.data_format == "channels_first" else 1
+        axes = list(range(start, start + self.rank))
         fn = tf.reduce_mean if self.kind == "avg" else tf.reduce_max
         return fn(inputs, axis=axes, keepdims=self.keepdims)
 
     def compute_output_shape(self, input_shape):
-        """(batch, channels), or with ones for the pooled axes when keepdims."""
+        """(batch, channels), or with ones for the pooled axes (in data_format) when keepdims."""
         shape = TensorShape(input_shape).as_list()
+        channels = shape[1] if self.data_format == "channels_first" else shape[-1]
         if self.keepdims:
-            return TensorShape([shape[0]] + [1] * self.rank + [shape[-1]])
-        return TensorShape([shape[0], shape[-1]])
+            return TensorShape(with_channels(shape[0], [1] * self.rank, channels,
+                                             self.data_format))
+        return TensorShape([shape[0], channels])
 
     def get_config(self):
         """data_format and keepdims."""
