@@ -12,6 +12,7 @@ from minitf.layers.merging import *  # noqa: F401,F403
 from minitf.layers.activation import *  # noqa: F401,F403
 from minitf.layers.embedding import *  # noqa: F401,F403
 from minitf.layers.preprocessing import *  # noqa: F401,F403
+from minitf.layers.serialization import deserialize, serialize  # noqa: F401
 
 
 def __getattr__(name):

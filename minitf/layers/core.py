@@ -6,6 +6,14 @@ from minitf.tensor_shape import TensorShape
 __all__ = ["Dense", "Activation", "Lambda"]
 
 
+def _constraint(identifier):
+    """A constraint object from a name, config dict or callable (None stays None)."""
+    if identifier is None:
+        return None
+    from minitf import constraints
+    return constraints.get(identifier)
+
+
 class Dense(Layer):
     """`activation(inputs @ kernel + bias)`, applied on the last axis of the inputs."""
 
@@ -24,8 +32,8 @@ class Dense(Layer):
         self.bias_initializer = U.initializer(bias_initializer)
         self.kernel_regularizer = U.regularizer(kernel_regularizer)
         self.bias_regularizer = U.regularizer(bias_regularizer)
-        self.kernel_constraint = kernel_constraint
-        self.bias_constraint = bias_constraint
+        self.kernel_constraint = _constraint(kernel_constraint)
+        self.bias_constraint = _constraint(bias_constraint)
         self.input_spec = InputSpec(min_ndim=2)
 
     def build(self, input_shape):
@@ -73,8 +81,8 @@ class Dense(Layer):
             "bias_initializer": U.serialize(self.bias_initializer, "initializers"),
             "kernel_regularizer": U.serialize(self.kernel_regularizer, "regularizers"),
             "bias_regularizer": U.serialize(self.bias_regularizer, "regularizers"),
-            "kernel_constraint": self.kernel_constraint,
-            "bias_constraint": self.bias_constraint,
+            "kernel_constraint": U.serialize(self.kernel_constraint, "constraints"),
+            "bias_constraint": U.serialize(self.bias_constraint, "constraints"),
         })
         return config
 
@@ -101,12 +109,21 @@ class Activation(Layer):
 
 
 class Lambda(Layer):
-    """Wraps an arbitrary function of the inputs as a layer (no weights of its own)."""
+    """Wraps an arbitrary function of the inputs as a layer (no weights of its own).
+
+    `output_shape` is a tuple without the batch axis or a function of the full input shape;
+    `arguments` are extra keyword arguments for `function`. In configs, a named function is
+    stored by name and a Python lambda as bytecode, which `from_config` loads only with
+    `safe_mode=False` (or after `minitf.layers.serialization.enable_unsafe_deserialization()`).
+    """
 
     def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
         super().__init__(**kwargs)
         self.function = function
         self.arguments = dict(arguments or {})
+        self.mask = mask
+        if isinstance(output_shape, list):
+            output_shape = tuple(output_shape)
         self._output_shape = output_shape
 
     def call(self, inputs, mask=None, training=None):
@@ -116,12 +133,66 @@ class Lambda(Layer):
             params = inspect.signature(self.function).parameters
         except (TypeError, ValueError):
             params = {}
+        if "mask" in params:
+            kwargs["mask"] = mask
         if "training" in params:
             kwargs["training"] = training
         return self.function(inputs, **kwargs)
 
+    def compute_output_shape(self, input_shape):
+        """`output_shape(input_shape)`, `(batch,) + output_shape`, or inferred by a dry run."""
+        if self._output_shape is None:
+            return super().compute_output_shape(input_shape)
+        if callable(self._output_shape):
+            return self._output_shape(input_shape)
+        from minitf import nest
+        batch = nest.flatten(_shape_as_tuple(input_shape))[0] if input_shape is not None \
+            else None
+        return TensorShape((batch,) + tuple(self._output_shape))
+
+    def compute_mask(self, inputs, mask=None):
+        """`mask(inputs, mask)` when `mask` is callable, else the fixed `mask` given."""
+        if callable(self.mask):
+            return self.mask(inputs, mask)
+        return self.mask
+
     def get_config(self):
-        """The function's name (functions themselves are not serialized in minitf)."""
+        """function (by name, or bytecode for a lambda), output_shape, mask, arguments."""
+        from minitf.layers import serialization as S
         config = super().get_config()
-        config["function"] = getattr(self.function, "__name__", repr(self.function))
+        config["function"] = S.serialize_function(self.function)
+        if self._output_shape is not None:
+            config["output_shape"] = (S.serialize_function(self._output_shape)
+                                      if callable(self._output_shape) else self._output_shape)
+        if self.mask is not None:
+            config["mask"] = (S.serialize_function(self.mask) if callable(self.mask)
+                              else self.mask)
+        config["arguments"] = dict(self.arguments)
         return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None, safe_mode=None):
+        """A new Lambda from `get_config()`'s output.
+
+        Lambda bytecode is refused with ValueError unless `safe_mode=False` (or unsafe
+        deserialization was enabled); named functions resolve through `custom_objects` and
+        minitf's built-in activations/losses/metrics.
+        """
+        from minitf.layers import serialization as S
+        config = dict(config)
+        config["function"] = S.deserialize_function(
+            config["function"], custom_objects, safe_mode, "the `function` of a `Lambda` layer")
+        for key in ("output_shape", "mask"):
+            value = config.get(key)
+            if isinstance(value, (dict, str)):
+                config[key] = S.deserialize_function(
+                    value, custom_objects, safe_mode, f"the `{key}` of a `Lambda` layer")
+        if "arguments" in config:
+            config["arguments"] = dict(config["arguments"] or {})
+        return cls(**config)
+
+
+def _shape_as_tuple(shape):
+    if isinstance(shape, TensorShape):
+        return tuple(shape.as_list()) if shape.rank is not None else (None,)
+    return shape

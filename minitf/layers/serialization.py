@@ -1,0 +1,291 @@
+"""tf.keras.layers.serialize / deserialize in Keras 3's layout, plus the function (de)serialization
+used by Lambda layers and the safe-mode switch that guards loading Python bytecode.
+
+A serialized layer is `{'module', 'class_name', 'config', 'registered_name'}` (with
+`'build_config'` once the layer is built); `deserialize` also reads Keras 2's
+`{'class_name', 'config'}`. Named functions are written by name and looked up again in
+`custom_objects` or minitf's built-in activations/losses/metrics; Python lambdas are written as
+base64 marshalled bytecode with their defaults and closure values, and loading those is refused
+while safe mode is on (the default), exactly as Keras does.
+"""
+import base64
+import builtins
+import contextlib
+import marshal
+import types
+
+__all__ = ["serialize", "deserialize", "enable_unsafe_deserialization", "in_safe_mode",
+           "SafeModeScope", "serialize_function", "deserialize_function"]
+
+_LAMBDA = "__lambda__"
+_BUILTIN_MODULE = "keras.layers"
+
+
+# -- safe mode ----------------------------------------------------------------------------------
+class _SafeMode:
+    enabled = True
+
+
+def enable_unsafe_deserialization():
+    """Allow loading Python lambdas (bytecode) from configs for the rest of the process.
+
+    minitf's counterpart of `keras.config.enable_unsafe_deserialization()`; only call it when
+    the configs come from a source you trust.
+    """
+    _SafeMode.enabled = False
+
+
+def in_safe_mode():
+    """True while loading lambda bytecode from configs is refused."""
+    return _SafeMode.enabled
+
+
+@contextlib.contextmanager
+def SafeModeScope(safe_mode=True):  # noqa: N802 -- named like Keras' scope class
+    """Context manager that sets safe mode for the deserialization calls inside it."""
+    previous = _SafeMode.enabled
+    _SafeMode.enabled = bool(safe_mode)
+    try:
+        yield
+    finally:
+        _SafeMode.enabled = previous
+
+
+def _resolve_safe_mode(safe_mode):
+    """An explicit `safe_mode` wins; otherwise the process-wide setting (safe by default)."""
+    return in_safe_mode() if safe_mode is None else safe_mode is not False
+
+
+def _refuse_lambda(what):
+    raise ValueError(
+        f"Requested the deserialization of {what} that is a Python lambda. Loading its bytecode "
+        f"can run arbitrary code, so it is disallowed by default. If you trust the source of "
+        f"the config, pass `safe_mode=False` to the loading function or call "
+        f"`minitf.layers.serialization.enable_unsafe_deserialization()` (Keras: "
+        f"`keras.config.enable_unsafe_deserialization()`).")
+
+
+# -- functions ----------------------------------------------------------------------------------
+def _is_lambda(fn):
+    return isinstance(fn, types.LambdaType) and fn.__name__ == "<lambda>"
+
+
+def _dump_lambda(fn):
+    """(base64 marshalled code, defaults, closure cell values) of a Python function."""
+    code = base64.encodebytes(marshal.dumps(fn.__code__)).decode("ascii")
+    closure = tuple(c.cell_contents for c in fn.__closure__) if fn.__closure__ else None
+    return code, fn.__defaults__, closure
+
+
+def _cell(value):
+    return (lambda: value).__closure__[0]
+
+
+def _load_lambda(code, defaults=None, closure=None):
+    """A new function from `_dump_lambda`'s output (its globals are only the builtins)."""
+    if isinstance(code, (list, tuple)):
+        code, defaults, closure = code
+    raw = base64.decodebytes(code.encode("ascii"))
+    func_code = marshal.loads(raw)
+    cells = tuple(_cell(v) for v in closure) if closure is not None else None
+    return types.FunctionType(func_code, {"__builtins__": builtins}, func_code.co_name,
+                              tuple(defaults) if defaults is not None else None, cells)
+
+
+def serialize_function(fn):
+    """Config form of a callable: lambdas as bytecode, named functions by name (as Keras 3)."""
+    if _is_lambda(fn):
+        code, defaults, closure = _dump_lambda(fn)
+        return {"class_name": _LAMBDA,
+                "config": {"code": code, "defaults": defaults, "closure": closure}}
+    if hasattr(fn, "get_config") and not isinstance(fn, types.FunctionType):
+        return _serialize_object(fn)
+    if callable(fn) and hasattr(fn, "__name__"):
+        kind = type(fn).__name__
+        return {"module": type(fn).__module__, "class_name": kind, "config": fn.__name__,
+                "registered_name": kind}
+    raise ValueError(f"Invalid input type for serialization. Received: {fn} of type "
+                     f"{type(fn)}.")
+
+
+def _builtin_function(name):
+    """A minitf built-in function by name (activations first, as Keras searches them)."""
+    import importlib
+    for module_name in ("activations", "losses", "metrics"):
+        module = importlib.import_module(f"minitf.{module_name}")
+        fn = getattr(module, name, None)
+        if callable(fn) and not isinstance(fn, type):
+            return fn
+    return None
+
+
+def deserialize_function(config, custom_objects=None, safe_mode=None, what="a function"):
+    """A callable from `serialize_function`'s output, a Keras 2 name, or a callable itself.
+
+    Lambdas (bytecode) are refused with ValueError in safe mode; names are looked up in
+    `custom_objects`, then minitf's activations, losses and metrics (TypeError if absent).
+    """
+    if callable(config):
+        return config
+    if isinstance(config, dict) and config.get("class_name") == _LAMBDA:
+        if _resolve_safe_mode(safe_mode):
+            _refuse_lambda(what)
+        inner = config["config"]
+        if "value" in inner:  # the generic Keras 3 object layout
+            return _load_lambda(inner["value"])
+        return _load_lambda(inner["code"], inner.get("defaults"), inner.get("closure"))
+    if isinstance(config, dict) and not isinstance(config.get("config"), str):
+        return _deserialize_object(config, custom_objects)
+    name = config["config"] if isinstance(config, dict) else config
+    if not isinstance(name, str):
+        raise TypeError(f"Expected a function name or config, got {config!r}.")
+    custom = dict(custom_objects or {})
+    fn = custom.get(name)
+    if fn is None:  # Keras 3.6 and older saved 'name' for a function registered as 'pkg>name'
+        fn = next((obj for key, obj in custom.items() if key.endswith(">" + name)), None)
+    if fn is None:
+        fn = _builtin_function(name)
+    if fn is None:
+        raise TypeError(f"Could not locate function {name!r}. Make sure custom functions are "
+                        f"passed in `custom_objects`. Full object config: {config}")
+    return fn
+
+
+# -- layers -------------------------------------------------------------------------------------
+def _layer_table():
+    """class name -> class for every built-in layer and model class."""
+    import minitf.layers as layers_module
+    from minitf.layers.base import Layer
+    from minitf.models.functional import InputLayer
+    from minitf.models.model import Model
+    from minitf.models.sequential import Sequential
+    table = {name: obj for name, obj in vars(layers_module).items()
+             if isinstance(obj, type) and issubclass(obj, Layer)}
+    table.update(InputLayer=InputLayer, Model=Model, Functional=Model, Sequential=Sequential)
+    return table
+
+
+def _header(obj):
+    """(module, class_name, registered_name) as Keras 3 writes them."""
+    from minitf.models.model import Model
+    from minitf.models.sequential import Sequential
+    cls = type(obj)
+    if cls is Sequential:
+        return "keras", "Sequential", None
+    if cls is Model and getattr(obj, "_graph", None) is not None:
+        return "keras.src.models.functional", "Functional", "Functional"
+    if cls.__module__.startswith("minitf.") and _layer_table().get(cls.__name__) is cls:
+        return _BUILTIN_MODULE, cls.__name__, None
+    return cls.__module__, cls.__name__, cls.__name__
+
+
+def _serialize_value(value):
+    """Objects inside a config (constraints, initializers, ...) become nested object dicts."""
+    if isinstance(value, dict):
+        return {k: _serialize_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_serialize_value(v) for v in value]
+    if isinstance(value, (str, int, float, bool, tuple, type(None))):
+        return value
+    if hasattr(value, "get_config") and not isinstance(value, type):
+        return _serialize_object(value)
+    if isinstance(value, types.FunctionType):
+        return serialize_function(value)
+    return value
+
+
+def _serialize_object(obj):
+    module, class_name, registered = _header(obj)
+    return {"module": module, "class_name": class_name,
+            "config": _serialize_value(obj.get_config()), "registered_name": registered}
+
+
+def serialize(layer):
+    """The layer as a dict: {'module', 'class_name', 'config', 'registered_name'} (Keras 3),
+    plus {'build_config': {'input_shape': ...}} once the layer is built."""
+    out = _serialize_object(layer)
+    shape = getattr(layer, "_build_input_shape", None)
+    if getattr(layer, "built", False) and shape is not None:
+        if hasattr(shape, "as_list"):
+            shape = tuple(shape.as_list()) if shape.rank is not None else None
+        if shape is not None:
+            out["build_config"] = {"input_shape": shape}
+    return out
+
+
+def _standardize_layer_config(config):
+    """Keras 3 spellings minitf layers do not take: a DTypePolicy dict becomes its name."""
+    config = dict(config)
+    dtype = config.get("dtype")
+    if isinstance(dtype, dict):
+        config["dtype"] = (dtype.get("config") or {}).get("name")
+    if config.get("quantization_config", 0) is None:
+        del config["quantization_config"]
+    return config
+
+
+def _find_class(entry, custom_objects):
+    custom = dict(custom_objects or {})
+    class_name = entry.get("class_name")
+    registered = entry.get("registered_name") or class_name
+    cls = custom.get(registered) or custom.get(class_name)
+    if cls is None and (entry.get("module") or _BUILTIN_MODULE).split(".")[0] in (
+            "keras", "minitf", "tensorflow", "tf_keras"):
+        cls = _layer_table().get(class_name)
+    if cls is None and entry.get("module") is None:
+        cls = _layer_table().get(class_name)  # Keras 2 layout: no module at all
+    if cls is None:
+        raise TypeError(f"Could not locate class {class_name!r}. Make sure custom classes are "
+                        f"passed in `custom_objects`. Full object config: {entry}")
+    return cls
+
+
+def _deserialize_object(entry, custom_objects=None, safe_mode=None):
+    from minitf.layers.base import _accepts_kwarg
+    cls = _find_class(entry, custom_objects)
+    if not hasattr(cls, "from_config"):
+        raise TypeError(f"Unable to reconstruct an instance of {entry.get('class_name')!r} "
+                        f"because the class is missing a `from_config()` method.")
+    config = entry.get("config") or {}
+    from minitf.layers.base import Layer
+    if isinstance(cls, type) and issubclass(cls, Layer):
+        config = _standardize_layer_config(config)
+    kwargs = {}
+    if _accepts_kwarg(cls.from_config, "custom_objects"):
+        kwargs["custom_objects"] = custom_objects
+    if _accepts_kwarg(cls.from_config, "safe_mode"):
+        kwargs["safe_mode"] = safe_mode
+    with SafeModeScope(_resolve_safe_mode(safe_mode)):
+        return cls.from_config(config, **kwargs)
+
+
+def _is_other_keras_family(config, custom_objects):
+    """True for a built-in non-layer object such as {'module': 'keras.regularizers', ...}."""
+    module = config.get("module") or ""
+    name = config.get("class_name")
+    return (module.startswith("keras.") and module != _BUILTIN_MODULE
+            and not module.startswith("keras.src.models")
+            and name not in (custom_objects or {}) and name not in _layer_table())
+
+
+def deserialize(config, custom_objects=None):
+    """A new layer from `serialize`'s output (or Keras 2's {'class_name', 'config'}).
+
+    Custom classes and functions come from `custom_objects` ({name: object}). An unknown
+    class raises TypeError; a config that is not a layer raises ValueError, as in Keras 3.
+    """
+    from minitf.layers.base import Layer
+    if not isinstance(config, dict) or "class_name" not in config:
+        raise ValueError(f"`keras.layers.deserialize` was passed a `config` object that is not "
+                         f"a `keras.layers.Layer`. Received: {config}")
+    if _is_other_keras_family(config, custom_objects):
+        raise ValueError(f"`keras.layers.deserialize` was passed a `config` object that is not "
+                         f"a `keras.layers.Layer`. Received: {config}")
+    layer = _deserialize_object(config, custom_objects)
+    if not isinstance(layer, Layer):
+        raise ValueError(f"`keras.layers.deserialize` was passed a `config` object that is not "
+                         f"a `keras.layers.Layer`. Received: {config}")
+    build = config.get("build_config") or {}
+    if build.get("input_shape") is not None and not layer.built:
+        layer.build(build["input_shape"])
+    return layer
