@@ -92,6 +92,11 @@ def _normalize_padding(padding, op_name, data_format="NHWC", allow_explicit=True
     return "EXPLICIT", (tuple(hw[0]), tuple(hw[1]))
 
 
+# Above this fraction of non-padding filter reads, im2col's single large GEMM wins (measured on
+# 2 cores: at 64% the rectangles are 1.2-1.5x faster, at 84% about even).
+_TAP_RECTANGLE_MAX_VALID = 0.75
+
+
 class _Geometry:
     """Everything about one 2-D window op that does not depend on the values."""
     __slots__ = ("n", "h", "w", "c", "kh", "kw", "sh", "sw", "dh", "dw", "oh", "ow",
@@ -124,6 +129,37 @@ class _Geometry:
         for a in range(self.kh):
             for b in range(self.kw):
                 yield a, b, self.tap_slice(a, b)
+
+    def _valid_outputs(self, tap, dilation, pad_before, size, out):
+        """Output range [q0, q1) whose input index q + tap*dilation - pad_before lies inside
+        [0, size), for stride 1; and that offset."""
+        offset = tap * dilation - pad_before
+        return max(0, -offset), min(out, size - offset), offset
+
+    def tap_rectangles(self):
+        """(a, b, out_rows, out_cols, row_offset, col_offset) of each filter tap that reads any
+        unpadded input (stride 1 only): the tap maps output (q, r) to input (q + row_offset,
+        r + col_offset) for q in out_rows and r in out_cols, and reads padding elsewhere."""
+        for a in range(self.kh):
+            q0, q1, da = self._valid_outputs(a, self.dh, self.pt, self.h, self.oh)
+            for b in range(self.kw):
+                r0, r1, db = self._valid_outputs(b, self.dw, self.pl, self.w, self.ow)
+                if q0 < q1 and r0 < r1:
+                    yield a, b, slice(q0, q1), slice(r0, r1), da, db
+
+    @property
+    def use_tap_rectangles(self):
+        """Whether to skip the padding by computing each tap on its valid rectangle only.
+
+        im2col multiplies every padded zero; on small feature maps with large filters (the
+        DCGAN generator's 5x5 'same' convolution at 7x7 reads 36% zeros) computing each tap's
+        rectangle is faster despite the smaller GEMMs. Strided convolutions keep im2col.
+        """
+        if self.sh != 1 or self.sw != 1 or not self.has_pad:
+            return False
+        valid = sum((q.stop - q.start) * (r.stop - r.start)
+                    for _, _, q, r, _, _ in self.tap_rectangles())
+        return valid < _TAP_RECTANGLE_MAX_VALID * self.kh * self.kw * self.oh * self.ow
 
 
 def _pad(v, geo, fill=0):
@@ -185,6 +221,10 @@ def _check_float_same(x, w, op_name):
 # -- Conv2D and its two adjoints ----------------------------------------------------------------
 
 def _conv2d_raw(x, w, geo, keep_cols=None):
+    if geo.use_tap_rectangles:
+        if keep_cols is not None:
+            keep_cols.append(None)
+        return _conv2d_rect(x, w, geo)
     cols = _im2col(x, geo)
     kh, kw, c, f = w.shape
     y = cols @ w.reshape(kh * kw * c, f)
@@ -207,6 +247,8 @@ def _conv2d_nhwc(x, w, geo):
 
 def _backprop_input_raw(w, g, geo):
     """dx = sum over taps of dy @ w[a, b]^T, accumulated in place into a padded buffer."""
+    if geo.use_tap_rectangles:
+        return _backprop_input_rect(w, g, geo)
     xp = array_module(g)
     kh, kw, c, f = w.shape
     hp, wp = geo.padded
@@ -237,16 +279,73 @@ def xp_contig(v):
 
 def _conv2d_backprop_filter(x, g, geo, cols=None):
     """Conv2DBackpropFilter: patches^T @ dy, reusing the forward's patch matrix when given."""
-    if cols is None:
-        cols = _im2col(x._value, geo)
     f = g._value.shape[-1]
-    dw = cols.T @ g._value.reshape(-1, f)
+    if geo.use_tap_rectangles:
+        dw = _backprop_filter_rect(x._value, g._value, geo)
+    else:
+        if cols is None:
+            cols = _im2col(x._value, geo)
+        dw = cols.T @ g._value.reshape(-1, f)
     dw = Tensor(dw.reshape(geo.kh, geo.kw, x._value.shape[3], f))
     if _state.active:
         def grad(v):
             return (lambda: _conv2d_backprop_input(v, g, geo),
                     lambda: _conv2d_nhwc(x, v, geo))
         record("Conv2DBackpropFilter", (x, g), (dw,), grad)
+    return dw
+
+
+# -- stride-1 convolution tap by tap on the valid rectangles (no padded zeros multiplied) --------
+# Arrays are moved to [H, W, N, C] order first: with the batch inside each position, the
+# positions of any rectangle form a stack of contiguous matrices, one per row, so each tap is
+# one batched GEMM on a view.
+
+def _hwnc(v):
+    """A contiguous [H, W, N, C] copy of an [N, H, W, C] array."""
+    return array_module(v).ascontiguousarray(v.transpose(1, 2, 0, 3))
+
+
+def _nhwc_from(vt):
+    """The contiguous [N, H, W, C] array of an [H, W, N, C] one."""
+    return array_module(vt).ascontiguousarray(vt.transpose(2, 0, 1, 3))
+
+
+def _rect(vt, rows, cols, row_offset=0, col_offset=0):
+    """Rows x cols (shifted by the offsets) of an HWNC array, as a [rows, cols*N, C] view."""
+    block = vt[rows.start + row_offset:rows.stop + row_offset, cols.start + col_offset:cols.stop + col_offset]
+    return block.reshape(block.shape[0], -1, block.shape[3])
+
+
+def _conv2d_rect(x, w, geo):
+    """Conv2D where each tap multiplies only the inputs it reads inside the unpadded image."""
+    xp = array_module(x)
+    xt = _hwnc(x)
+    yt = xp.zeros((geo.oh, geo.ow, geo.n, w.shape[3]), dtype=x.dtype)
+    for a, b, rows, cols, da, db in geo.tap_rectangles():
+        target = yt[rows, cols]
+        target += xp.matmul(_rect(xt, rows, cols, da, db), w[a, b]).reshape(target.shape)
+    return _nhwc_from(yt)
+
+
+def _backprop_input_rect(w, g, geo):
+    """Conv2DBackpropInput by tap rectangles: each tap's output gradient lands on its inputs."""
+    xp = array_module(g)
+    gt = _hwnc(g)
+    dxt = xp.zeros((geo.h, geo.w, geo.n, w.shape[2]), dtype=g.dtype)
+    for a, b, rows, cols, da, db in geo.tap_rectangles():
+        target = dxt[rows.start + da:rows.stop + da, cols.start + db:cols.stop + db]
+        target += xp.matmul(_rect(gt, rows, cols), w[a, b].T).reshape(target.shape)
+    return _nhwc_from(dxt)
+
+
+def _backprop_filter_rect(x, g, geo):
+    """Conv2DBackpropFilter by tap rectangles: dw[a, b] = inputs read by the tap ^T @ dy there."""
+    xp = array_module(x)
+    xt, gt = _hwnc(x), _hwnc(g)
+    dw = xp.zeros((geo.kh, geo.kw, x.shape[3], g.shape[3]), dtype=x.dtype)
+    for a, b, rows, cols, da, db in geo.tap_rectangles():
+        per_row = xp.matmul(_rect(xt, rows, cols, da, db).transpose(0, 2, 1), _rect(gt, rows, cols))
+        dw[a, b] = per_row.sum(axis=0)
     return dw
 
 
