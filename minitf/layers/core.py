@@ -179,7 +179,7 @@ class Lambda(Layer):
         minitf's built-in activations/losses/metrics.
         """
         from minitf.layers import serialization as S
-        config = dict(config)
+        config = S._standardize_layer_config(config)
         config["function"] = S.deserialize_function(
             config["function"], custom_objects, safe_mode, "the `function` of a `Lambda` layer")
         for key in ("output_shape", "mask"):

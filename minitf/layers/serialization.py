@@ -176,6 +176,9 @@ def _header(obj):
         return "keras.src.models.functional", "Functional", "Functional"
     if cls.__module__.startswith("minitf.") and _layer_table().get(cls.__name__) is cls:
         return _BUILTIN_MODULE, cls.__name__, None
+    family = cls.__module__.split(".")
+    if family[0] == "minitf" and len(family) > 1 and family[1] != "layers":
+        return f"keras.{family[1]}", cls.__name__, None  # e.g. minitf.constraints.MaxNorm
     return cls.__module__, cls.__name__, cls.__name__
 
 
@@ -189,9 +192,7 @@ def _serialize_value(value):
         return value
     if hasattr(value, "get_config") and not isinstance(value, type):
         return _serialize_object(value)
-    if isinstance(value, types.FunctionType):
-        return serialize_function(value)
-    return value
+    return value  # functions stay as they are: model configs keep Lambda callables in-process
 
 
 def _serialize_object(obj):
@@ -221,7 +222,32 @@ def _standardize_layer_config(config):
         config["dtype"] = (dtype.get("config") or {}).get("name")
     if config.get("quantization_config", 0) is None:
         del config["quantization_config"]
-    return config
+    return {k: _trim_nested(v) for k, v in config.items()}
+
+
+def _trim_nested(value):
+    """A nested Keras 3 object dict without the None-valued arguments its minitf class lacks.
+
+    Newer Keras versions add optional arguments (VarianceScaling's `input_axes`, ...) that
+    stay None in ordinary configs; dropping them lets minitf build the same object.
+    """
+    if not (isinstance(value, dict) and isinstance(value.get("config"), dict)
+            and str(value.get("module") or "").startswith("keras.")):
+        return value
+    import importlib
+    import inspect
+    try:
+        family = importlib.import_module("minitf." + value["module"].split(".")[1])
+    except ImportError:
+        return value
+    cls = getattr(family, str(value.get("class_name")), None)
+    if not isinstance(cls, type):
+        return value
+    params = inspect.signature(cls.__init__).parameters
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return value
+    inner = {k: v for k, v in value["config"].items() if v is not None or k in params}
+    return dict(value, config=inner)
 
 
 def _find_class(entry, custom_objects):
