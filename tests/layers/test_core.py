@@ -43,3 +43,24 @@ def test_activation_and_lambda():
     lam = layers.Lambda(lambda t, k: t * k, arguments={"k": 3.0})
     np.testing.assert_allclose(lam(x).numpy(), [[-3.0, 6.0]])
     assert lam.weights == []
+
+
+def test_lambda_output_shape_mask_and_config():
+    lam = layers.Lambda(lambda t: tf.concat([t, t], axis=-1), output_shape=(6,))
+    assert lam.compute_output_shape((4, 3)).as_list() == [4, 6]
+    by_fn = layers.Lambda(tf.square, output_shape=lambda s: (s[0], 1))
+    assert tuple(by_fn.compute_output_shape((5, 2))) == (5, 1)
+    masked = layers.Lambda(tf.square, mask=lambda x, m: m)
+    assert masked.compute_mask(None, "m") == "m"
+    config = layers.Lambda(lambda t, k=2: t * k, arguments={"k": 3}).get_config()
+    assert config["function"]["class_name"] == "__lambda__"
+    assert config["function"]["config"]["defaults"] == (2,)
+    assert config["arguments"] == {"k": 3}
+    with pytest.raises(ValueError, match="safe_mode"):
+        layers.Lambda.from_config(config)
+    seen = []
+    copy = layers.Lambda.from_config(config, safe_mode=False)
+    np.testing.assert_allclose(copy(tf.constant([1.0, 2.0])).numpy(), [3.0, 6.0])
+    passes_training = layers.Lambda(lambda t, training=None: seen.append(training) or t)
+    passes_training(tf.constant([1.0]), training=True)
+    assert seen == [True]
