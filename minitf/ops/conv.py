@@ -92,9 +92,13 @@ def _normalize_padding(padding, op_name, data_format="NHWC", allow_explicit=True
     return "EXPLICIT", (tuple(hw[0]), tuple(hw[1]))
 
 
-# Above this fraction of non-padding filter reads, im2col's single large GEMM wins (measured on
-# 2 cores: at 64% the rectangles are 1.2-1.5x faster, at 84% about even).
-_TAP_RECTANGLE_MAX_VALID = 0.75
+# When the tap-rectangle path replaces im2col (see _Geometry.use_tap_rectangles); measured on 2
+# cores with 64-256 channels. At 64% real reads the rectangles are 1.2-1.5x faster in all three
+# passes; at 84% (5x5 'same', stride 2, 14x14) only the input gradient gains (1.2x), and the
+# forward loses the patch matrix its filter gradient would reuse.
+_TAP_RECTANGLE_MAX_SHARE = 0.75
+_TAP_RECTANGLE_MAX_SHARE_STRIDED_INPUT_GRAD = 0.95
+_TAP_RECTANGLE_MIN_CHANNELS = 16
 
 
 class _Geometry:
@@ -130,36 +134,51 @@ class _Geometry:
             for b in range(self.kw):
                 yield a, b, self.tap_slice(a, b)
 
-    def _valid_outputs(self, tap, dilation, pad_before, size, out):
-        """Output range [q0, q1) whose input index q + tap*dilation - pad_before lies inside
-        [0, size), for stride 1; and that offset."""
-        offset = tap * dilation - pad_before
-        return max(0, -offset), min(out, size - offset), offset
+    @staticmethod
+    def _tap_reach(tap, dilation, pad_before, stride, size, out):
+        """Where one filter tap reads along one axis: (phase, shift, q0, q1).
+
+        Output q reads input q*stride + tap*dilation - pad_before = (q + shift)*stride + phase,
+        i.e. row q + shift of the phase's sub-grid (inputs phase, phase + stride, ...); it is
+        inside the image for q in [q0, q1).
+        """
+        phase = (tap * dilation - pad_before) % stride
+        shift = (tap * dilation - pad_before - phase) // stride
+        rows_in_phase = -(-(size - phase) // stride)
+        return phase, shift, max(0, -shift), min(out, rows_in_phase - shift)
 
     def tap_rectangles(self):
-        """(a, b, out_rows, out_cols, row_offset, col_offset) of each filter tap that reads any
-        unpadded input (stride 1 only): the tap maps output (q, r) to input (q + row_offset,
-        r + col_offset) for q in out_rows and r in out_cols, and reads padding elsewhere."""
+        """(a, b, out_rows, out_cols, phase, shift) of every filter tap that reads any unpadded
+        input. Tap (a, b) maps output (q, r), for q in out_rows and r in out_cols, to element
+        (q + shift[0], r + shift[1]) of the phase sub-grid x[phase[0]::sh, phase[1]::sw]; all
+        its other reads are padding."""
         for a in range(self.kh):
-            q0, q1, da = self._valid_outputs(a, self.dh, self.pt, self.h, self.oh)
+            pa, da, q0, q1 = self._tap_reach(a, self.dh, self.pt, self.sh, self.h, self.oh)
             for b in range(self.kw):
-                r0, r1, db = self._valid_outputs(b, self.dw, self.pl, self.w, self.ow)
+                pb, db, r0, r1 = self._tap_reach(b, self.dw, self.pl, self.sw, self.w, self.ow)
                 if q0 < q1 and r0 < r1:
-                    yield a, b, slice(q0, q1), slice(r0, r1), da, db
+                    yield a, b, slice(q0, q1), slice(r0, r1), (pa, pb), (da, db)
 
-    @property
-    def use_tap_rectangles(self):
-        """Whether to skip the padding by computing each tap on its valid rectangle only.
+    def _real_read_share(self):
+        """The share of the filter's reads, over all outputs, that land inside the image."""
+        valid = sum((q.stop - q.start) * (r.stop - r.start) for _, _, q, r, _, _ in self.tap_rectangles())
+        return valid / (self.kh * self.kw * self.oh * self.ow)
 
-        im2col multiplies every padded zero; on small feature maps with large filters (the
-        DCGAN generator's 5x5 'same' convolution at 7x7 reads 36% zeros) computing each tap's
-        rectangle is faster despite the smaller GEMMs. Strided convolutions keep im2col.
+    def use_tap_rectangles(self, in_channels, out_channels, input_gradient=False):
+        """Whether a pass should compute each tap on its valid rectangle instead of im2col.
+
+        im2col multiplies every padded zero: on small maps with large filters (the DCGAN
+        generator's 5x5 'same' convolution at 7x7 reads 36% zeros) the rectangles win despite
+        their smaller GEMMs. The input gradient of a strided convolution gains even at a few
+        percent of padding, since it adds each tap into a dense phase grid instead of a strided
+        view. Few channels make the per-tap GEMMs too thin, so those keep im2col.
         """
-        if self.sh != 1 or self.sw != 1 or not self.has_pad:
+        if not self.has_pad or min(in_channels, out_channels) < _TAP_RECTANGLE_MIN_CHANNELS:
             return False
-        valid = sum((q.stop - q.start) * (r.stop - r.start)
-                    for _, _, q, r, _, _ in self.tap_rectangles())
-        return valid < _TAP_RECTANGLE_MAX_VALID * self.kh * self.kw * self.oh * self.ow
+        strided = (self.sh, self.sw) != (1, 1)
+        limit = _TAP_RECTANGLE_MAX_SHARE_STRIDED_INPUT_GRAD if input_gradient and strided else \
+            _TAP_RECTANGLE_MAX_SHARE
+        return self._real_read_share() < limit
 
 
 def _pad(v, geo, fill=0):
@@ -221,7 +240,7 @@ def _check_float_same(x, w, op_name):
 # -- Conv2D and its two adjoints ----------------------------------------------------------------
 
 def _conv2d_raw(x, w, geo, keep_cols=None):
-    if geo.use_tap_rectangles:
+    if geo.use_tap_rectangles(w.shape[2], w.shape[3]):
         if keep_cols is not None:
             keep_cols.append(None)
         return _conv2d_rect(x, w, geo)
@@ -247,7 +266,7 @@ def _conv2d_nhwc(x, w, geo):
 
 def _backprop_input_raw(w, g, geo):
     """dx = sum over taps of dy @ w[a, b]^T, accumulated in place into a padded buffer."""
-    if geo.use_tap_rectangles:
+    if geo.use_tap_rectangles(w.shape[2], w.shape[3], input_gradient=True):
         return _backprop_input_rect(w, g, geo)
     xp = array_module(g)
     kh, kw, c, f = w.shape
@@ -280,7 +299,7 @@ def xp_contig(v):
 def _conv2d_backprop_filter(x, g, geo, cols=None):
     """Conv2DBackpropFilter: patches^T @ dy, reusing the forward's patch matrix when given."""
     f = g._value.shape[-1]
-    if geo.use_tap_rectangles:
+    if cols is None and geo.use_tap_rectangles(x._value.shape[3], f):
         dw = _backprop_filter_rect(x._value, g._value, geo)
     else:
         if cols is None:
@@ -295,10 +314,11 @@ def _conv2d_backprop_filter(x, g, geo, cols=None):
     return dw
 
 
-# -- stride-1 convolution tap by tap on the valid rectangles (no padded zeros multiplied) --------
+# -- convolution tap by tap on the valid rectangles (no padded zeros multiplied) --------------
 # Arrays are moved to [H, W, N, C] order first: with the batch inside each position, the
 # positions of any rectangle form a stack of contiguous matrices, one per row, so each tap is
-# one batched GEMM on a view.
+# one batched GEMM on a view. A strided convolution is split into stride-1 problems on the
+# phase sub-grids x[i::sh, j::sw], each made contiguous once.
 
 def _hwnc(v):
     """A contiguous [H, W, N, C] copy of an [N, H, W, C] array."""
@@ -310,20 +330,38 @@ def _nhwc_from(vt):
     return array_module(vt).ascontiguousarray(vt.transpose(2, 0, 1, 3))
 
 
-def _rect(vt, rows, cols, row_offset=0, col_offset=0):
-    """Rows x cols (shifted by the offsets) of an HWNC array, as a [rows, cols*N, C] view."""
-    block = vt[rows.start + row_offset:rows.stop + row_offset, cols.start + col_offset:cols.stop + col_offset]
+class _PhaseGrids:
+    """The phase sub-grids of an HWNC array, each made contiguous when first asked for."""
+
+    def __init__(self, vt, geo):
+        self.vt, self.geo, self.grids = vt, geo, {}
+
+    def rect(self, phase, rows, cols, shift):
+        """Rows x cols of the phase's sub-grid, moved by `shift`, as a [rows, cols*N, C] view."""
+        grid = self.grids.get(phase)
+        if grid is None:
+            grid = self.vt
+            if (self.geo.sh, self.geo.sw) != (1, 1):
+                grid = array_module(grid).ascontiguousarray(grid[phase[0]::self.geo.sh, phase[1]::self.geo.sw])
+            self.grids[phase] = grid
+        block = grid[rows.start + shift[0]:rows.stop + shift[0], cols.start + shift[1]:cols.stop + shift[1]]
+        return block.reshape(block.shape[0], -1, block.shape[3])
+
+
+def _out_rect(vt, rows, cols):
+    """Rows x cols of an HWNC array as a [rows, cols*N, C] view."""
+    block = vt[rows, cols]
     return block.reshape(block.shape[0], -1, block.shape[3])
 
 
 def _conv2d_rect(x, w, geo):
     """Conv2D where each tap multiplies only the inputs it reads inside the unpadded image."""
     xp = array_module(x)
-    xt = _hwnc(x)
+    grids = _PhaseGrids(_hwnc(x), geo)
     yt = xp.zeros((geo.oh, geo.ow, geo.n, w.shape[3]), dtype=x.dtype)
-    for a, b, rows, cols, da, db in geo.tap_rectangles():
+    for a, b, rows, cols, phase, shift in geo.tap_rectangles():
         target = yt[rows, cols]
-        target += xp.matmul(_rect(xt, rows, cols, da, db), w[a, b]).reshape(target.shape)
+        target += xp.matmul(grids.rect(phase, rows, cols, shift), w[a, b]).reshape(target.shape)
     return _nhwc_from(yt)
 
 
@@ -332,20 +370,28 @@ def _backprop_input_rect(w, g, geo):
     xp = array_module(g)
     gt = _hwnc(g)
     dxt = xp.zeros((geo.h, geo.w, geo.n, w.shape[2]), dtype=g.dtype)
-    for a, b, rows, cols, da, db in geo.tap_rectangles():
-        target = dxt[rows.start + da:rows.stop + da, cols.start + db:cols.stop + db]
-        target += xp.matmul(_rect(gt, rows, cols), w[a, b].T).reshape(target.shape)
+    strided = (geo.sh, geo.sw) != (1, 1)
+    grids = {}  # phase -> its gradient sub-grid (dxt itself when not strided)
+    for a, b, rows, cols, phase, shift in geo.tap_rectangles():
+        grid = grids.get(phase)
+        if grid is None:
+            grid = grids[phase] = xp.zeros_like(dxt[phase[0]::geo.sh, phase[1]::geo.sw]) if strided else dxt
+        target = grid[rows.start + shift[0]:rows.stop + shift[0], cols.start + shift[1]:cols.stop + shift[1]]
+        target += xp.matmul(_out_rect(gt, rows, cols), w[a, b].T).reshape(target.shape)
+    if strided:
+        for phase, grid in grids.items():
+            dxt[phase[0]::geo.sh, phase[1]::geo.sw] = grid
     return _nhwc_from(dxt)
 
 
 def _backprop_filter_rect(x, g, geo):
     """Conv2DBackpropFilter by tap rectangles: dw[a, b] = inputs read by the tap ^T @ dy there."""
     xp = array_module(x)
-    xt, gt = _hwnc(x), _hwnc(g)
+    grids, gt = _PhaseGrids(_hwnc(x), geo), _hwnc(g)
     dw = xp.zeros((geo.kh, geo.kw, x.shape[3], g.shape[3]), dtype=x.dtype)
-    for a, b, rows, cols, da, db in geo.tap_rectangles():
-        per_row = xp.matmul(_rect(xt, rows, cols, da, db).transpose(0, 2, 1), _rect(gt, rows, cols))
-        dw[a, b] = per_row.sum(axis=0)
+    for a, b, rows, cols, phase, shift in geo.tap_rectangles():
+        inputs = grids.rect(phase, rows, cols, shift)
+        dw[a, b] = xp.matmul(inputs.transpose(0, 2, 1), _out_rect(gt, rows, cols)).sum(axis=0)
     return dw
 
 

@@ -6,18 +6,23 @@ import minitf as tf
 from minitf.gradient_checker import assert_gradients_close
 from minitf.ops import conv
 
-GEOMETRIES = [  # input shape, filter shape, padding, dilations
+GEOMETRIES = [  # input shape, filter shape, padding, dilations, strides
     ((2, 7, 7, 3), (5, 5, 3, 4), "SAME", 1),
     ((1, 4, 6, 2), (3, 5, 2, 3), "SAME", 1),
     ((3, 5, 5, 2), (4, 4, 2, 2), "SAME", 1),            # even filter: asymmetric padding
     ((2, 6, 5, 2), (3, 3, 2, 3), "SAME", 2),            # dilated
     ((2, 5, 6, 1), (3, 2, 1, 2), [[0, 0], [2, 0], [1, 3], [0, 0]], 1),
     ((1, 3, 3, 2), (5, 5, 2, 2), [[0, 0], [4, 4], [4, 4], [0, 0]], 1),  # filter larger than the image
+    ((2, 8, 8, 2), (5, 5, 2, 3), "SAME", 1, 2),         # strided: phase sub-grids
+    ((2, 7, 9, 2), (3, 4, 2, 2), "SAME", 1, (3, 2)),    # odd sizes, unequal strides
+    ((1, 9, 8, 2), (3, 3, 2, 2), [[0, 0], [1, 2], [3, 0], [0, 0]], 2, (2, 3)),  # dilated and strided
 ]
 
 
 def _force(monkeypatch, on):
-    monkeypatch.setattr(conv, "_TAP_RECTANGLE_MAX_VALID", 1.01 if on else 0.0)
+    for limit in ("_TAP_RECTANGLE_MAX_SHARE", "_TAP_RECTANGLE_MAX_SHARE_STRIDED_INPUT_GRAD"):
+        monkeypatch.setattr(conv, limit, 1.01 if on else 0.0)
+    monkeypatch.setattr(conv, "_TAP_RECTANGLE_MIN_CHANNELS", 1)
 
 
 def _values(x_shape, w_shape, seed=0):
@@ -27,28 +32,36 @@ def _values(x_shape, w_shape, seed=0):
     return x, w
 
 
-@pytest.mark.parametrize("x_shape, w_shape, padding, dilations", GEOMETRIES)
-def test_rectangles_match_im2col_forward_and_gradients(monkeypatch, x_shape, w_shape, padding, dilations):
+def _case(geometry):
+    x_shape, w_shape, padding, dilations, strides = (geometry + (1,))[:5]
+    return x_shape, w_shape, padding, dilations, strides
+
+
+@pytest.mark.parametrize("geometry", GEOMETRIES)
+def test_rectangles_match_im2col_forward_and_gradients(monkeypatch, geometry):
+    x_shape, w_shape, padding, dilations, strides = _case(geometry)
     x, w = _values(x_shape, w_shape)
     results = []
     for on in (False, True):
         _force(monkeypatch, on)
-        geo = conv._conv_geometry(x.shape, w.shape, 1, padding, "NHWC", dilations, "Conv2D")
-        assert geo.use_tap_rectangles == on
+        geo = conv._conv_geometry(x.shape, w.shape, strides, padding, "NHWC", dilations, "Conv2D")
+        assert geo.use_tap_rectangles(w.shape[2], w.shape[3]) == on
         with tf.GradientTape() as tape:
             tape.watch([x, w])
-            y = tf.nn.conv2d(x, w, 1, padding, dilations=dilations)
+            y = tf.nn.conv2d(x, w, strides, padding, dilations=dilations)
             loss = tf.reduce_sum(y * tf.sin(y))
         results.append([y.numpy()] + [g.numpy() for g in tape.gradient(loss, [x, w])])
     for im2col, rect in zip(*results):
         np.testing.assert_allclose(rect, im2col, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("x_shape, w_shape, padding, dilations", GEOMETRIES[:4])
-def test_rectangle_path_gradients_match_finite_differences(monkeypatch, x_shape, w_shape, padding, dilations):
+@pytest.mark.parametrize("geometry", GEOMETRIES[:4] + GEOMETRIES[-2:])
+def test_rectangle_path_gradients_match_finite_differences(monkeypatch, geometry):
     _force(monkeypatch, True)
+    x_shape, w_shape, padding, dilations, strides = _case(geometry)
     x, w = _values(x_shape, w_shape, seed=1)
-    assert_gradients_close(lambda a, b: tf.nn.conv2d(a, b, 1, padding, dilations=dilations), [x, w], order=2)
+    assert_gradients_close(lambda a, b: tf.nn.conv2d(a, b, strides, padding, dilations=dilations), [x, w],
+                           order=2)
 
 
 def test_transposed_convolution_uses_rectangles_and_matches(monkeypatch):
@@ -68,9 +81,13 @@ def test_transposed_convolution_uses_rectangles_and_matches(monkeypatch):
 
 
 def test_choice_follows_the_share_of_padding_read():
-    def wanted(x_shape, w_shape, padding, strides=1):
-        return conv._conv_geometry(x_shape, w_shape, strides, padding, "NHWC", 1, "Conv2D").use_tap_rectangles
+    def wanted(x_shape, w_shape, padding, strides=1, input_gradient=False):
+        geo = conv._conv_geometry(x_shape, w_shape, strides, padding, "NHWC", 1, "Conv2D")
+        return geo.use_tap_rectangles(w_shape[2], w_shape[3], input_gradient)
     assert wanted((64, 7, 7, 256), (5, 5, 256, 128), "SAME")        # 64% of reads are real inputs
     assert not wanted((64, 26, 26, 32), (3, 3, 32, 64), "VALID")    # no padding at all
-    assert not wanted((1, 128, 128, 3), (3, 3, 3, 32), "SAME")      # a thin border of padding
-    assert not wanted((64, 14, 14, 64), (5, 5, 64, 128), "SAME", strides=2)  # strided: im2col
+    assert not wanted((1, 128, 128, 32), (3, 3, 32, 32), "SAME")    # a thin border of padding
+    assert not wanted((64, 7, 7, 1), (5, 5, 1, 64), "SAME")         # one channel: GEMMs too thin
+    # strided 5x5 'same' at 14x14 reads 84% real inputs: only its input gradient switches
+    assert not wanted((64, 14, 14, 64), (5, 5, 64, 128), "SAME", strides=2)
+    assert wanted((64, 14, 14, 64), (5, 5, 64, 128), "SAME", strides=2, input_gradient=True)
