@@ -7,7 +7,7 @@ _SUBMODULES = {
     "initializers": "minitf.initializers", "regularizers": "minitf.regularizers",
     "constraints": "minitf.constraints", "callbacks": "minitf.callbacks",
     "datasets": "minitf.datasets", "utils": "minitf.utils", "applications": "minitf.applications",
-    "backend": "minitf.keras.backend",
+    "backend": "minitf.keras.backend", "config": "minitf.keras.config",
 }
 _NAMES = {
     "Model": ("minitf.models", "Model"), "Sequential": ("minitf.models", "Sequential"),

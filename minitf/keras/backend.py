@@ -27,8 +27,17 @@ def set_epsilon(value):
 
 
 def image_data_format():
-    """'channels_last': the only layout minitf's layers use."""
+    """The layout conv and pooling layers assume when data_format=None ('channels_last')."""
     return _settings["image_data_format"]
+
+
+def set_image_data_format(data_format):
+    """Set the default layout of conv and pooling layers: 'channels_last' or 'channels_first'."""
+    value = str(data_format).lower()
+    if value not in ("channels_last", "channels_first"):
+        raise ValueError(f"The `data_format` argument must be one of {{'channels_first', 'channels_last'}}. "
+                         f"Received: data_format={data_format!r}")
+    _settings["image_data_format"] = value
 
 
 def clear_session():

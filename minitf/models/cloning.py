@@ -7,8 +7,9 @@ __all__ = ["clone_model"]
 
 def _clone_layer(layer):
     """A new layer from the layer's config (nested models and Lambda layers included)."""
-    from minitf.models.serialization import deserialize_layer, serialize_layer
-    return deserialize_layer(serialize_layer(layer))
+    from minitf.models.serialization import deserialize_layer, keeping_callables, serialize_layer
+    with keeping_callables():
+        return deserialize_layer(serialize_layer(layer))
 
 
 def _as_input_list(input_tensors, expected):

@@ -6,15 +6,17 @@ A functional config lists every layer once, in graph order, as
 in this model) mirrors the structure of the call's first argument, with every symbolic tensor
 written as `[layer_name, node_index, tensor_index, call_kwargs]`; `node_index` counts that
 layer's calls inside this model, `tensor_index` its flattened outputs. `input_layers` and
-`output_layers` hold `[layer_name, node_index, tensor_index]` triples. Lambda layers keep their
-Python function object in the config, so configs round-trip within one process only when a
-model contains Lambda layers (Keras writes the function's bytecode instead).
+`output_layers` hold `[layer_name, node_index, tensor_index]` triples. Lambda layers write
+their function as Keras does (a name, or a lambda's bytecode that loads only outside safe
+mode); `clone_model` keeps the callables themselves (`keeping_callables`).
 `from_config` also reads Keras 3's node layout ({'args', 'kwargs'} with '__keras_tensor__'
 entries), though Keras 3 layer configs themselves (DTypePolicy dicts, ...) are not translated.
 """
+import contextlib
 import inspect
+import threading
 
-__all__ = ["serialize_layer", "deserialize_layer", "functional_config",
+__all__ = ["keeping_callables", "serialize_layer", "deserialize_layer", "functional_config",
            "functional_from_config", "sequential_config", "sequential_from_config",
            "subclassed_config"]
 
@@ -30,15 +32,33 @@ def _class_name(layer):
     return type(layer).__name__
 
 
+_IN_PROCESS = threading.local()
+
+
+@contextlib.contextmanager
+def keeping_callables():
+    """Within this block, Lambda layers' configs hold their Python callables themselves.
+
+    `clone_model` copies layers inside one process, where the functions already exist; a
+    written config names a function or holds a lambda's bytecode instead (see `Lambda`).
+    """
+    previous = getattr(_IN_PROCESS, "on", False)
+    _IN_PROCESS.on = True
+    try:
+        yield
+    finally:
+        _IN_PROCESS.on = previous
+
+
 def serialize_layer(layer):
     """{'class_name', 'config'} for one layer (nested models give their full config)."""
     from minitf.layers.core import Lambda
     config = layer.get_config()
-    if isinstance(layer, Lambda):
-        # minitf's Lambda config names its function only; keep the callable (in-process).
+    if isinstance(layer, Lambda) and getattr(_IN_PROCESS, "on", False):
         config = dict(config, function=layer.function, arguments=dict(layer.arguments))
-        if layer._output_shape is not None:
-            config["output_shape"] = layer._output_shape
+        for key, value in (("output_shape", layer._output_shape), ("mask", layer.mask)):
+            if value is not None:
+                config[key] = value
     return {"class_name": _class_name(layer), "config": config}
 
 
@@ -58,19 +78,13 @@ def _layer_classes(custom_objects):
 def deserialize_layer(entry, custom_objects=None):
     """A new layer from `serialize_layer`'s output; custom classes come from `custom_objects`."""
     from minitf.layers.base import _accepts_kwarg
-    from minitf.models.model import Model
     name = entry.get("class_name")
     cls = _layer_classes(custom_objects).get(name)
     if cls is None:
         raise ValueError(f"Unknown layer: {name!r}. Please ensure you are passing the class "
                          f"in `custom_objects` when it is a custom layer or model.")
     config = dict(entry.get("config") or {})
-    if name == "Lambda" and not callable(config.get("function")):
-        raise ValueError(f"Cannot rebuild Lambda layer {config.get('name')!r}: its config names "
-                         f"the function {config.get('function')!r} but does not hold it. "
-                         f"minitf round-trips Lambda layers only within one process.")
-    if isinstance(cls, type) and issubclass(cls, Model) and \
-            _accepts_kwarg(cls.from_config, "custom_objects"):
+    if _accepts_kwarg(cls.from_config, "custom_objects"):  # models, Lambda
         return cls.from_config(config, custom_objects=custom_objects)
     return cls.from_config(config)
 

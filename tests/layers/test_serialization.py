@@ -134,7 +134,9 @@ def test_unsafe_scope_and_global_switch(restore_safe_mode):
 
 def test_sequential_with_named_lambda_round_trips_through_model_config():
     model = tf.keras.Sequential([tf.keras.Input((2,)), layers.Lambda(plus_offset), layers.Dense(1)])
-    copy = tf.keras.Sequential.from_config(model.get_config())
+    with pytest.raises(TypeError, match="plus_offset"):   # Keras also needs custom_objects here
+        tf.keras.Sequential.from_config(model.get_config())
+    copy = tf.keras.Sequential.from_config(model.get_config(), custom_objects={"plus_offset": plus_offset})
     lam = copy.layers[0]
     assert isinstance(lam, layers.Lambda) and lam.function is plus_offset
     assert copy(np.ones((3, 2), "float32")).shape.as_list() == [3, 1]

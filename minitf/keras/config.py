@@ -1,0 +1,7 @@
+"""tf.keras.config: Keras' global settings in one place (re-exports only)."""
+from minitf.keras.backend import (epsilon, floatx, image_data_format, set_epsilon, set_floatx,
+                                  set_image_data_format)
+from minitf.layers.serialization import enable_unsafe_deserialization
+
+__all__ = ["epsilon", "floatx", "image_data_format", "set_epsilon", "set_floatx",
+           "set_image_data_format", "enable_unsafe_deserialization"]
