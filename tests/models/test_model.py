@@ -34,8 +34,10 @@ def test_subclassed_model_tracking_training_flag_and_checkpoint_names():
     x = x32(3, 5)
     a, b = m(x).numpy(), m(x, training=False).numpy()
     np.testing.assert_array_equal(a, b)
-    dropped = m(np.ones((64, 5), "float32"), training=True).numpy()
-    full = m(np.ones((64, 5), "float32")).numpy()
+    # rows of +1 and -1: every relu unit is active on one of them, whatever the initial kernel
+    signs = np.repeat(np.array([[1.0], [-1.0]], "float32"), 32, axis=0) * np.ones((1, 5), "float32")
+    dropped = m(signs, training=True).numpy()
+    full = m(signs).numpy()
     assert not np.allclose(dropped, full)  # dropout reached the inner layer
     assert [v.name for v in m.trainable_variables] == [
         "mlp/dense/kernel:0", "mlp/dense/bias:0", "mlp/dense_1/kernel:0", "mlp/dense_1/bias:0"]
