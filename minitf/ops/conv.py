@@ -1,7 +1,9 @@
 """Convolution and pooling (tf.nn): conv1d/conv2d, transposed and depthwise convolution, pools.
 
 Layout is NHWC (NCHW inputs are transposed to NHWC and back). Convolution is im2col on a strided
-view of the padded input plus one BLAS GEMM. The three linear maps of a convolution,
+view of the padded input plus one BLAS GEMM; on the CPU, passes that would mostly multiply
+padding compute each filter tap on its valid rectangle instead (see `_Geometry.use_tap_rectangles`).
+The three linear maps of a convolution,
     Conv2D(x, w) -> y,  Conv2DBackpropInput(w, dy) -> dx,  Conv2DBackpropFilter(x, dy) -> dw,
 are adjoint pieces of one trilinear form <conv(x, w), dy>, so each one's gradient is built from
 the other two: any order of derivative works with no extra code. Depthwise convolution and the
@@ -240,7 +242,7 @@ def _check_float_same(x, w, op_name):
 # -- Conv2D and its two adjoints ----------------------------------------------------------------
 
 def _conv2d_raw(x, w, geo, keep_cols=None):
-    if geo.use_tap_rectangles(w.shape[2], w.shape[3]):
+    if _on_cpu(x) and geo.use_tap_rectangles(w.shape[2], w.shape[3]):
         if keep_cols is not None:
             keep_cols.append(None)
         return _conv2d_rect(x, w, geo)
@@ -266,7 +268,7 @@ def _conv2d_nhwc(x, w, geo):
 
 def _backprop_input_raw(w, g, geo):
     """dx = sum over taps of dy @ w[a, b]^T, accumulated in place into a padded buffer."""
-    if geo.use_tap_rectangles(w.shape[2], w.shape[3], input_gradient=True):
+    if _on_cpu(g) and geo.use_tap_rectangles(w.shape[2], w.shape[3], input_gradient=True):
         return _backprop_input_rect(w, g, geo)
     xp = array_module(g)
     kh, kw, c, f = w.shape
@@ -299,7 +301,7 @@ def xp_contig(v):
 def _conv2d_backprop_filter(x, g, geo, cols=None):
     """Conv2DBackpropFilter: patches^T @ dy, reusing the forward's patch matrix when given."""
     f = g._value.shape[-1]
-    if cols is None and geo.use_tap_rectangles(x._value.shape[3], f):
+    if cols is None and _on_cpu(x._value) and geo.use_tap_rectangles(x._value.shape[3], f):
         dw = _backprop_filter_rect(x._value, g._value, geo)
     else:
         if cols is None:
@@ -319,6 +321,12 @@ def _conv2d_backprop_filter(x, g, geo, cols=None):
 # positions of any rectangle form a stack of contiguous matrices, one per row, so each tap is
 # one batched GEMM on a view. A strided convolution is split into stride-1 problems on the
 # phase sub-grids x[i::sh, j::sw], each made contiguous once.
+
+def _on_cpu(v):
+    """Tap rectangles are tuned for CPU BLAS; on a GPU the many small GEMMs would each pay a
+    kernel launch, so im2col's single GEMM stays."""
+    return array_module(v) is np
+
 
 def _hwnc(v):
     """A contiguous [H, W, N, C] copy of an [N, H, W, C] array."""
