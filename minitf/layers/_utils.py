@@ -48,8 +48,16 @@ def regularizer(identifier):
     return regularizers.get(identifier)
 
 
+def constraint(identifier):
+    """The constraint object for a name, dict or callable (None stays None)."""
+    if identifier is None:
+        return None
+    from minitf import constraints
+    return constraints.get(identifier)
+
+
 def serialize(obj, module_name):
-    """Config form of an activation/initializer/regularizer, via its module's `serialize`."""
+    """Config form of an activation/initializer/regularizer/constraint, via its module's `serialize`."""
     if obj is None:
         return None
     import importlib

@@ -105,8 +105,8 @@ class _Conv(Layer):
         self.bias_initializer = U.initializer(bias_initializer)
         self.kernel_regularizer = U.regularizer(kernel_regularizer)
         self.bias_regularizer = U.regularizer(bias_regularizer)
-        self.kernel_constraint = kernel_constraint
-        self.bias_constraint = bias_constraint
+        self.kernel_constraint = U.constraint(kernel_constraint)
+        self.bias_constraint = U.constraint(bias_constraint)
         self.input_spec = InputSpec(min_ndim=n + 2)
 
     @property
@@ -212,7 +212,8 @@ class _Conv(Layer):
             "bias_initializer": U.serialize(self.bias_initializer, "initializers"),
             "kernel_regularizer": U.serialize(self.kernel_regularizer, "regularizers"),
             "bias_regularizer": U.serialize(self.bias_regularizer, "regularizers"),
-            "kernel_constraint": self.kernel_constraint, "bias_constraint": self.bias_constraint,
+            "kernel_constraint": U.serialize(self.kernel_constraint, "constraints"),
+            "bias_constraint": U.serialize(self.bias_constraint, "constraints"),
         })
         return config
 
@@ -317,7 +318,7 @@ class DepthwiseConv2D(Conv2D):
         self.depth_multiplier = int(depth_multiplier)
         self.depthwise_initializer = U.initializer(depthwise_initializer)
         self.depthwise_regularizer = U.regularizer(depthwise_regularizer)
-        self.depthwise_constraint = depthwise_constraint
+        self.depthwise_constraint = U.constraint(depthwise_constraint)
 
     def build(self, input_shape):
         channels = self._channels(input_shape)
@@ -375,8 +376,8 @@ class SeparableConv2D(Conv2D):
         self.pointwise_initializer = U.initializer(pointwise_initializer)
         self.depthwise_regularizer = U.regularizer(depthwise_regularizer)
         self.pointwise_regularizer = U.regularizer(pointwise_regularizer)
-        self.depthwise_constraint = depthwise_constraint
-        self.pointwise_constraint = pointwise_constraint
+        self.depthwise_constraint = U.constraint(depthwise_constraint)
+        self.pointwise_constraint = U.constraint(pointwise_constraint)
 
     def build(self, input_shape):
         channels = self._channels(input_shape)

@@ -6,14 +6,6 @@ from minitf.tensor_shape import TensorShape
 __all__ = ["Dense", "Activation", "Lambda"]
 
 
-def _constraint(identifier):
-    """A constraint object from a name, config dict or callable (None stays None)."""
-    if identifier is None:
-        return None
-    from minitf import constraints
-    return constraints.get(identifier)
-
-
 class Dense(Layer):
     """`activation(inputs @ kernel + bias)`, applied on the last axis of the inputs."""
 
@@ -32,8 +24,8 @@ class Dense(Layer):
         self.bias_initializer = U.initializer(bias_initializer)
         self.kernel_regularizer = U.regularizer(kernel_regularizer)
         self.bias_regularizer = U.regularizer(bias_regularizer)
-        self.kernel_constraint = _constraint(kernel_constraint)
-        self.bias_constraint = _constraint(bias_constraint)
+        self.kernel_constraint = U.constraint(kernel_constraint)
+        self.bias_constraint = U.constraint(bias_constraint)
         self.input_spec = InputSpec(min_ndim=2)
 
     def build(self, input_shape):

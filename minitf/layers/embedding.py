@@ -24,7 +24,7 @@ class Embedding(Layer):
         self.output_dim = int(output_dim)
         self.embeddings_initializer = U.initializer(embeddings_initializer)
         self.embeddings_regularizer = U.regularizer(embeddings_regularizer)
-        self.embeddings_constraint = embeddings_constraint
+        self.embeddings_constraint = U.constraint(embeddings_constraint)
         self.mask_zero = mask_zero
         self.input_length = input_length
 

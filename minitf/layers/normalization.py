@@ -55,8 +55,8 @@ class BatchNormalization(Layer):
         self.moving_variance_initializer = U.initializer(moving_variance_initializer)
         self.beta_regularizer = U.regularizer(beta_regularizer)
         self.gamma_regularizer = U.regularizer(gamma_regularizer)
-        self.beta_constraint = beta_constraint
-        self.gamma_constraint = gamma_constraint
+        self.beta_constraint = U.constraint(beta_constraint)
+        self.gamma_constraint = U.constraint(gamma_constraint)
         self.synchronized = synchronized
 
     def build(self, input_shape):
@@ -148,8 +148,8 @@ class LayerNormalization(Layer):
         self.gamma_initializer = U.initializer(gamma_initializer)
         self.beta_regularizer = U.regularizer(beta_regularizer)
         self.gamma_regularizer = U.regularizer(gamma_regularizer)
-        self.beta_constraint = beta_constraint
-        self.gamma_constraint = gamma_constraint
+        self.beta_constraint = U.constraint(beta_constraint)
+        self.gamma_constraint = U.constraint(gamma_constraint)
 
     def build(self, input_shape):
         shape = TensorShape(input_shape)

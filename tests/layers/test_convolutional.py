@@ -77,3 +77,18 @@ def test_bad_arguments():
         layers.Conv2D(2, (3, 3, 3))
     with pytest.raises(ValueError, match="groups"):
         layers.Conv2D(3, 1, groups=2)
+
+
+def test_constraints_are_objects_and_round_trip_through_json_configs():
+    import json
+    import minitf as tf
+    layer = tf.keras.layers.Conv2D(2, 3, kernel_constraint="non_neg",
+                                   bias_constraint=tf.keras.constraints.MaxNorm(2.0))
+    assert isinstance(layer.kernel_constraint, tf.keras.constraints.NonNeg)
+    config = json.loads(json.dumps(layer.get_config()))
+    again = tf.keras.layers.Conv2D.from_config(config)
+    assert isinstance(again.kernel_constraint, tf.keras.constraints.NonNeg)
+    assert isinstance(again.bias_constraint, tf.keras.constraints.MaxNorm)
+    assert again.bias_constraint.get_config()["max_value"] == 2.0
+    assert isinstance(tf.keras.layers.BatchNormalization(beta_constraint="non_neg").beta_constraint,
+                      tf.keras.constraints.NonNeg)
