@@ -352,8 +352,8 @@ class _PhaseGrids:
             if (self.geo.sh, self.geo.sw) != (1, 1):
                 grid = array_module(grid).ascontiguousarray(grid[phase[0]::self.geo.sh, phase[1]::self.geo.sw])
             self.grids[phase] = grid
-        block = grid[rows.start + shift[0]:rows.stop + shift[0], cols.start + shift[1]:cols.stop + shift[1]]
-        return block.reshape(block.shape[0], -1, block.shape[3])
+        return _out_rect(grid, slice(rows.start + shift[0], rows.stop + shift[0]),
+                         slice(cols.start + shift[1], cols.stop + shift[1]))
 
 
 def _out_rect(vt, rows, cols):
