@@ -125,7 +125,7 @@ class GradientTape:
         self._recording = False
         self._records = []
         self._watched = set()
-        self._watched_variables = {}  # id -> variable, in first-access order
+        self._watched_variables = {}  # id -> variable
 
     # -- context -------------------------------------------------------------------------
     def __enter__(self):
@@ -173,8 +173,8 @@ class GradientTape:
             self._watched.add(variable._id)
 
     def watched_variables(self):
-        """The variables this tape watches, in the order they were first watched or read."""
-        return tuple(self._watched_variables.values())
+        """The variables this tape watches, in the order they were created (as TF lists them)."""
+        return tuple(self._watched_variables[i] for i in sorted(self._watched_variables))
 
     @contextlib.contextmanager
     def stop_recording(self):

@@ -89,13 +89,14 @@ def test_persistent_gradient_inside_context_is_recorded():
     assert float(g.gradient(dy, x)) == 12.0  # 6x
 
 
-def test_trainable_variables_watched_automatically_in_access_order():
+def test_trainable_variables_watched_automatically_listed_in_creation_order():
     a = tf.Variable(2.0, name="a")
     b = tf.Variable(3.0, name="b")
     frozen = tf.Variable(4.0, trainable=False)
     with tf.GradientTape() as g:
         y = b * a + frozen
-    assert [v.name for v in g.watched_variables()] == ["b:0", "a:0"]
+    # TF lists watched variables in creation order, not access order.
+    assert [v.name for v in g.watched_variables()] == ["a:0", "b:0"]
     ga, gb, gf = g.gradient(y, [a, b, frozen])
     assert float(ga) == 3.0 and float(gb) == 2.0 and gf is None
 
@@ -109,6 +110,23 @@ def test_watch_accessed_variables_false():
     ga, gb = g.gradient(y, [a, b])
     assert float(ga) == 4.0 and gb is None
     assert len(g.watched_variables()) == 1 and g.watched_variables()[0] is a
+
+
+def test_watched_variables_creation_order_with_explicit_watches():
+    a = tf.Variable(1.0, name="a")
+    b = tf.Variable(2.0, name="b")
+    c = tf.Variable(3.0, name="c", trainable=False)
+    d = tf.Variable(4.0, name="d")
+    with tf.GradientTape() as g:
+        g.watch(c)  # an explicit watch includes a non-trainable variable
+        y = d * b
+        g.watch(a)
+    assert [v.name for v in g.watched_variables()] == ["a:0", "b:0", "c:0", "d:0"]
+    with tf.GradientTape(watch_accessed_variables=False) as g:
+        g.watch(d)
+        g.watch(c)
+        g.watch(a)
+    assert [v.name for v in g.watched_variables()] == ["a:0", "c:0", "d:0"]
 
 
 def test_watch_nested_structures_and_rejects_others():
