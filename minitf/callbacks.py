@@ -547,7 +547,7 @@ class LearningRateScheduler(Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         if logs is not None:
-            logs["lr"] = _current_lr(self.model.optimizer)
+            logs["learning_rate"] = _current_lr(self.model.optimizer)
 
 
 class ReduceLROnPlateau(Callback):
@@ -593,7 +593,7 @@ class ReduceLROnPlateau(Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         logs = logs if logs is not None else {}
-        logs["lr"] = _current_lr(self.model.optimizer)
+        logs["learning_rate"] = _current_lr(self.model.optimizer)
         current = logs.get(self.monitor)
         if current is None:
             warnings.warn(f"Learning rate reduction is conditioned on metric `{self.monitor}` "
@@ -609,7 +609,7 @@ class ReduceLROnPlateau(Callback):
         elif not self.in_cooldown():
             self.wait += 1
             if self.wait >= self.patience:
-                old_lr = logs["lr"]
+                old_lr = logs["learning_rate"]
                 if old_lr > np.float32(self.min_lr):
                     new_lr = max(old_lr * self.factor, self.min_lr)
                     _set_lr(self.model.optimizer, new_lr)
@@ -621,7 +621,11 @@ class ReduceLROnPlateau(Callback):
 
 
 class CSVLogger(Callback):
-    """Write one CSV row per epoch: 'epoch' then the log keys in sorted order."""
+    """Write one CSV row per epoch: 'epoch' then the log keys in sorted order.
+
+    As in Keras, when the first epoch's logs hold no 'val_' key, a 'val_<key>' column is
+    added for every key (written as 'NA' until validation logs appear).
+    """
 
     def __init__(self, filename, separator=",", append=False):
         super().__init__()
@@ -649,6 +653,9 @@ class CSVLogger(Callback):
         logs = logs or {}
         if self.keys is None:
             self.keys = sorted(logs)
+            # Keras reserves val_ columns (filled with 'NA') when the first epoch has none.
+            if self.keys and not any(k.startswith("val_") for k in self.keys):
+                self.keys += [f"val_{k}" for k in self.keys]
         if self._writer is None:
             self._writer = csv.DictWriter(self._file, fieldnames=["epoch"] + self.keys,
                                           delimiter=self.sep)

@@ -231,13 +231,13 @@ def test_reduce_lr_on_plateau_changes_the_learning_rate():
         callbacks.ReduceLROnPlateau(factor=1.5)
 
 
-def test_reduce_lr_on_plateau_inside_fit_logs_lr():
+def test_reduce_lr_on_plateau_inside_fit_logs_learning_rate():
     x, y = _data()
     model = _model()
     feed = _Feed("val_loss", [1.0] * 4)
     reduce = callbacks.ReduceLROnPlateau(factor=0.1, patience=1)
     history = model.fit(x, y, epochs=4, verbose=0, callbacks=[feed, reduce])
-    np.testing.assert_allclose(history.history["lr"], [0.05, 0.05, 0.005, 0.0005], rtol=1e-5)
+    np.testing.assert_allclose(history.history["learning_rate"], [0.05, 0.05, 0.005, 0.0005], rtol=1e-5)
     # logs carry the rate the epoch ran with; the last reduction happens after it
     assert float(model.optimizer.learning_rate.numpy()) == pytest.approx(0.00005, rel=1e-5)
 
@@ -252,7 +252,8 @@ def test_learning_rate_scheduler_sets_the_rate_each_epoch():
     sched = callbacks.LearningRateScheduler(lambda epoch, lr: 0.1 / (epoch + 1))
     history = model.fit(x, y, epochs=3, verbose=0, callbacks=[sched, probe])
     np.testing.assert_allclose(seen, [0.1, 0.05, 0.1 / 3], rtol=1e-6)
-    np.testing.assert_allclose(history.history["lr"], seen, rtol=1e-6)
+    assert "lr" not in history.history  # Keras 3 logs the rate as "learning_rate"
+    np.testing.assert_allclose(history.history["learning_rate"], seen, rtol=1e-6)
     one_arg = callbacks.LearningRateScheduler(lambda epoch: 0.5 ** epoch)
     model.fit(x, y, epochs=2, verbose=0, callbacks=[one_arg])
     assert float(model.optimizer.learning_rate.numpy()) == pytest.approx(0.5)
@@ -277,7 +278,22 @@ def test_csv_logger_writes_header_and_rows_and_appends(tmp_path):
     assert len(rows) == 5 and rows[4][0] == "0"
     semi = tmp_path / "semi.csv"
     model.fit(x, y, epochs=1, verbose=0, callbacks=[callbacks.CSVLogger(str(semi), ";")])
-    assert open(semi).readline().strip() == "epoch;loss"
+    # without validation in the first epoch Keras still reserves val_ columns, filled with NA
+    semi_rows = list(csv.reader(open(semi), delimiter=";"))
+    assert semi_rows == [["epoch", "loss", "val_loss"], ["0", semi_rows[1][1], "NA"]]
+
+
+def test_csv_logger_columns_with_a_learning_rate_scheduler(tmp_path):
+    x, y = _data()
+    model = _model()
+    path = tmp_path / "log.csv"
+    model.fit(x, y, epochs=2, verbose=0,
+              callbacks=[callbacks.LearningRateScheduler(lambda epoch, lr: lr * 0.5),
+                         callbacks.CSVLogger(str(path))])
+    rows = list(csv.reader(open(path)))
+    assert rows[0] == ["epoch", "learning_rate", "loss", "val_learning_rate", "val_loss"]
+    assert [r[3:] for r in rows[1:]] == [["NA", "NA"], ["NA", "NA"]]
+    np.testing.assert_allclose([float(r[1]) for r in rows[1:]], [0.025, 0.0125], rtol=1e-6)
 
 
 def test_terminate_on_nan_stops_training():
