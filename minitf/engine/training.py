@@ -643,10 +643,12 @@ class TrainingMixin:
     def run_eagerly(self, value):
         _set(self, "_run_eagerly", value)
 
-    def _assert_compiled(self, what):
+    def _assert_compiled(self):
+        # Keras 3 raises ValueError (Keras 2 raised RuntimeError)
         if not getattr(self, "_is_compiled", False):
-            raise RuntimeError(f"You must compile your model before {what}. Call "
-                               "`model.compile(optimizer, loss)`.")
+            raise ValueError("You must call `compile()` before using the model: call "
+                             "`model.compile(optimizer, loss)` before fit, evaluate, "
+                             "train_on_batch or test_on_batch.")
 
     @property
     def metrics(self):
@@ -722,7 +724,7 @@ class TrainingMixin:
             use_multiprocessing=False):
         """Train for `epochs` epochs; returns the `History` callback (`.history` dict)."""
         from minitf import callbacks as callbacks_module
-        self._assert_compiled("training/testing")
+        self._assert_compiled()
         if validation_split and validation_data is None:
             (x, y, sample_weight), validation_data = _split_validation(
                 x, y, sample_weight, validation_split)
@@ -783,7 +785,7 @@ class TrainingMixin:
         """The loss and metrics on the data: a scalar, a list in `metrics_names` order, or a
         dict when `return_dict=True`."""
         from minitf import callbacks as callbacks_module
-        self._assert_compiled("training/testing")
+        self._assert_compiled()
         data = DataHandler(x, y, sample_weight, batch_size, steps, shuffle=False)
         verbose = _resolve_verbose(verbose)
         cb = callbacks if isinstance(callbacks, callbacks_module.CallbackList) else \
@@ -830,7 +832,7 @@ class TrainingMixin:
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
                        reset_metrics=True, return_dict=False):
         """One training step on one batch; returns the loss/metrics like `evaluate`."""
-        self._assert_compiled("training/testing")
+        self._assert_compiled()
         if reset_metrics:
             self.reset_metrics()
         data = _with_class_weight(pack_x_y_sample_weight(x, y, sample_weight), class_weight)
@@ -839,7 +841,7 @@ class TrainingMixin:
     def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True,
                       return_dict=False):
         """One evaluation step on one batch; returns the loss/metrics like `evaluate`."""
-        self._assert_compiled("training/testing")
+        self._assert_compiled()
         if reset_metrics:
             self.reset_metrics()
         data = pack_x_y_sample_weight(x, y, sample_weight)

@@ -99,10 +99,15 @@ def test_validation_split_rejects_datasets():
         model.fit(ds, validation_split=0.2, verbose=0)
 
 
-def test_fit_before_compile_raises():
+def test_training_before_compile_raises_value_error_but_predict_works():
     model = Sequential([Dense(1)])
-    with pytest.raises(RuntimeError, match="compile"):
-        model.fit(np.zeros((4, 2)), np.zeros((4, 1)), verbose=0)
+    x, y = np.zeros((4, 2)), np.zeros((4, 1))
+    for run in (lambda: model.fit(x, y, verbose=0), lambda: model.evaluate(x, y, verbose=0),
+                lambda: model.train_on_batch(x, y), lambda: model.test_on_batch(x, y)):
+        with pytest.raises(ValueError, match=r"You must call `compile\(\)` before using the model"):
+            run()
+    assert model.predict(x, verbose=0).shape == (4, 1)
+    assert model.predict_on_batch(x).shape == (4, 1)
 
 
 def test_initial_epoch_and_steps_per_epoch():
