@@ -13,6 +13,7 @@ never the layer's own (auto-generated, unreproducible) name — as Keras 3 does.
 optimizer's variables are not written. Any other path is a TF object-graph checkpoint
 (`tf.train.Checkpoint(root=model)`), as TF 2's `save_weights` does for non-h5 paths.
 """
+import errno
 import os
 import warnings
 
@@ -107,17 +108,38 @@ def save_weights(model, filepath, overwrite=True):
     return None
 
 
+def _check_exists(filepath):
+    """Raise what Keras 3's `load_weights` raises for a missing file: FileNotFoundError for
+    '.h5' paths, ValueError for other paths (Keras 3 rejects those; minitf reads them as TF
+    checkpoints when they exist)."""
+    if filepath.endswith(".h5"):
+        if not os.path.isfile(filepath):
+            raise FileNotFoundError(
+                errno.ENOENT, f"load_weights: no weights file at {filepath!r}; check the path "
+                f"(files are written by `model.save_weights`)", filepath)
+        return
+    if os.path.isdir(filepath):
+        return
+    from minitf import errors
+    try:
+        h5format.find_data_path(filepath)
+    except errors.NotFoundError:
+        raise ValueError(
+            f"load_weights: no weights found at filepath={filepath!r}: neither a file nor a TF "
+            f"checkpoint with that prefix exists. Keras 3 saves weights to '.weights.h5' "
+            f"files; check the path.") from None
+
+
 def load_weights(model, filepath, skip_mismatch=False):
     """Load weights saved by `save_weights` into `model` (built). All-or-nothing unless
     `skip_mismatch`, which skips (with a warning) layers whose variable count or shapes differ."""
     filepath = os.fspath(filepath)
+    _check_exists(filepath)
     if not filepath.endswith(KERAS_SUFFIX):
         from minitf.checkpoint.checkpoint import Checkpoint
         return Checkpoint(root=model).restore(filepath)
     import h5py
     from minitf import errors
-    if not os.path.isfile(filepath):
-        raise errors.NotFoundError(None, None, f"Weights file {filepath!r} does not exist.")
     assignments = []
     try:
         f = h5py.File(filepath, "r")

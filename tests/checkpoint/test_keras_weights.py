@@ -87,3 +87,15 @@ def test_real_sequential_model(tmp_path):
     dst.load_weights(path)
     for a, b in zip(src.weights, dst.weights):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_missing_file_raises_what_keras3_raises(tmp_path):
+    model = FakeSequential()
+    # Keras 3: FileNotFoundError for '.h5' / '.weights.h5' paths, ValueError for other paths
+    for name in ("missing.weights.h5", "missing.h5", "no_dir/missing.weights.h5"):
+        with pytest.raises(FileNotFoundError, match="missing"):
+            keras_weights.load_weights(model, str(tmp_path / name))
+    with pytest.raises(ValueError, match="missing_ckpt"):
+        keras_weights.load_weights(model, str(tmp_path / "missing_ckpt"))
+    with pytest.raises(ValueError, match="missing.keras"):
+        keras_weights.load_weights(model, str(tmp_path / "missing.keras"))
