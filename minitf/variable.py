@@ -1,10 +1,12 @@
 """Variable: a mutable, named value that tapes watch automatically when it is read."""
 import enum
+import sys
 import threading
 
 import numpy as np
 
-from minitf import backend, dtypes, tape as _tape
+from minitf import backend, dtypes, errors, tape as _tape
+from minitf.indexed_slices import IndexedSlices
 from minitf.tensor import Tensor, next_id, _Reference
 from minitf.tensor_shape import TensorShape
 
@@ -61,11 +63,27 @@ def current_scope_prefix():
     return "/".join(parts) + "/" if parts else ""
 
 
+class _Holder:
+    """Calibrates `_UNSHARED_REFS` below: an object holding an array exactly as a Variable does."""
+
+    def __init__(self):
+        self._value = np.zeros(1)
+
+    def refs(self):
+        return sys.getrefcount(self._value)
+
+
+# References to a variable's buffer when nobody but the variable holds it, counted the way
+# `Variable._buffer_for_update` counts (measured, so it holds on any CPython version).
+_UNSHARED_REFS = _Holder().refs()
+
+
 class Variable:
     """A mutable tensor-like value. Usable wherever a tensor is; reads are watched by tapes.
 
     `assign`, `assign_add` and `assign_sub` check shape and dtype and give the variable a new
-    value; tensors read earlier keep the value they had.
+    value; the `scatter_*` methods and optimizers update it in place. Either way, tensors read
+    earlier keep the value they had.
     """
 
     __array_ufunc__ = None
@@ -217,6 +235,19 @@ class Variable:
             new = xp.asarray(backend.to_host(new))
         self._value = new
 
+    def _buffer_for_update(self):
+        """The value's array, safe to overwrite in place; every in-place write goes through here.
+
+        Reads (`value()`, `tf.identity`, tape records, views, `numpy.asarray`) share the
+        variable's array without copying. If anything besides the variable still holds that
+        array, it is first replaced by a copy, so the earlier read keeps its value (copy on
+        write); otherwise, the common case in a training step, the array is returned as is.
+        Callers must ask right before writing and not hold `self._value` themselves.
+        """
+        if sys.getrefcount(self._value) > _UNSHARED_REFS:
+            self._value = self._value.copy()
+        return self._value
+
     def assign(self, value, use_locking=None, name=None, read_value=True):
         """Give the variable a new value of the same shape and dtype; returns the variable."""
         new = self._new_value(value, "assign")
@@ -235,6 +266,140 @@ class Variable:
         new = self._new_value(delta, "assign_sub")
         self._set(self._value - new)
         return self if read_value else None
+
+    # -- sparse updates ------------------------------------------------------------------
+    def _scatter(self, op, indices, updates, how):
+        """Write `updates` at `indices` (raw integer arrays/tuples) in place with ufunc `how`."""
+        from minitf.ops.constant import convert_to_tensor
+        try:
+            values = convert_to_tensor(updates, dtype=self.dtype)._value
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"{op}: updates must have the variable's dtype "
+                             f"{self.dtype.name}: {e}") from None
+        buf = self._buffer_for_update()
+        xp = backend.array_module(buf)
+        if backend.array_module(values) is not xp:
+            values = xp.asarray(backend.to_host(values))
+        if how is None:
+            buf[indices] = values
+        else:
+            getattr(xp, how).at(buf, indices, values)
+        return self
+
+    def _sparse_delta(self, op, sparse_delta):
+        if not isinstance(sparse_delta, IndexedSlices):
+            raise TypeError("Argument `sparse_delta` must be a `tf.IndexedSlices`. "
+                            f"Received arg: {sparse_delta!r}")
+        from minitf.ops.constant import convert_to_tensor
+        indices = np.asarray(backend.to_host(convert_to_tensor(sparse_delta.indices)._value))
+        if indices.dtype.kind not in "iu":
+            raise TypeError(f"{op}: indices must be integers, got dtype {indices.dtype}.")
+        dim = self._value.shape[0] if self._value.ndim else 0
+        bad = (indices < 0) | (indices >= dim)
+        if bad.any():
+            pos = int(np.argmax(bad.reshape(-1)))
+            raise errors.invalid_argument(
+                op, f"indices[{pos}] = {int(indices.reshape(-1)[pos])} is not in [0, {dim}); "
+                f"every index must name a row of variable {self._name} of shape "
+                f"{tuple(self._value.shape)}.")
+        values = convert_to_tensor(sparse_delta.values)
+        want = indices.shape + tuple(self._value.shape[1:])
+        if tuple(values.shape) != want:
+            raise errors.invalid_argument(
+                op, f"updates of shape {tuple(values.shape)} do not match indices of shape "
+                f"{indices.shape} into variable {self._name} of shape "
+                f"{tuple(self._value.shape)}; updates must have shape {want}.")
+        xp = backend.array_module(self._value)
+        return xp.asarray(indices) if xp is not np else indices, values
+
+    def _nd_indices(self, op, indices, updates):
+        from minitf.ops.constant import convert_to_tensor
+        idx = np.asarray(backend.to_host(convert_to_tensor(indices)._value))
+        shape = tuple(self._value.shape)
+        if idx.dtype.kind not in "iu" or idx.ndim == 0 or idx.shape[-1] > len(shape):
+            raise errors.invalid_argument(
+                op, f"indices of shape {idx.shape} (dtype {idx.dtype}) cannot index variable "
+                f"{self._name} of shape {shape}: they must be integers whose last dimension is "
+                f"at most the variable's rank {len(shape)}.")
+        k = idx.shape[-1]
+        flat = idx.reshape(-1, k)
+        bad = ((flat < 0) | (flat >= np.array(shape[:k], dtype=np.int64))).any(axis=1)
+        if bad.any():
+            pos = int(np.argmax(bad))
+            raise errors.invalid_argument(
+                op, f"indices[{pos}] = {list(map(int, flat[pos]))} does not index into shape "
+                f"{list(shape)}.")
+        values = convert_to_tensor(updates)
+        want = idx.shape[:-1] + shape[k:]
+        if tuple(values.shape) != want:
+            raise errors.invalid_argument(
+                op, f"updates of shape {tuple(values.shape)} do not match indices of shape "
+                f"{idx.shape} into variable {self._name} of shape {shape}; updates must have "
+                f"shape {want}.")
+        xp = backend.array_module(self._value)
+        if xp is not np:
+            idx = xp.asarray(idx)
+        return tuple(idx[..., i] for i in range(k)), values
+
+    def scatter_add(self, sparse_delta, use_locking=False, name=None):
+        """Add the rows of an IndexedSlices to the variable (repeated rows add up)."""
+        idx, values = self._sparse_delta("ResourceScatterAdd", sparse_delta)
+        return self._scatter("ResourceScatterAdd", idx, values, "add")
+
+    def scatter_sub(self, sparse_delta, use_locking=False, name=None):
+        """Subtract the rows of an IndexedSlices from the variable."""
+        idx, values = self._sparse_delta("ResourceScatterSub", sparse_delta)
+        return self._scatter("ResourceScatterSub", idx, values, "subtract")
+
+    def scatter_mul(self, sparse_delta, use_locking=False, name=None):
+        """Multiply rows of the variable by the rows of an IndexedSlices."""
+        idx, values = self._sparse_delta("ResourceScatterMul", sparse_delta)
+        return self._scatter("ResourceScatterMul", idx, values, "multiply")
+
+    def scatter_div(self, sparse_delta, use_locking=False, name=None):
+        """Divide rows of the variable by the rows of an IndexedSlices."""
+        idx, values = self._sparse_delta("ResourceScatterDiv", sparse_delta)
+        return self._scatter("ResourceScatterDiv", idx, values, "divide")
+
+    def scatter_max(self, sparse_delta, use_locking=False, name=None):
+        """Elementwise maximum of rows of the variable and the rows of an IndexedSlices."""
+        idx, values = self._sparse_delta("ResourceScatterMax", sparse_delta)
+        return self._scatter("ResourceScatterMax", idx, values, "maximum")
+
+    def scatter_min(self, sparse_delta, use_locking=False, name=None):
+        """Elementwise minimum of rows of the variable and the rows of an IndexedSlices."""
+        idx, values = self._sparse_delta("ResourceScatterMin", sparse_delta)
+        return self._scatter("ResourceScatterMin", idx, values, "minimum")
+
+    def scatter_update(self, sparse_delta, use_locking=False, name=None):
+        """Overwrite rows of the variable with the rows of an IndexedSlices."""
+        idx, values = self._sparse_delta("ResourceScatterUpdate", sparse_delta)
+        return self._scatter("ResourceScatterUpdate", idx, values, None)
+
+    def scatter_nd_add(self, indices, updates, name=None):
+        """Add `updates` at the index tuples in the last dimension of `indices`."""
+        idx, values = self._nd_indices("ResourceScatterNdAdd", indices, updates)
+        return self._scatter("ResourceScatterNdAdd", idx, values, "add")
+
+    def scatter_nd_sub(self, indices, updates, name=None):
+        """Subtract `updates` at the index tuples in the last dimension of `indices`."""
+        idx, values = self._nd_indices("ResourceScatterNdSub", indices, updates)
+        return self._scatter("ResourceScatterNdSub", idx, values, "subtract")
+
+    def scatter_nd_max(self, indices, updates, name=None):
+        """Elementwise maximum with `updates` at the index tuples of `indices`."""
+        idx, values = self._nd_indices("ResourceScatterNdMax", indices, updates)
+        return self._scatter("ResourceScatterNdMax", idx, values, "maximum")
+
+    def scatter_nd_min(self, indices, updates, name=None):
+        """Elementwise minimum with `updates` at the index tuples of `indices`."""
+        idx, values = self._nd_indices("ResourceScatterNdMin", indices, updates)
+        return self._scatter("ResourceScatterNdMin", idx, values, "minimum")
+
+    def scatter_nd_update(self, indices, updates, name=None):
+        """Overwrite the elements or slices at the index tuples of `indices` with `updates`."""
+        idx, values = self._nd_indices("ResourceScatterNdUpdate", indices, updates)
+        return self._scatter("ResourceScatterNdUpdate", idx, values, None)
 
     # -- presentation --------------------------------------------------------------------
     def __repr__(self):

@@ -81,3 +81,83 @@ def test_copy_of_user_array_is_independent():
     v = tf.Variable(arr)
     v._value += 1  # in-place update (optimizer fast path) must not touch the user's array
     assert arr.tolist() == [1.0, 1.0, 1.0]
+
+
+def _rows(values, indices):
+    return tf.IndexedSlices(tf.constant(values), tf.constant(indices))
+
+
+def test_scatter_methods_match_tf():
+    # The sequence (and results) of a TF 2.21 session; each method returns the variable.
+    v = tf.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    assert v.scatter_add(_rows([[1.0, 1.0], [2.0, 2.0]], [0, 0])) is v  # repeats add up
+    assert v.numpy().tolist() == [[4.0, 5.0], [3.0, 4.0], [5.0, 6.0]]
+    v.scatter_nd_add([[1, 1], [1, 1]], [10.0, 10.0])
+    assert v.numpy().tolist() == [[4.0, 5.0], [3.0, 24.0], [5.0, 6.0]]
+    v.scatter_nd_update([[2]], [[0.0, 0.0]])
+    v.scatter_update(_rows([7.0, 7.0], 1))
+    assert v.numpy().tolist() == [[4.0, 5.0], [7.0, 7.0], [0.0, 0.0]]
+    v.scatter_max(_rows([[9.0, 0.0]], [0]))
+    v.scatter_mul(_rows([[2.0, 2.0]], [0]))
+    assert v.numpy().tolist() == [[18.0, 10.0], [7.0, 7.0], [0.0, 0.0]]
+    v.scatter_div(_rows([[2.0, 2.0]], [0]))
+    v.scatter_min(_rows([[0.0, 0.0]], [0]))
+    v.scatter_sub(_rows([[1.0, 1.0]], [1]))
+    v.scatter_nd_sub([[0, 0]], [1.0])
+    assert v.numpy().tolist() == [[-1.0, 0.0], [6.0, 6.0], [0.0, 0.0]]
+    v.scatter_nd_max([[2, 1]], [3.0])
+    v.scatter_nd_min([[1, 0]], [-2.0])
+    assert v.numpy().tolist() == [[-1.0, 0.0], [-2.0, 6.0], [0.0, 3.0]]
+
+
+def test_scatter_errors_match_tf_types():
+    v = tf.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    with pytest.raises(TypeError, match="IndexedSlices"):
+        v.scatter_add([1.0])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[0\] = 5 is not in \[0, 3\)"):
+        v.scatter_add(_rows([[1.0, 1.0]], [5]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="does not index into shape"):
+        v.scatter_nd_add([[5]], [[1.0, 1.0]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"updates of shape \(1,\)"):
+        v.scatter_nd_add([[0]], [1.0])
+    with pytest.raises(ValueError):
+        v.scatter_add(tf.IndexedSlices(tf.constant([[1, 1]]), tf.constant([0])))
+    assert v.numpy().tolist() == [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
+
+
+@pytest.mark.parametrize("update", [
+    lambda v: v.assign_add([[1.0, 1.0], [1.0, 1.0]]),
+    lambda v: v.assign_sub([[1.0, 1.0], [1.0, 1.0]]),
+    lambda v: v.assign([[0.0, 0.0], [0.0, 0.0]]),
+    lambda v: v.scatter_add(_rows([[1.0, 1.0]], [1])),
+    lambda v: v.scatter_sub(_rows([[1.0, 1.0]], [0])),
+    lambda v: v.scatter_update(_rows([[9.0, 9.0]], [0])),
+    lambda v: v.scatter_nd_update([[0, 1]], [9.0]),
+    lambda v: v.scatter_nd_add([[1]], [[1.0, 1.0]]),
+])
+def test_reads_keep_their_values_across_updates(update):
+    v = tf.Variable([[1.0, 2.0], [3.0, 4.0]])
+    reads = [v.value(), v.read_value(), tf.identity(v), tf.reshape(v, [4]), v[1]]
+    host = np.asarray(v)
+    with tf.GradientTape(persistent=True) as tape:
+        y = v * 1.0
+    update(v)
+    assert v.numpy().tolist() != [[1.0, 2.0], [3.0, 4.0]]
+    for r in reads[:3]:
+        assert r.numpy().tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    assert reads[3].numpy().tolist() == [1.0, 2.0, 3.0, 4.0]
+    assert reads[4].numpy().tolist() == [3.0, 4.0]
+    assert host.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    assert y.numpy().tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    assert tape.gradient(y, v).numpy().tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+def test_in_place_update_without_outstanding_reads_keeps_the_buffer():
+    v = tf.Variable([1.0, 2.0])
+    buffer_id = id(v._value)
+    v.value()  # a read that is dropped at once
+    v.scatter_nd_add([[0]], [1.0])
+    assert id(v._value) == buffer_id and v.numpy().tolist() == [2.0, 2.0]
+    kept = v.value()
+    v.scatter_nd_add([[0]], [1.0])
+    assert id(v._value) != buffer_id and kept.numpy().tolist() == [2.0, 2.0]

@@ -24,7 +24,7 @@ class Adadelta(Optimizer):
     def _update_step(self, grad, var, lr, slots, scratch):
         xp = backend.array_module(var._value)
         eg, ed, w, s, rho = (slots["accumulated_grad"], slots["accumulated_delta_var"],
-                             var._value, scratch, self.rho)
+                             var._buffer_for_update(), scratch, self.rho)
         xp.multiply(grad, grad, out=s)
         s *= 1 - rho
         eg *= rho

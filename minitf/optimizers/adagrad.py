@@ -31,10 +31,10 @@ class Adagrad(Optimizer):
 
     def _update_step(self, grad, var, lr, slots, scratch):
         if type(grad) is tuple:
-            self._update_rows(grad, var._value, slots["accumulator"], lr)
+            self._update_rows(grad, var._buffer_for_update(), slots["accumulator"], lr)
             return
         xp = backend.array_module(var._value)
-        acc, w, s = slots["accumulator"], var._value, scratch
+        acc, w, s = slots["accumulator"], var._buffer_for_update(), scratch
         xp.multiply(grad, grad, out=s)
         acc += s
         xp.add(acc, self.epsilon, out=s)

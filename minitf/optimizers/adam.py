@@ -56,7 +56,7 @@ class Adam(Optimizer):
         alpha, one_minus_b1, one_minus_b2 = self._step_constants(lr)
         eps = self.epsilon
         xp = backend.array_module(scratch)
-        arrays = [grad, slots["m"], slots["v"], var._value, scratch]
+        arrays = [grad, slots["m"], slots["v"], var._buffer_for_update(), scratch]
         if self.amsgrad:
             arrays.append(slots["vhat"])
 

@@ -26,7 +26,7 @@ class Adamax(Optimizer):
     def _update_step(self, grad, var, lr, slots, scratch):
         xp = backend.array_module(var._value)
         t = int(self._iterations._value) + 1
-        m, u, w, s = slots["m"], slots["u"], var._value, scratch
+        m, u, w, s = slots["m"], slots["u"], var._buffer_for_update(), scratch
         xp.subtract(grad, m, out=s)
         s *= 1 - self.beta_1
         m += s

@@ -76,6 +76,9 @@ class Optimizer(Trackable):
     on raw arrays (`grad` is a dense array of the variable's dtype, or, for an IndexedSlices
     gradient when `_sparse_ok()`, a (unique rows, summed values) pair; `slots` maps slot names
     to raw slot arrays; `scratch` is a buffer shaped like the variable that may be overwritten).
+    The variable's array is written only through `var._buffer_for_update()`, asked for inside
+    `_update_step`: it copies first when an earlier read still holds the array, so reads taken
+    before a step keep their values (the slot arrays in `slots` come from it too).
     """
 
     _slot_names = ()
@@ -297,10 +300,11 @@ class Optimizer(Trackable):
             self._apply_weight_decay(variables, lr)
         update_step, scratch_like = self._update_step, self._scratch_like
         for grad, var in zip(raws, variables):
-            slots = {k: s._value for k, s in all_slots[var._id].items()}
+            slots = {k: s._buffer_for_update() for k, s in all_slots[var._id].items()}
             update_step(grad, var, lr, slots, scratch_like(var._value))
             if var.constraint is not None:
                 var.assign(var.constraint(var))
+        slots = None  # let go of the slot arrays, or the EMA update below would copy them
         if self.use_ema:
             self._update_ema(variables)
         # iterations += 1 without assign_add's conversion and checks (same dtype and result)
@@ -377,14 +381,14 @@ class Optimizer(Trackable):
         for var in variables:
             if var._id in self._exclude_ids or any(n in var.name for n in self._exclude_names):
                 continue
-            value = var._value
+            value = var._buffer_for_update()
             value -= value * (self.weight_decay * lr)
 
     def _update_ema(self, variables):
         first = int(self._iterations._value) == 0
         momentum = 0.0 if first else self.ema_momentum
         for var in variables:
-            avg = self._slots[var._id]["average"]._value
+            avg = self._slots[var._id]["average"]._buffer_for_update()
             avg *= momentum
             avg += (1 - momentum) * var._value
         freq = self.ema_overwrite_frequency
@@ -398,7 +402,7 @@ class Optimizer(Trackable):
         for var in var_list:
             slots = self._slots.get(var._id)
             if slots and "average" in slots:
-                var._value[...] = slots["average"]._value
+                var._buffer_for_update()[...] = slots["average"]._value
 
     def _scratch_like(self, value):
         """A scratch view shaped like `value`, into one shared buffer per (module, dtype)."""

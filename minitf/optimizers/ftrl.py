@@ -46,7 +46,7 @@ class Ftrl(Optimizer):
 
     def _update_step(self, grad, var, lr, slots, scratch):
         xp = backend.array_module(var._value)
-        acc, lin, w, s = slots["accumulator"], slots["linear"], var._value, scratch
+        acc, lin, w, s = slots["accumulator"], slots["linear"], var._buffer_for_update(), scratch
         power = -self.learning_rate_power
         l2 = self.l2_regularization_strength + self.beta / (2.0 * lr)
         old_pow = xp.power(acc, power)

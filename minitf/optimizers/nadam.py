@@ -53,7 +53,7 @@ class Nadam(Optimizer):
         u_t1 = b1 * (1.0 - 0.5 * 0.96 ** (t + 1))
         u_prod = float(self._u_product._value)
         u_prod1 = u_prod * u_t1
-        m, v, w, s = slots["m"], slots["v"], var._value, scratch
+        m, v, w, s = slots["m"], slots["v"], var._buffer_for_update(), scratch
         xp.subtract(grad, m, out=s)
         s *= 1 - b1
         m += s

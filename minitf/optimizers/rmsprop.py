@@ -35,7 +35,7 @@ class RMSprop(Optimizer):
 
     def _update_step(self, grad, var, lr, slots, scratch):
         xp = backend.array_module(var._value)
-        v, w, s, rho = slots["velocity"], var._value, scratch, self.rho
+        v, w, s, rho = slots["velocity"], var._buffer_for_update(), scratch, self.rho
         xp.multiply(grad, grad, out=s)
         s *= 1 - rho
         v *= rho

@@ -39,7 +39,7 @@ class SGD(Optimizer):
         return self.momentum == 0
 
     def _update_step(self, grad, var, lr, slots, scratch):
-        w = var._value
+        w = var._buffer_for_update()
         if type(grad) is tuple:
             # Unique rows: only they are read and written (the dense step is w - 0 elsewhere).
             rows, values = grad

@@ -316,3 +316,66 @@ def test_adam_threaded_blocks_give_the_single_thread_bits(monkeypatch, amsgrad):
     for a, b in zip(threaded, single):
         np.testing.assert_array_equal(a, b)
     assert not np.array_equal(threaded[0], w0)
+
+
+ALL_OPTIMIZERS = [lambda: SGD(0.1), lambda: SGD(0.1, momentum=0.9, nesterov=True),
+                  lambda: Adam(0.1), lambda: Adam(0.1, amsgrad=True), lambda: AdamW(0.1),
+                  lambda: RMSprop(0.1, momentum=0.5, centered=True), lambda: Adagrad(0.1),
+                  lambda: Adadelta(1.0), lambda: Adamax(0.1), lambda: Nadam(0.1),
+                  lambda: tf.optimizers.Ftrl(0.1), lambda: SGD(0.1, use_ema=True,
+                                                               ema_overwrite_frequency=1)]
+
+
+@pytest.mark.parametrize("make", ALL_OPTIMIZERS)
+def test_reads_taken_before_a_step_keep_their_values(make):
+    # In TF a read is a snapshot: updates after it never show through.
+    opt = make()
+    var = tf.Variable([[1.0, 2.0], [3.0, 4.0]])
+    for step in range(2):  # the first step also creates the slots
+        before = var.numpy()
+        reads = [var.value(), var.read_value(), tf.identity(var), tf.convert_to_tensor(var),
+                 tf.reshape(var, [-1]), var[0]]
+        with tf.GradientTape(persistent=True) as tape:
+            y = var * 2.0
+        opt.apply_gradients([(tf.constant([[1.0, -1.0], [0.5, 2.0]]), var)])
+        assert not np.array_equal(var.numpy(), before)
+        for r in reads[:4]:
+            np.testing.assert_array_equal(r.numpy(), before)
+        np.testing.assert_array_equal(reads[4].numpy(), before.reshape(-1))
+        np.testing.assert_array_equal(reads[5].numpy(), before[0])
+        np.testing.assert_array_equal(y.numpy(), before * 2)
+        assert tape.gradient(y, var).numpy().tolist() == [[2.0, 2.0], [2.0, 2.0]]
+
+
+def test_sparse_step_keeps_earlier_reads():
+    var = tf.Variable([[1.0, 2.0], [3.0, 4.0]])
+    read = var.value()
+    SGD(0.5).apply_gradients([(IndexedSlices(tf.constant([[2.0, 2.0]]), tf.constant([1])),
+                               var)])
+    assert read.numpy().tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    assert var.numpy().tolist() == [[1.0, 2.0], [2.0, 3.0]]
+
+
+def test_slot_reads_keep_their_values():
+    opt = Adam(0.1)
+    var = tf.Variable([1.0, 2.0])
+    opt.apply_gradients([(tf.constant([1.0, 1.0]), var)])
+    m = opt.get_slot(var, "m").value()
+    before = m.numpy()
+    opt.apply_gradients([(tf.constant([1.0, 1.0]), var)])
+    np.testing.assert_array_equal(m.numpy(), before)
+    assert not np.array_equal(opt.get_slot(var, "m").numpy(), before)
+
+
+@pytest.mark.parametrize("make", ALL_OPTIMIZERS)
+def test_step_stays_in_place_without_outstanding_reads(make):
+    # The fast path: nothing else holds the arrays, so the step writes into them.
+    opt = make()
+    var = tf.Variable([[1.0, 2.0], [3.0, 4.0]])
+    opt.apply_gradients([(tf.constant([[1.0, -1.0], [0.5, 2.0]]), var)])
+    ids = [id(var._value)] + [id(s._value) for _, _, s in opt._checkpoint_slots()]
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(var * var)
+    grads = tape.gradient(loss, [var])
+    opt.apply_gradients(zip(grads, [var]))
+    assert [id(var._value)] + [id(s._value) for _, _, s in opt._checkpoint_slots()] == ids
