@@ -123,8 +123,12 @@ def test_comparison_and_logic_operators():
 def test_mixed_dtypes_raise_invalid_argument():
     with pytest.raises(tf.errors.InvalidArgumentError, match="AddV2"):
         tf.constant(1.0) + tf.constant(1)
-    with pytest.raises(TypeError):
+    # `+` converts 2.5 on its own when it cannot take int32 (then the dtypes clash) ...
+    with pytest.raises(tf.errors.InvalidArgumentError, match="AddV2"):
         tf.constant(1) + 2.5
+    # ... while `*` insists on the tensor's dtype, as TF does
+    with pytest.raises(TypeError):
+        tf.constant(1) * 2.5
 
 
 def test_incompatible_shapes_raise_invalid_argument_naming_shapes():

@@ -3,7 +3,7 @@
 Op modules import `record`, `_state` and `Tensor` from here so each op reads:
 convert inputs -> compute on raw arrays of the inputs' array module -> wrap -> record.
 """
-from minitf import backend, errors
+from minitf import backend, dtypes, errors
 from minitf.tape import _state, record, register_batchable  # noqa: F401 (re-exported)
 from minitf.tensor import Tensor
 from minitf.variable import Variable
@@ -19,23 +19,85 @@ def as_tensor(x, dtype=None):
     return convert_to_tensor(x, dtype=dtype)
 
 
-def binary(x, y, op_name):
-    """Two tensors of one dtype. A non-tensor operand takes the other operand's dtype."""
+# dtypes each binary kernel accepts (TF's registered types); ops not listed accept any dtype.
+_REAL = ("float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64",
+         "uint8", "uint16", "uint32", "uint64")
+_NUMERIC = _REAL + ("complex64", "complex128")
+_SIGNED = ("float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64",
+           "complex64", "complex128")
+KERNEL_DTYPES = {
+    "AddV2": frozenset(_NUMERIC + ("string",)), "Sub": frozenset(_NUMERIC), "Mul": frozenset(_NUMERIC),
+    "RealDiv": frozenset(_NUMERIC), "FloorDiv": frozenset(_NUMERIC), "FloorMod": frozenset(_REAL),
+    "Pow": frozenset(_SIGNED), "Maximum": frozenset(_REAL), "Minimum": frozenset(_REAL),
+    "Less": frozenset(_REAL), "LessEqual": frozenset(_REAL), "Greater": frozenset(_REAL),
+    "GreaterEqual": frozenset(_REAL),
+}
+
+
+# the same sets as numpy dtypes, for a cheap membership test on the hot path
+_KERNEL_NP = {op: frozenset(dtypes.as_dtype(n)._np for n in names)
+              for op, names in KERNEL_DTYPES.items()}
+
+
+def check_kernel_dtype(x, op_name, attr="T"):
+    """InvalidArgumentError (TF's wording) when `op_name` has no kernel for `x`'s dtype."""
+    allowed = _KERNEL_NP.get(op_name)
+    if allowed is not None and x._value.dtype not in allowed:
+        names = ", ".join(sorted(KERNEL_DTYPES[op_name]))
+        raise errors.invalid_argument(
+            op_name, f"Value for attr '{attr}' of {x.dtype.name} is not in the list of allowed values: "
+                     f"{names}; cast the input with tf.cast")
+
+
+def _read(x):
+    return x.value() if isinstance(x, Variable) else x
+
+
+def _like(value, other):
+    """A non-tensor operand converted to `other`'s dtype (TypeError when it cannot hold it)."""
+    return as_tensor(value, dtype=other.dtype)
+
+
+def binary(x, y, op_name, hint=False):
+    """Two tensors of one dtype for a binary op, converted the way TF's eager ops do.
+
+    A Python/numpy operand takes the dtype of the other operand when that one is a Tensor or a
+    Variable. With `hint=True` (tf.add, tf.truediv) `x` is converted on its own first and `y`
+    only tries `x`'s dtype, so `tf.add(2, 2.5)` is a dtype mismatch as in TF.
+    """
     if type(x) is Tensor and type(y) is Tensor:
         vx, vy = x._value, y._value
         # fast path: same array type (hence same device) and dtype; anything else is checked below
         if type(vx) is type(vy) and vx.dtype == vy.dtype:
+            allowed = _KERNEL_NP.get(op_name)
+            if allowed is not None and vx.dtype not in allowed:
+                check_kernel_dtype(x, op_name)
             return x, y
-    if type(x) is Tensor:
-        if type(y) is not Tensor:
-            y = as_tensor(y.value() if isinstance(y, Variable) else y,
-                          dtype=None if isinstance(y, (Variable, Tensor)) else x.dtype)
-    elif type(y) is Tensor:
-        x = as_tensor(x.value() if isinstance(x, Variable) else x,
-                      dtype=None if isinstance(x, (Variable, Tensor)) else y.dtype)
+    tx, ty = isinstance(x, (Tensor, Variable)), isinstance(y, (Tensor, Variable))
+    if hint:
+        x = as_tensor(_read(x))
+        if not ty:
+            from minitf.ops.constant import convert_to_tensor
+            y = convert_to_tensor(y, dtype_hint=x.dtype)
+    elif tx:
+        x = _read(x)
+        if not ty:
+            y = _like(y, x)
+    elif ty:
+        if isinstance(y, Variable) and isinstance(x, (list, tuple)):
+            x = as_tensor(x)  # TF converts a list before a variable on its own
+            if x.dtype != y.dtype:
+                raise ValueError(f"Incompatible type conversion requested to type {x.dtype.name} for "
+                                 f"tf.Variable of type {y.dtype.name} in {op_name}; cast one operand "
+                                 f"with tf.cast")
+        else:
+            x = _like(x, y)
     else:
         x = as_tensor(x)
-        y = as_tensor(y, dtype=None if isinstance(y, (Variable, Tensor)) else x.dtype)
+        y = _like(y, x)
+    y = _read(y)
+    if type(y) is not Tensor:
+        y = as_tensor(y)
     if array_module(x._value) is not array_module(y._value):
         from minitf.device import unify  # operands on two devices: copy as TF does
         x, y = unify(x, y)
@@ -43,6 +105,8 @@ def binary(x, y, op_name):
         raise errors.invalid_argument(
             op_name, f"cannot compute {op_name} as input #1(zero-based) was expected to be a "
                      f"{x.dtype.name} tensor but is a {y.dtype.name} tensor; cast one operand with tf.cast")
+    if op_name in KERNEL_DTYPES:
+        check_kernel_dtype(x, op_name)
     return x, y
 
 

@@ -13,31 +13,68 @@ __all__ = ["constant", "convert_to_tensor", "cast", "identity", "stop_gradient",
 from minitf.tensor import is_tensor  # noqa: E402
 
 
+# Python bools convert only to these integer types (TF's eager converter refuses the narrow ones).
+_BOOL_TO_INT = frozenset(("int32", "int64", "uint64"))
+
+
+def _conversion_error(value, dtype):
+    return TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}; "
+                     f"convert to a matching dtype or use tf.cast on a tensor.")
+
+
+def _strings_to_bytes(arr):
+    """An object array of bytes (TF string tensors hold bytes; str is UTF-8 encoded)."""
+    out = np.empty(arr.shape, dtype=object)
+    flat = out.reshape(-1)
+    for i, v in enumerate(arr.reshape(-1)):
+        flat[i] = v.encode("utf-8") if isinstance(v, str) else bytes(v)
+    return out
+
+
 def _python_to_array(value, dtype):
-    """Array for Python data with TF's inference: floats -> float32, ints -> int32."""
-    if dtype is not None:
-        np_dtype = np.dtype(dtype.as_numpy_dtype)
+    """Array for Python data with TF's inference: floats -> float32, ints -> int32.
+
+    With a `dtype`, Python ints wrap into narrower integer types (as TF's converter does),
+    while floats to integers, ints to bool and strings to numbers raise TypeError.
+    """
+    if isinstance(value, (str, bytes)):
+        arr = np.array(value, dtype=object)
+    else:
         arr = np.asarray(value)
-        if arr.dtype.kind == "f" and np_dtype.kind in "iub":
-            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}: "
-                            "floating-point values need a floating dtype (or tf.cast).")
-        if arr.dtype.kind == "c" and np_dtype.kind != "c":
-            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}.")
-        if arr.dtype.kind in "iu" and np_dtype.kind in "iu" and arr.size:
-            info = np.iinfo(np_dtype)
-            if arr.min() < info.min or arr.max() > info.max:
-                raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}: "
-                                "out of range.")
-        return arr.astype(np_dtype, copy=False)
-    arr = np.asarray(value)
+    kind = arr.dtype.kind
+    is_text = kind in "USO" and arr.size and all(isinstance(v, (str, bytes)) for v in arr.reshape(-1))
+    if dtype is not None:
+        np_dtype = dtype._np
+        target = np_dtype.kind
+        if is_text or kind in "US":
+            if dtype is not dtypes.string:
+                raise _conversion_error(value, dtype)
+            return _strings_to_bytes(arr)
+        if kind == "O" or (kind == "u" and arr.dtype.itemsize == 8 and np_dtype != np.uint64):
+            if target in "iucbO":  # Python ints past int64
+                raise ValueError(f"Can't convert Python sequence with out-of-range integer to Tensor: "
+                                 f"{value!r} does not fit in int64.")
+        if kind == "b" and target in "iuc" and dtype.name not in _BOOL_TO_INT:
+            raise _conversion_error(value, dtype)
+        if kind == "f" and target in "iub":
+            raise _conversion_error(value, dtype)
+        if kind == "c" and target != "c":
+            raise _conversion_error(value, dtype)
+        if (kind in "iu" and target == "b") or dtype is dtypes.string:
+            raise _conversion_error(value, dtype)
+        if kind in "iu" and target in "iu":
+            # wrap modulo 2**bits, as TF's eager converter does for Python ints
+            return arr.astype(np.int64 if kind == "i" else np.uint64).astype(np_dtype)
+        with np.errstate(over="ignore"):
+            return arr.astype(np_dtype, copy=False)
+    if is_text or kind in "US":
+        return _strings_to_bytes(arr)
     if arr.dtype == np.float64:
         return arr.astype(np.float32)
     if arr.dtype == np.int64:
         if arr.size == 0 or (arr.min() >= -2**31 and arr.max() < 2**31):
             return arr.astype(np.int32)
         return arr
-    if arr.dtype.kind in "US":
-        return arr.astype(object)
     return arr
 
 
@@ -79,7 +116,15 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
         arr = value if dtype is None else value.astype(dtype._np, copy=False)
         return Tensor(arr)
     if isinstance(value, (np.ndarray, np.generic)):
-        arr = value if dtype is None else value.astype(dtype._np, copy=False)
+        if value.dtype.kind in "USO" and (dtype is None or dtype is dtypes.string):
+            arr = _strings_to_bytes(np.asarray(value))
+        elif dtype is None:
+            arr = value
+        elif (value.dtype.kind in "USO") != (dtype is dtypes.string):
+            raise ValueError(f"Cannot convert a numpy {value.dtype} value to a {dtype.name} tensor; "
+                             "numbers and strings do not convert into each other.")
+        else:
+            arr = value.astype(dtype._np, copy=False)
     else:
         if dtype is None and dtype_hint is not None:
             try:

@@ -44,8 +44,12 @@ def _unary(op_name, x, forward, grad, float_only=True):
 # -- arithmetic ------------------------------------------------------------------------------
 
 def add(x, y, name=None):
-    """x + y, elementwise with broadcasting."""
-    x, y = binary(x, y, "AddV2")
+    """x + y, elementwise with broadcasting (string tensors concatenate).
+
+    As in TF, `x` is converted first and `y` follows its dtype where it can, so
+    `tf.add(2, tf.Variable(1.0))` is a dtype mismatch while `2 + tf.Variable(1.0)` is not.
+    """
+    x, y = binary(x, y, "AddV2", hint=True)
     try:
         z = Tensor(x._value + y._value)
     except ValueError as e:
@@ -85,9 +89,17 @@ def scalar_mul(scalar, x, name=None):
 
 
 def truediv(x, y, name=None):
-    """x / y. Integer inputs are first cast to float (int8/16 -> float32, int32/64 -> float64)."""
-    x, y = binary(x, y, "RealDiv")
-    if x._value.dtype.kind in "iub":
+    """x / y. Integer inputs are first cast to float (int8/16 -> float32, int32/64 -> float64).
+
+    Operands of two dtypes, or bool operands, raise TypeError as TF's Python layer does.
+    """
+    try:
+        x, y = binary(x, y, "RealDiv", hint=True)
+    except errors.InvalidArgumentError as e:
+        raise TypeError(f"truediv: `x` and `y` must have the same dtype ({e.message}).") from None
+    if x._value.dtype.kind == "b" or x.dtype.name == "string":
+        raise TypeError(f"Invalid dtype {x.dtype!r} in __truediv__; cast to a numeric dtype first.")
+    if x._value.dtype.kind in "iu":
         from minitf.ops.constant import cast
         target = "float32" if x._value.dtype.itemsize <= 2 else "float64"
         x, y = cast(x, target), cast(y, target)
@@ -100,7 +112,12 @@ def truediv(x, y, name=None):
     return z
 
 
-divide = truediv
+def divide(x, y, name=None):
+    """x / y (Python 3 division); a non-tensor `x` takes `y`'s dtype first."""
+    from minitf.ops._core import Variable
+    if not isinstance(x, (Tensor, Variable)) and isinstance(y, (Tensor, Variable)):
+        x = as_tensor(x, dtype=y.dtype)
+    return truediv(x, y)
 
 
 def real_div(x, y, name=None):

@@ -1,5 +1,6 @@
 """Python operators on Tensor and Variable (+, *, @, [], <, ...), dispatched to minitf ops."""
 from minitf.ops import math as m
+from minitf.ops.constant import cast, convert_to_tensor
 from minitf.ops.indexing import getitem
 from minitf.ops.linalg import matmul
 from minitf.tensor import Tensor
@@ -41,17 +42,53 @@ def _is_bool(x):
     return getattr(x, "_value", None) is not None and x._value.dtype.kind == "b"
 
 
+def _mul(x, y):
+    """`*`: TF multiplies bool tensors as int32 and casts the product back to bool."""
+    if _is_bool(x) or _is_bool(y):
+        return cast(m.multiply(cast(x, "int32"), cast(y, "int32")), "bool")
+    return m.multiply(x, y)
+
+
 _BINARY = {
-    "add": m.add, "sub": m.subtract, "mul": m.multiply, "truediv": m.truediv,
+    "add": m.add, "sub": m.subtract, "mul": _mul, "truediv": m.truediv,
     "floordiv": m.floordiv, "mod": m.floormod, "pow": m.pow, "matmul": matmul,
     "and": _and, "or": _or, "xor": _xor,
 }
 
 
+def _reflected(fn):
+    """`other <op> self`: a non-tensor `other` first takes `self`'s dtype, as TF's __r*__ do."""
+    def op(self, other):
+        if not isinstance(other, (Tensor, Variable)):
+            other = convert_to_tensor(other, dtype=self.dtype)
+        return fn(other, self)
+    return op
+
+
+def _forward(fn, name):
+    """`self <op> other`; on a conversion error `other`'s own reflected operator gets a try
+    (TF does this, so `tf.constant(3) * [1.5]` repeats the list), else the first error stands."""
+    def op(self, other):
+        try:
+            return fn(self, other)
+        except (TypeError, ValueError):
+            r_op = getattr(type(other), f"__r{name}__", None)
+            if r_op is None or isinstance(other, (Tensor, Variable)):
+                raise
+            try:
+                out = r_op(other, self)
+            except (TypeError, ValueError):
+                out = NotImplemented
+            if out is NotImplemented:
+                raise
+            return out
+    return op
+
+
 def _install(cls):
     for name, fn in _BINARY.items():
-        setattr(cls, f"__{name}__", lambda self, other, fn=fn: fn(self, other))
-        setattr(cls, f"__r{name}__", lambda self, other, fn=fn: fn(other, self))
+        setattr(cls, f"__{name}__", _forward(fn, name))
+        setattr(cls, f"__r{name}__", _reflected(fn))
     cls.__neg__ = lambda self: m.negative(self)
     cls.__pos__ = lambda self: self
     cls.__abs__ = lambda self: m.abs(self)
