@@ -161,3 +161,39 @@ def test_in_place_update_without_outstanding_reads_keeps_the_buffer():
     kept = v.value()
     v.scatter_nd_add([[0]], [1.0])
     assert id(v._value) != buffer_id and kept.numpy().tolist() == [2.0, 2.0]
+
+
+def test_equality_is_elementwise_as_in_tf2():
+    a, b = tf.Variable([1.0, 2.0]), tf.Variable([1.0, 3.0])
+    eq, ne = a == b, a != b
+    assert isinstance(eq, tf.Tensor) and eq.dtype == tf.bool
+    assert eq.numpy().tolist() == [True, False] and ne.numpy().tolist() == [False, True]
+    assert (a == a).numpy().tolist() == [True, True]
+    assert (a != 1.0).numpy().tolist() == [False, True]
+    assert (1.0 == a).numpy().tolist() == [True, False]
+    assert (a == [1, 2]).numpy().tolist() == [True, True]
+    assert (a == np.array([1, 2])).numpy().tolist() == [True, True]
+    assert (a == tf.constant([[1.0], [2.0]])).numpy().tolist() == [[True, False], [False, True]]
+    # Shapes that do not broadcast give a scalar bool tensor instead of an error.
+    assert (a == tf.Variable([1.0, 2.0, 3.0])).numpy() is np.False_
+    assert (a != tf.constant([1.0, 2.0, 3.0])).numpy() is np.True_
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        a == tf.constant(1)  # noqa: B015 (dtype mismatch, as TF)
+    with pytest.raises(TypeError):
+        tf.Variable(1) == 1.5  # noqa: B015
+    with pytest.raises(ValueError):
+        a == None  # noqa: B015,E711
+    with pytest.raises(ValueError, match="ambiguous"):
+        a in [b]  # noqa: B015 (membership asks bool() of an elementwise result)
+    assert a in [a]  # identity comes first in Python's `in`
+
+
+def test_hash_raises_and_ref_is_the_key():
+    v = tf.Variable([1.0, 2.0])
+    with pytest.raises(TypeError, match=r"unhashable.*ref\(\)"):
+        hash(v)
+    with pytest.raises(TypeError):
+        {v}  # noqa: B018
+    assert v.ref().deref() is v
+    assert v.ref() == v.ref() and v.ref() != tf.Variable([1.0, 2.0]).ref()
+    assert {v.ref(): "x"}[v.ref()] == "x"
