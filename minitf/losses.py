@@ -410,8 +410,8 @@ class Loss:
 
 
 def _snake(name):
-    from minitf.module import camel_to_snake
-    return camel_to_snake(name)
+    from minitf.layers.base import to_snake_case  # Keras' naming rule
+    return to_snake_case(name)
 
 
 class LossFunctionWrapper(Loss):

@@ -9,7 +9,7 @@ import functools
 
 import numpy as np
 
-from minitf.module import Module, camel_to_snake
+from minitf.module import Module
 from minitf.tape import stop_recording_all
 
 __all__ = ["Metric", "Reduce", "Mean", "Sum", "MeanMetricWrapper", "MeanSquaredError",
@@ -82,7 +82,8 @@ class Metric(Module):
 
     def __init__(self, name=None, dtype=None):
         from minitf import dtypes
-        super().__init__(name=name or camel_to_snake(type(self).__name__))
+        from minitf.layers.base import to_snake_case  # Keras' naming rule
+        super().__init__(name=name or to_snake_case(type(self).__name__))
         self._dtype = dtypes.as_dtype(dtype or "float32")
         self._metric_variables = []
         self._metric_variable_names = []

@@ -8,10 +8,17 @@ from minitf.variable import Variable, name_scope as _name_scope
 __all__ = ["Module"]
 
 
+_CAMEL_TO_SNAKE = re.compile(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))")
+
+
 def camel_to_snake(name):
-    """'MyDenseLayer' -> 'my_dense_layer' (TF's default module and layer names)."""
-    s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s).lower()
+    """tf.Module's default-name rule: 'MyDenseLayer' -> 'my_dense_layer', 'Conv2D' -> 'conv2_d'.
+
+    This is TF's rule for plain `tf.Module`s only. Keras objects (layers, models, metrics,
+    losses, '.weights.h5' groups) use Keras' rule, `minitf.layers.base.to_snake_case`
+    ('Conv2D' -> 'conv2d').
+    """
+    return _CAMEL_TO_SNAKE.sub(r"_\1", name).lower()
 
 
 def walk(value, seen, leaf_types, descend_into):

@@ -7,9 +7,10 @@ the layer's own variables, trainable ones first, each group in creation order:
     layers/dense/vars/0        (Sequential / functional: the `layers` list, by layer name)
     layers/dense/vars/1
     layers/dense_1/vars/0
-Layers held in attributes of subclassed models are stored under the attribute name; lists under
-the attribute name, then each layer's class name in snake case (a repeat gets '_1', '_2', ...),
-never the layer's own (auto-generated, unreproducible) name — as Keras 3 does. The
+Layers held in attributes of subclassed models are stored under the attribute name (public
+names sorted, then private ones); lists under the attribute name, then each layer's class name
+in Keras' snake case ('conv2d'; a repeat gets '_1', '_2', ...; a functional `Model` is
+'functional'), never the layer's own (auto-generated, unreproducible) name — as Keras 3 does. The
 optimizer's variables are not written. Any other path is a TF object-graph checkpoint
 (`tf.train.Checkpoint(root=model)`), as TF 2's `save_weights` does for non-h5 paths.
 """
@@ -21,7 +22,6 @@ import numpy as np
 
 from minitf import backend
 from minitf.checkpoint import h5format
-from minitf.module import camel_to_snake
 
 __all__ = ["save_weights", "load_weights"]
 
@@ -44,13 +44,61 @@ def _is_saveable(obj):
     return isinstance(obj, Module)
 
 
-def _children(obj):
-    """(relative path, child) pairs in Keras 3's walk order (sorted attribute names)."""
-    names = {k for k in vars(obj) if not k.startswith("_")}
+def _group_name(obj):
+    """Keras' name for an object in a list: its class name in Keras' snake case (a plain
+    functional `Model` is Keras' class `Functional`)."""
+    from minitf.layers.base import to_snake_case
+    from minitf.models.model import Model
+    if type(obj) is Model and getattr(obj, "_graph", None) is not None:
+        return "functional"
+    return to_snake_case(type(obj).__name__)
+
+
+def _attribute_names(obj):
+    """The attributes Keras' saver visits, in its order: 'layers' first for Sequential and
+    functional models, then public names sorted, then private (tracked) names sorted."""
+    from minitf.layers.base import Layer
+    public = {k for k in vars(obj) if not k.startswith("_")}
+    private = set()
+    if isinstance(obj, Layer):
+        private = {k for k, _ in obj._tracked_attributes() if k.startswith("_")}
+    first = []
     if _is_saveable(obj) and hasattr(type(obj), "layers"):
-        names.add("layers")
+        if getattr(obj, "_graph", None) is not None:
+            first = ["layers"]   # Sequential / functional
+        else:
+            public.add("layers")  # subclassed models: 'layers' in sorted order
+    return first + sorted(public - set(first)) + sorted(private)
+
+
+def _container_children(path, container, out, seen_containers):
+    """Keras' names inside a list/tuple/dict: snake-case class names made unique
+    ('dense', 'dense_1', ...), nested containers as 'container', 'container_1', ..."""
+    if id(container) in seen_containers:
+        return
+    seen_containers.add(id(container))
+    used = {}
+    items = container.values() if isinstance(container, dict) else container
+    for item in items:
+        if _is_saveable(item):
+            out.append((f"{path}/{_unique(_group_name(item), used)}", item))
+        elif isinstance(item, (list, tuple, dict)):
+            _container_children(f"{path}/{_unique('container', used)}", item, out,
+                                seen_containers)
+
+
+def _unique(name, used):
+    if name in used:
+        used[name] += 1
+        return f"{name}_{used[name]}"
+    used[name] = 0
+    return name
+
+
+def _children(obj):
+    """(relative path, child) pairs in Keras 3's walk order."""
     out = []
-    for attr in sorted(names):
+    for attr in _attribute_names(obj):
         try:
             value = getattr(obj, attr)
         except Exception:  # properties that need a built model
@@ -58,18 +106,7 @@ def _children(obj):
         if _is_saveable(value):
             out.append((attr, value))
         elif isinstance(value, (list, tuple, dict)):
-            items = value.values() if isinstance(value, dict) else value
-            used = {}
-            for item in items:
-                if not _is_saveable(item):
-                    continue
-                base = name = camel_to_snake(type(item).__name__)
-                if base in used:
-                    used[base] += 1
-                    name = f"{base}_{used[base]}"
-                else:
-                    used[base] = 0
-                out.append((f"{attr}/{name}", item))
+            _container_children(attr, value, out, set())
     return out
 
 

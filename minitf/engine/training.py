@@ -179,7 +179,7 @@ def _accuracy_kind(loss_fn, y_true, y_pred):
 
 
 def _loss_name(loss_fn):
-    from minitf.module import camel_to_snake
+    from minitf.layers.base import to_snake_case
     if loss_fn is None:
         return ""
     if hasattr(loss_fn, "fn"):
@@ -187,7 +187,7 @@ def _loss_name(loss_fn):
     if hasattr(loss_fn, "name") and isinstance(loss_fn.name, str):
         return loss_fn.name
     if isinstance(loss_fn, type):
-        return camel_to_snake(loss_fn.__name__)
+        return to_snake_case(loss_fn.__name__)
     return getattr(loss_fn, "__name__", "")
 
 

@@ -39,9 +39,15 @@ def clear_session():
 
 
 def to_snake_case(name):
-    """Keras' layer-name rule: 'Conv2DTranspose' -> 'conv2d_transpose', 'ReLU' -> 're_lu'."""
-    step = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
-    return re.sub(r"([a-z])([A-Z])", r"\1_\2", step).lower()
+    """Keras' naming rule (keras.src.utils.naming.to_snake_case), used for every Keras object:
+    layer, model, metric and loss default names and '.weights.h5' group names.
+
+    'Conv2DTranspose' -> 'conv2d_transpose', 'ReLU' -> 're_lu', 'my.layer' -> 'mylayer'.
+    (Plain tf.Modules follow TF's own rule, `minitf.module.camel_to_snake`: 'conv2_d'.)
+    """
+    name = re.sub(r"\W+", "", name)
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 def floatx():

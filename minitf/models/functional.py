@@ -1,5 +1,5 @@
 """The functional API: Input, InputLayer, symbolic layer calls and running a layer graph."""
-from minitf.layers.base import Layer, _accepts_kwarg, _check_input_spec, _name_counts, _name_lock
+from minitf.layers.base import Layer, _accepts_kwarg, _check_input_spec, unique_layer_name
 from minitf.models.keras_tensor import KerasTensor, Node
 from minitf.tensor_shape import TensorShape
 
@@ -7,11 +7,8 @@ __all__ = ["Input", "InputLayer", "call_symbolic", "infer_output_shape", "GraphR
 
 
 def _input_name():
-    """'input_1', 'input_2', ... (Keras 2 numbers inputs from 1)."""
-    with _name_lock:
-        n = _name_counts.get("input", 0) + 1
-        _name_counts["input"] = n
-    return f"input_{n}"
+    """'input_layer', 'input_layer_1', ... (Keras 3's default InputLayer names)."""
+    return unique_layer_name("input_layer")
 
 
 class InputLayer(Layer):

@@ -5,7 +5,7 @@ defining `call` gives a subclassed one. Training (`compile`, `fit`, ...) is adde
 this class holds the structure: layers, weights, summary, checkpoint names, weights files.
 """
 from minitf.engine.training import TrainingMixin
-from minitf.layers.base import Layer, _dedup
+from minitf.layers.base import Layer, _dedup, unique_layer_name
 from minitf.models.functional import GraphRunner, InputLayer
 from minitf.models.keras_tensor import KerasTensor
 
@@ -23,6 +23,8 @@ class Model(TrainingMixin, Layer):
         if args:
             outputs, args = args[0], args[1:]
         name = kwargs.pop("name", None)
+        if name is None and type(self) is Model and (inputs is not None or outputs is not None):
+            name = unique_layer_name("functional")  # Keras 3's class is Functional
         trainable = kwargs.pop("trainable", True)
         dtype = kwargs.pop("dtype", None)
         super().__init__(trainable=trainable, name=name, dtype=dtype, **kwargs)

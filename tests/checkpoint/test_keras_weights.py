@@ -99,3 +99,69 @@ def test_missing_file_raises_what_keras3_raises(tmp_path):
         keras_weights.load_weights(model, str(tmp_path / "missing_ckpt"))
     with pytest.raises(ValueError, match="missing.keras"):
         keras_weights.load_weights(model, str(tmp_path / "missing.keras"))
+
+
+def _groups(path):
+    with h5py.File(path, "r") as f:
+        found = []
+        f.visititems(lambda k, v: found.append(k) if isinstance(v, h5py.Dataset) else None)
+    return sorted(found)
+
+
+def test_group_names_follow_keras_snake_case_and_classes(tmp_path):
+    # Group names as real Keras 3.15 writes them for these models (checked against TF 2.21)
+    L = tf.keras.layers
+    inner_in = tf.keras.Input((5,))
+    inner = tf.keras.Model(inner_in, L.Dense(4)(inner_in))  # a nested functional model
+    inp = tf.keras.Input((6, 6, 2))
+    x = L.Conv2D(3, 3)(inp)
+    x = L.DepthwiseConv2D(3, padding="same")(x)
+    x = L.SeparableConv2D(2, 1)(x)
+    x = L.Conv2DTranspose(2, 2)(x)
+    x = L.Conv1D(5, 1)(L.Reshape((25, 2))(x))
+    out = inner(L.Flatten()(x)[:, :5])
+    model = tf.keras.Model(inp, out)
+    path = str(tmp_path / "f.weights.h5")
+    model.save_weights(path)
+    assert _groups(path) == [
+        "layers/conv1d/vars/0", "layers/conv1d/vars/1",
+        "layers/conv2d/vars/0", "layers/conv2d/vars/1",
+        "layers/conv2d_transpose/vars/0", "layers/conv2d_transpose/vars/1",
+        "layers/depthwise_conv2d/vars/0", "layers/depthwise_conv2d/vars/1",
+        "layers/functional/layers/dense/vars/0", "layers/functional/layers/dense/vars/1",
+        "layers/separable_conv2d/vars/0", "layers/separable_conv2d/vars/1",
+        "layers/separable_conv2d/vars/2"]
+
+
+def test_private_attributes_and_nested_lists_as_keras_walks_them(tmp_path):
+    L = tf.keras.layers
+
+    class Block(L.Layer):
+        def __init__(self):
+            super().__init__()
+            self.z = L.Dense(2)
+            self._a = L.Dense(2)      # private: visited after the public names
+            self.stages = [L.Dense(2), [L.Dense(2), L.Conv1D(2, 1)]]
+
+        def call(self, x):
+            x = self._a(self.z(x))
+            x = self.stages[1][0](self.stages[0](x))
+            return self.stages[1][1](x[:, None, :])
+
+    block = Block()
+    block(tf.zeros((1, 3)))
+    path = str(tmp_path / "b.weights.h5")
+
+    class Holder(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.block = block
+
+        def call(self, x):
+            return self.block(x)
+    model = Holder()
+    model(tf.zeros((1, 3)))
+    model.save_weights(path)
+    names = sorted({p.rsplit("/vars/", 1)[0] for p in _groups(path)})
+    assert names == ["block/_a", "block/stages/container/conv1d",
+                     "block/stages/container/dense", "block/stages/dense", "block/z"]

@@ -194,3 +194,47 @@ def test_compute_output_shape_default_runs_layer():
         def call(self, x):
             return tf.concat([x, x], axis=-1)
     assert Twice().compute_output_shape((None, 3)).as_list() == [None, 6]
+
+
+@pytest.mark.parametrize("class_name, keras_name", [
+    ("Conv2D", "conv2d"), ("Conv2DTranspose", "conv2d_transpose"), ("Conv1D", "conv1d"),
+    ("DepthwiseConv2D", "depthwise_conv2d"), ("SeparableConv2D", "separable_conv2d"),
+    ("GlobalAveragePooling1D", "global_average_pooling1d"), ("ReLU", "re_lu"),
+    ("PReLU", "p_re_lu"), ("HTTPServer", "http_server"), ("BatchNormalization",
+                                                          "batch_normalization"),
+    ("A1B", "a1b"), ("Layer2D3", "layer2d3"), ("my.layer", "mylayer"), ("AUC", "auc")])
+def test_to_snake_case_is_keras_rule(class_name, keras_name):
+    from minitf.layers.base import to_snake_case
+    assert to_snake_case(class_name) == keras_name  # keras.src.utils.naming.to_snake_case
+
+
+def test_tf_module_names_keep_tf_module_rule():
+    # tf.Module (not Keras) names Conv2D 'conv2_d' in TF 2.21; Keras layers use 'conv2d'
+    from minitf.module import camel_to_snake
+    assert [camel_to_snake(n) for n in ("Conv2D", "A1B", "MyDenseLayer", "HTTPServer")] == \
+        ["conv2_d", "a1_b", "my_dense_layer", "http_server"]
+
+    class Conv2D(tf.Module):
+        pass
+    assert Conv2D().name == "conv2_d"
+
+
+def test_default_names_match_keras():
+    names = [layers.Conv2D(2, 3).name, layers.Conv2D(2, 3).name, layers.Dense(2).name,
+             layers.BatchNormalization().name, layers.Conv2DTranspose(2, 3).name,
+             layers.DepthwiseConv2D(3).name, layers.SeparableConv2D(2, 3).name,
+             layers.Conv1D(2, 3).name, layers.ReLU().name]
+    assert names == ["conv2d", "conv2d_1", "dense", "batch_normalization", "conv2d_transpose",
+                     "depthwise_conv2d", "separable_conv2d", "conv1d", "re_lu"]
+    inp = tf.keras.Input((3,))
+    inp2 = tf.keras.Input((3,))
+    assert [inp.node.layer.name, inp2.node.layer.name] == ["input_layer", "input_layer_1"]
+    m1 = tf.keras.Model(inp, layers.Dense(1)(inp))
+    m2 = tf.keras.Model(inp, layers.Dense(1)(inp))
+    assert [m1.name, m2.name] == ["functional", "functional_1"]
+
+    class MyModel2D(tf.keras.Model):
+        def call(self, x):
+            return x
+    assert MyModel2D().name == "my_model2d"
+    assert tf.metrics.AUC().name == "auc"
