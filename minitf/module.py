@@ -8,9 +8,6 @@ from minitf.variable import Variable, name_scope as _name_scope
 __all__ = ["Module"]
 
 
-_CAMEL_TO_SNAKE = re.compile(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))")
-
-
 def camel_to_snake(name):
     """tf.Module's default-name rule: 'MyDenseLayer' -> 'my_dense_layer', 'Conv2D' -> 'conv2_d'.
 
@@ -18,7 +15,7 @@ def camel_to_snake(name):
     losses, '.weights.h5' groups) use Keras' rule, `minitf.layers.base.to_snake_case`
     ('Conv2D' -> 'conv2d').
     """
-    return _CAMEL_TO_SNAKE.sub(r"_\1", name).lower()
+    return re.sub(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))", r"_\1", name).lower()
 
 
 def walk(value, seen, leaf_types, descend_into):
