@@ -3,7 +3,7 @@ import numbers
 
 import numpy as np
 
-from minitf import backend, dtypes
+from minitf import backend, dtypes, errors
 from minitf.indexed_slices import IndexedSlices
 from minitf.ops._core import Tensor, Variable, _state, record, register_batchable, array_module
 
@@ -14,6 +14,7 @@ from minitf.tensor import is_tensor  # noqa: E402
 
 
 # Python bools convert only to these integer types (TF's eager converter refuses the narrow ones).
+_PY_BOOL = type(True)
 _BOOL_TO_INT = frozenset(("int32", "int64", "uint64"))
 
 
@@ -31,6 +32,20 @@ def _strings_to_bytes(arr):
     return out
 
 
+def _big_python_ints(value, dtype):
+    """Python ints numpy could not put in one int64/uint64 array, as `dtype`; None if not all ints."""
+    obj = np.array(value, dtype=object)
+    flat = obj.reshape(-1)
+    if not all(isinstance(v, int) and not isinstance(v, _PY_BOOL) for v in flat):
+        return None
+    if dtype._np == np.uint64 and all(0 <= v < 2**64 for v in flat):
+        return np.array([int(v) for v in flat], dtype=np.uint64).reshape(obj.shape)
+    if all(-2**63 <= v < 2**63 for v in flat):
+        return np.array([int(v) for v in flat], dtype=np.int64).reshape(obj.shape).astype(dtype._np)
+    raise ValueError(f"Can't convert Python sequence with out-of-range integer to Tensor: {value!r} "
+                     f"has values outside the int64 range.")
+
+
 def _python_to_array(value, dtype):
     """Array for Python data with TF's inference: floats -> float32, ints -> int32.
 
@@ -42,6 +57,10 @@ def _python_to_array(value, dtype):
     else:
         arr = np.asarray(value)
     kind = arr.dtype.kind
+    if kind in "fO" and dtype is not None and dtype._np.kind in "iu":
+        big = _big_python_ints(value, dtype)  # e.g. [2**64 - 1, 300] for uint64
+        if big is not None:
+            return big
     is_text = kind in "USO" and arr.size and all(isinstance(v, (str, bytes)) for v in arr.reshape(-1))
     if dtype is not None:
         np_dtype = dtype._np
@@ -166,16 +185,28 @@ def constant(value, dtype=None, shape=None, name="Const"):
 
 
 def cast(x, dtype, name=None):
-    """`x` converted elementwise to `dtype`; gradients flow between floating types only."""
+    """`x` converted elementwise to `dtype`; gradients flow between floating types only.
+
+    Like TF's kernel this truncates floats toward zero and wraps out-of-range values (it does not
+    saturate; use tf.saturate_cast). Casts to or from tf.string raise UnimplementedError.
+    """
     dtype = dtypes.as_dtype(dtype)
     x = convert_to_tensor(x)
     src = x._value.dtype
     if src == dtype._np:
         return x
+    if src.kind == "O" or dtype is dtypes.string:
+        raise errors.UnimplementedError(
+            None, None, f"Cast {x.dtype.name} to {dtype.name} is not supported; use tf.strings.to_number "
+                        f"or tf.strings.as_string to convert between strings and numbers. [Op:Cast]")
     value = x._value
     if src.kind == "c" and dtype._np.kind != "c":
         value = value.real
-    y = Tensor(value.astype(dtype._np))
+    if src.kind == "f" and dtype._np in _EMULATED_INT_CASTS:
+        y = Tensor(_float_to_int(array_module(value), value, dtype._np))
+    else:
+        with np.errstate(invalid="ignore", over="ignore"):
+            y = Tensor(value.astype(dtype._np))
     if _state.active and src.kind in "fc" and dtype._np.kind in "fc":
         record("Cast", (x,), (y,), lambda g: cast(g, src))
     return y
@@ -184,13 +215,82 @@ def cast(x, dtype, name=None):
 register_batchable("Cast")
 
 
+# float -> these integer types follow _float_to_int (uint32/uint64 are left to the array module)
+_EMULATED_INT_CASTS = frozenset(np.dtype(t) for t in ("int8", "int16", "int32", "int64", "uint8", "uint16"))
+
+
+def _float_to_int(xp, v, np_dtype):
+    """TF's CPU float -> integer cast, made deterministic: truncate toward zero into int32 (int64
+    for int64), NaN and out-of-range values becoming that type's minimum, then wrap to `np_dtype`
+    (so 300.0 -> int8 is 44 and 65504.0 -> int8 is -32; it does not saturate)."""
+    wide = np.int64 if np_dtype == np.int64 else np.int32
+    info = np.iinfo(wide)
+    with np.errstate(invalid="ignore", over="ignore"):
+        bad = ~(xp.abs(v) < 2.0 ** (info.bits - 1))
+        w = xp.where(bad, 0, v).astype(wide)
+    w = xp.where(bad, wide(info.min), w)
+    return w.astype(np_dtype)
+
+
+# ClipByValue, which saturate_cast runs first, has no CPU kernel for these input types.
+_NO_CLIP_KERNEL = frozenset(("uint32", "uint64"))
+
+
+def _limit(value, np_dtype):
+    """`value` stored in `np_dtype` by a C cast (wrapping where it overflows), as TF's numpy does."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.array(value).astype(np_dtype)[()]
+
+
 def saturate_cast(value, dtype, name=None):
-    """Cast with values clipped to the target dtype's range first."""
+    """Cast with values first clamped to the target's range (TF's saturate_cast, limits included)."""
     dtype = dtypes.as_dtype(dtype)
     x = convert_to_tensor(value)
-    if dtype.is_integer:
-        from minitf.ops.math import clip_by_value
-        x = clip_by_value(x, dtype.min, dtype.max) if x.dtype.is_floating else x
+    in_dtype = x.dtype
+    for d in (in_dtype, dtype):
+        if d is dtypes.string or d is dtypes.bool:
+            raise TypeError(f"Cannot find minimum value of {d!r} with type {d!r}; "
+                            f"saturate_cast needs numeric dtypes (got {in_dtype.name} -> {dtype.name}).")
+    from minitf.ops.math import clip_by_value
+    real_of = {"complex64": dtypes.float32, "complex128": dtypes.float64}
+    if in_dtype.is_complex:
+        if dtype.is_complex:
+            real_in, real_out = real_of[in_dtype.name], real_of[dtype.name]
+            v = x._value
+            if real_in.min < real_out.min or real_in.max > real_out.max:
+                xp = array_module(v)
+                v = (xp.clip(v.real, real_out.min, real_out.max)
+                     + 1j * xp.clip(v.imag, real_out.min, real_out.max)).astype(v.dtype)
+            return cast(Tensor(v), dtype)
+        x = Tensor(x._value.real)
+        in_dtype = x.dtype
+    out_real = real_of.get(dtype.name, dtype)
+    if in_dtype.name in _NO_CLIP_KERNEL:
+        raise errors.NotFoundError(
+            None, None, f"Could not find a kernel for ClipByValue with T={in_dtype.name} (saturate_cast "
+                        f"clamps before casting); cast the input to int64 or float64 first. [Op:ClipByValue]")
+    # TF's limits: the target's range expressed in the input type, nudged inward when rounding
+    # in that type would overshoot (so the result may saturate a little below the true limit).
+    np_dtype = in_dtype._np
+    try:
+        promoted_type = np.promote_types(np_dtype, out_real._np)
+    except TypeError:
+        promoted_type = float
+    min_limit = _limit(np.maximum(in_dtype.min, out_real.min), np_dtype)
+    promoted = np.array([min_limit, out_real.min], dtype=promoted_type)
+    if promoted[0] < promoted[1]:
+        min_limit = np.nextafter(min_limit, np_dtype.type(0), dtype=np_dtype)
+    max_limit = _limit(np.minimum(float(in_dtype.max), float(out_real.max)), np_dtype)
+    promoted = np.array([max_limit, out_real.max], dtype=promoted_type)
+    if promoted[0] > promoted[1]:
+        max_limit = np.nextafter(max_limit, np_dtype.type(0), dtype=np_dtype)
+    if max_limit < min_limit:
+        # an overflowed limit (int64 -> uint64): TF's kernel applies the upper bound, then the lower
+        xp = array_module(x._value)
+        x = Tensor(xp.maximum(xp.minimum(x._value, max_limit), min_limit).astype(np_dtype))
+    else:
+        x = clip_by_value(x, Tensor(np.asarray(min_limit, dtype=np_dtype)),
+                          Tensor(np.asarray(max_limit, dtype=np_dtype)))
     return cast(x, dtype)
 
 

@@ -30,3 +30,48 @@ def test_conversions_tf_refuses_raise_type_error():
 def test_numpy_values_do_not_turn_into_strings():
     with pytest.raises(ValueError):
         tf.convert_to_tensor(np.float32(2.5), tf.string)
+
+
+def test_cast_to_or_from_string_is_unimplemented():
+    with pytest.raises(tf.errors.UnimplementedError, match="Cast string to int32"):
+        tf.cast(tf.constant("3"), tf.int32)
+    with pytest.raises(tf.errors.UnimplementedError, match="Cast float32 to string"):
+        tf.cast(tf.constant(1.0), tf.string)
+    assert tf.cast(tf.constant("a"), tf.string).numpy() == b"a"
+
+
+def test_float_to_int_cast_truncates_and_wraps_like_tf():
+    x = tf.constant([127.5, -129.5, 300.0, -1.0, 65504.0, np.nan, np.inf, -np.inf, 0.5, -0.7], tf.float16)
+    np.testing.assert_array_equal(tf.cast(x, tf.int8).numpy(), [127, 127, 44, -1, -32, 0, 0, 0, 0, 0])
+    np.testing.assert_array_equal(tf.cast(x, tf.uint8).numpy(), [127, 127, 44, 255, 224, 0, 0, 0, 0, 0])
+    y = tf.constant([3e9, np.nan, -np.inf, 2.0**31, -7.9], tf.float32)
+    i32 = -2**31
+    np.testing.assert_array_equal(tf.cast(y, tf.int32).numpy(), [i32, i32, i32, i32, -7])
+    np.testing.assert_array_equal(tf.cast(y, tf.int64).numpy(), [3000000000, -2**63, -2**63, 2**31, -7])
+
+
+def test_saturate_cast_clamps_with_tfs_limits():
+    x = tf.constant([127.5, -129.5, 300.0, np.inf, -np.inf, np.nan], tf.float32)
+    np.testing.assert_array_equal(tf.saturate_cast(x, tf.int8).numpy(), [127, -128, 127, 127, -128, 0])
+    np.testing.assert_array_equal(tf.saturate_cast(x, tf.int32).numpy()[:5],
+                                  [127, -129, 300, 2147483520, -2**31])
+    h = tf.saturate_cast(tf.constant([1e10, -np.inf, np.nan]), tf.float16).numpy()
+    np.testing.assert_array_equal(h[:2], [65504.0, -65504.0])
+    assert np.isnan(h[2])
+    np.testing.assert_array_equal(tf.saturate_cast(tf.constant([-128, 127, -1], tf.int8), tf.uint8).numpy(),
+                                  [0, 127, 0])
+    np.testing.assert_array_equal(tf.saturate_cast(tf.constant([300, -1, 2**40], tf.int64), tf.int16).numpy(),
+                                  [300, -1, 32767])
+    # TF's limit for int64 -> uint64 overflows, so everything lands on 0
+    np.testing.assert_array_equal(tf.saturate_cast(tf.constant([5, -5], tf.int64), tf.uint64).numpy(), [0, 0])
+    np.testing.assert_allclose(tf.saturate_cast(tf.constant([1e40 + 1j]), tf.complex64).numpy(),
+                               [np.finfo(np.float32).max + 1j])
+
+
+def test_saturate_cast_refuses_bool_string_and_unclampable_inputs():
+    with pytest.raises(TypeError):
+        tf.saturate_cast(tf.constant([True]), tf.int8)
+    with pytest.raises(TypeError):
+        tf.saturate_cast(tf.constant([1]), tf.string)
+    with pytest.raises(tf.errors.NotFoundError):
+        tf.saturate_cast(tf.constant([1], tf.uint32), tf.int8)
