@@ -11,7 +11,7 @@ from minitf import dtypes, errors, nest  # noqa: F401
 _host_tuning.keep_freed_memory()
 from minitf.dtypes import *  # noqa: F401,F403
 from minitf.tensor import Tensor, is_tensor  # noqa: F401
-from minitf.tensor_shape import TensorShape, Dimension  # noqa: F401
+from minitf.tensor_shape import TensorShape  # noqa: F401
 from minitf.variable import (Variable, VariableSynchronization, VariableAggregation,  # noqa: F401
                              name_scope)
 from minitf.tape import GradientTape, UnconnectedGradients  # noqa: F401
@@ -28,11 +28,25 @@ from minitf.custom_gradient import custom_gradient  # noqa: F401
 from minitf.device import device  # noqa: F401
 from minitf.indexed_slices import IndexedSlices  # noqa: F401
 from minitf.initializers import (random_normal_initializer, random_uniform_initializer,  # noqa: F401
-                                 zeros_initializer, ones_initializer, constant_initializer,
-                                 glorot_uniform_initializer)
+                                 zeros_initializer, ones_initializer, constant_initializer)
 from minitf import math, nn, linalg, image, random, debugging, config  # noqa: F401
 from minitf import testing as test  # noqa: F401
-from minitf.ops.debugging import *  # noqa: F401,F403
+from minitf.ops.debugging import assert_equal, assert_greater, assert_less, assert_rank  # noqa: F401
+from minitf.ops.debugging import Assert  # noqa: F401
+from minitf import bitwise  # noqa: F401
+
+# TF 2 keeps these in tf.math, tf.linalg, tf.debugging or tf.bitwise only: `tf.log` is an
+# AttributeError there, so it is one here too (the star imports above brought them in).
+for _name in (
+        "adjoint", "band_part", "cholesky", "det", "diag", "diag_part", "global_norm", "inv",
+        "logdet", "matrix_transpose", "matvec", "slogdet", "solve", "trace", "l2_normalize",
+        "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "ceil", "count_nonzero", "cumprod",
+        "divide_no_nan", "erf", "expm1", "floor_div", "floordiv", "floormod", "mod", "is_finite",
+        "is_inf", "is_nan", "log", "log1p", "log_sigmoid", "logical_xor", "real_div", "reciprocal",
+        "reduce_std", "reduce_variance", "rint", "rsqrt", "softplus", "squared_difference", "xlogy",
+        "glorot_uniform_initializer", "Dimension"):
+    globals().pop(_name, None)
+del _name
 
 __version__ = "0.1.0"
 

@@ -3,3 +3,9 @@ from minitf.ops.math import *  # noqa: F401,F403
 from minitf.ops.reduce import *  # noqa: F401,F403
 from minitf.ops.math import sigmoid, softplus, log_sigmoid, abs, pow, round  # noqa: F401,A004
 from minitf.ops.nn import softmax, log_softmax, top_k, in_top_k  # noqa: F401,E402
+
+# TF 2 has these under tf.bitwise or at the top level only, and no tf.math.real_div/floor_div.
+for _name in ("bitwise_and", "bitwise_or", "bitwise_xor", "invert", "clip_by_value", "floor_div",
+              "real_div"):
+    globals().pop(_name, None)
+del _name

@@ -1,5 +1,5 @@
 """tf.nn: activations, losses, convolution and pooling (re-exports; nothing is defined here)."""
-from minitf.ops.math import sigmoid, tanh, softplus, log_sigmoid  # noqa: F401
+from minitf.ops.math import sigmoid, tanh, softplus  # noqa: F401
 from minitf.ops.nn import *  # noqa: F401,F403
 from minitf.ops.conv import *  # noqa: F401,F403
 from minitf.ops.reduce import l2_normalize  # noqa: F401,E402

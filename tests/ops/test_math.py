@@ -152,7 +152,7 @@ def test_comparisons_and_logic():
     assert tf.greater_equal(a, b).numpy().tolist() == [False, True, True]
     t, f = tf.constant([True, True]), tf.constant([True, False])
     assert tf.logical_and(t, f).numpy().tolist() == [True, False]
-    assert tf.logical_xor(t, f).numpy().tolist() == [False, True]
+    assert tf.math.logical_xor(t, f).numpy().tolist() == [False, True]
     assert tf.logical_not(f).numpy().tolist() == [False, True]
     with pytest.raises(tf.errors.InvalidArgumentError):
         tf.logical_and(a, b)

@@ -32,7 +32,7 @@ SHAPES_AXES = [((), None), ((4,), 0), ((3, 4), 1), ((3, 4), [0, 1]), ((2, 3, 4),
 def test_float_reductions_match_numpy(name, ref, shape, axis, keepdims):
     x = rand(*shape)
     np_axis = tuple(axis) if isinstance(axis, list) else axis
-    got = getattr(tf, name)(x, axis=axis, keepdims=keepdims)
+    got = getattr(tf.math, name)(x, axis=axis, keepdims=keepdims)
     np.testing.assert_allclose(got.numpy(), ref(x, axis=np_axis, keepdims=keepdims), rtol=1e-12)
     assert got.dtype == tf.float64
 
@@ -121,8 +121,8 @@ def test_count_nonzero_and_l2_normalize():
 def test_reduction_gradients(name, shape, axis):
     x = rand(*shape) + (3.0 if name == "reduce_std" and not shape else 0.0)
     if name == "reduce_std" and not shape:
-        return check_grads(lambda t: tf.reduce_std(t + tf.constant([0.0, 1.0], tf.float64)), [x])
-    fn = getattr(tf, name)
+        return check_grads(lambda t: tf.math.reduce_std(t + tf.constant([0.0, 1.0], tf.float64)), [x])
+    fn = getattr(tf.math, name)
     check_grads(lambda t: fn(t, axis=axis), [x], order=2)
     check_grads(lambda t: fn(t, axis=axis, keepdims=True), [x], order=1)
 
@@ -186,7 +186,7 @@ def test_errors_name_op_and_shapes():
     lambda t: tf.reduce_logsumexp(t, axis=-1),
     lambda t: tf.math.cumsum(t, 1, exclusive=True),
     lambda t: tf.math.cumprod(t, 0, reverse=True),
-    lambda t: tf.reduce_std(t, 0),
+    lambda t: tf.math.reduce_std(t, 0),
 ])
 def test_jacobian_pfor_matches_loop(fn):
     x = tf.constant(rand(3, 4))
