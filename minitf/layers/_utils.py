@@ -69,3 +69,25 @@ def serialize(obj, module_name):
         except Exception:  # noqa: BLE001 -- fall back to a readable name
             pass
     return getattr(obj, "__name__", type(obj).__name__)
+
+
+def as_floating(x, dtype):
+    """`x` cast to `dtype` when it is an integer or bool tensor (floats are left alone).
+
+    Keras layers do not cast integer inputs in `__call__`; their math (matmul, mean,
+    normalization) promotes an int/bool operand to the float dtype instead, so a uint8 image
+    batch into Dense gives float32. Layers whose math does that call this helper.
+    """
+    from minitf.ops.constant import cast
+    if getattr(x, "dtype", None) is None or x.dtype.is_floating or x.dtype.is_complex:
+        return x
+    return cast(x, dtype)
+
+
+def promote_inputs(inputs):
+    """Merge-layer inputs with int/bool ones cast to the first floating input's dtype (Keras'
+    type promotion: uint8 + float32 -> float32); all-integer lists are left alone."""
+    floats = [x.dtype for x in inputs if x.dtype.is_floating]
+    if not floats:
+        return list(inputs)
+    return [as_floating(x, floats[0]) for x in inputs]

@@ -63,8 +63,10 @@ class LeakyReLU(_Elementwise):
         return self.negative_slope
 
     def call(self, inputs):
+        from minitf.layers._utils import as_floating
         from minitf.ops.nn import leaky_relu
-        return leaky_relu(inputs, alpha=self.negative_slope)
+        # Keras' leaky_relu works in floats: integer inputs come out as the compute dtype
+        return leaky_relu(as_floating(inputs, self.compute_dtype), alpha=self.negative_slope)
 
     def get_config(self):
         """negative_slope."""

@@ -50,6 +50,7 @@ class Dense(Layer):
 
     def call(self, inputs):
         import minitf as tf
+        inputs = U.as_floating(inputs, self.compute_dtype)  # uint8 images -> float32, as Keras
         if inputs.shape.rank == 2:
             out = tf.matmul(inputs, self.kernel)
         else:

@@ -1,5 +1,6 @@
 """Layers that combine a list of inputs: Add, Subtract, Multiply, Average, Maximum, Minimum,
 Concatenate, and their functional forms add(), concatenate(), ..."""
+from minitf.layers._utils import promote_inputs
 from minitf.layers.base import Layer
 from minitf.tensor_shape import TensorShape
 
@@ -52,6 +53,7 @@ class _Merge(Layer):
 
     def call(self, inputs):
         self._check([x.shape for x in inputs])
+        inputs = promote_inputs(inputs)
         out = inputs[0]
         for x in inputs[1:]:
             out = self._merge(out, x)
@@ -146,7 +148,7 @@ class Concatenate(Layer):
     def call(self, inputs):
         import minitf as tf
         self._check([x.shape for x in inputs])
-        return tf.concat(list(inputs), axis=self.axis)
+        return tf.concat(promote_inputs(inputs), axis=self.axis)
 
     def compute_output_shape(self, input_shape):
         """The inputs' shape with the concatenation axis summed."""

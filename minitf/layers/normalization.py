@@ -96,6 +96,7 @@ class BatchNormalization(Layer):
 
     def call(self, inputs, training=None):
         import minitf as tf
+        inputs = U.as_floating(inputs, self.compute_dtype)  # Keras casts int inputs
         rank = inputs.shape.rank
         dtype = inputs.dtype
         gamma = None if self.gamma is None else tf.cast(self.gamma, dtype)
@@ -174,6 +175,7 @@ class LayerNormalization(Layer):
 
     def call(self, inputs):
         import minitf as tf
+        inputs = U.as_floating(inputs, self.compute_dtype)  # Keras casts int inputs
         rank = inputs.shape.rank
         mean = tf.reduce_mean(inputs, axis=self._axes, keepdims=True)
         variance = tf.reduce_mean(tf.square(inputs - mean), axis=self._axes, keepdims=True)

@@ -100,6 +100,9 @@ class _GlobalPooling(Layer):
         import minitf as tf
         start = 2 if self.data_format == "channels_first" else 1
         axes = list(range(start, start + self.rank))
+        if self.kind == "avg":  # Keras' mean promotes integer inputs to float
+            from minitf.layers._utils import as_floating
+            inputs = as_floating(inputs, self.compute_dtype)
         fn = tf.reduce_mean if self.kind == "avg" else tf.reduce_max
         return fn(inputs, axis=axes, keepdims=self.keepdims)
 

@@ -173,6 +173,32 @@ def call_symbolic(layer, inputs, args, kwargs):
 
 
 # -- running a graph ------------------------------------------------------------------------
+def to_input_dtype(value, input_tensor):
+    """`value` as a tensor of the Input's dtype, as Keras' functional models convert their
+    inputs (uint8 images into a float32 Input become float32; floats into an int32 Input
+    become int32). None and values that are not tensors or arrays pass through."""
+    from minitf.ops.constant import cast, convert_to_tensor
+    from minitf.tensor import Tensor
+    from minitf.variable import Variable
+    if value is None or _is_keras_tensor(value):
+        return value
+    if isinstance(value, Variable):
+        value = value.value()
+    if not isinstance(value, Tensor):
+        try:
+            value = convert_to_tensor(value)
+        except (TypeError, ValueError):
+            return value
+    target = input_tensor.dtype
+    if target is not None and value.dtype != target:
+        value = cast(value, target)
+    return value
+
+
+def _is_keras_tensor(x):
+    return isinstance(x, KerasTensor)
+
+
 class GraphRunner:
     """The nodes between some input KerasTensors and some output KerasTensors, in run order."""
 
@@ -242,6 +268,7 @@ class GraphRunner:
         if len(flat) != len(self.flat_inputs):
             raise ValueError(f"The model expects {len(self.flat_inputs)} input(s), but it "
                              f"received {len(flat)} input tensors.")
+        flat = [to_input_dtype(v, kt) for v, kt in zip(flat, self.flat_inputs)]
         values = {id(t): v for t, v in zip(self.flat_inputs, flat)}
 
         def get(x):

@@ -139,6 +139,8 @@ class Model(TrainingMixin, Layer):
                 t = convert_to_tensor(x)
             except (TypeError, ValueError):
                 return x
+            if self._graph is not None:
+                return t  # functional: the graph converts to each Input's dtype instead
             return super(Model, self)._cast_inputs(t) if t.dtype.is_floating else t
         return nest.map_structure(convert, inputs)
 

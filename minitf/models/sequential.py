@@ -1,6 +1,6 @@
 """tf.keras.Sequential: a plain stack of layers, each feeding the next."""
 from minitf.layers.base import Layer
-from minitf.models.functional import GraphRunner, Input, InputLayer
+from minitf.models.functional import GraphRunner, Input, InputLayer, to_input_dtype
 from minitf.models.keras_tensor import KerasTensor
 from minitf.models.model import Model, _layer_dependencies
 
@@ -79,7 +79,9 @@ class Sequential(Model):
         from minitf.tensor_shape import TensorShape
         shape = TensorShape(input_shape).as_list()
         if self._seq_input is None or TensorShape(self._seq_input.shape) != TensorShape(shape):
-            self._seq_input = Input(batch_shape=shape, dtype=self._dtype)
+            # Keras gives the Input the first layer's compute dtype
+            dtype = self.layers[0].compute_dtype if self.layers else self._dtype
+            self._seq_input = Input(batch_shape=shape, dtype=dtype)
             self._rebuild_graph()
         self.built = True
 
@@ -100,6 +102,8 @@ class Sequential(Model):
         """Feed `inputs` through the layers in order."""
         from minitf.layers.base import _accepts_kwarg
         x = inputs
+        if self._seq_input is not None and not isinstance(inputs, (list, tuple, dict)):
+            x = to_input_dtype(inputs, self._seq_input)  # as Keras' functional Sequential
         for layer in self.layers:
             kwargs = {}
             if training is not None and _accepts_kwarg(layer.call, "training"):

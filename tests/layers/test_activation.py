@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+import minitf as tf
 from minitf import layers
 
 X = np.array([[-2.0, -0.5, 0.5, 3.0, 8.0]], "float32")
@@ -32,3 +33,9 @@ def test_gradients(input_grads_close):
 def test_bad_arguments():
     with pytest.raises(ValueError, match="max_value"):
         layers.ReLU(max_value=-1)
+
+
+def test_leaky_relu_of_integers_is_float32():
+    out = layers.LeakyReLU()(np.array([[-2, 3]], np.int32))
+    assert out.dtype == tf.float32  # Keras' leaky_relu works in floats
+    np.testing.assert_allclose(out.numpy(), [[-0.6, 3.0]], rtol=1e-6)

@@ -64,3 +64,14 @@ def test_lambda_output_shape_mask_and_config():
     passes_training = layers.Lambda(lambda t, training=None: seen.append(training) or t)
     passes_training(tf.constant([1.0]), training=True)
     assert seen == [True]
+
+
+def test_dense_promotes_integer_and_bool_inputs_like_keras():
+    # Keras' matmul promotes int/bool operands: a uint8 image batch gives float32 outputs
+    x = np.arange(12, dtype=np.uint8).reshape(3, 4)
+    layer = tf.keras.layers.Dense(2, kernel_initializer="ones")
+    for value in (x, x.astype(np.int32), tf.constant(x.astype(np.int64)), x > 5):
+        y = layer(value)
+        assert y.dtype == tf.float32
+    np.testing.assert_allclose(layer(x).numpy(), np.tile(x.sum(1, keepdims=True), (1, 2)))
+    assert layer(x.astype(np.float64)).dtype == tf.float32  # floats are autocast

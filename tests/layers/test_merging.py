@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+import minitf as tf
 from minitf import layers
 
 
@@ -43,3 +44,13 @@ def test_merge_gradients():
     for layer in (layers.Multiply(dtype="float64"), layers.Average(dtype="float64"),
                   layers.Concatenate(dtype="float64"), layers.Maximum(dtype="float64")):
         assert_gradients_close(lambda x, y: layer([x, y]), [a, b])
+
+
+def test_merge_layers_promote_integer_inputs_next_to_float_ones():
+    a = np.arange(6, dtype=np.uint8).reshape(2, 3)
+    b = np.ones((2, 3), np.float32)
+    L = tf.keras.layers
+    for layer in (L.Add(), L.Subtract(), L.Multiply(), L.Average(), L.Maximum(),
+                  L.Concatenate()):
+        assert layer([a, b]).dtype == tf.float32, type(layer).__name__
+    assert L.Add()([a, a]).dtype == tf.uint8  # all-integer inputs keep their dtype

@@ -71,3 +71,12 @@ def test_layer_normalization_values_and_gradients(weight_grads_close, input_grad
 def test_float32_input_keeps_float32():
     y = layers.BatchNormalization()(np.ones((2, 4, 4, 3), "float32"), training=True)
     assert y.dtype == tf.float32 and y.shape == (2, 4, 4, 3)
+
+
+def test_normalization_layers_cast_integer_inputs_to_float32():
+    x = np.arange(24, dtype=np.uint8).reshape(2, 3, 4)
+    for layer in (tf.keras.layers.BatchNormalization(), tf.keras.layers.LayerNormalization()):
+        out = layer(x, training=True)
+        assert out.dtype == tf.float32
+        np.testing.assert_allclose(out.numpy(), layer(x.astype(np.float32), training=True).numpy(),
+                                   rtol=1e-6)

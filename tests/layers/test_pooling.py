@@ -42,3 +42,11 @@ def test_pooling_input_gradients(input_grads_close):
     input_grads_close(layers.AveragePooling2D(dtype="float64"), x)
     input_grads_close(layers.MaxPooling2D(dtype="float64"), x)
     input_grads_close(layers.GlobalAveragePooling2D(dtype="float64"), x)
+
+
+def test_global_average_pooling_of_integers_is_float32_and_max_keeps_dtype():
+    x = np.arange(2 * 4 * 4 * 3, dtype=np.uint8).reshape(2, 4, 4, 3)
+    assert tf.keras.layers.GlobalAveragePooling2D()(x).dtype == tf.float32
+    assert tf.keras.layers.GlobalMaxPooling2D()(x).dtype == tf.uint8
+    np.testing.assert_allclose(tf.keras.layers.GlobalAveragePooling2D()(x).numpy(),
+                               x.mean(axis=(1, 2)), rtol=1e-6)

@@ -130,3 +130,30 @@ def test_summary_counts_non_trainable_batchnorm():
     lines = []
     m.summary(print_fn=lines.append)
     assert "Total params: 32" in lines and "Non-trainable params: 8" in lines
+
+
+def test_uint8_batches_into_sequential_and_functional_models():
+    # an MNIST-like uint8 batch: Keras converts model inputs to the Input's dtype
+    x = np.random.default_rng(0).integers(0, 255, size=(4, 28, 28)).astype(np.uint8)
+    y = np.arange(4)
+    seq = Sequential([Input((28, 28)), layers.Flatten(), layers.Dense(10)])
+    assert seq(x).dtype == tf.float32
+    inp = Input((28, 28))
+    fn = Model(inp, layers.Flatten()(inp))
+    assert fn(x).dtype == tf.float32   # converted to the float32 Input even without Dense
+    no_input = Sequential([layers.Flatten(), layers.Dense(10)])
+    assert no_input(x).dtype == tf.float32
+    seq.compile("adam", "sparse_categorical_crossentropy")
+    seq.fit(x, y, epochs=1, verbose=0)
+    assert seq.predict(x, verbose=0).dtype == np.float32
+
+
+def test_model_inputs_converted_to_input_dtype_both_ways():
+    ids = Input((3,), dtype="int32")
+    model = Model(ids, layers.Flatten()(ids))
+    out = model(np.array([[0.7, 1.2, 2.9]], np.float32))
+    assert out.dtype == tf.int32 and out.numpy().tolist() == [[0, 1, 2]]
+    wide = Input((2,), dtype="float64")
+    model64 = Model(wide, layers.Dense(1, dtype="float64", kernel_initializer="ones")(wide))
+    out = model64(np.array([[1 + 1e-12, 2.0]]))  # no detour through float32
+    assert out.dtype == tf.float64 and abs(float(out.numpy()[0, 0]) - 3 - 1e-12) < 1e-15
