@@ -44,6 +44,7 @@ for _name in (
         "divide_no_nan", "erf", "expm1", "floor_div", "floordiv", "floormod", "mod", "is_finite",
         "is_inf", "is_nan", "log", "log1p", "log_sigmoid", "logical_xor", "real_div", "reciprocal",
         "reduce_std", "reduce_variance", "rint", "rsqrt", "softplus", "squared_difference", "xlogy",
+        "reduce_euclidean_norm",
         "glorot_uniform_initializer", "Dimension"):
     globals().pop(_name, None)
 del _name

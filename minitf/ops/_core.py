@@ -3,6 +3,8 @@
 Op modules import `record`, `_state` and `Tensor` from here so each op reads:
 convert inputs -> compute on raw arrays of the inputs' array module -> wrap -> record.
 """
+import numpy
+
 from minitf import backend, dtypes, errors
 from minitf.tape import _state, record, register_batchable  # noqa: F401 (re-exported)
 from minitf.tensor import Tensor
@@ -145,6 +147,46 @@ def normalize_axis(axis, ndim, op_name):
             op_name, f"axis {axis} is out of range for a tensor of rank {ndim}; "
                      f"use an axis in [{-ndim}, {ndim})")
     return axis % ndim if ndim else 0
+
+
+def reduction_axes(axis, ndim, op_name):
+    """The sorted tuple of non-negative axes a reduction runs over (None means all of them).
+
+    `axis` may be an int, a list/tuple/array of ints (any shape, flattened) or an integer tensor.
+    As in TF: a Python float raises TypeError; float or string axes, axes out of [-ndim, ndim)
+    (every axis of a scalar) and repeated axes raise InvalidArgumentError naming the op.
+    """
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (Tensor, Variable)):
+        values = _read(axis).numpy()
+    elif isinstance(axis, float):
+        raise TypeError(f"{op_name}: cannot convert axis {axis!r} to EagerTensor of dtype int32; "
+                        f"pass an integer axis")
+    else:
+        values = numpy.asarray(axis)
+    values = numpy.asarray(values)
+    if values.dtype.kind == "b":
+        values = values.astype(numpy.int32)
+    if values.size and values.dtype.kind not in "iu":
+        name = "float" if values.dtype.kind == "f" else "string" if values.dtype.kind in "USO" \
+            else values.dtype.name
+        raise errors.invalid_argument(
+            op_name, f"Value for attr 'Tidx' of {name} is not in the list of allowed values: "
+                     f"int32, int64; pass integer axes")
+    out = []
+    for a in values.reshape(-1).tolist():
+        if not -ndim <= a < ndim:
+            raise errors.invalid_argument(
+                op_name, f"Invalid reduction dimension ({a} for input with {ndim} dimension(s); "
+                         f"axes must be in [{-ndim}, {ndim})")
+        a %= ndim
+        if a in out:
+            raise errors.invalid_argument(
+                op_name, f"Invalid reduction arguments: Axes contains duplicate dimension: {a}; "
+                         f"name each axis once")
+        out.append(a)
+    return tuple(sorted(out))
 
 
 def check_float(x, op_name):

@@ -93,7 +93,8 @@ def _add_axes(t, count):
 
 def _reduce_max(x, axis, keepdims=False):
     """Max over `axis` (private; the gradient is shared equally among tied maxima)."""
-    from minitf.ops.reduce import _axes, _broadcast_back
+    from minitf.ops.reduce import _broadcast_back
+    from minitf.ops._core import reduction_axes as _axes
     from minitf.ops.math import equal
     from minitf.ops.array import where, zeros_like
     from minitf.ops.constant import cast

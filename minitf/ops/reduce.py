@@ -4,33 +4,14 @@ import numpy as np
 
 from minitf import dtypes, errors
 from minitf.ops._core import (Tensor, _state, record, register_batchable, array_module, as_tensor,
-                              normalize_axis)
+                              normalize_axis, reduction_axes)
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
-           "reduce_logsumexp", "reduce_any", "reduce_all", "reduce_variance", "reduce_std",
-           "argmax", "argmin", "cumsum", "cumprod", "count_nonzero", "l2_normalize"]
+           "reduce_logsumexp", "reduce_euclidean_norm", "reduce_any", "reduce_all", "reduce_variance",
+           "reduce_std", "argmax", "argmin", "cumsum", "cumprod", "count_nonzero", "l2_normalize"]
 
 
-def _axes(axis, ndim, op_name):
-    """Normalized tuple of axes (None means all), InvalidArgumentError when out of range."""
-    if axis is None:
-        return tuple(range(ndim))
-    if isinstance(axis, Tensor):
-        axis = axis.numpy().tolist()
-    elif isinstance(axis, np.ndarray):
-        axis = axis.tolist()
-    if isinstance(axis, (int, np.integer)):
-        axes = (int(axis),)
-    else:
-        axes = tuple(int(a) for a in axis)
-    out = []
-    for a in axes:
-        if not -ndim <= a < max(ndim, 1):
-            raise errors.invalid_argument(
-                op_name, f"Invalid reduction dimension {a} for input with {ndim} dimensions; "
-                         f"axes must be in [{-ndim}, {ndim})")
-        out.append(a % ndim if ndim else 0)
-    return tuple(sorted(set(out)))
+_axes = reduction_axes  # the one axis normalizer shared by all reductions
 
 
 def _keepdims(keepdims):
@@ -90,6 +71,42 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     if _state.active:
         shape = x._value.shape
         record("Mean", (x,), (y,), lambda g: _broadcast_back(g / count, shape, axes, keepdims))
+    return y
+
+
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+    """sqrt(sum(|x|**2)) across `axis` (tf.math only, as in TF).
+
+    Integer inputs stay integer, as TF's kernel does: the squares are summed in the input type
+    (wrapping on overflow) and the root is truncated. The gradient x / norm * g is NaN where the
+    norm is zero, as in TF.
+    """
+    x = as_tensor(input_tensor)
+    v = x._value
+    if v.dtype.kind in "bO":
+        raise errors.invalid_argument(
+            "EuclideanNorm", f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed values "
+                             f"(numeric types only); cast the input with tf.cast")
+    axes = _axes(axis, v.ndim, "EuclideanNorm")
+    keepdims = _keepdims(keepdims)
+    xp = array_module(v)
+    if v.dtype.kind == "c":
+        total = xp.sum((v * v.conj()).real, axis=axes, keepdims=keepdims)
+        raw = xp.sqrt(total).astype(v.dtype)
+    elif v.dtype.kind in "iu":
+        total = xp.sum(v * v, axis=axes, keepdims=keepdims, dtype=v.dtype)
+        with np.errstate(invalid="ignore"):
+            raw = xp.sqrt(xp.asarray(total, dtype="float64")).astype(v.dtype)
+    else:
+        raw = xp.sqrt(xp.sum(v * v, axis=axes, keepdims=keepdims))
+    y = Tensor(xp.asarray(raw, dtype=v.dtype))
+    if _state.active and v.dtype.kind == "f":
+        shape = v.shape
+
+        def grad(g):
+            from minitf.ops.array import reshape
+            return x * (_broadcast_back(g, shape, axes, keepdims) / reshape(y, _kept_shape(shape, axes)))
+        record("EuclideanNorm", (x,), (y,), grad)
     return y
 
 
@@ -287,7 +304,12 @@ def _scan_raw(xp, v, axis, exclusive, reverse, product):
 def _scan(x, axis, exclusive, reverse, op_name, product):
     x = as_tensor(x)
     if isinstance(axis, Tensor):
-        axis = int(axis.numpy())
+        axis = axis.numpy()
+    if isinstance(axis, float):
+        raise TypeError(f"{op_name}: cannot convert axis {axis!r} to EagerTensor of dtype int32; "
+                        f"pass an integer axis")
+    if np.ndim(axis) != 0:
+        raise errors.invalid_argument(op_name, f"ScanOp: axis must be a scalar, not {np.asarray(axis).tolist()}")
     nd = x._value.ndim
     if nd == 0:
         raise errors.invalid_argument(op_name, f"{op_name} needs an input of rank >= 1, got a scalar")
@@ -340,4 +362,4 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     return x * rsqrt(maximum(sq_sum, as_tensor(epsilon, dtype=x.dtype)))
 
 
-register_batchable("Sum", "Mean", "Max", "Min", "Prod", "Cumsum", "Cumprod")
+register_batchable("Sum", "Mean", "EuclideanNorm", "Max", "Min", "Prod", "Cumsum", "Cumprod")

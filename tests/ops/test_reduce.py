@@ -165,7 +165,7 @@ def test_l2_normalize_gradient():
 
 def test_errors_name_op_and_shapes():
     x = tf.zeros([2, 3])
-    with pytest.raises(errors.InvalidArgumentError, match=r"Invalid reduction dimension 2.*Max"):
+    with pytest.raises(errors.InvalidArgumentError, match=r"Invalid reduction dimension \(2.*Max"):
         tf.reduce_max(x, axis=2)
     with pytest.raises(errors.InvalidArgumentError, match="Sum"):
         tf.reduce_sum(x, axis=-3)
@@ -180,7 +180,76 @@ def test_errors_name_op_and_shapes():
     assert isinstance(errors.InvalidArgumentError(None, None, ""), ValueError)
 
 
+ALL_REDUCTIONS = [tf.reduce_sum, tf.reduce_mean, tf.reduce_max, tf.reduce_min, tf.reduce_prod,
+                  tf.reduce_logsumexp, tf.math.reduce_variance, tf.math.reduce_std,
+                  tf.math.count_nonzero, tf.math.reduce_euclidean_norm]
+
+
+@pytest.mark.parametrize("fn", ALL_REDUCTIONS + [tf.reduce_any, tf.reduce_all])
+def test_bad_axes_raise_invalid_argument_like_tf(fn):
+    x = tf.constant([[True, False], [True, True]]) if fn in (tf.reduce_any, tf.reduce_all) \
+        else tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    scalar = x[0, 0]
+    for bad in ([0, 0], [1, -1], tf.constant([0, 0]), 2, -3, [0.5], tf.constant(0.0)):
+        with pytest.raises(errors.InvalidArgumentError):
+            fn(x, bad)
+    with pytest.raises(errors.InvalidArgumentError, match="duplicate"):
+        fn(x, [0, 0], keepdims=True)
+    for bad in (0, -1, [0], tf.constant(0, tf.int64)):  # a scalar has no axis at all
+        with pytest.raises(errors.InvalidArgumentError, match=r"0 dimension"):
+            fn(scalar, bad)
+    with pytest.raises(TypeError):
+        fn(x, 1.0)
+    # a 2-d axis tensor is flattened, a bool axis counts as an int, [] reduces nothing
+    assert fn(x, tf.constant([[0]])).shape == (2,)
+    assert fn(x, [True]).shape == (2,)
+    assert fn(x, []).shape == (2, 2)
+
+
+def test_scan_axis_must_be_a_scalar_int():
+    x = tf.zeros([2, 3])
+    with pytest.raises(errors.InvalidArgumentError, match="scalar"):
+        tf.math.cumsum(x, [0])
+    with pytest.raises(TypeError):
+        tf.math.cumsum(x, 1.0)
+
+
+def test_euclidean_norm_values_and_dtypes():
+    x = tf.constant([[3.0, 4.0], [0.0, 0.0]])
+    np.testing.assert_allclose(tf.math.reduce_euclidean_norm(x).numpy(), 5.0)
+    np.testing.assert_allclose(tf.math.reduce_euclidean_norm(x, 1).numpy(), [5.0, 0.0])
+    assert tf.math.reduce_euclidean_norm(x, 1, keepdims=True).shape == (2, 1)
+    # integers stay integer: squares summed in the input type (wrapping), root truncated
+    r = tf.math.reduce_euclidean_norm(tf.constant([[1, 2], [3, 4]]), 0)
+    assert r.dtype == tf.int32 and r.numpy().tolist() == [3, 4]
+    assert tf.math.reduce_euclidean_norm(tf.constant([100, 100], tf.int8)).numpy() == 5
+    c = tf.math.reduce_euclidean_norm(tf.constant([[3 + 4j, 1j]]), 1)
+    assert c.dtype == tf.complex128
+    np.testing.assert_allclose(c.numpy(), [np.sqrt(26.0)])
+    assert tf.math.reduce_euclidean_norm(tf.zeros([0, 3]), 0).numpy().tolist() == [0.0, 0.0, 0.0]
+    with pytest.raises(errors.InvalidArgumentError):
+        tf.math.reduce_euclidean_norm(tf.constant([True]))
+    assert not hasattr(tf, "reduce_euclidean_norm")  # tf.math only, as in TF
+
+
+@pytest.mark.parametrize("shape,axis,keepdims", [((), None, False), ((3,), 0, False), ((2, 3), 1, True),
+                                                  ((2, 3, 4), [0, 2], False), ((2, 3), None, True)])
+def test_euclidean_norm_gradient(shape, axis, keepdims):
+    x = rand(*shape) + 0.5
+    check_grads(lambda t: tf.math.reduce_euclidean_norm(t, axis, keepdims=keepdims), [x])
+
+
+def test_euclidean_norm_gradient_at_zero_is_nan_like_tf():
+    v = tf.Variable([[3.0, 4.0], [0.0, 0.0]])
+    with tf.GradientTape() as g:
+        y = tf.math.reduce_euclidean_norm(v, 1)
+    grad = g.gradient(y, v).numpy()
+    np.testing.assert_allclose(grad[0], [0.6, 0.8], rtol=1e-6)
+    assert np.isnan(grad[1]).all()
+
+
 @pytest.mark.parametrize("fn", [
+    lambda t: tf.math.reduce_euclidean_norm(t, 1),
     lambda t: tf.reduce_max(t * t, axis=1),
     lambda t: tf.reduce_prod(t, axis=0, keepdims=True),
     lambda t: tf.reduce_logsumexp(t, axis=-1),
