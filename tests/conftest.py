@@ -4,6 +4,8 @@
   device (new tensors go to cupy); it stops at once when no GPU is usable. Without it the suite
   runs with the CPU as the default device, so results do not depend on the machine.
 * ``@pytest.mark.gpu`` tests need cupy and a usable GPU and are skipped cleanly otherwise.
+* ``MINITF_REQUIRE_TF=1`` (set by CI's TF run) turns every skip caused by a missing or broken
+  TensorFlow into a failure, so the comparisons with TF cannot silently stop running.
 * The `fake_gpu` fixture installs a placement policy backed by `FakeCupy`: a numpy-backed module
   whose arrays (`FakeDeviceArray`) refuse direct numpy calls, as cupy arrays do. It lets CPU-only
   CI check that ops stay on the array module of their inputs and that placement logic is right.
@@ -48,6 +50,28 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("gpu") is not None:
             item.add_marker(skip)
+
+
+def _fail_if_tf_was_required(report):
+    """Under MINITF_REQUIRE_TF=1, a skip for a missing TensorFlow becomes a failure."""
+    if not report.skipped or os.environ.get("MINITF_REQUIRE_TF") != "1":
+        return
+    reason = str(report.longrepr[-1]) if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    if "tensorflow" in reason.lower():
+        report.outcome = "failed"
+        report.longrepr = f"MINITF_REQUIRE_TF=1 but TensorFlow is unusable: {reason}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    _fail_if_tf_was_required(outcome.get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    outcome = yield
+    _fail_if_tf_was_required(outcome.get_result())
 
 
 @pytest.fixture
