@@ -7,6 +7,10 @@ parent (`Trackable._defer_restore`) and applied when the parent calls `_track_ch
 slot values wait in the optimizer until the slot is created. A slot whose optimizer is not in
 the graph yet (attached to the Checkpoint, or created, after `restore()`) waits in the restore
 until an object with `_restore_slot` is matched at the optimizer's path.
+
+As in TF, values left unused are reported (a warning, unless `expect_partial()`) when the
+restore can no longer use them: once its status is gone and no object still holds a deferred
+part of it. The restore refers to matched objects weakly so that this happens on time.
 """
 import json
 import os
@@ -14,6 +18,7 @@ import warnings
 import weakref
 
 from minitf import backend
+from minitf.module import _collect_deps
 from minitf.trackable import Trackable
 from minitf.checkpoint import graph, h5format
 
@@ -93,10 +98,39 @@ class _Restore:
         self.values = values
         self.consumed = set()
         self.restored_ids = set()
-        self.objects = {}  # checkpoint path -> matched Trackable
+        self.silenced = False
+        self._objects = {}  # checkpoint path -> weak reference to the matched Trackable
         self.planned = set()  # keys already headed for a variable (now or on creation)
         self.orphan_slots = []  # (var, optimizer path, slot name, key) before the optimizer
         self.root_ref = weakref.ref(root) if _weakrefable(root) else (lambda r=root: r)
+
+    def remember(self, path, obj):
+        """Note that `obj` was matched at checkpoint `path` (held weakly: no cycle through the
+        deferred restorers that objects hold)."""
+        self._objects[path] = weakref.ref(obj) if _weakrefable(obj) else (lambda o=obj: o)
+
+    def object_at(self, path):
+        """The object matched at `path`, or None."""
+        ref = self._objects.get(path)
+        return ref() if ref is not None else None
+
+    def unused_keys(self):
+        """Checkpoint value keys not restored (so far)."""
+        return sorted(k for k in self.values
+                      if k.endswith(graph.VALUE_SUFFIX) and k not in self.consumed)
+
+    def __del__(self):
+        if self.silenced:
+            return
+        try:
+            unused = self.unused_keys()
+        except Exception:  # interpreter shutdown
+            return
+        if unused:
+            warnings.warn(f"Checkpoint {self.path!r} was restored partially; values "
+                          f"never used: {unused[:10]}{' ...' if len(unused) > 10 else ''}. "
+                          "Call expect_partial() on the load status to silence this.",
+                          stacklevel=2)
 
     def check(self, key, var):
         value = self.values[key]
@@ -164,7 +198,7 @@ def _match_child(restore, child, node, path, plan, seen=None):
     if id(child) in seen:
         return
     seen.add(id(child))
-    restore.objects[path] = child
+    restore.remember(path, child)
     if hasattr(child, "_restore_slot"):
         _adopt_orphan_slots(restore, path, plan)
     used = set()
@@ -187,7 +221,7 @@ def _has_unclaimed(restore, node):
 
 
 def _plan_slot(restore, var, opt_path, slot_name, key, plan):
-    optimizer = restore.objects.get(opt_path)
+    optimizer = restore.object_at(opt_path)
     if optimizer is None or not hasattr(optimizer, "_restore_slot"):
         restore.orphan_slots.append((var, opt_path, slot_name, key))
         return
@@ -236,9 +270,13 @@ def restore_into(root, prefix):
     plan = []
     # Slots met before their optimizer are adopted when the walk reaches it; the rest wait for
     # an optimizer attached later (`_adopt_orphan_slots` from a subtree restorer).
-    _match_child(restore, root, trie, "", plan)
-    for check, _ in plan:
-        check()
+    try:
+        _match_child(restore, root, trie, "", plan)
+        for check, _ in plan:
+            check()
+    except BaseException:
+        restore.silenced = True  # the error says it all; no "restored partially" warning
+        raise
     for _, apply in plan:
         apply()
     return CheckpointLoadStatus(root, restore)
@@ -250,11 +288,9 @@ class CheckpointLoadStatus:
     def __init__(self, root, restore):
         self._root = root
         self._restore = restore
-        self._silenced = False
 
     def _unused_keys(self):
-        return sorted(k for k in self._restore.values
-                      if k.endswith(graph.VALUE_SUFFIX) and k not in self._restore.consumed)
+        return self._restore.unused_keys()
 
     def _unmatched_variables(self):
         current = graph.saveable_variables(self._root)
@@ -288,7 +324,7 @@ class CheckpointLoadStatus:
 
     def expect_partial(self):
         """Silence the warning about checkpoint values left unused."""
-        self._silenced = True
+        self._restore.silenced = True
         return self
 
     def run_restore_ops(self, session=None):
@@ -296,19 +332,6 @@ class CheckpointLoadStatus:
 
     def initialize_or_restore(self, session=None):
         """No-op in eager mode (values are restored already)."""
-
-    def __del__(self):
-        if self._silenced:
-            return
-        try:
-            unused = self._unused_keys()
-        except Exception:  # interpreter shutdown
-            return
-        if unused:
-            warnings.warn(f"Checkpoint {self._restore.path!r} was restored partially; values "
-                          f"never used: {unused[:10]}{' ...' if len(unused) > 10 else ''}. "
-                          "Call expect_partial() on the load status to silence this.",
-                          stacklevel=2)
 
 
 class InitializationOnlyStatus:
@@ -337,6 +360,9 @@ class Checkpoint(Trackable):
 
     `Checkpoint(model=model, optimizer=opt)` saves every variable reachable from its keyword
     arguments, keyed by attribute paths (`model/dense/kernel`), plus its own `save_counter`.
+    As in TF the counter is made lazily, by `save()`, `restore()` or reading `save_counter`
+    (not by `write()`), so a Checkpoint used only as a node of another one (a stand-in for a
+    layer in a partial restore) adds no `save_counter` of its own.
     `root` (optional) contributes its own dependencies at the top level. Attributes set later
     (`ckpt.optimizer = opt`, even after `restore()`) become dependencies too, as in TF.
     """
@@ -358,8 +384,9 @@ class Checkpoint(Trackable):
             object.__setattr__(self, name, value)
 
     def __setattr__(self, name, value):
-        """A public attribute holding a trackable becomes a dependency (as in TF), and gets any
-        values a restore that ran before it was attached is waiting to give it."""
+        """A public attribute holding a trackable, or a list/tuple/dict of them, becomes a
+        dependency (as in TF: items are named 'name/0', 'name/key'), and gets any values a
+        restore that ran before it was attached is waiting to give it."""
         object.__setattr__(self, name, value)
         if name.startswith("_") or "_deps" not in self.__dict__:
             return
@@ -367,6 +394,13 @@ class Checkpoint(Trackable):
         if isinstance(value, (Trackable, Variable)):
             self._deps[name] = value
             self._track_attribute(name, value)
+        elif isinstance(value, (list, tuple, dict)):
+            self._deps[name] = value  # the container itself: later appends are saved too
+            if "_pending_restore" in self.__dict__:
+                items = []
+                _collect_deps(name, value, items)
+                for path, item in items:
+                    self._track_child(path, item)
         else:
             self._deps.pop(name, None)
 
@@ -382,12 +416,15 @@ class Checkpoint(Trackable):
             from minitf import dtypes
             self._save_counter = Variable(0, dtype=dtypes.int64, trainable=False,
                                           name="save_counter")
+            self._track_child("save_counter", self._save_counter)  # a restore may be waiting
         return self._save_counter
 
     def _checkpoint_dependencies(self):
         deps = list(self._root._checkpoint_dependencies()) if self._root is not None else []
-        deps.extend(self._deps.items())
-        deps.append(("save_counter", self.save_counter))
+        for name, value in self._deps.items():
+            _collect_deps(name, value, deps)
+        if self._save_counter is not None:
+            deps.append(("save_counter", self._save_counter))
         return deps
 
     def write(self, file_prefix, options=None):
@@ -418,6 +455,7 @@ class Checkpoint(Trackable):
 
         Returns a status object; values for objects not created yet are applied on creation.
         """
+        self.save_counter  # noqa: B018 (made now, as TF does, so it is restored too)
         if save_path is None:
             return InitializationOnlyStatus()
         save_path = os.fspath(save_path)

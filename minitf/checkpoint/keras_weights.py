@@ -173,8 +173,8 @@ def load_weights(model, filepath, skip_mismatch=False):
     filepath = os.fspath(filepath)
     _check_exists(filepath)
     if not filepath.endswith(KERAS_SUFFIX):
-        from minitf.checkpoint.checkpoint import Checkpoint
-        return Checkpoint(root=model).restore(filepath)
+        from minitf.checkpoint.checkpoint import restore_into
+        return restore_into(model, filepath)  # no Checkpoint: its restore adds a save_counter
     import h5py
     from minitf import errors
     assignments = []

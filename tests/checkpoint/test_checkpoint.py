@@ -42,8 +42,12 @@ def test_keys_follow_attribute_paths(tmp_path):
     keys = set(graph.saveable_variables(ckpt))
     assert "model/w/.ATTRIBUTES/VARIABLE_VALUE" in keys
     assert "model/blocks/1/b/.ATTRIBUTES/VARIABLE_VALUE" in keys
-    assert "save_counter/.ATTRIBUTES/VARIABLE_VALUE" in keys
+    # As in TF the save counter is made lazily (save, restore, or reading it), not by write.
+    assert "save_counter/.ATTRIBUTES/VARIABLE_VALUE" not in keys
     path = ckpt.write(str(tmp_path / "x"))
+    assert "save_counter/.ATTRIBUTES/VARIABLE_VALUE" not in dict(tf.train.list_variables(path))
+    assert int(ckpt.save_counter) == 0
+    assert "save_counter/.ATTRIBUTES/VARIABLE_VALUE" in set(graph.saveable_variables(ckpt))
     names = dict(tf.train.list_variables(path))
     assert names["model/blocks/0/w/.ATTRIBUTES/VARIABLE_VALUE"] == [3, 2]
 
@@ -67,7 +71,7 @@ def test_save_restore_round_trip_and_counter(tmp_path):
 
 def test_restore_is_keyed_by_name_not_creation_order(tmp_path):
     a = Net(0)
-    path = tf.train.Checkpoint(model=a).write(str(tmp_path / "c"))
+    path = tf.train.Checkpoint(model=a).save(str(tmp_path / "c"))
 
     class Reordered(tf.Module):
         def __init__(self):
@@ -84,7 +88,7 @@ def test_deferred_restore_applies_when_variable_is_created(tmp_path):
     src = Lazy()
     src(tf.constant(np.ones((1, 4))))
     src.kernel.assign(np.arange(8.0).reshape(4, 2))
-    path = tf.train.Checkpoint(model=src).write(str(tmp_path / "c"))
+    path = tf.train.Checkpoint(model=src).save(str(tmp_path / "c"))
     dst = Lazy()
     status = tf.train.Checkpoint(model=dst).restore(path)
     with pytest.raises(AssertionError, match="kernel"):
@@ -101,7 +105,7 @@ def test_deferred_restore_into_list_item_created_later(tmp_path):
     for m in src.items:
         m(tf.constant(np.ones((1, 3))))
     src.items[1].kernel.assign(np.full((3, 2), 5.0))
-    path = tf.train.Checkpoint(model=src).write(str(tmp_path / "c"))
+    path = tf.train.Checkpoint(model=src).save(str(tmp_path / "c"))
     dst = Net(9)
     dst.items = []
     tf.train.Checkpoint(model=dst).restore(path).expect_partial()
@@ -125,7 +129,7 @@ def test_optimizer_slots_saved_under_variable_paths_and_restored_before_first_st
     model, opt = Net(), tf.optimizers.Adam(0.1)
     for _ in range(3):
         _train_step(model, opt, x)
-    path = tf.train.Checkpoint(model=model, optimizer=opt).write(str(tmp_path / "c"))
+    path = tf.train.Checkpoint(model=model, optimizer=opt).save(str(tmp_path / "c"))
     keys = dict(tf.train.list_variables(path))
     assert "model/w/.OPTIMIZER_SLOT/optimizer/m/.ATTRIBUTES/VARIABLE_VALUE" in keys
     assert "optimizer/iter/.ATTRIBUTES/VARIABLE_VALUE" in keys
@@ -141,7 +145,7 @@ def test_optimizer_slots_saved_under_variable_paths_and_restored_before_first_st
 
 
 def test_shape_mismatch_is_clear_and_changes_nothing(tmp_path):
-    path = tf.train.Checkpoint(model=Net()).write(str(tmp_path / "c"))
+    path = tf.train.Checkpoint(model=Net()).save(str(tmp_path / "c"))
 
     class Wrong(tf.Module):
         def __init__(self):
@@ -155,7 +159,7 @@ def test_shape_mismatch_is_clear_and_changes_nothing(tmp_path):
 
 
 def test_dtype_mismatch_names_variable(tmp_path):
-    path = tf.train.Checkpoint(v=tf.Variable(np.ones(2))).write(str(tmp_path / "c"))
+    path = tf.train.Checkpoint(v=tf.Variable(np.ones(2))).save(str(tmp_path / "c"))
     with pytest.raises(ValueError, match="dtype.*float64.*float32"):
         tf.train.Checkpoint(v=tf.Variable(np.ones(2, np.float32))).restore(path)
 
@@ -172,7 +176,7 @@ def test_missing_and_corrupt_files(tmp_path):
 
 
 def test_partial_restore_warns_on_gc_unless_expect_partial(tmp_path):
-    path = tf.train.Checkpoint(model=Net()).write(str(tmp_path / "c"))
+    path = tf.train.Checkpoint(model=Net()).save(str(tmp_path / "c"))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         tf.train.Checkpoint(other=tf.Variable(1.0)).restore(path)
@@ -186,7 +190,7 @@ def test_partial_restore_warns_on_gc_unless_expect_partial(tmp_path):
 
 
 def test_status_assertions(tmp_path):
-    path = tf.train.Checkpoint(model=Net()).write(str(tmp_path / "c"))
+    path = tf.train.Checkpoint(model=Net()).save(str(tmp_path / "c"))
     status = tf.train.Checkpoint(unrelated=tf.Variable(1.0)).restore(path).expect_partial()
     with pytest.raises(AssertionError, match="unrelated"):
         status.assert_existing_objects_matched()
@@ -234,7 +238,7 @@ def _trained_checkpoint(tmp_path, steps=3):
     model, opt = _keras_model(seed=1), tf.optimizers.Adam(0.05)
     for _ in range(steps):
         _keras_step(model, opt)
-    path = tf.train.Checkpoint(model=model, optimizer=opt).write(str(tmp_path / "c"))
+    path = tf.train.Checkpoint(model=model, optimizer=opt).save(str(tmp_path / "c"))
     return model, opt, path
 
 
@@ -338,7 +342,7 @@ def test_nested_module_assigned_after_restore_gets_values_and_slots(tmp_path):
     net, opt = Net(), tf.optimizers.Adam(0.1)
     net.head = _Head(1)
     step(net, opt)
-    path = tf.train.Checkpoint(model=net, optimizer=opt).write(str(tmp_path / "c"))
+    path = tf.train.Checkpoint(model=net, optimizer=opt).save(str(tmp_path / "c"))
     net2, opt2 = Net(4), tf.optimizers.Adam(0.1)
     status = tf.train.Checkpoint(model=net2, optimizer=opt2).restore(path)
     with pytest.raises(AssertionError, match="model/head/w"):
@@ -360,7 +364,7 @@ def test_sublayer_assigned_after_restore(tmp_path):
     src = Outer()
     src.inner = tf.keras.layers.Dense(2)
     src(_X)
-    path = tf.train.Checkpoint(m=src).write(str(tmp_path / "c"))
+    path = tf.train.Checkpoint(m=src).save(str(tmp_path / "c"))
     dst = Outer()
     status = tf.train.Checkpoint(m=dst).restore(path).expect_partial()
     dst.inner = tf.keras.layers.Dense(2)
@@ -376,7 +380,7 @@ def test_checkpoint_attributes_are_dependencies(tmp_path):
     keys = set(graph.saveable_variables(ckpt))
     assert "step/.ATTRIBUTES/VARIABLE_VALUE" in keys
     assert not any(k.startswith("note") for k in keys)
-    path = ckpt.write(str(tmp_path / "c"))
+    path = ckpt.save(str(tmp_path / "c"))
     del ckpt.step
     assert "step/.ATTRIBUTES/VARIABLE_VALUE" not in graph.saveable_variables(ckpt)
     other = tf.train.Checkpoint()
@@ -393,7 +397,7 @@ def test_aliases_are_recorded_and_cycles_do_not_hang(tmp_path):
     src.child = Net(1)
     src.child.back = src  # a path back to an ancestor
     src.twin = src.child  # a second name for the same object
-    path = tf.train.Checkpoint(model=src).write(str(tmp_path / "c"))
+    path = tf.train.Checkpoint(model=src).save(str(tmp_path / "c"))
     with h5py.File(path + ".h5", "r") as f:
         aliases = f.attrs["object_aliases"]
     assert '"model/twin": "model/child"' in aliases
@@ -401,3 +405,116 @@ def test_aliases_are_recorded_and_cycles_do_not_hang(tmp_path):
     dst.twin = Net(5)  # only the alias name exists at restore time
     tf.train.Checkpoint(model=dst).restore(path).expect_partial()
     np.testing.assert_array_equal(dst.twin.w.numpy(), src.child.w.numpy())
+
+
+class GuideNet(tf.keras.Model):
+    """The checkpoint guide's model: one Dense(5) layer named l1."""
+
+    def __init__(self):
+        super().__init__()
+        self.l1 = tf.keras.layers.Dense(5)
+
+    def call(self, x):
+        return self.l1(x)
+
+
+def _guide_train(net, opt, ckpt, steps):
+    inputs = tf.range(10.0)[:, None]
+    labels = inputs * 5.0 + tf.range(5.0)[None, :]
+    for i in range(steps):
+        x, y = inputs[2 * (i % 5):2 * (i % 5) + 2], labels[2 * (i % 5):2 * (i % 5) + 2]
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.abs(net(x) - y))
+        grads = tape.gradient(loss, net.trainable_variables)
+        opt.apply_gradients(zip(grads, net.trainable_variables))
+        ckpt.step.assign_add(1)
+
+
+def test_checkpoint_guide_partial_restore_with_stand_ins(tmp_path):
+    # https://www.tensorflow.org/guide/checkpoint, "Restoring" and "Delayed restorations".
+    net, opt = GuideNet(), tf.keras.optimizers.Adam(0.1)
+    ckpt = tf.train.Checkpoint(step=tf.Variable(1), optimizer=opt, net=net)
+    manager = tf.train.CheckpointManager(ckpt, str(tmp_path / "tf_ckpts"), max_to_keep=3)
+    _guide_train(net, opt, ckpt, 10)
+    manager.save()
+
+    to_restore = tf.Variable(tf.zeros([5]))
+    fake_layer = tf.train.Checkpoint(bias=to_restore)
+    fake_net = tf.train.Checkpoint(l1=fake_layer)
+    new_root = tf.train.Checkpoint(net=fake_net)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing is reported while the status is alive
+        status = new_root.restore(tf.train.latest_checkpoint(str(tmp_path / "tf_ckpts")))
+    np.testing.assert_array_equal(to_restore.numpy(), net.l1.bias.numpy())
+    status.assert_existing_objects_matched()  # TF: passes; only the root has a save_counter
+    assert int(new_root.save_counter) == 1
+    with pytest.raises(AssertionError):
+        status.assert_consumed()  # the optimizer and step were not matched
+    delayed_restore = tf.Variable(tf.zeros([1, 5]))
+    fake_layer.kernel = delayed_restore  # restored when attached
+    np.testing.assert_array_equal(delayed_restore.numpy(), net.l1.kernel.numpy())
+    status.expect_partial()
+
+    # A Checkpoint gets a save_counter only when it is saved or restored itself.
+    names = [n for n, _ in tf.train.list_variables(fake_net.save(str(tmp_path / "fake")))]
+    assert names == ["l1/bias/.ATTRIBUTES/VARIABLE_VALUE",
+                     "l1/kernel/.ATTRIBUTES/VARIABLE_VALUE",
+                     "save_counter/.ATTRIBUTES/VARIABLE_VALUE"]
+
+
+def test_save_counter_is_made_lazily_as_in_tf(tmp_path):
+    ckpt = tf.train.Checkpoint(v=tf.Variable(1.0))
+    written = ckpt.write(str(tmp_path / "w"))
+    assert [n for n, _ in tf.train.list_variables(written)] == ["v/.ATTRIBUTES/VARIABLE_VALUE"]
+    fresh = tf.train.Checkpoint(v=tf.Variable(0.0))
+    status = fresh.restore(written)  # restore() makes the counter, which the file lacks
+    assert float(fresh.v) == 1.0 and int(fresh.save_counter) == 0
+    with pytest.raises(AssertionError, match="save_counter"):
+        status.assert_existing_objects_matched()
+    status.assert_nontrivial_match()
+    inner = tf.train.Checkpoint(w=tf.Variable(2.0))
+    outer = tf.train.Checkpoint(inner=inner)
+    saved = outer.save(str(tmp_path / "o"))
+    assert "inner/save_counter/.ATTRIBUTES/VARIABLE_VALUE" not in dict(tf.train.list_variables(saved))
+    inner.save_counter  # noqa: B018 (reading it makes it, as in TF)
+    saved = outer.save(str(tmp_path / "o"))
+    assert "inner/save_counter/.ATTRIBUTES/VARIABLE_VALUE" in dict(tf.train.list_variables(saved))
+
+
+def test_guide_lists_and_dicts_are_dependencies(tmp_path):
+    save = tf.train.Checkpoint()
+    save.listed = [tf.Variable(1.0)]
+    save.listed.append(tf.Variable(2.0))
+    save.mapped = {"one": save.listed[0]}
+    save.mapped["two"] = save.listed[1]
+    save_path = save.save(str(tmp_path / "tf_list_example"))
+    assert [n for n, _ in tf.train.list_variables(save_path)] == [
+        "listed/0/.ATTRIBUTES/VARIABLE_VALUE", "listed/1/.ATTRIBUTES/VARIABLE_VALUE",
+        "save_counter/.ATTRIBUTES/VARIABLE_VALUE"]
+    restore = tf.train.Checkpoint()
+    v2 = tf.Variable(0.0)
+    restore.mapped = {"two": v2}
+    restore.restore(save_path).expect_partial()
+    assert float(v2) == 2.0
+    late = tf.train.Checkpoint()
+    status = late.restore(save_path)
+    v3 = tf.Variable(0.0)
+    late.listed = [tf.Variable(0.0), v3]  # attached after the restore: restored on attach
+    assert float(v3) == 2.0 and float(late.listed[0]) == 1.0
+    status.assert_consumed()
+
+
+def test_deferred_values_are_not_reported_while_they_can_still_be_used(tmp_path):
+    src = GuideNet()
+    src(tf.ones([1, 1]))
+    path = tf.train.Checkpoint(net=src).save(str(tmp_path / "c"))
+    dst = GuideNet()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tf.train.Checkpoint(net=dst).restore(path)  # status dropped; dst is not built yet
+        gc.collect()
+        assert not caught
+        dst(tf.ones([1, 1]))  # building consumes the deferred values
+        gc.collect()
+    assert not caught
+    np.testing.assert_array_equal(dst.l1.kernel.numpy(), src.l1.kernel.numpy())

@@ -142,6 +142,7 @@ _RESUME = textwrap.dedent("""
     mode, path, out = sys.argv[1], sys.argv[2], sys.argv[3]
     if mode == "first":
         train(model, opt, 5)
+        ckpt.save_counter  # made now so write() saves it: restore() makes one to match (TF)
         ckpt.write(path)
     else:
         ckpt.restore(path).assert_existing_objects_matched()
