@@ -75,11 +75,13 @@ def _out_and_pads(size, k, stride, dilation, padding, axis_pads, op_name):
 def _normalize_padding(padding, op_name, data_format="NHWC", allow_explicit=True):
     """'SAME' / 'VALID', or explicit [[0,0],[t,b],[l,r],[0,0]] -> ((t,b),(l,r))."""
     if isinstance(padding, str):
-        p = padding.upper()
-        if p not in ("SAME", "VALID"):
-            raise ValueError(f"{op_name}: padding must be 'SAME', 'VALID' or an explicit list, got {padding!r}")
-        return p, None
-    if not allow_explicit:
+        # tf.nn ops are case-sensitive (only Keras layers take 'same'/'valid')
+        if padding not in ("SAME", "VALID"):
+            raise errors.invalid_argument(
+                op_name, f"Value for attr 'padding' of \"{padding}\" is not in the list of allowed values: "
+                         f"\"SAME\", \"VALID\", \"EXPLICIT\"; tf.nn ops take upper-case 'SAME' or 'VALID'")
+        return padding, None
+    if not allow_explicit or not isinstance(padding, (list, tuple)):
         raise TypeError(f"{op_name}: expected string for argument 'padding', not {padding!r}")
     pads = [[int(a), int(b)] for a, b in padding]
     if len(pads) != 4:

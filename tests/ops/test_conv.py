@@ -309,3 +309,31 @@ def test_bad_arguments():
         tf.nn.conv2d(x, np.ones((7, 7, 3, 1), np.float32), 1, "VALID")
     with pytest.raises(errors.InvalidArgumentError, match="float64"):
         tf.nn.conv2d(x, w.astype(np.float64), 1, "SAME")
+
+
+@pytest.mark.parametrize("op", [
+    lambda p: tf.nn.conv2d(tf.ones([1, 4, 4, 1]), tf.ones([3, 3, 1, 1]), 1, p),
+    lambda p: tf.nn.conv1d(tf.ones([1, 4, 1]), tf.ones([3, 1, 1]), 1, p),
+    lambda p: tf.nn.convolution(tf.ones([1, 4, 4, 1]), tf.ones([3, 3, 1, 1]), padding=p),
+    lambda p: tf.nn.depthwise_conv2d(tf.ones([1, 4, 4, 1]), tf.ones([3, 3, 1, 1]), [1, 1, 1, 1], p),
+    lambda p: tf.nn.separable_conv2d(tf.ones([1, 4, 4, 1]), tf.ones([3, 3, 1, 1]), tf.ones([1, 1, 1, 1]),
+                                     [1, 1, 1, 1], p),
+    lambda p: tf.nn.conv2d_transpose(tf.ones([1, 4, 4, 1]), tf.ones([3, 3, 1, 1]), [1, 4, 4, 1], 1, p),
+    lambda p: tf.nn.max_pool2d(tf.ones([1, 4, 4, 1]), 2, 2, p),
+    lambda p: tf.nn.avg_pool2d(tf.ones([1, 4, 4, 1]), 2, 2, p),
+    lambda p: tf.nn.max_pool(tf.ones([1, 4, 4, 1]), 2, 2, p),
+    lambda p: tf.nn.max_pool1d(tf.ones([1, 4, 1]), 2, 2, p),
+    lambda p: tf.nn.avg_pool1d(tf.ones([1, 4, 1]), 2, 2, p),
+    lambda p: tf.nn.pool(tf.ones([1, 4, 4, 1]), [2, 2], "MAX", padding=p),
+])
+def test_nn_padding_is_case_sensitive_like_tf(op):
+    op("SAME")
+    op("VALID")
+    for bad in ("same", "valid", "Same", "FULL"):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="allowed values"):
+            op(bad)
+
+
+def test_padding_that_is_not_a_string_or_list_is_a_type_error():
+    with pytest.raises(TypeError):
+        tf.nn.conv2d(tf.ones([1, 4, 4, 1]), tf.ones([3, 3, 1, 1]), 1, 3)
