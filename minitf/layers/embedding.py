@@ -37,7 +37,7 @@ class Embedding(Layer):
 
     def call(self, inputs):
         import minitf as tf
-        if not inputs.dtype.is_integer:
+        if inputs.dtype not in (tf.int32, tf.int64):  # tf.gather takes no uint8/int8 indices
             inputs = tf.cast(inputs, "int32")
         return tf.gather(self.embeddings, inputs)
 

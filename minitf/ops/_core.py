@@ -51,6 +51,14 @@ def check_kernel_dtype(x, op_name, attr="T"):
                      f"{names}; cast the input with tf.cast")
 
 
+def check_attr_dtype(t, op_name, attr, allowed):
+    """InvalidArgumentError, in TF's words, when tensor `t`'s dtype is not among `allowed` names."""
+    if t.dtype.name not in allowed:
+        raise errors.invalid_argument(
+            op_name, f"Value for attr '{attr}' of {t.dtype.name} is not in the list of allowed values: "
+                     f"{', '.join(allowed)}; cast it with tf.cast")
+
+
 def _read(x):
     return x.value() if isinstance(x, Variable) else x
 

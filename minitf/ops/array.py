@@ -4,8 +4,8 @@ import builtins
 import numpy as np
 
 from minitf import backend, dtypes, errors
-from minitf.ops._core import (Tensor, _state, record, register_batchable, array_module, as_tensor,
-                              normalize_axis)
+from minitf.ops._core import (Tensor, Variable, _state, record, register_batchable, array_module,
+                              as_tensor, check_attr_dtype, normalize_axis)
 
 __all__ = ["reshape", "broadcast_to", "transpose", "stack", "unstack", "where", "zeros", "ones",
            "zeros_like", "ones_like", "fill", "newaxis",
@@ -471,12 +471,13 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     IndexedSlices (sparse rows), which optimizers can apply without densifying."""
     p = as_tensor(params)
     idx = as_tensor(indices)
-    if idx._value.dtype.kind not in "iu":
-        raise TypeError(f"gather: indices must be int32 or int64, got {idx.dtype.name}")
+    check_attr_dtype(idx, "GatherV2", "Tindices", ("int16", "int32", "int64"))
     nd = p._value.ndim
     batch_dims = _scalar_int(batch_dims)
     if batch_dims < 0:
         batch_dims += idx._value.ndim
+    if axis is not None and not isinstance(axis, int):
+        check_attr_dtype(as_tensor(axis), "GatherV2", "Taxis", ("int32", "int64"))
     axis = batch_dims if axis is None else _scalar_int(axis)
     if nd == 0:
         raise errors.invalid_argument("GatherV2", "params must be at least 1 dimensional, got a scalar")
@@ -638,18 +639,39 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     """One-hot vectors of length `depth` for each index (out-of-range indices give all
     `off_value`); the new dimension goes at `axis` (last by default). dtype float32 unless set
     or implied by on_value/off_value."""
-    idx = as_tensor(indices)
-    if idx._value.dtype.kind not in "iu":
-        raise TypeError(f"one_hot: indices must be integers, got {idx.dtype.name}")
+    if isinstance(indices, (Tensor, Variable)):
+        idx = as_tensor(indices)
+    else:  # Python data converts as int64 (the op's default index type) where it can
+        try:
+            idx = as_tensor(indices, dtype=dtypes.int64)
+        except (TypeError, ValueError):
+            idx = as_tensor(indices)
+    check_attr_dtype(idx, "OneHot", "TI", ("uint8", "int8", "int32", "int64"))
+    if isinstance(depth, (Tensor, Variable)):
+        depth = as_tensor(depth, dtype=dtypes.int32)  # ValueError for an int64 depth, as TF
+    elif isinstance(depth, float):
+        raise TypeError(f"one_hot: cannot convert depth {depth!r} to EagerTensor of dtype int32")
     depth = _scalar_int(depth)
     if depth < 0:
         raise errors.invalid_argument("OneHot", f"depth must be non-negative, got {depth}")
-    if dtype is None:
-        given = on_value if on_value is not None else off_value
-        dtype = as_tensor(given).dtype if given is not None else dtypes.float32
-    dtype = dtypes.as_dtype(dtype)
-    on = as_tensor(1 if on_value is None else on_value, dtype=dtype)
-    off = as_tensor(0 if off_value is None else off_value, dtype=dtype)
+    from minitf.ops.constant import convert_to_tensor
+    # TF's dtype rules: on/off values fix the dtype, which must agree with each other and `dtype`
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype)
+    on = None if on_value is None else convert_to_tensor(on_value, dtype_hint=dtype)
+    off = None if off_value is None else convert_to_tensor(off_value, dtype_hint=dtype)
+    if on is not None or off is not None:
+        for name, t in (("on_value", on), ("off_value", off)):
+            if t is not None and dtype is not None and t.dtype != dtype:
+                raise TypeError(f"dtype {t.dtype!r} of {name} does not match dtype parameter {dtype!r}")
+        if dtype is None:
+            dtype = on.dtype if on is not None else off.dtype
+    elif dtype is None:
+        dtype = dtypes.float32
+    on = as_tensor(1, dtype=dtype) if on is None else on
+    off = as_tensor(0, dtype=dtype) if off is None else off
+    if on.dtype != off.dtype:
+        raise TypeError(f"dtype {on.dtype!r} of on_value does not match dtype {off.dtype!r} of off_value")
     xp = array_module(idx._value)
     nd = idx._value.ndim
     axis = nd if axis is None or axis == -1 else _scalar_int(axis)

@@ -355,3 +355,44 @@ def test_gather_second_order_through_variable():
     want[1] = 2 * 6 * w[1]
     want[3] = 6 * w[3]
     np.testing.assert_allclose(tf.convert_to_tensor(h).numpy(), want)
+
+
+def test_gather_index_and_axis_dtypes_follow_tf():
+    x = tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    for dtype in (tf.int16, tf.int32, tf.int64):
+        assert tf.gather(x, tf.constant([1, 0], dtype)).numpy()[0].tolist() == [4.0, 5.0, 6.0]
+    for bad in (tf.constant([0, 1], tf.int8), tf.constant([0, 1], tf.uint8), tf.constant([0, 1], tf.uint16),
+                tf.constant([0.0, 1.0]), [0.0, 1.0], [True], []):
+        with pytest.raises(errors.InvalidArgumentError, match="Tindices"):
+            tf.gather(x, bad)
+    with pytest.raises(errors.InvalidArgumentError, match="Taxis"):
+        tf.gather(x, [0], axis=1.0)
+    with pytest.raises(errors.InvalidArgumentError, match="not in"):
+        tf.gather(x, [0, 2])
+    assert tf.gather(x, [0], axis=tf.constant(1, tf.int64)).shape == (2, 1)
+
+
+def test_one_hot_index_depth_and_value_dtypes_follow_tf():
+    for dtype in (tf.uint8, tf.int8, tf.int32, tf.int64):
+        assert tf.one_hot(tf.constant([0, 1], dtype), 3).shape == (2, 3)
+    for bad in (tf.constant([0, 1], tf.int16), tf.constant([0, 1], tf.uint16), tf.constant([0.0]), [0.0, 1.0]):
+        with pytest.raises(errors.InvalidArgumentError, match="TI"):
+            tf.one_hot(bad, 3)
+    assert tf.one_hot([True], 3).numpy().tolist() == [[0.0, 1.0, 0.0]]  # Python bools count as ints
+    with pytest.raises(TypeError):
+        tf.one_hot([0, 1], 3.0)
+    with pytest.raises(ValueError):
+        tf.one_hot([0, 1], tf.constant(3, tf.int64))
+    # on/off values decide the dtype; they must agree with each other and with dtype=
+    assert tf.one_hot([0], 2, on_value=5).dtype == tf.int32
+    assert tf.one_hot([0], 2, off_value=-1.0).dtype == tf.float32
+    assert tf.one_hot([0], 2, on_value=5, dtype=tf.float32).numpy().tolist() == [[5.0, 0.0]]
+    assert tf.one_hot([0], 2, on_value=True, off_value=False).dtype == tf.bool
+    with pytest.raises(TypeError, match="off_value"):
+        tf.one_hot([0], 2, on_value=5, off_value=1.0)
+    with pytest.raises(TypeError, match="dtype parameter"):
+        tf.one_hot([0], 2, on_value=tf.constant(5, tf.int64), dtype=tf.int32)
+    with pytest.raises(TypeError, match="dtype parameter"):
+        tf.one_hot([0], 2, on_value=5.0, dtype=tf.int32)
+    with pytest.raises(TypeError):
+        tf.one_hot([0], 2, dtype=tf.bool)  # the default on_value 1 does not convert to bool
