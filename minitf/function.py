@@ -56,6 +56,62 @@ class TensorSpec:
         return f"TensorSpec(shape={self._shape}, dtype={self._dtype!r}, name={self._name!r})"
 
 
+def _signature_plan(python_function, input_signature, name):
+    """(binder, entries) for calls of a function with an input_signature, checked as TF checks
+    at decoration; None when the function's parameters cannot be inspected.
+
+    Following TF: a parameter named `self` takes no spec; `*args` becomes positional-only
+    parameters `args_0, args_1, ...`, one per remaining spec; `**kwargs` is dropped (an unknown
+    keyword is a binding error); the other parameters take the specs in order, and one past
+    the specs must have a default, which it keeps. `binder` is the Signature calls are bound
+    with; `entries` are (name, kind, spec or None, default) in call order.
+    """
+    try:
+        params = list(inspect.signature(python_function).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    P = inspect.Parameter
+    specs = list(input_signature)
+    has_var_positional = any(p.kind is P.VAR_POSITIONAL for p in params)
+    entries, binder_params = [], []
+    for p in params:
+        if p.name == "self" or p.kind is P.VAR_KEYWORD:
+            continue
+        if p.kind is P.VAR_POSITIONAL:
+            while specs:
+                arg_name = f"{p.name}_{len(entries)}"
+                entries.append((arg_name, P.POSITIONAL_ONLY, specs.pop(0), P.empty))
+                binder_params.append(P(arg_name, P.POSITIONAL_ONLY))
+            continue
+        kind = P.POSITIONAL_ONLY if has_var_positional and p.kind is P.POSITIONAL_OR_KEYWORD \
+            else p.kind
+        if kind is P.KEYWORD_ONLY and p.default is P.empty:
+            raise TypeError(f"tf.function {name!r}: since input_signature is defined, "
+                            f"keyword-only parameter `{p.name}` must have a default value.")
+        if specs:
+            entries.append((p.name, kind, specs.pop(0), p.default))
+        elif p.default is not P.empty:
+            entries.append((p.name, kind, None, p.default))
+        else:
+            raise TypeError(f"tf.function {name!r}: input_signature missing type constraint for "
+                            f"{p.name}; give it a TensorSpec or a default value.")
+        binder_params.append(P(p.name, kind, default=p.default))
+    if specs:
+        raise TypeError(f"tf.function {name!r}: input_signature contains {len(specs)} extra type "
+                        "constraints; it has more TensorSpecs than the function has parameters.")
+    return inspect.Signature(binder_params), entries
+
+
+def _same_literal(value, default):
+    """Whether `value` passed for a parameter past the signature is its default (TF accepts
+    only that)."""
+    if value is default:
+        return True
+    if type(value) is not type(default) or not isinstance(default, (bool, int, float, str, bytes)):
+        return False
+    return value == default
+
+
 def _to_tensor_leaf(value):
     if isinstance(value, np.ndarray):
         from minitf.ops.constant import convert_to_tensor
@@ -76,6 +132,8 @@ class Function:
         self._input_signature = None if input_signature is None else list(input_signature)
         self._name = name or getattr(python_function, "__name__", "function")
         self._bound_to = None
+        self._signature_plan = (None if input_signature is None else
+                                _signature_plan(python_function, self._input_signature, self._name))
         functools.update_wrapper(self, python_function)
 
     @property
@@ -104,49 +162,76 @@ class Function:
         return bound
 
     def _bind_signature(self, args, kwargs):
-        from minitf.ops.constant import convert_to_tensor
-        sig = self._input_signature
-        if kwargs:
-            try:
-                params = list(inspect.signature(self._python_function).parameters)
-            except (TypeError, ValueError):
-                params = []
-            args = list(args)
-            for p in params[len(args):len(sig)]:
-                if p in kwargs:
-                    args.append(kwargs.pop(p))
-        if len(args) != len(sig):
-            raise TypeError(f"Binding inputs to tf.function {self._name!r} failed: it was declared with "
-                            f"an input_signature of {len(sig)} arguments but called with {len(args)}.")
-        converted = []
-        for i, (arg, spec) in enumerate(zip(args, sig)):
-            flat_spec = nest.flatten(spec)
-            if nest.is_nested(spec):
-                try:
-                    nest.assert_same_structure(spec, arg, check_types=False)
-                except (ValueError, TypeError) as e:
-                    raise TypeError(f"Binding inputs to tf.function {self._name!r} failed: argument "
-                                    f"{i} does not match the structure of {spec!r}: {e}") from None
-                flat_args = nest.flatten(arg)
+        """Bind a call to the input_signature as TF does: Python's binding rules over the
+        parameters (defaults filled in), each constrained argument converted to its spec, and a
+        parameter past the signature fixed at its default. Returns (args, kwargs) to call with."""
+        plan = self._signature_plan
+        if plan is None:  # a callable inspect cannot read: positional arguments, one per spec
+            if kwargs or len(args) != len(self._input_signature):
+                raise TypeError(f"Binding inputs to tf.function {self._name!r} failed: it was "
+                                f"declared with an input_signature of {len(self._input_signature)} "
+                                f"arguments but called with {len(args)} positional and "
+                                f"{len(kwargs)} keyword arguments.")
+            return [self._convert(i, a, s) for i, (a, s) in
+                    enumerate(zip(args, self._input_signature))], {}
+        binder, entries = plan
+        try:
+            bound = binder.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"Binding inputs to tf.function {self._name!r} failed due to `{e}`. "
+                            f"Received args: {args!r} and kwargs: {kwargs!r} for signature: "
+                            f"{binder}.") from None
+        given = dict(bound.arguments)
+        bound.apply_defaults()
+        call_args, call_kwargs = [], {}
+        for index, (name, kind, spec, default) in enumerate(entries):
+            value = bound.arguments[name]
+            if spec is not None:
+                value = self._convert(index, value, spec)
+            elif name in given and not _same_literal(value, default):
+                raise TypeError(f"Binding inputs to tf.function {self._name!r} failed due to "
+                                f"`Can not cast {value!r} to Literal[{default!r}]`: parameter "
+                                f"{name!r} is past the input_signature, so it keeps its default "
+                                f"{default!r}; add a TensorSpec for it to pass other values.")
+            if kind is inspect.Parameter.KEYWORD_ONLY:
+                call_kwargs[name] = value
             else:
-                flat_args = [arg]  # a Python list for one TensorSpec is one tensor
-            leaves = []
-            for value, s in zip(flat_args, flat_spec):
-                if isinstance(value, (Tensor, Variable)) and value.dtype != s.dtype:
-                    raise TypeError(f"Binding inputs to tf.function {self._name!r} failed: argument {i} "
-                                    f"has dtype {value.dtype.name} but the input_signature declares "
-                                    f"{s!r}.")
-                try:
-                    t = convert_to_tensor(value, dtype=s.dtype)
-                except (TypeError, ValueError) as e:
-                    raise TypeError(f"Binding inputs to tf.function {self._name!r} failed: argument {i} "
-                                    f"cannot be converted to {s!r}: {e}") from None
-                if not s.shape.is_compatible_with(t.shape):
-                    raise TypeError(f"Binding inputs to tf.function {self._name!r} failed: argument {i} "
-                                    f"has shape {t.shape} which is incompatible with {s!r}.")
-                leaves.append(t)
-            converted.append(nest.pack_sequence_as(spec, leaves))
-        return converted, kwargs
+                call_args.append(value)
+        return call_args, call_kwargs
+
+    def _convert(self, i, arg, spec):
+        """`arg` as tensors matching `spec` (a TensorSpec or a structure of them)."""
+        from minitf.ops.constant import convert_to_tensor
+        flat_spec = nest.flatten(spec)
+        if nest.is_nested(spec):
+            try:
+                nest.assert_same_structure(spec, arg, check_types=False)
+            except (ValueError, TypeError) as e:
+                raise TypeError(f"Binding inputs to tf.function {self._name!r} failed: argument "
+                                f"{i} does not match the structure of {spec!r}: {e}") from None
+            flat_args = nest.flatten(arg)
+        else:
+            flat_args = [arg]  # a Python list for one TensorSpec is one tensor
+        leaves = []
+        for value, s in zip(flat_args, flat_spec):
+            if value is None:
+                raise TypeError(f"Binding inputs to tf.function {self._name!r} failed: argument "
+                                f"{i} is None, which cannot be converted to {s!r}; pass a value "
+                                "or drop its TensorSpec.")
+            if isinstance(value, (Tensor, Variable)) and value.dtype != s.dtype:
+                raise TypeError(f"Binding inputs to tf.function {self._name!r} failed: argument {i} "
+                                f"has dtype {value.dtype.name} but the input_signature declares "
+                                f"{s!r}.")
+            try:
+                t = convert_to_tensor(value, dtype=s.dtype)
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"Binding inputs to tf.function {self._name!r} failed: argument {i} "
+                                f"cannot be converted to {s!r}: {e}") from None
+            if not s.shape.is_compatible_with(t.shape):
+                raise TypeError(f"Binding inputs to tf.function {self._name!r} failed: argument {i} "
+                                f"has shape {t.shape} which is incompatible with {s!r}.")
+            leaves.append(t)
+        return nest.pack_sequence_as(spec, leaves)
 
     def __call__(self, *args, **kwargs):
         if self._input_signature is not None:
