@@ -75,6 +75,7 @@ class InputSpec:
         self.max_ndim = max_ndim
         self.min_ndim = min_ndim
         self.axes = dict(axes or {})
+        self.allow_last_axis_squeeze = allow_last_axis_squeeze
         self.name = name
 
     def __repr__(self):
@@ -91,30 +92,37 @@ class InputSpec:
 
 
 def _check_input_spec(layer, spec, shape, index):
-    """Raise ValueError when `shape` breaks `spec`, naming the layer and the shapes."""
+    """Raise Keras 3's ValueError when `shape` breaks `spec` (same checks, order and text as
+    keras.src.layers.input_spec.assert_input_compatibility)."""
     if spec is None or shape.rank is None:
         return
-    head = f"Input {index} of layer \"{layer.name}\" is incompatible with the layer: "
+    head = (f"Input {index} with name '{spec.name}' of layer '{layer.name}' is incompatible "
+            f"with the layer: ")
     rank = shape.rank
-    if spec.ndim is not None and rank != spec.ndim:
+    full = tuple(shape.as_list())
+    if spec.ndim is not None and not spec.allow_last_axis_squeeze and rank != spec.ndim:
         raise ValueError(f"{head}expected ndim={spec.ndim}, found ndim={rank}. "
-                         f"Full shape received: {tuple(shape.as_list())}")
+                         f"Full shape received: {full}")
+    if spec.max_ndim is not None and rank > spec.max_ndim:
+        raise ValueError(f"{head}expected max_ndim={spec.max_ndim}, found ndim={rank}")
     if spec.min_ndim is not None and rank < spec.min_ndim:
         raise ValueError(f"{head}expected min_ndim={spec.min_ndim}, found ndim={rank}. "
-                         f"Full shape received: {tuple(shape.as_list())}")
-    if spec.max_ndim is not None and rank > spec.max_ndim:
-        raise ValueError(f"{head}expected max_ndim={spec.max_ndim}, found ndim={rank}. "
-                         f"Full shape received: {tuple(shape.as_list())}")
+                         f"Full shape received: {full}")
     for axis, value in spec.axes.items():
         if value is None or -rank > axis or axis >= rank:
             continue
         got = shape[axis]
         if got is not None and got != value:
             raise ValueError(f"{head}expected axis {axis} of input shape to have value {value}, "
-                             f"but received input with shape {tuple(shape.as_list())}")
-    if spec.shape is not None and not spec.shape.is_compatible_with(shape):
-        raise ValueError(f"{head}expected shape={tuple(spec.shape.as_list())}, found "
-                         f"shape={tuple(shape.as_list())}")
+                             f"but received input with shape {full}")
+    if spec.shape is not None:
+        want, got = spec.shape.as_list(), list(full)
+        if spec.allow_last_axis_squeeze:
+            got = got[:-1] if got and got[-1] == 1 else got
+            want = want[:-1] if want and want[-1] == 1 else want
+        if any(a is not None and b is not None and a != b for a, b in zip(want, got)):
+            raise ValueError(f"{head}expected shape={tuple(spec.shape.as_list())}, found "
+                             f"shape={full}")
 
 
 # -- helpers ------------------------------------------------------------------------------
@@ -480,7 +488,7 @@ class Layer(Module, Trackable):
         return nest.map_structure(convert, inputs)
 
     def _check_inputs(self, inputs):
-        spec = self._input_spec
+        spec = self.input_spec
         if spec is None:
             return
         from minitf import nest
@@ -501,6 +509,8 @@ class Layer(Module, Trackable):
             from minitf.models.functional import call_symbolic
             return call_symbolic(self, inputs, args, kwargs)
         inputs = self._cast_inputs(inputs)
+        if not self.built:
+            self._check_inputs(inputs)  # Keras checks the spec before building, too
         self._maybe_build(inputs)
         self._check_inputs(inputs)
         if "training" in kwargs and not _accepts_kwarg(self.call, "training"):

@@ -117,12 +117,34 @@ class _Conv(Layer):
     def _op_format(self):
         return op_data_format(self.data_format, self.rank)
 
+    def _kernel_shape(self, channels):
+        """The kernel shape Keras names in its wrong-rank error (input channels, filters)."""
+        return self.kernel_size + (channels, self.filters)
+
+    def _check_rank(self, shape):
+        """Keras' errors for a rank other than rank + 2 (the spec only sets a minimum)."""
+        shape = TensorShape(shape)
+        if shape.rank is None:
+            return
+        if shape.rank < self.rank + 2:
+            raise ValueError(f"Input 0 with name 'None' of layer '{self.name}' is incompatible "
+                             f"with the layer: expected min_ndim={self.rank + 2}, found "
+                             f"ndim={shape.rank}. Full shape received: "
+                             f"{tuple(shape.as_list())}")
+        if shape.rank > self.rank + 2:
+            raise ValueError(f"Kernel shape must have the same length as input, but received "
+                             f"kernel of shape {self._kernel_shape(shape[-1])} and input of "
+                             f"shape {tuple(shape.as_list())}.")
+
+    def _check_inputs(self, inputs):
+        super()._check_inputs(inputs)
+        from minitf import nest
+        from minitf.layers.base import _shape_of
+        self._check_rank(_shape_of(nest.flatten(inputs)[0]))
+
     def _channels(self, input_shape):
         shape = TensorShape(input_shape)
-        if shape.rank is not None and shape.rank != self.rank + 2:
-            raise ValueError(f"Input 0 of layer \"{self.name}\" is incompatible with the layer: "
-                             f"expected ndim={self.rank + 2}, found ndim={shape.rank}. Full "
-                             f"shape received: {tuple(shape.as_list())}")
+        self._check_rank(shape)
         channels = shape[self._channel_axis]
         if channels is None:
             raise ValueError(f"Layer {self.name!r}: the channel dimension of the inputs should "
@@ -140,7 +162,7 @@ class _Conv(Layer):
                                       regularizer=self.kernel_regularizer,
                                       constraint=self.kernel_constraint)
         self.bias = self._add_bias(self.filters)
-        self.input_spec = InputSpec(ndim=self.rank + 2, axes={self._channel_axis: channels})
+        self.input_spec = InputSpec(min_ndim=self.rank + 2, axes={self._channel_axis: channels})
         self.built = True
 
     def _strides4(self):
@@ -261,6 +283,9 @@ class Conv2DTranspose(Conv2D):
                     raise ValueError(f"Strides {self.strides} must be greater than output "
                                      f"padding {self.output_padding}.")
 
+    def _kernel_shape(self, channels):
+        return self.kernel_size + (self.filters, channels)
+
     def build(self, input_shape):
         channels = self._channels(input_shape)
         self.kernel = self.add_weight("kernel", shape=self.kernel_size + (self.filters, channels),
@@ -268,7 +293,7 @@ class Conv2DTranspose(Conv2D):
                                       regularizer=self.kernel_regularizer,
                                       constraint=self.kernel_constraint)
         self.bias = self._add_bias(self.filters)
-        self.input_spec = InputSpec(ndim=4, axes={self._channel_axis: channels})
+        self.input_spec = InputSpec(min_ndim=4, axes={self._channel_axis: channels})
         self.built = True
 
     def _out_sizes(self, height, width):
@@ -320,6 +345,10 @@ class DepthwiseConv2D(Conv2D):
         self.depthwise_regularizer = U.regularizer(depthwise_regularizer)
         self.depthwise_constraint = U.constraint(depthwise_constraint)
 
+    def _kernel_shape(self, channels):
+        multiplied = None if channels is None else channels * self.depth_multiplier
+        return self.kernel_size + (channels, multiplied)
+
     def build(self, input_shape):
         channels = self._channels(input_shape)
         self.depthwise_kernel = self.add_weight(
@@ -327,7 +356,7 @@ class DepthwiseConv2D(Conv2D):
             initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer,
             constraint=self.depthwise_constraint)
         self.bias = self._add_bias(channels * self.depth_multiplier)
-        self.input_spec = InputSpec(ndim=4, axes={self._channel_axis: channels})
+        self.input_spec = InputSpec(min_ndim=4, axes={self._channel_axis: channels})
         self.built = True
 
     def call(self, inputs):
@@ -390,7 +419,7 @@ class SeparableConv2D(Conv2D):
             initializer=self.pointwise_initializer, regularizer=self.pointwise_regularizer,
             constraint=self.pointwise_constraint)
         self.bias = self._add_bias(self.filters)
-        self.input_spec = InputSpec(ndim=4, axes={self._channel_axis: channels})
+        self.input_spec = InputSpec(min_ndim=4, axes={self._channel_axis: channels})
         self.built = True
 
     def call(self, inputs):

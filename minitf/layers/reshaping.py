@@ -88,25 +88,33 @@ class Reshape(Layer):
         self.target_shape = tuple(target_shape)
 
     def _resolve(self, input_shape):
+        """target_shape with -1 filled in; Keras' ValueError when the sizes cannot match."""
+        if len(input_shape) == 0:
+            raise ValueError(f"Layer '{self.name}' reshapes each example of a batch, so its "
+                             f"input needs a batch dimension; received a scalar (shape ()). "
+                             f"Add a batch axis, e.g. tf.reshape(x, (1, -1)).")
         dims = list(self.target_shape)
         known = _product(input_shape[1:])
+        received = (f"Received: input_shape={tuple(input_shape[1:])}, "
+                    f"target_shape={tuple(self.target_shape)}")
         if -1 in dims and known is not None:
             rest = _product([d for d in dims if d != -1])
             if rest == 0 or known % rest:
-                raise ValueError(f"Layer {self.name!r}: total size of new array must be "
-                                 f"unchanged, input_shape = {list(input_shape[1:])}, "
-                                 f"output_shape = {list(self.target_shape)}")
+                raise ValueError(f"The total size of the tensor must be unchanged, however, "
+                                 f"the input size cannot be divided by the specified "
+                                 f"dimensions in target_shape. {received} (layer "
+                                 f"'{self.name}')")
             dims[dims.index(-1)] = known // rest
         elif known is not None and _product(dims) != known:
-            raise ValueError(f"Layer {self.name!r}: total size of new array must be unchanged, "
-                             f"input_shape = {list(input_shape[1:])}, output_shape = "
-                             f"{list(self.target_shape)}")
+            raise ValueError(f"The total size of the tensor must be unchanged. {received} "
+                             f"(layer '{self.name}')")
         return dims
 
     def call(self, inputs):
         import minitf as tf
         shape = inputs.shape.as_list()
-        return tf.reshape(inputs, [shape[0]] + self._resolve(shape))
+        dims = self._resolve(shape)
+        return tf.reshape(inputs, [shape[0]] + dims)
 
     def compute_output_shape(self, input_shape):
         """(batch,) + target_shape with -1 resolved."""

@@ -1,5 +1,5 @@
 """The functional API: Input, InputLayer, symbolic layer calls and running a layer graph."""
-from minitf.layers.base import Layer, _accepts_kwarg, _check_input_spec, unique_layer_name
+from minitf.layers.base import Layer, _accepts_kwarg, unique_layer_name
 from minitf.models.keras_tensor import KerasTensor, Node
 from minitf.tensor_shape import TensorShape
 
@@ -152,13 +152,10 @@ def infer_output_shape(layer, input_shape):
 def call_symbolic(layer, inputs, args, kwargs):
     """Call `layer` on KerasTensors: build it, infer the outputs, record a Node."""
     from minitf import nest
+    if not layer.built:
+        layer._check_inputs(inputs)  # Keras checks the spec before building, too
     layer._maybe_build(inputs)
-    spec = layer._input_spec
-    if spec is not None:
-        specs = spec if isinstance(spec, (list, tuple)) else [spec]
-        for i, (x, s) in enumerate(zip(nest.flatten(inputs), specs)):
-            _check_input_spec(layer, s, x.shape if isinstance(x, KerasTensor)
-                              else TensorShape(getattr(x, "shape", ())), i)
+    layer._check_inputs(inputs)
     specs = _symbolic_outputs(layer, inputs, args, kwargs)
     flat_specs = nest.flatten(specs) if nest.is_nested(specs) else [specs]
     node = Node(layer, inputs, tuple(args), dict(kwargs), None)
@@ -192,7 +189,24 @@ def to_input_dtype(value, input_tensor):
     target = input_tensor.dtype
     if target is not None and value.dtype != target:
         value = cast(value, target)
-    return value
+    return _adjust_rank(value, input_tensor)
+
+
+def _adjust_rank(value, input_tensor):
+    """Keras' rank fix-up of model inputs: drop a trailing size-1 axis the Input lacks, or add
+    the trailing size-1 axis the Input has; any other rank difference is a ValueError."""
+    from minitf.ops.array import expand_dims, squeeze
+    ref = input_tensor.shape
+    if ref.rank is None or value.shape.rank is None or value.shape.rank == ref.rank:
+        return value
+    rank = value.shape.rank
+    if rank == ref.rank + 1 and value.shape[-1] == 1:
+        return squeeze(value, axis=-1)
+    if rank == ref.rank - 1 and ref[-1] == 1:
+        return expand_dims(value, axis=-1)
+    raise ValueError(f"Invalid input shape for input {input_tensor.name!r}: expected shape "
+                     f"{tuple(ref.as_list())}, but the input has incompatible shape "
+                     f"{tuple(value.shape.as_list())}. Pass a batch with the Input's rank.")
 
 
 def _is_keras_tensor(x):

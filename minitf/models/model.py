@@ -76,6 +76,32 @@ class Model(TrainingMixin, Layer):
         return self._graph.outputs
 
     @property
+    def input_spec(self):
+        """Functional models: one InputSpec per Input (its shape, batch left free, the last
+        axis squeezable, named after the input layer), as Keras 3 checks model calls."""
+        if self._input_spec is not None or self._graph is None:
+            return self._input_spec
+        from minitf.layers.base import InputSpec
+        specs = []
+        inputs = self._graph.inputs
+        named = sorted(inputs.items()) if isinstance(inputs, dict) else \
+            [(None, t) for t in self._graph.flat_inputs]
+        for key, t in named:
+            dims = t.shape.as_list() if t.shape.rank is not None else None
+            if dims is None:
+                specs.append(None)
+                continue
+            if dims:
+                dims[0] = None
+            name = key if key is not None else getattr(t.node.layer, "name", None)
+            specs.append(InputSpec(shape=dims, allow_last_axis_squeeze=True, name=name))
+        return specs
+
+    @input_spec.setter
+    def input_spec(self, value):
+        self._input_spec = value
+
+    @property
     def input_names(self):
         """Names of the input layers."""
         return [t.name for t in self.inputs or []]

@@ -28,6 +28,15 @@ class Sequential(Model):
     def _sublayers(self):
         return self.layers
 
+    @property
+    def input_spec(self):
+        """None unless set: as in Keras, a Sequential model leaves the checks to its layers."""
+        return self._input_spec
+
+    @input_spec.setter
+    def input_spec(self, value):
+        self._input_spec = value
+
     def add(self, layer):
         """Append a layer (an Input KerasTensor or InputLayer fixes the input shape)."""
         if isinstance(layer, KerasTensor) and isinstance(layer.node.layer, InputLayer):

@@ -91,12 +91,55 @@ def test_get_set_weights_roundtrip_and_mismatch_errors():
 def test_input_shape_mismatch_names_layer_and_shapes():
     d = layers.Dense(3, name="proj")
     d(x32(2, 4))
-    with pytest.raises(ValueError, match=r'"proj".*axis -1.*value 4.*\(2, 5\)'):
+    with pytest.raises(ValueError, match=r"Input 0 with name 'None' of layer 'proj' is "
+                       r"incompatible with the layer: expected axis -1 of input shape to "
+                       r"have value 4, but received input with shape \(2, 5\)"):
         d(x32(2, 5))
     c = layers.Conv2D(2, 3, name="conv")
     c(x32(1, 5, 5, 3))
-    with pytest.raises(ValueError, match=r'"conv".*ndim=4.*ndim=3'):
+    with pytest.raises(ValueError, match=r"'conv'.*expected min_ndim=4, found ndim=3"):
         c(x32(5, 5, 3))
+
+
+def test_wrong_ranks_raise_keras_value_errors_before_building():
+    # Keras 3.15's texts; the spec is checked before build, so no IndexError from build
+    with pytest.raises(ValueError, match=r"^Input 0 with name 'None' of layer 'dense' is "
+                       r"incompatible with the layer: expected min_ndim=2, found ndim=0\. "
+                       r"Full shape received: \(\)$"):
+        layers.Dense(2)(tf.constant(1.0))
+    for layer, shape, text in [
+            (layers.Conv1D(2, 1), (2, 2), "expected min_ndim=3, found ndim=2"),
+            (layers.Conv2D(2, 1), (2, 2, 2), "expected min_ndim=4, found ndim=3"),
+            (layers.Conv2DTranspose(2, 1), (2,), "expected min_ndim=4, found ndim=1"),
+            (layers.DepthwiseConv2D(1), (), "expected min_ndim=4, found ndim=0"),
+            (layers.SeparableConv2D(2, 1), (2, 2), "expected min_ndim=4, found ndim=2"),
+            (layers.MaxPooling2D(1), (2, 2, 2, 2, 2), "expected ndim=4, found ndim=5"),
+            (layers.GlobalAveragePooling2D(), (2, 2), "expected ndim=4, found ndim=2"),
+            (layers.Flatten(), (), "expected min_ndim=1, found ndim=0")]:
+        assert not layer.built
+        with pytest.raises(ValueError, match=f"of layer '{layer.name}' is incompatible with "
+                                             f"the layer: {text}"):
+            layer(np.ones(shape, np.float32))
+    # too many axes: Keras' kernel-rank error (input channels, filters)
+    with pytest.raises(ValueError, match=r"Kernel shape must have the same length as input, "
+                       r"but received kernel of shape \(1, 1, 2, 4\) and input of shape "
+                       r"\(2, 2, 2, 2, 2\)\."):
+        layers.Conv2D(4, 1, groups=2)(np.ones((2, 2, 2, 2, 2), np.float32))
+    with pytest.raises(ValueError, match=r"kernel of shape \(1, 1, 2, 6\)"):
+        layers.DepthwiseConv2D(1, depth_multiplier=3)(np.ones((2, 2, 2, 2, 2), np.float32))
+    built = layers.Conv2D(2, 1)
+    built(np.ones((1, 2, 2, 3), np.float32))
+    with pytest.raises(ValueError, match="Kernel shape must have the same length as input"):
+        built(np.ones((1, 2, 2, 2, 3), np.float32))
+
+
+def test_dense_with_zero_size_axes_works_like_keras():
+    layer = layers.Dense(2, bias_initializer="ones")
+    out = layer(np.ones((3, 0), np.float32))  # zero features: kernel (0, 2), output = bias
+    assert layer.kernel.shape == (0, 2)
+    np.testing.assert_array_equal(out.numpy(), np.ones((3, 2)))
+    assert layers.Dense(2)(np.ones((0, 3), np.float32)).shape == (0, 2)
+    assert layers.Dense(2)(np.ones((2, 0, 3), np.float32)).shape == (2, 0, 2)
 
 
 def test_pitfall_watch_before_build_gives_none_gradient():

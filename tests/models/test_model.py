@@ -104,9 +104,15 @@ def test_functional_training_flag_reaches_dropout():
 def test_functional_shape_mismatch_error():
     inp = Input(shape=(4,))
     m = Model(inp, layers.Dense(2, name="fc")(inp))
-    with pytest.raises(ValueError, match=r'"fc".*value 4.*\(2, 3\)'):
+    # Keras 3: the functional model checks its Input's shape first
+    with pytest.raises(ValueError, match=r"Input 0 with name 'input_layer' of layer "
+                       r"'functional' is incompatible with the layer: expected "
+                       r"shape=\(None, 4\), found shape=\(2, 3\)"):
         m(x32(2, 3))
-    with pytest.raises(ValueError, match=r'"fc2".*value 4'):
+    seq = Sequential([Input((4,)), layers.Dense(2, name="fc3")])
+    with pytest.raises(ValueError, match=r"'fc3'.*value 4.*\(2, 3\)"):  # Sequential: layers
+        seq(x32(2, 3))
+    with pytest.raises(ValueError, match=r"'fc2'.*value 4"):
         bad = layers.Dense(1, name="fc2")
         bad(Input(shape=(4,)))
         bad(Input(shape=(5,)))  # symbolic calls are checked too
@@ -157,3 +163,19 @@ def test_model_inputs_converted_to_input_dtype_both_ways():
     model64 = Model(wide, layers.Dense(1, dtype="float64", kernel_initializer="ones")(wide))
     out = model64(np.array([[1 + 1e-12, 2.0]]))  # no detour through float32
     assert out.dtype == tf.float64 and abs(float(out.numpy()[0, 0]) - 3 - 1e-12) < 1e-15
+
+
+def test_functional_inputs_get_keras_rank_fixups_and_specs():
+    inp = Input((4, 1), name="x")
+    model = Model(inp, layers.Flatten()(inp))
+    assert model(np.ones((2, 4), np.float32)).shape == (2, 4)       # trailing 1 added
+    assert model(np.ones((2, 4, 1, 1), np.float32)).shape == (2, 4)  # trailing 1 dropped
+    with pytest.raises(ValueError, match=r"Invalid input shape for input 'x'.*\(2,\)"):
+        model(np.ones((2,), np.float32))
+    a, b = Input((2,), name="a"), Input((3,), name="b")
+    two = Model({"b": b, "a": a}, layers.Concatenate()([a, b]))
+    assert [(s.shape.as_list(), s.name) for s in two.input_spec] == [([None, 2], "a"),
+                                                                     ([None, 3], "b")]
+    with pytest.raises(ValueError, match=r"Input 1 with name 'b' .*expected shape=\(None, 3\), "
+                       r"found shape=\(1, 4\)"):
+        two({"a": np.ones((1, 2)), "b": np.ones((1, 4))})
