@@ -35,16 +35,76 @@ def _batch_ndim(g, out_ndim):
     return g._value.ndim - out_ndim
 
 
+def _reshape_sizes(shape):
+    """The target of tf.reshape as a tuple of ints, with TF's errors for non-integer or non-1-D sizes."""
+    if isinstance(shape, (list, tuple)) and all(type(d) is int for d in shape):
+        return tuple(shape)
+    if isinstance(shape, (Tensor, Variable)):
+        check_attr_dtype(as_tensor(shape), "Reshape", "Tshape", ("int32", "int64"))
+        arr = np.asarray(as_tensor(shape).numpy())
+    elif isinstance(shape, (list, tuple)) and not any(isinstance(d, (Tensor, Variable)) for d in shape):
+        flat = np.ravel(np.asarray(shape, dtype=object)) if shape else ()
+        kinds = {builtins.bool if isinstance(d, (builtins.bool, np.bool_)) else
+                 int if isinstance(d, (int, np.integer)) else float for d in flat}
+        if builtins.bool in kinds and int in kinds:
+            raise ValueError(f"Can't convert Python sequence with mixed types to Tensor: reshape sizes "
+                             f"{shape!r} mix bools and ints; pass ints")
+        arr = np.asarray(shape)
+        if arr.dtype.kind not in "iub" and arr.size:
+            raise errors.invalid_argument(
+                "Reshape", f"Value for attr 'Tshape' of {arr.dtype.name} is not in the list of allowed "
+                           f"values: int32, int64; pass integer sizes")
+    else:
+        return _shape_arg(shape)
+    if arr.ndim > 1:
+        raise errors.invalid_argument(
+            "Reshape", f"sizes input must be 1-D, not {list(arr.shape)}; pass a flat list of sizes")
+    return tuple(int(d) for d in arr.reshape(-1))
+
+
+def _infer_reshape(size_in, in_shape, shape):
+    """TF's Reshape shape inference for targets with negative sizes (which numpy treats loosely)."""
+    unknown, product = -1, 1
+    for i, d in enumerate(shape):
+        if d == -1:
+            if unknown != -1:
+                raise errors.invalid_argument(
+                    "Reshape", f"Only one input size may be -1, not both {unknown} and {i}")
+            unknown = i
+        elif d < 0:
+            raise errors.invalid_argument("Reshape", f"Size {i} must be non-negative, not {d}")
+        elif d:
+            product *= d
+    if unknown == -1:
+        return shape
+    # when the target has a zero size, TF infers -1 from the input's non-zero sizes alone
+    target_has_zero = 0 in shape
+    known, skipped_zero = 1, False
+    for d in in_shape:
+        if d > 0 or not target_has_zero:
+            known *= d
+        else:
+            skipped_zero = True
+    missing = known // product
+    if not skipped_zero and known != product * missing:
+        raise errors.invalid_argument(
+            "Reshape", f"Input to reshape is a tensor with {size_in} values, but the requested shape "
+                       f"requires a multiple of {product}; check the target shape {list(shape)}")
+    return shape[:unknown] + (missing,) + shape[unknown + 1:]
+
+
 def reshape(tensor, shape, name=None):
     """The same values in a new shape; one dimension may be -1 (inferred)."""
     x = as_tensor(tensor)
-    shape = _shape_arg(shape)
+    shape = _reshape_sizes(shape)
+    if shape and min(shape) < 0:
+        shape = _infer_reshape(x._value.size, x._value.shape, shape)
     try:
         y = Tensor(x._value.reshape(shape))
     except ValueError:
         raise errors.invalid_argument(
             "Reshape", f"Input to reshape is a tensor with {x._value.size} values, but the requested "
-                       f"shape {list(shape)} does not hold that many; check the target shape") from None
+                       f"shape {list(shape)} has {int(np.prod(shape))}; check the target shape") from None
     if _state.active:
         in_shape, out_ndim = x._value.shape, y._value.ndim
         record("Reshape", (x,), (y,),
@@ -252,10 +312,28 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
 
 
 def concat(values, axis, name="concat"):
-    """Join tensors along an existing `axis`; all other dimensions must match."""
-    tensors = [as_tensor(v) for v in values]
-    if not tensors:
-        raise ValueError("concat needs at least one tensor.")
+    """Join tensors along an existing `axis`; all other dimensions must match.
+
+    As in TF, a single value (or a lone tensor) comes back unchanged whatever `axis` is, and Python
+    values take the dtype of the first tensor or variable among `values`.
+    """
+    if isinstance(axis, float) or (isinstance(axis, Tensor) and axis.dtype.name not in ("int32", "int64")):
+        raise TypeError(f"concat: cannot convert axis {axis!r} to EagerTensor of dtype int32; "
+                        f"pass an integer axis")
+    if not isinstance(values, (list, tuple)):
+        values = [values]
+    if len(values) == 1:
+        if np.ndim(axis.numpy() if isinstance(axis, Tensor) else axis) != 0:
+            raise ValueError(f"concat: axis must be a scalar, got {axis!r}")
+        from minitf.ops.constant import identity
+        return identity(values[0])
+    if not values:
+        raise errors.invalid_argument(
+            "ConcatV2", "ConcatV2 needs at least one tensor (attr 'T' is not set for N=0); "
+                        "pass a non-empty list")
+    like = next((v for v in values if isinstance(v, (Tensor, Variable))), None)
+    tensors = [as_tensor(v) if like is None or isinstance(v, (Tensor, Variable))
+               else as_tensor(v, dtype=like.dtype) for v in values]
     first = tensors[0]
     nd = first._value.ndim
     if nd == 0:
@@ -271,8 +349,6 @@ def concat(values, axis, name="concat"):
                 "ConcatV2", f"ConcatOp : Dimension mismatch in values[{i}]: shape {list(s1)} vs. "
                             f"values[0] shape {list(s0)} along axis {axis}; all dimensions but the "
                             "concatenation axis must match")
-    if len(tensors) == 1:
-        return first
     xp = array_module(first._value)
     y = Tensor(xp.concatenate([t._value for t in tensors], axis=axis))
     if _state.active:

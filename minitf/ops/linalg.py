@@ -1,8 +1,8 @@
 """Linear algebra: matmul, einsum, tensordot, inverses, determinants, solves and norms, with gradients."""
 import numpy as np
 
-from minitf import errors
-from minitf.ops._core import Tensor, _state, record, register_batchable, array_module, binary
+from minitf import dtypes, errors
+from minitf.ops._core import Tensor, _state, record, register_batchable, array_module, as_tensor, binary
 
 __all__ = ["matmul", "tensordot", "einsum", "matvec", "matrix_transpose", "adjoint", "eye", "diag",
            "diag_part", "trace", "band_part", "inv", "det", "slogdet", "logdet", "solve", "cholesky",
@@ -18,14 +18,29 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     """Matrix product of the last two dimensions, broadcasting leading (batch) dimensions.
 
     transpose_a/transpose_b (or adjoint_*, the conjugate transpose) transpose an operand first.
+    Dtypes follow TF's CPU kernels: float, int32/int64 and complex everywhere, int16 only with
+    batch dimensions, int8/uint8 only with output_type=tf.int32; others raise (nothing wraps).
     """
-    a, b = binary(a, b, "MatMul")
+    for t, adj, side in ((transpose_a, adjoint_a, "a"), (transpose_b, adjoint_b, "b")):
+        if t and adj:
+            raise ValueError(f"Only one of `transpose_{side}` and `adjoint_{side}` can be True. "
+                             f"Received `transpose_{side}`={t}, `adjoint_{side}`={adj}.")
+    out_dtype = None if output_type is None else dtypes.as_dtype(output_type)
+    if out_dtype is not None:
+        a, b = as_tensor(a), as_tensor(b)
+        if out_dtype == a.dtype and out_dtype == b.dtype:
+            out_dtype = None
+    if out_dtype is None:
+        a, b = binary(a, b, "MatMul", hint=True)
     ta, tb = transpose_a or adjoint_a, transpose_b or adjoint_b
     va, vb = a._value, b._value
     if va.ndim < 2 or vb.ndim < 2:
         raise errors.invalid_argument(
             "MatMul", f"In[0] and In[1] must be at least rank 2 for matmul, got shapes {list(a.shape)} "
                       f"and {list(b.shape)}; use tf.linalg.matvec or tf.tensordot for vectors")
+    _check_matmul_kernel(a, b, out_dtype, va.ndim > 2 or vb.ndim > 2)
+    if out_dtype is not None:  # int8/uint8 operands with an int32 product (BatchMatMulV3)
+        va, vb = va.astype(out_dtype._np), vb.astype(out_dtype._np)
     xp = array_module(va)
     if ta:
         va = _swap(va, xp).conj() if adjoint_a else _swap(va, xp)
@@ -48,6 +63,41 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     if _state.active:
         record("MatMul", (a, b), (c,), _matmul_grad(a, b, ta, tb))
     return c
+
+
+# dtypes with a CPU kernel (MatMul for matrices, BatchMatMulV2 with batch dimensions) and those
+# the op accepts but has no kernel for (NotFoundError rather than InvalidArgumentError)
+_MATMUL_KERNELS = frozenset(("float16", "bfloat16", "float32", "float64", "int32", "int64",
+                             "complex64", "complex128"))
+_UNSIGNED = frozenset(("uint8", "uint16", "uint32", "uint64"))
+
+
+def _check_matmul_kernel(a, b, out_dtype, batched):
+    name = a.dtype.name
+    if out_dtype is not None:
+        if {a.dtype.name, b.dtype.name} <= {"int8", "uint8"} and out_dtype.name == "int32":
+            return
+        allowed = _MATMUL_KERNELS | {"int8", "int16", "uint8"}
+        if name in allowed and b.dtype.name in allowed:
+            raise errors.NotFoundError(
+                None, None, f"Could not find a BatchMatMulV3 kernel for {name} x {b.dtype.name} -> "
+                            f"{out_dtype.name}; only int8/uint8 inputs take an output_type (int32). "
+                            f"[Op:BatchMatMulV3]")
+        name = name if name not in allowed else b.dtype.name
+        raise errors.invalid_argument(
+            "BatchMatMulV3", f"Value for attr 'Ta' of {name} is not in the list of allowed values; "
+                             f"cast the operands with tf.cast")
+    kernels = _MATMUL_KERNELS | {"int16"} if batched else _MATMUL_KERNELS
+    if name in kernels:
+        return
+    op = "BatchMatMulV2" if batched else "MatMul"
+    if name in _UNSIGNED:
+        raise errors.NotFoundError(
+            None, None, f"Could not find a {op} kernel for T={name} on this device; cast the operands "
+                        f"to int32 or a float type with tf.cast. [Op:{op}]")
+    raise errors.invalid_argument(
+        op, f"Value for attr 'T' of {name} is not in the list of allowed values: "
+            f"{', '.join(sorted(kernels | _UNSIGNED))}; cast the operands with tf.cast")
 
 
 def _matmul_grad(a, b, ta, tb):

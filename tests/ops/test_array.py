@@ -396,3 +396,45 @@ def test_one_hot_index_depth_and_value_dtypes_follow_tf():
         tf.one_hot([0], 2, on_value=5.0, dtype=tf.int32)
     with pytest.raises(TypeError):
         tf.one_hot([0], 2, dtype=tf.bool)  # the default on_value 1 does not convert to bool
+
+
+def test_reshape_sizes_follow_tf():
+    x = tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    for bad, match in (([-1, -1], "Only one input size may be -1"), ([-2, 3], "must be non-negative"),
+                       ([4, 2], "6 values"), ([-1, 4], "multiple of 4"), ([2, 3.0], "Tshape"),
+                       ([[2, 3]], "1-D"), (tf.constant([6.0]), "Tshape"), (tf.constant([[6]]), "1-D")):
+        with pytest.raises(errors.InvalidArgumentError, match=match):
+            tf.reshape(x, bad)
+    with pytest.raises(ValueError):
+        tf.reshape(x, [True, 6])
+    e = tf.zeros([0, 3])
+    # with a zero-size target dimension, -1 is inferred from the input's non-zero sizes
+    assert tf.reshape(e, [-1, 0]).shape == (3, 0)
+    assert tf.reshape(e, [0, -1]).shape == (0, 3)
+    assert tf.reshape(e, [3, -1]).shape == (3, 0)
+    assert tf.reshape(e, [-1]).shape == (0,)
+    assert tf.reshape(x, tf.constant([3, 2], tf.int64)).shape == (3, 2)
+    assert tf.reshape(x, [-1, tf.constant(3)]).shape == (2, 3)
+
+
+def test_concat_edge_cases_follow_tf():
+    x = tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    # one value comes back as it is, whatever the axis (even a scalar)
+    assert tf.concat([x], 5).shape == (2, 3)
+    assert tf.concat(x, 0).shape == (2, 3)
+    assert tf.concat([tf.constant(1.0)], 0).numpy() == 1.0
+    with pytest.raises(errors.InvalidArgumentError):
+        tf.concat([], 0)
+    with pytest.raises(errors.InvalidArgumentError):
+        tf.concat([x, x], 2)
+    with pytest.raises(errors.InvalidArgumentError):
+        tf.concat([x, x], -3)
+    with pytest.raises(TypeError):
+        tf.concat([x, x], 1.0)
+    with pytest.raises(TypeError):
+        tf.concat([x], 1.0)
+    # Python values take the dtype of the tensors beside them
+    y = tf.concat([[[1, 2, 3]], x], 0)
+    assert y.dtype == tf.float32 and y.numpy()[0].tolist() == [1.0, 2.0, 3.0]
+    with pytest.raises(errors.InvalidArgumentError):
+        tf.concat([x, tf.ones([2, 3], tf.float64)], 0)

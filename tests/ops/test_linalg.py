@@ -211,3 +211,28 @@ def test_l2_normalize_values_and_gradients():
                                v / np.sqrt((v ** 2).sum(1, keepdims=True)))
     assert_gradients_close(lambda t: tf.linalg.l2_normalize(t, axis=-1), [x], order=2)
     np.testing.assert_array_equal(tf.linalg.l2_normalize(tf.zeros([2])).numpy(), [0, 0])
+
+
+def test_matmul_dtypes_follow_tfs_kernels():
+    def mm(dtype, rank=2, **kw):
+        shape = [2] * rank
+        return tf.matmul(tf.ones(shape, dtype), tf.ones(shape, dtype), **kw)
+    for dtype in (tf.float16, tf.float32, tf.float64, tf.int32, tf.int64, tf.complex64):
+        assert mm(dtype).dtype == dtype
+    assert mm(tf.int16, rank=3).numpy()[0, 0, 0] == 2  # int16 only has a batched kernel
+    for dtype in (tf.uint8, tf.uint16, tf.uint32, tf.uint64):  # declared but no CPU kernel: never wraps
+        for rank in (2, 3):
+            with pytest.raises(tf.errors.NotFoundError):
+                mm(dtype, rank)
+    for dtype, rank in ((tf.int8, 2), (tf.int8, 3), (tf.int16, 2), (tf.bool, 2), (tf.bool, 3)):
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            mm(dtype, rank)
+    big = tf.fill([2, 2], tf.constant(100, tf.int8))
+    out = tf.matmul(big, tf.cast(big, tf.uint8), output_type=tf.int32)
+    assert out.dtype == tf.int32 and out.numpy()[0, 0] == 20000
+    with pytest.raises(tf.errors.NotFoundError):
+        mm(tf.int16, output_type=tf.int32)
+    with pytest.raises(ValueError, match="transpose_b"):
+        tf.matmul(tf.ones([2, 3]), tf.ones([2, 3]), transpose_b=True, adjoint_b=True)
+    # b follows a's dtype where it can (as TF converts the second operand with a hint)
+    assert tf.matmul([[1.0, 2.0]], [[3], [4]]).numpy().tolist() == [[11.0]]
