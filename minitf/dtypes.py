@@ -102,6 +102,9 @@ class DType:
     def __repr__(self):
         return f"tf.{self._name}"
 
+    def __str__(self):
+        return f"<dtype: {self._name!r}>"
+
     def __reduce__(self):
         return as_dtype, (self._name,)
 

@@ -74,13 +74,17 @@ class Tensor:
     def __hash__(self):
         raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
 
-    def __repr__(self):
+    def _numpy_text(self, is_repr):
+        """TF's numpy_text: the value's repr or str, on a line of its own when it spans lines."""
         value = self.numpy()
-        text = repr(value) if isinstance(value, np.ndarray) else str(value)
-        return f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={text}>"
+        text = repr(value) if is_repr and isinstance(value, np.ndarray) else str(value)
+        return "\n" + text if "\n" in text else text
+
+    def __repr__(self):
+        return f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={self._numpy_text(True)}>"
 
     def __str__(self):
-        return f"tf.Tensor({self.numpy()}, shape={self.shape}, dtype={self.dtype.name})"
+        return f"tf.Tensor({self._numpy_text(False)}, shape={self.shape}, dtype={self.dtype.name})"
 
     def __bool__(self):
         return bool(self.numpy())
@@ -119,9 +123,8 @@ class Tensor:
         return _rebuild_tensor, (self.numpy(),)
 
     def __format__(self, spec):
-        if self._value.ndim == 0 and spec:
-            return format(self.numpy(), spec)
-        return format(str(self), spec)
+        # as TF: the numpy value formats itself ("{}" of a tensor is its numpy text)
+        return format(self.numpy(), spec)
 
 
 def _rebuild_tensor(array):

@@ -175,3 +175,36 @@ def test_dtypes_objects():
     assert tf.dtypes.as_dtype(float) == tf.float32
     with pytest.raises(TypeError):
         tf.as_dtype("nope")
+
+
+def test_format_gives_the_numpy_text_like_tf():
+    t = tf.constant([1.5, 2.0])
+    assert "{}".format(t) == "[1.5 2. ]"
+    assert f"{t}" == "[1.5 2. ]"
+    assert f"{tf.constant(3.25)}" == "3.25"
+    assert f"{tf.constant(3.25):.1f}" == "3.2"
+    assert f"{tf.constant(True)}" == "True"
+    assert f"{tf.constant('Gray wolf')}" == "b'Gray wolf'"
+    with pytest.raises(TypeError):
+        f"{t:>10}"  # numpy arrays take no format spec
+
+
+def test_multiline_values_start_on_their_own_line():
+    m = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    assert str(m) == "tf.Tensor(\n[[1. 2.]\n [3. 4.]], shape=(2, 2), dtype=float32)"
+    assert repr(tf.constant([[1, 2], [3, 4]], tf.uint8)) == (
+        "<tf.Tensor: shape=(2, 2), dtype=uint8, numpy=\narray([[1, 2],\n       [3, 4]], dtype=uint8)>")
+
+
+def test_string_tensors_hold_bytes():
+    t = tf.constant("Gray wolf")
+    assert t.numpy() == b"Gray wolf"
+    assert repr(t) == "<tf.Tensor: shape=(), dtype=string, numpy=b'Gray wolf'>"
+    assert tf.constant(["a", "bc"]).numpy().tolist() == [b"a", b"bc"]
+    assert tf.constant("ü").numpy() == "ü".encode("utf-8")
+
+
+def test_dtype_str_and_repr_match_tf():
+    assert str(tf.float32) == "<dtype: 'float32'>"
+    assert repr(tf.float32) == "tf.float32"
+    assert f"{tf.bool}" == "<dtype: 'bool'>"
