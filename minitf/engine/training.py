@@ -1,11 +1,14 @@
 """The Keras training API (`compile`, `fit`, `evaluate`, `predict`, the `*_step` hooks).
 
 `TrainingMixin` is mixed into `tf.keras.Model` (it must come before `Layer` in the bases so
-its `metrics` property wins). It follows Keras 2 ("Customizing what happens in fit()"):
+its `metrics` property wins). It follows Keras 3 ("Customizing what happens in fit()"):
 `train_step(data)` unpacks `(x, y, sample_weight)`, runs the model under a GradientTape, asks
-`compute_loss` (the compiled losses plus `model.losses`), applies the gradients and returns
-`compute_metrics(...)`, a dict of the running metric results. `fit` drives those steps over
-batches, calls the callbacks and collects per-epoch logs in a `History`.
+`compute_loss` (the compiled losses plus `model.losses`), updates the 'loss' tracker, applies
+the gradients and returns `compute_metrics(...)`, a dict of the running metric results.
+`model.metrics` is `[loss tracker, compile_metrics]` (+ per-output loss trackers): the
+compiled metrics live in one container metric whose `result()` is a dict, so a custom step
+that loops over `self.metrics` updates them too. `fit` drives the steps over batches, calls
+the callbacks and collects per-epoch logs in a `History`.
 """
 import inspect
 import math
@@ -228,21 +231,23 @@ def _per_output(spec, names, what):
             raise ValueError(f"compile: got {len(spec)} {what} for a model with "
                              f"{len(names)} outputs {names}; pass one per output.")
         return list(spec)
+    if isinstance(spec, (list, tuple)) and len(names) > 1 and len(spec) == len(names):
+        return list(spec)  # Keras 3: a metrics list with one entry per output
     return [spec] * len(names)
 
 
 class LossesContainer:
-    """`model.compiled_loss`: the compiled loss(es), their weights and the loss trackers.
+    """The compiled loss(es) and their weights (Keras 3's CompileLoss).
 
-    Calling it returns the total loss (weighted output losses plus regularization losses)
-    and updates the running 'loss' mean (and '<output>_loss' for several outputs).
+    Calling it returns the weighted sum of the output losses and, for several outputs,
+    updates the running '<output>_loss' means. The model's 'loss' tracker is updated by
+    `train_step`/`test_step`, not here.
     """
 
     def __init__(self, losses, loss_weights=None, model=None):
         self._spec = losses
         self._weights_spec = loss_weights
         self._model = model
-        self._loss_tracker = _mean_tracker("loss")
         self._output_trackers = []
         self._built = False
 
@@ -267,15 +272,15 @@ class LossesContainer:
 
     @property
     def metrics(self):
-        """The loss trackers: 'loss' and one per output for multi-output models."""
-        return [self._loss_tracker] + [t for t in self._output_trackers if t is not None]
+        """The per-output loss trackers of multi-output models (after the first call)."""
+        return [t for t in self._output_trackers if t is not None]
 
     def reset_state(self):
         """Reset the loss trackers."""
         for metric in self.metrics:
             metric.reset_state()
 
-    def __call__(self, y_true, y_pred, sample_weight=None, regularization_losses=None):
+    def __call__(self, y_true, y_pred, sample_weight=None):
         import minitf as tf
         if not self._built:
             self._build(y_pred)
@@ -291,14 +296,10 @@ class LossesContainer:
             if self._output_trackers:
                 self._output_trackers[i].update_state(value, sample_weight=_batch_size(preds[i]))
             terms.append(value * self._loss_weights[i] if self._loss_weights[i] != 1.0 else value)
-        terms += [r for r in (regularization_losses or []) if r is not None]
         if not terms:
-            total = tf.constant(0.0)
-        else:
-            total = terms[0] if len(terms) == 1 else tf.add_n([_as_float32(t, terms[0])
-                                                            for t in terms])
-        self._loss_tracker.update_state(total, sample_weight=_batch_size(preds[0]))
-        return total
+            return None
+        return terms[0] if len(terms) == 1 else tf.add_n([_as_float32(t, terms[0])
+                                                          for t in terms])
 
 
 def _as_float32(term, like):
@@ -322,7 +323,13 @@ def _batch_size(tensor):
 
 
 class MetricsContainer:
-    """`model.compiled_metrics`: the compiled metrics, resolved per output on the first update."""
+    """The compiled metrics as one metric named 'compile_metrics' (Keras 3's CompileMetrics).
+
+    `update_state(y, y_pred, sample_weight)` resolves the metrics per output on first use;
+    `result()` is a dict `{metric name: value}` (ValueError before the first update).
+    """
+
+    name = "compile_metrics"
 
     def __init__(self, metrics=None, weighted_metrics=None, model=None, losses=None):
         self._spec = metrics
@@ -333,6 +340,11 @@ class MetricsContainer:
         self._built = False
 
     @property
+    def built(self):
+        """Whether the first update has resolved the metrics."""
+        return self._built
+
+    @property
     def metrics(self):
         """The metric objects (empty until the first update resolves them)."""
         return [m for _, m in self._plain] + [m for _, m in self._weighted]
@@ -341,6 +353,12 @@ class MetricsContainer:
         """Reset every compiled metric."""
         for metric in self.metrics:
             metric.reset_state()
+
+    def result(self):
+        """`{name: result}` of the compiled metrics."""
+        if not self._built:
+            raise ValueError("Cannot get result() since the metric has not yet been built.")
+        return {m.name: m.result() for m in self.metrics}
 
     def _build(self, y_true, y_pred):
         names = _output_names(self._model, y_pred)
@@ -624,10 +642,12 @@ class TrainingMixin:
             raise TypeError(f"compile() got unexpected keyword arguments {sorted(kwargs)}.")
         _set(self, "optimizer", optimizers.get(optimizer) if optimizer is not None else None)
         _set(self, "loss", loss)
-        compiled_loss = LossesContainer(loss, loss_weights, model=self)
-        _set(self, "compiled_loss", compiled_loss)
-        _set(self, "compiled_metrics", MetricsContainer(metrics, weighted_metrics, model=self,
-                                                        losses=compiled_loss))
+        compile_loss = LossesContainer(loss, loss_weights, model=self)
+        _set(self, "_compile_loss", compile_loss if loss is not None else None)
+        _set(self, "_compile_metrics",
+             MetricsContainer(metrics, weighted_metrics, model=self, losses=compile_loss)
+             if metrics is not None or weighted_metrics is not None else None)
+        _set(self, "_loss_tracker", _mean_tracker("loss"))
         _set(self, "_run_eagerly", run_eagerly)
         _set(self, "_steps_per_execution", int(steps_per_execution or 1))
         _set(self, "_jit_compile", jit_compile)
@@ -652,15 +672,50 @@ class TrainingMixin:
 
     @property
     def metrics(self):
-        """Metrics reset at each epoch: the loss tracker(s), the compiled metrics, and any
-        metric objects assigned as attributes of the model."""
+        """Metrics reset at each epoch, in Keras 3's order: the 'loss' tracker, the
+        'compile_metrics' container (when compiled with metrics), per-output loss trackers,
+        then metric objects assigned as attributes of the model."""
         found = []
         if getattr(self, "_is_compiled", False):
-            found += self.compiled_loss.metrics + self.compiled_metrics.metrics
+            found.append(self._loss_tracker)
+            if self._compile_metrics is not None:
+                found.append(self._compile_metrics)
+            if self._compile_loss is not None:
+                found += self._compile_loss.metrics
         for value in vars(self).values():
             if _is_metric(value) and not any(value is m for m in found):
                 found.append(value)
         return found
+
+    @property
+    def compiled_metrics(self):
+        """Keras 3's deprecated shim: `update_state(y, y_pred, sample_weight)` updates every
+        metric in `metrics`, Mean metrics (the 'loss' tracker included) with `y_pred`."""
+        model = self
+
+        class DeprecatedCompiledMetric:
+            def update_state(self, y, y_pred, sample_weight=None):
+                model._compiled_metrics_update_state(y, y_pred, sample_weight)
+        return DeprecatedCompiledMetric()
+
+    def _compiled_metrics_update_state(self, y, y_pred, sample_weight=None):
+        warnings.warn("`model.compiled_metrics()` is deprecated. Instead, use e.g.:\n```\n"
+                      "for metric in self.metrics:\n    metric.update_state(y, y_pred)\n```\n",
+                      stacklevel=3)
+        mean = getattr(_metrics_module(), "Mean", None)
+        for metric in self.metrics:
+            if mean is not None and isinstance(metric, mean):
+                metric.update_state(y_pred, sample_weight=sample_weight)
+            else:
+                metric.update_state(y, y_pred, sample_weight=sample_weight)
+
+    def compiled_loss(self, y, y_pred, sample_weight=None, regularization_losses=None):
+        """Keras 3's deprecated shim for `compute_loss(None, y, y_pred, sample_weight)` (it
+        does not update the 'loss' tracker)."""
+        warnings.warn("`model.compiled_loss()` is deprecated. Instead, use "
+                      "`model.compute_loss(x, y, y_pred, sample_weight, training)`.",
+                      stacklevel=2)
+        return self.compute_loss(x=None, y=y, y_pred=y_pred, sample_weight=sample_weight)
 
     @property
     def metrics_names(self):
@@ -678,19 +733,53 @@ class TrainingMixin:
         return None
 
     # -- the overridable steps -------------------------------------------------------------
-    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None):
-        """The total loss of a batch: compiled losses plus the model's `losses`."""
-        return self.compiled_loss(y, y_pred, sample_weight,
-                                  regularization_losses=list(self.losses))
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        """The total loss of a batch: the compiled losses plus the model's `losses`
+        (ValueError when there is none)."""
+        import minitf as tf
+        losses = []
+        if getattr(self, "_compile_loss", None) is not None:
+            loss = self._compile_loss(y, y_pred, sample_weight)
+            if loss is not None:
+                losses.append(loss)
+        for loss in self.losses:
+            loss = tf.convert_to_tensor(loss)
+            if not loss.dtype.is_floating:
+                loss = tf.cast(loss, "float32")
+            losses.append(tf.reduce_sum(loss))
+        if not losses:
+            raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
+        if len(losses) == 1:
+            return losses[0]
+        return tf.add_n([_as_float32(t, losses[0]) for t in losses])
 
-    def compute_metrics(self, x, y, y_pred, sample_weight):
+    def _compute_loss(self, x, y, y_pred, sample_weight, training):
+        """`compute_loss`, without `training` for overrides written before it existed."""
+        if _accepts(self.compute_loss, "training"):
+            return self.compute_loss(x, y, y_pred, sample_weight, training=training)
+        return self.compute_loss(x, y, y_pred, sample_weight)
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None):
         """Update the compiled metrics and return `get_metrics_result()`."""
-        self.compiled_metrics.update_state(y, y_pred, sample_weight)
+        if getattr(self, "_compile_metrics", None) is not None:
+            self._compile_metrics.update_state(y, y_pred, sample_weight)
         return self.get_metrics_result()
 
     def get_metrics_result(self):
-        """`{name: result}` for every metric in `metrics`."""
-        return _flatten_logs({m.name: m.result() for m in self.metrics})
+        """`{name: result}` for every metric in `metrics`; a dict result (the compiled
+        metrics) is merged in."""
+        out = {}
+        for metric in self.metrics:
+            result = metric.result()
+            if isinstance(result, dict):
+                out.update(result)
+            else:
+                out[metric.name] = result
+        return out
+
+    def _track_loss(self, loss, x):
+        self._loss_tracker.update_state(loss, sample_weight=_batch_size(
+            next((t for t in _nest().flatten(x) if t is not None), None)))
 
     def train_step(self, data):
         """One optimization step on `data` = `(x, y, sample_weight)`; returns metric results."""
@@ -698,18 +787,47 @@ class TrainingMixin:
         x, y, sample_weight = unpack_x_y_sample_weight(data)
         with GradientTape() as tape:
             y_pred = self(x, training=True)
-            loss = self.compute_loss(x, y, y_pred, sample_weight)
+            loss = self._compute_loss(x, y, y_pred, sample_weight, training=True)
+        self._track_loss(loss, x)
         variables = self.trainable_variables
-        grads = tape.gradient(loss, variables)
-        self.optimizer.apply_gradients(zip(grads, variables))
-        return self.compute_metrics(x, y, y_pred, sample_weight)
+        if variables:
+            grads = tape.gradient(loss, variables)
+            self.optimizer.apply_gradients(zip(grads, variables))
+        else:
+            warnings.warn("The model does not have any trainable weights.", stacklevel=2)
+        return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
 
     def test_step(self, data):
         """One evaluation step: forward pass, loss and metrics; returns metric results."""
         x, y, sample_weight = unpack_x_y_sample_weight(data)
         y_pred = self(x, training=False)
-        self.compute_loss(x, y, y_pred, sample_weight)
-        return self.compute_metrics(x, y, y_pred, sample_weight)
+        loss = self._compute_loss(x, y, y_pred, sample_weight, training=False)
+        self._track_loss(loss, x)
+        return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
+
+    def _get_metrics_result_or_logs(self, logs):
+        """The model's metric results when the step logs have the same keys, else the logs
+        (custom steps may report other values), as Keras 3 ends an epoch."""
+        try:
+            metric_logs = self.get_metrics_result()
+        except ValueError:  # an unbuilt compile_metrics: the steps never updated it
+            return logs
+        if isinstance(logs, dict) and set(logs) == set(metric_logs):
+            return metric_logs
+        return logs
+
+    def _flatten_metrics_in_order(self, logs):
+        """`logs` as a list in `metrics` order (compiled metrics expanded), then any other
+        keys sorted; a single value is returned bare."""
+        names = []
+        for metric in self.metrics:
+            if isinstance(metric, MetricsContainer):
+                names += [m.name for m in metric.metrics]
+            else:
+                names.append(metric.name)
+        results = [logs[n] for n in names if n in logs]
+        results += [logs[k] for k in sorted(logs) if k not in names]
+        return results[0] if len(results) == 1 else results
 
     def predict_step(self, data):
         """One inference step: the model's outputs for the batch's `x`."""
@@ -745,7 +863,7 @@ class TrainingMixin:
             logs = self._run_epoch(data, cb)
             if data.exhausted:
                 self.stop_training = True
-            epoch_logs = _floats(logs)
+            epoch_logs = _floats(self._get_metrics_result_or_logs(logs))
             if validation_data is not None and _should_validate(epoch, validation_freq):
                 val_logs = self._validate(validation_data, validation_batch_size or batch_size,
                                           validation_steps, cb)
@@ -798,13 +916,11 @@ class TrainingMixin:
             cb.on_test_batch_begin(step)
             logs = _flatten_logs(self.test_step(batch))
             cb.on_test_batch_end(step, logs)
-        logs = _floats(logs)
+        logs = _floats(self._get_metrics_result_or_logs(logs))
         cb.on_test_end(logs)
         if return_dict:
             return logs
-        values = [logs[name] for name in self.metrics_names if name in logs] or \
-            list(logs.values())
-        return values[0] if len(values) == 1 else values
+        return self._flatten_metrics_in_order(logs)
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None,
                 max_queue_size=10, workers=1, use_multiprocessing=False):
@@ -856,8 +972,15 @@ class TrainingMixin:
         logs = _floats(_flatten_logs(logs))
         if return_dict:
             return logs
-        values = list(logs.values())
-        return values[0] if len(values) == 1 else values
+        return self._flatten_metrics_in_order(logs)
+
+
+def _accepts(fn, name):
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
 
 
 def _resolve_verbose(verbose):

@@ -62,7 +62,9 @@ def test_fit_reduces_loss_and_history_has_keys_per_epoch():
     assert history.history["loss"][-1] < 0.7 * history.history["loss"][0]
     assert history.history["accuracy"][-1] > 0.8
     assert model.history is history
-    assert model.metrics_names == ["loss", "accuracy"]
+    # Keras 3: the compiled metrics sit in one container metric
+    assert model.metrics_names == ["loss", "compile_metrics"]
+    assert [m.name for m in model.metrics[1].metrics] == ["accuracy"]
 
 
 def test_reported_epoch_loss_is_the_sample_weighted_running_mean_of_batches():
@@ -271,7 +273,68 @@ def test_multi_output_losses_by_name_with_loss_weights():
 
 # -- customizing train_step (the Keras guide's patterns) ------------------------------------
 
-def test_custom_train_step_with_compiled_loss_and_metrics_trains():
+def _guide_data():
+    rng = np.random.default_rng(10)
+    x = rng.normal(size=(64, 3)).astype("float32")
+    y = (x @ np.array([[1.0], [-2.0], [0.5]], "float32")).astype("float32")
+    return x, y
+
+
+def test_guide_train_step_updating_self_metrics_keeps_compiled_metrics():
+    # Keras 3 guide "Customizing what happens in fit()" (TF backend), first example
+    class CustomModel(Model):
+        def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as tape:
+                y_pred = self(x, training=True)
+                loss = self.compute_loss(y=y, y_pred=y_pred)
+            trainable_vars = self.trainable_variables
+            gradients = tape.gradient(loss, trainable_vars)
+            self.optimizer.apply_gradients(zip(gradients, trainable_vars))
+            for metric in self.metrics:
+                if metric.name == "loss":
+                    metric.update_state(loss)
+                else:
+                    metric.update_state(y, y_pred)
+            return {m.name: m.result() for m in self.metrics}
+
+    x, y = _guide_data()
+    tf.random.set_seed(11)
+    inputs = Input(shape=(3,))
+    model = CustomModel(inputs, Dense(1)(inputs))
+    model.compile(optimizer="adam", loss="mse", metrics=["mae", "mse"])
+    assert [m.name for m in model.metrics] == ["loss", "compile_metrics"]
+    history = model.fit(x, y, epochs=3, verbose=0)
+    assert set(history.history) == {"loss", "mae", "mse"}
+    assert [m.name for m in model.metrics] == ["loss", "compile_metrics"]
+    assert history.history["loss"][-1] < history.history["loss"][0]
+    np.testing.assert_allclose(history.history["loss"], history.history["mse"], rtol=1e-5)
+    assert set(model.evaluate(x, y, verbose=0, return_dict=True)) == {"loss", "mae", "mse"}
+    assert len(model.evaluate(x, y, verbose=0)) == 3  # [loss, mae, mse]
+
+
+def test_custom_train_step_with_compute_loss_and_compute_metrics():
+    class CustomModel(Model):
+        def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as tape:
+                y_pred = self(x, training=True)
+                loss = self.compute_loss(y=y, y_pred=y_pred)
+            gradients = tape.gradient(loss, self.trainable_variables)
+            self.optimizer.apply_gradients(zip(gradients, self.trainable_variables))
+            return self.compute_metrics(x, y, y_pred)  # sample_weight is optional
+
+    x, y = _guide_data()
+    inputs = Input(shape=(3,))
+    model = CustomModel(inputs, Dense(1)(inputs))
+    model.compile(optimizer="adam", loss="mse", metrics=["mae"])
+    history = model.fit(x, y, epochs=2, verbose=0)
+    assert set(history.history) == {"loss", "mae"}
+    # compute_loss does not touch the 'loss' tracker: Keras 3 reports its reset value
+    assert history.history["loss"] == [0.0, 0.0]
+
+
+def test_deprecated_compiled_loss_and_compiled_metrics_shims_behave_as_keras3():
     class CustomModel(Model):
         def train_step(self, data):
             x, y = data
@@ -284,16 +347,29 @@ def test_custom_train_step_with_compiled_loss_and_metrics_trains():
             self.compiled_metrics.update_state(y, y_pred)
             return {m.name: m.result() for m in self.metrics}
 
-    rng = np.random.default_rng(10)
-    x = rng.normal(size=(64, 3)).astype("float32")
-    y = (x @ np.array([[1.0], [-2.0], [0.5]], "float32")).astype("float32")
-    tf.random.set_seed(11)
+    x, y = _guide_data()
     inputs = Input(shape=(3,))
     model = CustomModel(inputs, Dense(1)(inputs))
-    model.compile(optimizer="adam", loss="mse", metrics=["mae"])
-    history = model.fit(x, y, epochs=3, verbose=0)
+    model.compile(optimizer=tf.optimizers.SGD(0.0), loss="mse", metrics=["mae"])
+    with pytest.warns(UserWarning, match="deprecated"):
+        history = model.fit(x, y, epochs=1, batch_size=64, verbose=0)
     assert set(history.history) == {"loss", "mae"}
-    assert history.history["loss"][-1] < history.history["loss"][0]
+    pred = model.predict(x, verbose=0)
+    # Keras 3's shim feeds Mean metrics (the 'loss' tracker) the predictions, not the loss
+    assert history.history["loss"][0] == pytest.approx(float(pred.mean()), rel=1e-5)
+    assert history.history["mae"][0] == pytest.approx(float(np.abs(pred - y).mean()), rel=1e-5)
+
+
+def test_compute_loss_without_any_loss_raises():
+    model = Sequential([Dense(1)])
+    model.compile("sgd")
+    assert [m.name for m in model.metrics] == ["loss"]
+    with pytest.raises(ValueError, match=r"No loss to compute\. Provide a `loss` argument"):
+        model.fit(np.zeros((4, 2)), np.zeros((4, 1)), verbose=0)
+    fresh = Sequential([Dense(1)])
+    fresh.compile("sgd", "mse", metrics=["mae"])
+    with pytest.raises(ValueError, match="not yet been built"):
+        fresh.metrics[1].result()
 
 
 def test_custom_train_step_with_own_trackers_and_no_compiled_loss():
