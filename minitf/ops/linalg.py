@@ -34,11 +34,11 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         a, b = binary(a, b, "MatMul", hint=True)
     ta, tb = transpose_a or adjoint_a, transpose_b or adjoint_b
     va, vb = a._value, b._value
+    _check_matmul_kernel(a, b, out_dtype, va.ndim > 2 or vb.ndim > 2)
     if va.ndim < 2 or vb.ndim < 2:
         raise errors.invalid_argument(
             "MatMul", f"In[0] and In[1] must be at least rank 2 for matmul, got shapes {list(a.shape)} "
                       f"and {list(b.shape)}; use tf.linalg.matvec or tf.tensordot for vectors")
-    _check_matmul_kernel(a, b, out_dtype, va.ndim > 2 or vb.ndim > 2)
     if out_dtype is not None:  # int8/uint8 operands with an int32 product (BatchMatMulV3)
         va, vb = va.astype(out_dtype._np), vb.astype(out_dtype._np)
     xp = array_module(va)

@@ -14,6 +14,14 @@ __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod
 _axes = reduction_axes  # the one axis normalizer shared by all reductions
 
 
+def _numeric_only(x, op_name):
+    """TF's arithmetic reductions have no bool (or string) kernel: InvalidArgumentError."""
+    if x._value.dtype.kind in "bO":
+        raise errors.invalid_argument(
+            op_name, f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed values "
+                     f"(numeric types only); cast the input with tf.cast, or use reduce_any/reduce_all")
+
+
 def _keepdims(keepdims):
     """A Python bool from keepdims given as bool, None, numpy bool or a scalar bool tensor."""
     if isinstance(keepdims, Tensor):
@@ -43,6 +51,7 @@ def _count(shape, axes):
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
     """Sum of elements across `axis` (all axes when None)."""
     x = as_tensor(input_tensor)
+    _numeric_only(x, "Sum")
     axes = _axes(axis, x._value.ndim, "Sum")
     keepdims = _keepdims(keepdims)
     xp = array_module(x._value)
@@ -59,6 +68,7 @@ def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     """Mean of elements across `axis` (integer inputs give an integer, truncated mean, as TF)."""
     x = as_tensor(input_tensor)
+    _numeric_only(x, "Mean")
     axes = _axes(axis, x._value.ndim, "Mean")
     keepdims = _keepdims(keepdims)
     xp = array_module(x._value)
@@ -122,6 +132,7 @@ def _extreme_identity(dtype, largest):
 
 def _reduce_extreme(input_tensor, axis, keepdims, op_name, largest):
     x = as_tensor(input_tensor)
+    _numeric_only(x, op_name)
     if x._value.dtype.kind == "c":
         raise errors.invalid_argument(op_name, f"{op_name} is not defined for complex tensors "
                                                f"(got {x.dtype.name})")
@@ -164,6 +175,7 @@ def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
 def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
     """Product of elements across `axis`; the gradient is exact even where inputs are zero."""
     x = as_tensor(input_tensor)
+    _numeric_only(x, "Prod")
     axes = _axes(axis, x._value.ndim, "Prod")
     keepdims = _keepdims(keepdims)
     xp = array_module(x._value)

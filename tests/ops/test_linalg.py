@@ -234,5 +234,7 @@ def test_matmul_dtypes_follow_tfs_kernels():
         mm(tf.int16, output_type=tf.int32)
     with pytest.raises(ValueError, match="transpose_b"):
         tf.matmul(tf.ones([2, 3]), tf.ones([2, 3]), transpose_b=True, adjoint_b=True)
+    with pytest.raises(tf.errors.NotFoundError):  # the kernel check comes before the rank check
+        tf.matmul(tf.ones([3], tf.uint8), tf.ones([3, 2], tf.uint8))
     # b follows a's dtype where it can (as TF converts the second operand with a hint)
     assert tf.matmul([[1.0, 2.0]], [[3], [4]]).numpy().tolist() == [[11.0]]

@@ -275,3 +275,12 @@ def test_batchable_ops_take_the_vectorized_path():
         tape.watch(x)
         y = tf.math.cumprod(tf.reduce_max(x, 0, keepdims=True) * tf.reduce_prod(x, 1, keepdims=True), 1)
     assert _path_is_batchable(tape._records, [y], [x])
+
+
+@pytest.mark.parametrize("fn", [tf.reduce_sum, tf.reduce_mean, tf.reduce_max, tf.reduce_min, tf.reduce_prod])
+def test_arithmetic_reductions_have_no_bool_kernel(fn):
+    with pytest.raises(errors.InvalidArgumentError, match="bool"):
+        fn(tf.constant([[True, False]]), 0)
+    with pytest.raises(errors.InvalidArgumentError, match="bool"):
+        fn(tf.constant(True))
+    assert tf.reduce_any(tf.constant([True, False])).numpy()
