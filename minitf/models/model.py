@@ -81,6 +81,9 @@ class Model(TrainingMixin, Layer):
         axis squeezable, named after the input layer), as Keras 3 checks model calls."""
         if self._input_spec is not None or self._graph is None:
             return self._input_spec
+        cached = self.__dict__.get("_graph_input_spec")
+        if cached is not None and cached[0] is self._graph:
+            return cached[1]
         from minitf.layers.base import InputSpec
         specs = []
         inputs = self._graph.inputs
@@ -95,6 +98,7 @@ class Model(TrainingMixin, Layer):
                 dims[0] = None
             name = key if key is not None else getattr(t.node.layer, "name", None)
             specs.append(InputSpec(shape=dims, allow_last_axis_squeeze=True, name=name))
+        object.__setattr__(self, "_graph_input_spec", (self._graph, specs))
         return specs
 
     @input_spec.setter
