@@ -33,6 +33,9 @@ KERNEL_DTYPES = {
     "Pow": frozenset(_SIGNED), "Maximum": frozenset(_REAL), "Minimum": frozenset(_REAL),
     "Less": frozenset(_REAL), "LessEqual": frozenset(_REAL), "Greater": frozenset(_REAL),
     "GreaterEqual": frozenset(_REAL),
+    "Neg": frozenset(_SIGNED), "Abs": frozenset(_SIGNED), "Sign": frozenset(_SIGNED),
+    "Square": frozenset(_NUMERIC),
+    "Invert": frozenset(("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")),
 }
 
 

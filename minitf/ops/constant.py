@@ -139,6 +139,10 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
             arr = _strings_to_bytes(np.asarray(value))
         elif dtype is None:
             arr = value
+            if dtype_hint is not None and value.dtype.kind in "biuf":
+                hint = dtypes.as_dtype(dtype_hint)
+                if hint._np.kind in "biufc":  # a numeric hint casts numpy values, as TF does
+                    arr = value.astype(hint._np, copy=False)
         elif (value.dtype.kind in "USO") != (dtype is dtypes.string):
             raise ValueError(f"Cannot convert a numpy {value.dtype} value to a {dtype.name} tensor; "
                              "numbers and strings do not convert into each other.")

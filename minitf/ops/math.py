@@ -6,8 +6,8 @@ rules here are written for the broadcast shape. All ops here accept batched cota
 import math as _pymath
 
 from minitf import errors
-from minitf.ops._core import (Tensor, _state, record, register_batchable, array_module, as_tensor,
-                              binary, shape_errors, incompatible_shapes)
+from minitf.ops._core import (Tensor, _KERNEL_NP, _state, record, register_batchable, array_module,
+                              as_tensor, binary, check_kernel_dtype, shape_errors, incompatible_shapes)
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "truediv", "floordiv", "floor_div", "floormod", "mod",
@@ -35,6 +35,9 @@ def _unary(op_name, x, forward, grad, float_only=True):
     v = x._value
     if float_only and v.dtype.kind not in "fc":
         _float_only(x, op_name)
+    allowed = _KERNEL_NP.get(op_name)
+    if allowed is not None and v.dtype not in allowed:
+        check_kernel_dtype(x, op_name)
     y = Tensor(forward(array_module(v), v))
     if _state.active:
         record(op_name, (x,), (y,), lambda g: grad(g, x, y))
@@ -564,8 +567,9 @@ def bitwise_xor(x, y, name=None):
 
 
 def invert(x, name=None):
-    """Elementwise bitwise NOT (logical NOT for bool)."""
+    """Elementwise bitwise NOT of an integer tensor (`~` on a bool tensor is logical_not)."""
     x = as_tensor(x)
+    check_kernel_dtype(x, "Invert")
     return Tensor(~x._value)
 
 

@@ -1,29 +1,39 @@
 """Python operators on Tensor and Variable (+, *, @, [], <, ...), dispatched to minitf ops."""
+import numpy as np
+
 from minitf.ops import math as m
 from minitf.ops.constant import cast, convert_to_tensor
 from minitf.ops.indexing import getitem
 from minitf.ops.linalg import matmul
+from minitf.ops._core import array_module, binary
 from minitf.tensor import Tensor
 from minitf.variable import Variable
 
 
+def _compare_or(x, y, fn, unequal):
+    """TF's Tensor.__eq__/__ne__: dtype and conversion errors raise, but operands whose shapes do
+    not broadcast compare as a scalar bool tensor (False for ==, True for !=)."""
+    x, y = binary(x, y, "Equal")
+    try:
+        np.broadcast_shapes(x._value.shape, y._value.shape)
+    except ValueError:
+        xp = array_module(x._value)
+        return Tensor(xp.asarray(unequal))
+    return fn(x, y)
+
+
 def _tensor_eq(x, y):
-    """Elementwise ==; False (a Python bool) when the operands cannot be compared, as TF does."""
+    """Elementwise ==; comparing with None gives False, as in TF."""
     if y is None:
         return False
-    try:
-        return m.equal(x, y)
-    except (ValueError, TypeError):
-        return False
+    return _compare_or(x, y, m.equal, False)
 
 
 def _tensor_ne(x, y):
+    """Elementwise !=; comparing with None gives True, as in TF."""
     if y is None:
         return True
-    try:
-        return m.not_equal(x, y)
-    except (ValueError, TypeError):
-        return True
+    return _compare_or(x, y, m.not_equal, True)
 
 
 def _and(x, y):

@@ -178,3 +178,18 @@ def test_float32_results_stay_float32():
     x = tf.constant([1.0, 2.0])
     for op in (tf.exp, tf.tanh, tf.sigmoid, tf.sqrt, tf.math.erf, tf.math.softplus):
         assert op(x).dtype == tf.float32, op.__name__
+
+
+def test_unary_kernels_reject_unsigned_and_bool_like_tf():
+    u = tf.constant([1, 2], tf.uint8)
+    b = tf.constant([True])
+    for fn, x in ((tf.negative, u), (lambda t: -t, tf.constant([1], tf.uint32)), (tf.abs, u), (tf.abs, b),
+                  (tf.sign, u), (tf.square, b), (lambda t: -t, b)):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="allowed values"):
+            fn(x)
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        ~tf.constant([1.5])
+    assert tf.square(u).numpy().tolist() == [1, 4]
+    assert (-tf.constant([1, 2], tf.int16)).numpy().tolist() == [-1, -2]
+    assert (~b).numpy().tolist() == [False]
+    np.testing.assert_allclose(tf.abs(tf.constant([3 + 4j])).numpy(), [5.0])

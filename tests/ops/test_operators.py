@@ -112,3 +112,26 @@ def test_star_on_bool_tensors_multiplies_as_int32():
 def test_failed_operator_lets_the_python_operand_try():
     # TF hands a failed `tensor * list` to list.__rmul__, which repeats the list
     assert tf.constant(3) * [1.5, 2.0] == [1.5, 2.0] * 3
+
+
+def test_eq_raises_on_dtype_or_conversion_errors_and_is_false_on_shape_mismatch():
+    t = tf.constant([1, 0])
+    assert (t == None) is False  # noqa: E711
+    assert (t != None) is True  # noqa: E711
+    assert not (t == [1, 2, 3]).numpy()
+    assert (t != [1, 2, 3]).numpy()
+    assert (t == tf.constant([1, 2, 3])).shape == ()
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        t == tf.constant([1.0, 0.0])
+    for other in ("a", 1.5, [1.5, 2]):
+        with pytest.raises(TypeError):
+            t == other
+    assert (t == 1).numpy().tolist() == [True, False]
+
+
+def test_numpy_operands_take_the_tensor_dtype():
+    t8 = tf.constant([1, 0], tf.int8)
+    r = t8 + np.array([1.5, 2.5])
+    assert r.dtype == tf.int8 and r.numpy().tolist() == [2, 2]
+    assert (tf.constant([1, 0], tf.uint8) + np.int64(3)).numpy().tolist() == [4, 3]
+    assert tf.add(tf.Variable([1, 0], dtype=tf.int16), np.float64(2.0)).dtype == tf.int16
