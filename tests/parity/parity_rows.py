@@ -1,6 +1,8 @@
 """The whole parity table: the core namespaces' rows and the Keras namespaces' rows."""
 import parity_rows_core
+import parity_rows_keras
 from parity_table import Table
 
 TABLE = Table()
 TABLE.update(parity_rows_core.TABLE)
+TABLE.update(parity_rows_keras.TABLE)
