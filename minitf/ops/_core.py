@@ -25,6 +25,8 @@ def as_tensor(x, dtype=None):
 _REAL = ("float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64",
          "uint8", "uint16", "uint32", "uint64")
 _NUMERIC = _REAL + ("complex64", "complex128")
+_FLOATS = ("float16", "bfloat16", "float32", "float64")
+_INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 _SIGNED = ("float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64",
            "complex64", "complex128")
 KERNEL_DTYPES = {
@@ -35,7 +37,16 @@ KERNEL_DTYPES = {
     "GreaterEqual": frozenset(_REAL),
     "Neg": frozenset(_SIGNED), "Abs": frozenset(_SIGNED), "Sign": frozenset(_SIGNED),
     "Square": frozenset(_NUMERIC),
-    "Invert": frozenset(("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")),
+    "Invert": frozenset(_INTS), "BitwiseAnd": frozenset(_INTS), "BitwiseOr": frozenset(_INTS),
+    "BitwiseXor": frozenset(_INTS),
+    "SquaredDifference": frozenset(_FLOATS + ("int32", "int64", "complex64", "complex128")),
+    "DivNoNan": frozenset(_FLOATS + ("complex64", "complex128")),
+    "Xlogy": frozenset(_FLOATS + ("complex64", "complex128")), "Atan2": frozenset(_FLOATS),
+    "Floor": frozenset(_FLOATS), "Ceil": frozenset(_FLOATS), "IsNan": frozenset(_FLOATS),
+    "IsFinite": frozenset(_FLOATS), "IsInf": frozenset(_FLOATS), "Round": frozenset(_SIGNED),
+    "ClipByValue": frozenset(_REAL), "Relu": frozenset(_REAL), "Softmax": frozenset(_FLOATS),
+    "LogSoftmax": frozenset(_FLOATS), "Cumsum": frozenset(_NUMERIC), "Cumprod": frozenset(_NUMERIC),
+    "ArgMax": frozenset(_REAL + ("bool",)), "ArgMin": frozenset(_REAL + ("bool",)),
 }
 
 

@@ -22,10 +22,15 @@ __all__ = [
 
 
 def _float_only(x, op_name):
+    """TF's floating-point-only ops reject other dtypes at the op's attr check."""
     if x._value.dtype.kind not in "fc":
-        raise errors.NotFoundError(
-            None, None, f"Could not find a kernel for {op_name} with dtype {x.dtype.name}: it needs a "
-                        f"floating-point tensor. Cast the input with tf.cast(x, tf.float32). [Op:{op_name}]")
+        if op_name == "Reciprocal" and x._value.dtype.kind == "i":  # declared, but no kernel
+            raise errors.NotFoundError(
+                None, None, f"Could not find a kernel for {op_name} with dtype {x.dtype.name}. Cast "
+                            f"the input with tf.cast(x, tf.float32). [Op:{op_name}]")
+        raise errors.invalid_argument(
+            op_name, f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed values "
+                     f"(floating-point and complex types); cast the input with tf.cast(x, tf.float32)")
 
 
 def _unary(op_name, x, forward, grad, float_only=True):
@@ -129,8 +134,15 @@ def real_div(x, y, name=None):
 
 
 def divide_no_nan(x, y, name=None):
-    """x / y, but 0 wherever y is 0."""
-    x, y = binary(x, y, "DivNoNan")
+    """x / y, but 0 wherever y is 0. Integers are cast to float first, as in tf.math.truediv."""
+    x, y = binary(x, y, "div_no_nan", hint=True)
+    if x._value.dtype.kind in "bO":
+        raise TypeError(f"Invalid dtype {x.dtype!r} in divide_no_nan; cast to a numeric dtype first.")
+    if x._value.dtype.kind in "iu":
+        from minitf.ops.constant import cast
+        target = "float32" if x._value.dtype.itemsize <= 2 else "float64"
+        x, y = cast(x, target), cast(y, target)
+    check_kernel_dtype(x, "DivNoNan")
     xp = array_module(x._value)
     safe = xp.where(y._value == 0, 1, y._value).astype(y._value.dtype)
     try:
@@ -146,6 +158,10 @@ def divide_no_nan(x, y, name=None):
 def floordiv(x, y, name=None):
     """Division rounded toward negative infinity (no gradient)."""
     x, y = binary(x, y, "FloorDiv")
+    if x._value.dtype.kind == "c":
+        raise errors.NotFoundError(None, None, f"Could not find a FloorDiv kernel for {x.dtype.name}; "
+                                               f"floor division is not defined for complex numbers. "
+                                               f"[Op:FloorDiv]")
     xp = array_module(x._value)
     with shape_errors("FloorDiv", x, y):
         if x._value.dtype.kind in "iu":
@@ -232,6 +248,7 @@ def square(x, name=None):
 
 def squared_difference(x, y, name=None):
     """(x - y)^2, elementwise."""
+    x, y = binary(x, y, "SquaredDifference")
     return square(subtract(x, y))
 
 
@@ -273,6 +290,7 @@ def log1p(x, name=None):
 def xlogy(x, y, name=None):
     """x * log(y), and 0 where x is 0."""
     x, y = binary(x, y, "Xlogy")
+    check_kernel_dtype(x, "Xlogy")
     zero = equal(x, 0)
     return where_(zero, x * 0, x * log(where_(zero, 1, y)))
 
@@ -310,6 +328,7 @@ def atan(x, name=None):
 def atan2(y, x, name=None):
     """Angle of the point (x, y), elementwise."""
     y, x = binary(y, x, "Atan2")
+    check_kernel_dtype(y, "Atan2")
     z = Tensor(array_module(y._value).arctan2(y._value, x._value))
     if _state.active:
         def grad(g):
@@ -425,6 +444,7 @@ def minimum(x, y, name=None):
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """Values of `t` limited to [clip_value_min, clip_value_max]; gradient flows only inside."""
     t = as_tensor(t)
+    check_kernel_dtype(t, "ClipByValue")
     lo = as_tensor(clip_value_min, dtype=None if isinstance(clip_value_min, Tensor) else t.dtype)
     hi = as_tensor(clip_value_max, dtype=None if isinstance(clip_value_max, Tensor) else t.dtype)
     xp = array_module(t._value)
@@ -444,18 +464,26 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
 def floor(x, name=None):
     """Largest integer not greater than x, elementwise (no gradient)."""
     x = as_tensor(x)
+    check_kernel_dtype(x, "Floor")
     return Tensor(array_module(x._value).floor(x._value))
 
 
 def ceil(x, name=None):
     """Smallest integer not less than x, elementwise (no gradient)."""
     x = as_tensor(x)
+    check_kernel_dtype(x, "Ceil")
     return Tensor(array_module(x._value).ceil(x._value))
 
 
 def round(x, name=None):  # noqa: A001
-    """Round half to even, elementwise (no gradient)."""
+    """Round half to even, elementwise (no gradient); integer tensors come back as they are."""
     x = as_tensor(x)
+    if x._value.dtype.kind in "iu":
+        return x
+    if x._value.dtype.kind == "c":
+        raise errors.NotFoundError(None, None, f"Could not find a Round kernel for {x.dtype.name}; round "
+                                               f"the real and imaginary parts separately. [Op:Round]")
+    check_kernel_dtype(x, "Round")
     return Tensor(array_module(x._value).round(x._value))
 
 
@@ -549,19 +577,19 @@ def logical_not(x, name=None):
 
 
 def bitwise_and(x, y, name=None):
-    """Elementwise bitwise AND of integer (or bool) tensors."""
+    """Elementwise bitwise AND of integer tensors."""
     x, y = binary(x, y, "BitwiseAnd")
     return Tensor(x._value & y._value)
 
 
 def bitwise_or(x, y, name=None):
-    """Elementwise bitwise OR of integer (or bool) tensors."""
+    """Elementwise bitwise OR of integer tensors."""
     x, y = binary(x, y, "BitwiseOr")
     return Tensor(x._value | y._value)
 
 
 def bitwise_xor(x, y, name=None):
-    """Elementwise bitwise XOR of integer (or bool) tensors."""
+    """Elementwise bitwise XOR of integer tensors."""
     x, y = binary(x, y, "BitwiseXor")
     return Tensor(x._value ^ y._value)
 
@@ -576,18 +604,21 @@ def invert(x, name=None):
 def is_nan(x, name=None):
     """True where x is NaN."""
     x = as_tensor(x)
+    check_kernel_dtype(x, "IsNan")
     return Tensor(array_module(x._value).isnan(x._value))
 
 
 def is_finite(x, name=None):
     """True where x is neither infinite nor NaN."""
     x = as_tensor(x)
+    check_kernel_dtype(x, "IsFinite")
     return Tensor(array_module(x._value).isfinite(x._value))
 
 
 def is_inf(x, name=None):
     """True where x is +inf or -inf."""
     x = as_tensor(x)
+    check_kernel_dtype(x, "IsInf")
     return Tensor(array_module(x._value).isinf(x._value))
 
 

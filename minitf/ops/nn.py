@@ -10,7 +10,8 @@ import math as _pymath
 import numpy as np
 
 from minitf import dtypes, errors
-from minitf.ops._core import Tensor, _state, record, register_batchable, array_module, as_tensor, binary
+from minitf.ops._core import (Tensor, _state, record, register_batchable, array_module, as_tensor, binary,
+                              check_kernel_dtype)
 
 __all__ = [
     "relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "silu", "swish", "softsign", "softmax",
@@ -50,6 +51,8 @@ def _m():
 def relu(features, name=None):
     """max(features, 0), elementwise."""
     x = as_tensor(features)
+    if x._value.dtype.kind in "bcO":
+        check_kernel_dtype(x, "Relu")
     xp = array_module(x._value)
     y = Tensor(xp.maximum(x._value, 0))
     if _state.active:
@@ -173,6 +176,7 @@ def _raw_softmax_parts(xp, v, axis):
 def softmax(logits, axis=None, name=None):
     """exp(logits) / sum(exp(logits)) along `axis` (the last axis by default), computed stably."""
     x = _float_input(logits, "Softmax")
+    check_kernel_dtype(x, "Softmax")
     axis = _negative_axis(-1 if axis is None else axis, x._value.ndim, "Softmax")
     xp = array_module(x._value)
     e, s, _ = _raw_softmax_parts(xp, x._value, axis)
@@ -189,6 +193,7 @@ def softmax(logits, axis=None, name=None):
 def log_softmax(logits, axis=None, name=None):
     """logits - log(sum(exp(logits))) along `axis` (the last axis by default), computed stably."""
     x = _float_input(logits, "LogSoftmax")
+    check_kernel_dtype(x, "LogSoftmax")
     axis = _negative_axis(-1 if axis is None else axis, x._value.ndim, "LogSoftmax")
     xp = array_module(x._value)
     e, s, shifted = _raw_softmax_parts(xp, x._value, axis)

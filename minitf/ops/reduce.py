@@ -4,7 +4,7 @@ import numpy as np
 
 from minitf import dtypes, errors
 from minitf.ops._core import (Tensor, _state, record, register_batchable, array_module, as_tensor,
-                              normalize_axis, reduction_axes)
+                              check_kernel_dtype, normalize_axis, reduction_axes)
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
            "reduce_logsumexp", "reduce_euclidean_norm", "reduce_any", "reduce_all", "reduce_variance",
@@ -270,6 +270,7 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
 
 def _arg_extreme(input, axis, output_type, op_name, fn_name):  # noqa: A002
     x = as_tensor(input)
+    check_kernel_dtype(x, op_name)
     output_type = dtypes.as_dtype(output_type)
     if output_type.name not in ("int32", "int64", "int16", "uint16"):
         raise TypeError(f"{op_name}: output_type must be tf.int32 or tf.int64, got {output_type.name}")
@@ -315,6 +316,7 @@ def _scan_raw(xp, v, axis, exclusive, reverse, product):
 
 def _scan(x, axis, exclusive, reverse, op_name, product):
     x = as_tensor(x)
+    check_kernel_dtype(x, op_name)
     if isinstance(axis, Tensor):
         axis = axis.numpy()
     if isinstance(axis, float):

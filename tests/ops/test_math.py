@@ -117,8 +117,8 @@ def test_integer_ops_and_errors():
     assert tf.math.floormod(tf.constant(-7), tf.constant(3)).numpy() == 2
     with pytest.raises(tf.errors.InvalidArgumentError, match="division by zero"):
         tf.math.floordiv(tf.constant(1), tf.constant(0))
-    with pytest.raises(tf.errors.NotFoundError, match="Exp"):
-        tf.exp(tf.constant(1))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Exp"):
+        tf.exp(tf.constant(1))  # TF's attr check rejects int32 for float-only ops
 
 
 def test_sigmoid_and_softplus_are_stable():
@@ -193,3 +193,28 @@ def test_unary_kernels_reject_unsigned_and_bool_like_tf():
     assert (-tf.constant([1, 2], tf.int16)).numpy().tolist() == [-1, -2]
     assert (~b).numpy().tolist() == [False]
     np.testing.assert_allclose(tf.abs(tf.constant([3 + 4j])).numpy(), [5.0])
+
+
+def test_more_kernel_dtype_checks_follow_tf():
+    i8, u8, b = tf.constant([3, 1], tf.int8), tf.constant([3, 1], tf.uint8), tf.constant([True, False])
+    c = tf.constant([1 + 1j])
+    for fn in (lambda: tf.sqrt(u8), lambda: tf.sigmoid(i8), lambda: tf.math.squared_difference(u8, u8),
+               lambda: tf.math.xlogy(i8, i8), lambda: tf.math.atan2(i8, i8), lambda: tf.floor(i8),
+               lambda: tf.math.is_nan(i8), lambda: tf.round(b), lambda: tf.clip_by_value(b, b, b),
+               lambda: tf.bitwise.bitwise_and(b, b), lambda: tf.bitwise.bitwise_or(tf.constant([1.0]), 1.0),
+               lambda: tf.nn.relu(b), lambda: tf.nn.relu(c), lambda: tf.nn.softmax(tf.constant([1j])),
+               lambda: tf.argmax(c), lambda: tf.math.cumsum(b)):
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            fn()
+    with pytest.raises(tf.errors.NotFoundError):
+        tf.math.reciprocal(tf.constant([2]))  # declared for int32 but no kernel
+    with pytest.raises(tf.errors.NotFoundError):
+        tf.math.floordiv(c, c)
+    with pytest.raises(tf.errors.NotFoundError):
+        tf.round(c)
+    assert tf.round(u8) is u8  # integers round to themselves
+    r = tf.math.divide_no_nan(tf.constant([4, 1]), tf.constant([2, 0]))
+    assert r.dtype == tf.float64 and r.numpy().tolist() == [2.0, 0.0]
+    assert tf.math.divide_no_nan(i8, i8).dtype == tf.float32
+    with pytest.raises(TypeError):
+        tf.math.divide_no_nan(b, b)
