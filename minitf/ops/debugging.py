@@ -3,12 +3,13 @@
 In eager mode a failed assertion raises InvalidArgumentError at once, with the `message`
 argument, the condition, and the first `summarize` values of the tensors involved. Checks
 that TF makes statically (ranks, shapes, dtypes) raise ValueError or TypeError as TF does.
-The assertions return None, as TF's eager assertions do.
+The assertions return None, as TF's eager assertions do (assert_all_finite returns its input).
 """
 import numpy as np
 
 from minitf import backend, dtypes, errors
-from minitf.ops._core import Tensor, _state, record, register_batchable, as_tensor, binary
+from minitf.ops._core import (Tensor, _state, record, register_batchable, as_tensor, binary,
+                              check_kernel_dtype, incompatible_shapes)
 from minitf.ops.math import is_nan, is_inf, is_finite  # noqa: F401 (tf.debugging.is_nan, ...)
 
 __all__ = [
@@ -17,267 +18,403 @@ __all__ = [
     "assert_rank_in", "assert_shapes", "assert_all_finite", "assert_positive", "assert_negative",
     "assert_non_negative", "assert_non_positive", "assert_type", "assert_integer", "assert_scalar",
     "assert_proper_iterable", "Assert", "is_nan", "is_inf", "is_finite", "is_numeric_tensor",
-    "is_non_decreasing", "is_strictly_increasing",
 ]
+# is_non_decreasing / is_strictly_increasing live here but TF 2 exports them under tf.math only
+# (minitf/math.py imports them); tf.debugging has no such names.
 
 _DEFAULT_SUMMARIZE = 3
+_CHECK_NUMERICS_TYPES = ("bfloat16", "float16", "float32", "float64")
+_NUMERIC_TYPES = ("float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64",
+                  "uint8", "uint16", "uint32", "uint64", "complex64", "complex128")
 
 
 def _host(t):
     return np.asarray(backend.to_host(t._value))
 
 
-def _first(values, summarize):
-    flat = np.asarray(values).reshape(-1)
-    n = flat.size if summarize is None or summarize < 0 else min(summarize, flat.size)
-    return flat[:n].tolist()
+def _prefix(message):
+    """TF's `_message_prefix`: 'message.  ' or ''."""
+    return f"{message}.  " if message else ""
 
 
-def _fail(message, text):
-    prefix = f"{message}\n" if message else ""
-    raise errors.InvalidArgumentError(None, None, prefix + text)
+def _shape_and_dtype(t):
+    return f"shape={tuple(t._value.shape)} dtype={t.dtype.name}"
+
+
+def _pretty(item, summarize):
+    """One entry of an eager assertion's message, as TF's `_pretty_print` writes it."""
+    if isinstance(item, Tensor):
+        arr = _host(item)
+        if arr.ndim == 0:
+            return str(arr[()])
+        flat = arr.reshape(-1)
+        lst = [str(v) for v in flat[:summarize]]
+        if len(lst) < flat.size:
+            lst.append("...")
+        return str(lst)
+    return str(item)
+
+
+def _summarize_eager(item, summarize):
+    """One data entry of a failed tf.debugging.Assert, as TF's `_summarize_eager` writes it."""
+    arr = _host(item if isinstance(item, Tensor) else as_tensor(item))
+    if summarize is None:
+        summarize = _DEFAULT_SUMMARIZE
+    elif summarize < 0:
+        summarize = arr.size
+    if arr.ndim:
+        flat = arr.reshape(-1)
+        lst = [str(v) for v in flat[:summarize]]
+        if len(lst) < flat.size:
+            lst.append("...")
+    else:
+        lst = [str(arr[()])] if summarize != 0 else []
+    return ", ".join(lst)
 
 
 def check_numerics(tensor, message, name=None):
-    """`tensor` unchanged, or InvalidArgumentError naming `message` if it holds NaN or Inf."""
+    """`tensor` unchanged, or InvalidArgumentError naming `message` if it holds NaN or Inf.
+
+    Only floating-point tensors have a CheckNumerics kernel (bfloat16, float16/32/64); other
+    dtypes raise InvalidArgumentError, as in TF.
+    """
     x = as_tensor(tensor)
-    if x._value.dtype.kind not in "fc":
-        raise TypeError(f"check_numerics needs a floating-point tensor, got {x.dtype.name}")
+    if x.dtype.name not in _CHECK_NUMERICS_TYPES:
+        raise errors.invalid_argument(
+            "CheckNumerics", f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed "
+                             f"values: bfloat16, half, float, double; check_numerics only checks "
+                             f"floating-point tensors (cast with tf.cast first)")
     v = _host(x)
-    if np.isnan(v).any() or np.isinf(v).any():
-        kinds = " and ".join(k for k, bad in (("NaN", np.isnan(v).any()), ("Inf", np.isinf(v).any())) if bad)
-        raise errors.InvalidArgumentError(None, None, f"{message} : Tensor had {kinds} values "
-                                                      f"[Op:CheckNumerics]")
+    has_inf, has_nan = bool(np.isinf(v).any()), bool(np.isnan(v).any())
+    if has_inf or has_nan:
+        kinds = " and ".join(k for k, bad in (("Inf", has_inf), ("NaN", has_nan)) if bad)
+        raise errors.invalid_argument("CheckNumerics", f"{message} : Tensor had {kinds} values")
     y = Tensor(x._value)
     if _state.active:
-        record("CheckNumerics", (x,), (y,), lambda g: check_numerics(g, f"{message} (gradient)"))
+        record("CheckNumerics", (x,), (y,), lambda g: check_numerics(
+            g, f"Not a number (NaN) or infinity (Inf) values detected in gradient. {message}"))
     return y
 
 
-def _compare(x, y, op, symbol, message, summarize, op_name):
-    x, y = binary(x, y, op_name)
+def _holds(x, y, op, kernel):
+    """`op` applied to the host values of `x` and `y`; shape mismatches as TF's kernel raises them."""
     xv, yv = _host(x), _host(y)
     try:
-        holds = op(xv, yv)
-    except ValueError:
-        raise ValueError(f"{op_name}: shapes {list(x.shape)} and {list(y.shape)} are incompatible") from None
-    if np.all(holds):
+        np.broadcast_shapes(xv.shape, yv.shape)
+    except ValueError as e:
+        raise incompatible_shapes(kernel, e, x, y) from None
+    with np.errstate(invalid="ignore", over="ignore"):
+        return xv, yv, np.asarray(op(xv, yv))
+
+
+def _compare(x, y, op, kernel, symbol, message, summarize, data=None):
+    """TF's eager `_binary_assert`: x and y are converted separately, so their dtypes must match."""
+    x, y = as_tensor(x), as_tensor(y)
+    x, y = binary(x, y, kernel)
+    check_kernel_dtype(x, kernel)
+    xv, yv, holds = _holds(x, y, op, kernel)
+    if holds.all():
         return None
-    bad = np.argwhere(~np.broadcast_to(holds, np.broadcast_shapes(xv.shape, yv.shape)))
     summarize = _DEFAULT_SUMMARIZE if summarize is None else summarize
-    _fail(message, f"Condition x {symbol} y did not hold.\n"
-                   f"Indices of first {min(len(bad), max(summarize, 1))} different values:\n"
-                   f"{bad[:max(summarize, 1)].tolist()}\n"
-                   f"First {summarize} elements of x (shape {list(x.shape)}):\n{_first(xv, summarize)}\n"
-                   f"First {summarize} elements of y (shape {list(y.shape)}):\n{_first(yv, summarize)}")
+    summarize = 10 ** 9 if summarize < 0 else summarize
+    if data is None:
+        data = [f"Condition x {symbol} y did not hold."]
+        if summarize > 0:
+            if xv.shape == yv.shape and xv.ndim:
+                mask = ~holds
+                indices = np.argwhere(mask)
+                n = min(summarize, indices.shape[0])
+                data += [f"Indices of first {n} different values:", indices[:n],
+                         "Corresponding x values:", xv[mask].reshape(-1)[:n],
+                         "Corresponding y values:", yv[mask].reshape(-1)[:n]]
+            xf, yf = xv.reshape(-1), yv.reshape(-1)
+            nx, ny = min(xf.size, summarize), min(yf.size, summarize)
+            data += [f"First {nx} elements of x:", xf[:nx], f"First {ny} elements of y:", yf[:ny]]
+        if message is not None:
+            data = [message] + data
+    raise errors.InvalidArgumentError(None, None, "\n".join(_pretty(d, summarize) for d in data))
 
 
 def assert_equal(x, y, message=None, summarize=None, name=None):
-    """InvalidArgumentError unless x == y everywhere (broadcasting)."""
-    return _compare(x, y, np.equal, "==", message, summarize, "assert_equal")
+    """InvalidArgumentError unless x == y everywhere (broadcasting); x and y share one dtype."""
+    return _compare(x, y, np.equal, "Equal", "==", message, summarize)
 
 
-def assert_none_equal(x, y, message=None, summarize=None, name=None):
+def assert_none_equal(x, y, summarize=None, message=None, name=None):
     """InvalidArgumentError unless x != y everywhere."""
-    return _compare(x, y, np.not_equal, "!=", message, summarize, "assert_none_equal")
+    return _compare(x, y, np.not_equal, "NotEqual", "!=", message, summarize)
 
 
 def assert_less(x, y, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x < y everywhere."""
-    return _compare(x, y, np.less, "<", message, summarize, "assert_less")
+    return _compare(x, y, np.less, "Less", "<", message, summarize)
 
 
 def assert_less_equal(x, y, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x <= y everywhere."""
-    return _compare(x, y, np.less_equal, "<=", message, summarize, "assert_less_equal")
+    return _compare(x, y, np.less_equal, "LessEqual", "<=", message, summarize)
 
 
 def assert_greater(x, y, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x > y everywhere."""
-    return _compare(x, y, np.greater, ">", message, summarize, "assert_greater")
+    return _compare(x, y, np.greater, "Greater", ">", message, summarize)
 
 
 def assert_greater_equal(x, y, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x >= y everywhere."""
-    return _compare(x, y, np.greater_equal, ">=", message, summarize, "assert_greater_equal")
+    return _compare(x, y, np.greater_equal, "GreaterEqual", ">=", message, summarize)
+
+
+def _assert_failed(condition, data, summarize):
+    """The InvalidArgumentError of a failed eager tf.debugging.Assert."""
+    parts = [repr(d.encode()) if isinstance(d, str) else _summarize_eager(d, summarize) for d in data]
+    return errors.InvalidArgumentError(
+        None, None, f"Expected '{str(condition)}' to be true. Summarized data: " + "\n".join(parts))
 
 
 def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=None):
-    """InvalidArgumentError unless |x - y| <= atol + rtol * |y| everywhere.
+    """InvalidArgumentError unless |x - y| < atol + rtol * |y| everywhere (strictly, as TF).
 
-    Tolerances default to 10 * the machine epsilon of the dtype.
+    `x` must be float16/32/64 or complex (ValueError otherwise, as TF's numpy.finfo lookup);
+    `y`, `rtol` and `atol` are converted to its dtype (its real dtype for the tolerances), so a
+    tensor of another dtype is a ValueError. Tolerances default to 10 * the dtype's epsilon.
     """
-    x, y = binary(x, y, "assert_near")
-    eps = float(np.finfo(x._value.dtype).eps) if x._value.dtype.kind in "fc" else 0.0
-    rtol = 10 * eps if rtol is None else float(np.asarray(rtol))
-    atol = 10 * eps if atol is None else float(np.asarray(atol))
-    return _compare(x, y, lambda a, b: np.abs(a - b) <= atol + rtol * np.abs(b),
-                    f"~= (atol={atol}, rtol={rtol})", message, summarize, "assert_near")
-
-
-def _compare_zero(x, op, symbol, message, summarize, op_name):
     x = as_tensor(x)
+    y = as_tensor(y, dtype=x.dtype)
+    real = {"complex64": "float32", "complex128": "float64"}.get(x.dtype.name, x.dtype.name)
+    if real not in ("float16", "float32", "float64"):
+        raise ValueError(f"assert_near: data type {real} not inexact; assert_near compares "
+                         f"float16/32/64 or complex tensors (use assert_equal for {real})")
+    eps = np.finfo(np.dtype(real)).eps
+    rtol = as_tensor(10 * eps if rtol is None else rtol, dtype=dtypes.as_dtype(real))
+    atol = as_tensor(10 * eps if atol is None else atol, dtype=dtypes.as_dtype(real))
+    xv, yv, close = _holds(x, y, lambda a, b: np.abs(a - b) < _host(atol) + _host(rtol) * np.abs(b), "Sub")
+    if close.all():
+        return None
+    data = [_prefix(message), f"x and y not equal to tolerance rtol = {str(rtol)}, atol = {str(atol)}",
+            f"x ({_shape_and_dtype(x)}) = ", x, f"y ({_shape_and_dtype(y)}) = ", y]
+    raise _assert_failed(Tensor(backend.default_module().asarray(False)), data, summarize)
+
+
+def _compare_zero(x, op, kernel, symbol, message, summarize):
+    x = as_tensor(x)
+    if not (x.dtype.is_integer or x.dtype.is_floating or x.dtype.is_complex):
+        raise TypeError(f"Cannot convert 0 to EagerTensor of dtype {x.dtype.name}: "
+                        f"sign assertions need a numeric tensor")
     zero = Tensor(backend.array_module(x._value).zeros((), dtype=x._value.dtype))
-    return _compare(x, zero, op, symbol, message, summarize, op_name)
+    data = [_prefix(message), f"Condition x {symbol} 0 did not hold element-wise:",
+            f"x ({_shape_and_dtype(x)}) = ", x]
+    return _compare(x, zero, op, kernel, symbol, None, summarize, data=data)
 
 
 def assert_positive(x, message=None, summarize=None, name=None):
-    """InvalidArgumentError unless x > 0 everywhere."""
-    return _compare_zero(x, np.greater, ">", message, summarize, "assert_positive")
+    """InvalidArgumentError unless x > 0 everywhere (TypeError for bool/string tensors)."""
+    return _compare_zero(x, np.greater, "Greater", ">", message, summarize)
 
 
 def assert_negative(x, message=None, summarize=None, name=None):
-    """InvalidArgumentError unless x < 0 everywhere."""
-    return _compare_zero(x, np.less, "<", message, summarize, "assert_negative")
+    """InvalidArgumentError unless x < 0 everywhere (TypeError for bool/string tensors)."""
+    return _compare_zero(x, np.less, "Less", "<", message, summarize)
 
 
 def assert_non_negative(x, message=None, summarize=None, name=None):
-    """InvalidArgumentError unless x >= 0 everywhere."""
-    return _compare_zero(x, np.greater_equal, ">=", message, summarize, "assert_non_negative")
+    """InvalidArgumentError unless x >= 0 everywhere (TypeError for bool/string tensors)."""
+    return _compare_zero(x, np.greater_equal, "GreaterEqual", ">=", message, summarize)
 
 
 def assert_non_positive(x, message=None, summarize=None, name=None):
-    """InvalidArgumentError unless x <= 0 everywhere."""
-    return _compare_zero(x, np.less_equal, "<=", message, summarize, "assert_non_positive")
+    """InvalidArgumentError unless x <= 0 everywhere (TypeError for bool/string tensors)."""
+    return _compare_zero(x, np.less_equal, "LessEqual", "<=", message, summarize)
 
 
-def assert_all_finite(t, message, name=None):
-    """InvalidArgumentError naming `message` if `t` holds NaN or Inf."""
-    check_numerics(t, message)
-    return None
+def assert_all_finite(x, message, name=None):
+    """`x` as a tensor, or InvalidArgumentError naming `message` if it holds NaN or Inf.
 
-
-def _rank_error(x, text, message):
-    prefix = f"{message}. " if message else ""
-    return ValueError(f"{prefix}Tensor {text}. Received rank {x._value.ndim}, shape {list(x.shape)}")
-
-
-def assert_rank(x, rank, message=None, name=None):
-    """ValueError unless `x` has exactly rank `rank`."""
+    Like check_numerics it needs a floating-point tensor (InvalidArgumentError otherwise).
+    """
     x = as_tensor(x)
-    rank = int(np.asarray(rank.numpy() if isinstance(rank, Tensor) else rank))
-    if x._value.ndim != rank:
-        raise _rank_error(x, f"must have rank {rank}", message)
-
-
-def assert_rank_at_least(x, rank, message=None, name=None):
-    """ValueError unless `x` has rank >= `rank`."""
-    x = as_tensor(x)
-    rank = int(np.asarray(rank.numpy() if isinstance(rank, Tensor) else rank))
-    if x._value.ndim < rank:
-        raise _rank_error(x, f"must have rank at least {rank}", message)
-
-
-def assert_rank_in(x, ranks, message=None, name=None):
-    """ValueError unless the rank of `x` is one of `ranks`."""
-    x = as_tensor(x)
-    ranks = [int(np.asarray(r.numpy() if isinstance(r, Tensor) else r)) for r in ranks]
-    if x._value.ndim not in ranks:
-        raise _rank_error(x, f"must have rank in {ranks}", message)
-
-
-def assert_scalar(tensor, message=None, name=None):
-    """ValueError unless `tensor` is a scalar; returns it."""
-    x = as_tensor(tensor)
-    if x._value.ndim != 0:
-        raise ValueError(f"{message + '. ' if message else ''}Expected scalar shape, saw shape: {list(x.shape)}.")
+    check_numerics(x, message)
     return x
 
 
-def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
-    """Check tensors against shape specs with named dimensions shared across tensors.
+def _rank_arg(rank):
+    """A rank argument checked as TF does: an int32 tensor (TypeError), a scalar (ValueError)."""
+    r = as_tensor(rank)
+    if r.dtype.name != "int32":
+        raise TypeError(f"tensor must be of type tf.int32; got {r.dtype!r} (pass the rank as a "
+                        f"Python int)")
+    v = _host(r)
+    if v.ndim != 0:
+        raise ValueError("Rank must be a scalar.")
+    return int(v)
 
-    `shapes` is a list (or dict) of (tensor, spec) pairs; a spec entry is an int, a symbol
-    string ('N', 'D', ...) that must take one size everywhere, or '.' (any size). A leading
-    '...' or '*' entry lets any number of leading dimensions through. Mismatches raise ValueError.
+
+def assert_rank(x, rank, message=None, name=None):
+    """ValueError unless `x` has exactly rank `rank` (an int32 scalar)."""
+    x = as_tensor(x)
+    rank = _rank_arg(rank)
+    if x._value.ndim != rank:
+        raise ValueError(f"{_prefix(message)}Tensor  must have rank {rank}.  Received rank "
+                         f"{x._value.ndim}, shape {x.shape}")
+
+
+def assert_rank_at_least(x, rank, message=None, name=None):
+    """ValueError unless `x` has rank >= `rank` (an int32 scalar)."""
+    x = as_tensor(x)
+    rank = _rank_arg(rank)
+    if x._value.ndim < rank:
+        raise ValueError(f"{_prefix(message)}Tensor  must have rank at least {rank}.  Received rank "
+                         f"{x._value.ndim}, shape {x.shape}")
+
+
+def assert_rank_in(x, ranks, message=None, name=None):
+    """ValueError unless the rank of `x` is one of `ranks` (int32 scalars)."""
+    x = as_tensor(x)
+    ranks = tuple(_rank_arg(r) for r in ranks)
+    if x._value.ndim not in ranks:
+        raise ValueError(f"{_prefix(message)}Tensor  must have rank in {ranks}.  Received rank "
+                         f"{x._value.ndim}, shape {x.shape}")
+
+
+def assert_scalar(tensor, message=None, name=None):
+    """ValueError unless `tensor` is a scalar (rank 0)."""
+    x = as_tensor(tensor)
+    if x._value.ndim != 0:
+        raise ValueError(f"{_prefix(message)}Expected scalar shape, saw shape: {x.shape}.")
+
+
+def _known_size(symbol):
+    """TF's `_has_known_value`: a spec entry that int() accepts is an explicit size."""
+    if symbol is None:
+        return False
+    try:
+        int(symbol)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
+    """ValueError unless each tensor's shape matches its spec, sharing named sizes across tensors.
+
+    `shapes` is a list (or dict) of (tensor, spec) pairs. A spec entry is an explicit size (an int
+    or anything int() accepts), None or '.' (any size), or a symbol such as 'N' that must take one
+    size everywhere. `...` (Ellipsis) or '*' as the first entry lets any outer dimensions through.
+    As in TF, a spec of length 0 or 1 accepts a scalar, which counts as one dimension of size 1.
     """
-    pairs = shapes.items() if isinstance(shapes, dict) else shapes
+    if isinstance(shapes, dict):
+        shapes = shapes.items()
+    prefix = _prefix(message)
+    checked = []
+    for tensor, spec in shapes:
+        if spec is None:
+            continue
+        t = as_tensor(tensor.deref() if hasattr(tensor, "deref") else tensor)
+        if not (hasattr(spec, "__iter__") or hasattr(spec, "__getitem__")):
+            raise ValueError(f"{prefix}Tensor {_shape_and_dtype(t)}.  Specified shape must be an "
+                             f"iterable.  An iterable has the attribute `__iter__` or `__getitem__`.  "
+                             f"Received specified shape: {spec}")
+        spec = tuple(spec)
+        inner = False
+        for i, symbol in enumerate(spec):
+            if isinstance(symbol, str) and symbol == "*" or symbol is Ellipsis:
+                if i != 0:
+                    raise ValueError(f"{prefix}Tensor {_shape_and_dtype(t)} specified shape index {i}.  "
+                                     f"Symbol `...` or `*` for a variable number of unspecified "
+                                     f"dimensions is only allowed as the first entry")
+                inner = True
+        symbols = (spec[1:] if inner else spec) or (1,)
+        actual = tuple(t._value.shape) or (1,)
+        rank, ndim = len(symbols), t._value.ndim
+        if inner:
+            if rank > 1 and ndim < rank:
+                raise ValueError(f"{prefix}Tensor  must have rank at least {rank}.  Received rank "
+                                 f"{ndim}, shape {t.shape}")
+        elif rank == 1 and ndim not in (0, 1):
+            raise ValueError(f"{prefix}Tensor  must have rank in (0, 1).  Received rank {ndim}, "
+                             f"shape {t.shape}")
+        elif rank > 1 and ndim != rank:
+            raise ValueError(f"{prefix}Tensor  must have rank {rank}.  Received rank {ndim}, "
+                             f"shape {t.shape}")
+        checked.append((t, inner, actual, symbols))
     sizes = {}
-    prefix = f"{message}. " if message else ""
-    for tensor, spec in pairs:
-        t = tensor.deref() if hasattr(tensor, "deref") else tensor
-        shape = list(as_tensor(t)._value.shape)
-        spec = list(spec) if not isinstance(spec, str) else list(spec)
-        if spec and spec[0] in ("...", "*"):
-            spec = spec[1:]
-            if len(shape) < len(spec):
-                raise ValueError(f"{prefix}Specified by tensor {shape} dimension count: expected at least "
-                                 f"{len(spec)} dimensions for spec {spec}")
-            shape = shape[len(shape) - len(spec):]
-        elif len(shape) != len(spec):
-            raise ValueError(f"{prefix}Tensor of shape {shape} has rank {len(shape)}, but the spec "
-                             f"{spec} requires rank {len(spec)}")
-        for dim, want in zip(shape, spec):
-            if want == ".":
+    for t, inner, actual, symbols in checked:
+        for i, symbol in enumerate(symbols):
+            if symbol is None or (isinstance(symbol, str) and symbol == "."):
                 continue
-            if isinstance(want, str):
-                want = sizes.setdefault(want, dim) if want not in sizes else sizes[want]
-            if int(want) != dim:
-                raise ValueError(f"{prefix}Tensor of shape {shape} does not match the spec {spec}: "
-                                 f"dimension {dim} should be {want}")
+            dim = i - len(symbols) if inner else i
+            if _known_size(symbol) or symbol in sizes:
+                if _known_size(symbol):
+                    want, how = int(symbol), "Specified explicitly"
+                else:
+                    want, by, at = sizes[symbol]
+                    how = f"Specified by tensor {_shape_and_dtype(by)} dimension {at}"
+                if actual[dim] != want:
+                    raise ValueError(f"{prefix}{how}.  Tensor {_shape_and_dtype(t)} dimension {dim} must "
+                                     f"have size {want}.  Received size {actual[dim]}, shape {t.shape}")
+            else:
+                sizes[symbol] = (actual[dim], t, dim)
 
 
 def assert_type(tensor, tf_type, message=None, name=None):
     """TypeError unless `tensor` has dtype `tf_type`."""
-    x = as_tensor(tensor)
     want = dtypes.as_dtype(tf_type)
+    x = as_tensor(tensor)
     if x.dtype != want:
-        raise TypeError(f"{message + ' ' if message else ''}{x!r} must be of type {want.name}; "
-                        f"got {x.dtype.name}")
+        raise TypeError(f"{_prefix(message)}tensor must be of type {want!r}; got {x.dtype!r}")
 
 
 def assert_integer(x, message=None, name=None):
-    """TypeError unless `x` has an integer dtype."""
+    """TypeError unless `x` has an integer dtype (bool is not one)."""
     x = as_tensor(x)
     if not x.dtype.is_integer:
-        raise TypeError(f"{message + ' ' if message else ''}Expected integer type, got {x.dtype.name}")
+        raise TypeError(f'{_prefix(message)}Expected "x" to be integer type.  Found: tensor of '
+                        f'dtype {x.dtype}')
 
 
 def assert_proper_iterable(values):
-    """TypeError if `values` is a tensor, array or string rather than a list-like iterable."""
-    if isinstance(values, (Tensor, np.ndarray, str, bytes)) or not hasattr(values, "__iter__"):
-        raise TypeError(f"Expected argument 'values' to be a 'proper' iterable, got {type(values).__name__}")
+    """TypeError if `values` is a tensor, array or string, or not iterable at all."""
+    if isinstance(values, (Tensor, np.ndarray, str, bytes)):
+        raise TypeError(f'Expected argument "values" to be a "proper" iterable.  Found: {type(values)}')
+    if not hasattr(values, "__iter__"):
+        raise TypeError(f'Expected argument "values" to be iterable.  Found: {type(values)}')
 
 
 def Assert(condition, data, summarize=None, name=None):  # noqa: N802 (TF's name)
-    """InvalidArgumentError listing the first `summarize` entries of each of `data` unless
-    `condition` (a scalar bool) is true."""
-    cond = as_tensor(condition)
-    if cond._value.dtype.kind != "b" or cond._value.ndim != 0:
-        raise errors.invalid_argument("Assert", f"condition must be a boolean scalar, got shape "
-                                                f"{list(cond.shape)} of {cond.dtype.name}")
-    if bool(_host(cond)):
-        return None
-    summarize = _DEFAULT_SUMMARIZE if summarize is None else summarize
-    parts = []
-    for item in data:
-        if isinstance(item, str):
-            parts.append(item)
-        else:
-            parts.append(str(_first(_host(as_tensor(item)), summarize)))
-    raise errors.InvalidArgumentError(None, None, "assertion failed: [" + "] [".join(parts) + "]")
+    """InvalidArgumentError summarizing the first `summarize` entries of each of `data` unless
+    `condition` is true.
+
+    As TF's eager Assert, the condition is tested with Python's truth value, so a tensor with
+    more than one element raises ValueError (use tf.reduce_all).
+    """
+    if not condition:
+        raise _assert_failed(condition, data, summarize)
+    return None
 
 
 def is_numeric_tensor(tensor):
-    """True for a tensor of a numeric (integer, floating or complex) dtype."""
-    return isinstance(tensor, Tensor) and (tensor.dtype.is_integer or tensor.dtype.is_floating
-                                           or tensor.dtype.is_complex)
+    """True for a Tensor (not a Variable or Python value) of a numeric dtype."""
+    return isinstance(tensor, Tensor) and tensor.dtype.name in _NUMERIC_TYPES
+
+
+def _monotonic(x, op, kernel):
+    x = as_tensor(x)
+    flat = Tensor(x._value.reshape(-1))
+    if not is_numeric_tensor(flat):
+        raise TypeError(f"Expected x to be numeric, instead found: {str(flat)}")
+    check_kernel_dtype(flat, kernel)
+    v = _host(flat)
+    return Tensor(backend.array_module(x._value).asarray(bool(np.all(op(v[1:], v[:-1])))))
 
 
 def is_non_decreasing(x, name=None):
-    """True (a bool scalar tensor) if the flattened `x` never decreases."""
-    v = _host(as_tensor(x)).reshape(-1)
-    return _bool_scalar(np.all(v[1:] >= v[:-1]))
+    """True (a bool scalar tensor) if the flattened numeric `x` never decreases (tf.math)."""
+    return _monotonic(x, np.greater_equal, "GreaterEqual")
 
 
 def is_strictly_increasing(x, name=None):
-    """True (a bool scalar tensor) if the flattened `x` always increases."""
-    v = _host(as_tensor(x)).reshape(-1)
-    return _bool_scalar(np.all(v[1:] > v[:-1]))
-
-
-def _bool_scalar(value):
-    return Tensor(backend.default_module().asarray(bool(value)))
+    """True (a bool scalar tensor) if the flattened numeric `x` always increases (tf.math)."""
+    return _monotonic(x, np.greater, "Greater")
 
 
 register_batchable("CheckNumerics")
