@@ -67,18 +67,33 @@ class DType:
 
     @property
     def size(self):
-        """Bytes per element."""
+        """Bytes per element (0 for string, resource and variant, as TF reports)."""
+        if self._name == "bfloat16":
+            return 2
+        if self._np is None or self._np.kind == "O":
+            return 0
         return self._np.itemsize
 
     @property
     def min(self):
         """The smallest representable value."""
+        self._check_limits("minimum")
+        if self._name == "bfloat16":
+            return -_BFLOAT16_MAX
         return np.finfo(self._np).min if self.is_floating else np.iinfo(self._np).min
 
     @property
     def max(self):
         """The largest representable value."""
+        self._check_limits("maximum")
+        if self._name == "bfloat16":
+            return _BFLOAT16_MAX
         return np.finfo(self._np).max if self.is_floating else np.iinfo(self._np).max
+
+    def _check_limits(self, what):
+        if not (self.is_floating or self.is_integer):
+            raise TypeError(f"Cannot find {what} value of {self}; only integer and floating dtypes "
+                            f"have one.")
 
     @property
     def is_differentiable(self):
@@ -129,15 +144,26 @@ string = DType("string", np.object_)
 variant = DType("variant", None)
 resource = DType("resource", None)
 
+# the largest finite bfloat16, (2 - 2**-7) * 2**127
+_BFLOAT16_MAX = np.float32(3.3895314e38)
+
 _BY_NAME = {d.name: d for d in (float16, float32, float64, bfloat16, int8, int16, int32, int64, uint8,
-                                 uint16, uint32, uint64, bool, complex64, complex128, string)}
-_BY_NAME.update(half=float16, double=float64)
+                                 uint16, uint32, uint64, bool, complex64, complex128, string, resource,
+                                 variant)}
+_BY_NAME.update(half=float16, double=float64, float=float32)
+# TF's DataType enum values, which tf.as_dtype also accepts
+_BY_ENUM = {1: float32, 2: float64, 3: int32, 4: uint8, 5: int16, 6: int8, 7: string, 8: complex64,
+            9: int64, 10: bool, 14: bfloat16, 17: uint16, 18: complex128, 19: float16, 20: resource,
+            21: variant, 22: uint32, 23: uint64}
 _BY_NP = {d._np: d for d in (float16, float32, float64, int8, int16, int32, int64, uint8, uint16,
                               uint32, uint64, bool, complex64, complex128, string)}
 
 
 def as_dtype(type_value):
-    """Convert a DType, name, numpy dtype or Python type to a DType (TypeError if unknown)."""
+    """Convert a DType, name, DataType enum value, numpy dtype or Python float/bool to a DType.
+
+    TypeError if unknown, and for the Python types int, str and bytes (as TF).
+    """
     if isinstance(type_value, DType):
         return type_value
     try:
@@ -148,12 +174,18 @@ def as_dtype(type_value):
         if type_value in _BY_NAME:
             return _BY_NAME[type_value]
         raise TypeError(f"Cannot convert {type_value!r} to a minitf DType.")
+    if type(type_value) is int:
+        if type_value in _BY_ENUM:
+            return _BY_ENUM[type_value]
+        raise TypeError(f"Cannot convert {type_value!r} to a minitf DType (not a DataType enum value).")
     if type_value is float:
         return float32
-    if type_value is int:
-        return int32
     if type_value is _PY_BOOL:
         return bool
+    if type_value is object:
+        return string
+    if type_value is None or type_value in (int, str, bytes):  # TF refuses these Python types (no single width)
+        raise TypeError(f"Cannot convert {type_value!r} to a minitf DType; name a width, e.g. tf.int32.")
     try:
         return _BY_NP[np.dtype(type_value)]
     except (KeyError, TypeError):

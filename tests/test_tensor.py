@@ -208,3 +208,23 @@ def test_dtype_str_and_repr_match_tf():
     assert str(tf.float32) == "<dtype: 'float32'>"
     assert repr(tf.float32) == "tf.float32"
     assert f"{tf.bool}" == "<dtype: 'bool'>"
+
+
+def test_as_dtype_accepts_tf_names_and_enum_values_and_refuses_bare_python_types():
+    assert tf.as_dtype("float") is tf.float32
+    assert tf.as_dtype(3) is tf.int32 and tf.as_dtype(7) is tf.string
+    assert tf.as_dtype("resource") is tf.resource and tf.as_dtype("variant") is tf.variant
+    assert tf.as_dtype(object) is tf.string and tf.as_dtype(float) is tf.float32
+    for bad in (int, str, None, 100, "int", "nope"):
+        with pytest.raises(TypeError):
+            tf.as_dtype(bad)
+
+
+def test_dtype_sizes_and_limits_as_tf_reports_them():
+    assert tf.bfloat16.size == 2
+    assert tf.string.size == tf.resource.size == tf.variant.size == 0
+    assert float(tf.bfloat16.max) == 3.3895313892515355e38
+    with pytest.raises(TypeError):
+        tf.string.min
+    with pytest.raises(TypeError):
+        tf.bool.max
