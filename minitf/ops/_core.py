@@ -43,7 +43,7 @@ KERNEL_DTYPES = {
     "DivNoNan": frozenset(_FLOATS + ("complex64", "complex128")),
     "Xlogy": frozenset(_FLOATS + ("complex64", "complex128")), "Atan2": frozenset(_FLOATS),
     "Floor": frozenset(_FLOATS), "Ceil": frozenset(_FLOATS), "IsNan": frozenset(_FLOATS),
-    "IsFinite": frozenset(_FLOATS), "IsInf": frozenset(_FLOATS), "Round": frozenset(_SIGNED),
+    "IsFinite": frozenset(_FLOATS), "IsInf": frozenset(_FLOATS), "Round": frozenset(_SIGNED), "Rint": frozenset(_FLOATS),
     "ClipByValue": frozenset(_REAL), "Relu": frozenset(_REAL), "Softmax": frozenset(_FLOATS),
     "LogSoftmax": frozenset(_FLOATS), "Cumsum": frozenset(_NUMERIC), "Cumprod": frozenset(_NUMERIC),
     "ArgMax": frozenset(_REAL + ("bool",)), "ArgMin": frozenset(_REAL + ("bool",)),

@@ -147,11 +147,24 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
 
 
 def stack(values, axis=0, name="stack"):
-    """Join same-shaped tensors along a new axis."""
-    tensors = [as_tensor(v) for v in values]
-    if not tensors:
-        raise ValueError("stack needs at least one tensor.")
+    """Join same-shaped tensors along a new axis (Python values take the tensors' dtype).
+
+    As in TF, stacking nothing gives an empty float32 vector and an axis outside the result's
+    rank is a ValueError.
+    """
+    if not isinstance(values, (list, tuple)):
+        values = list(values)
+    if not values:
+        return Tensor(backend.default_module().zeros((0,), dtype=np.float32))
+    like = next((v for v in values if isinstance(v, (Tensor, Variable))), None)
+    tensors = [as_tensor(v) if like is None or isinstance(v, (Tensor, Variable))
+               else as_tensor(v, dtype=like.dtype) for v in values]
     first = tensors[0]
+    nd = first._value.ndim + 1
+    axis = _scalar_int(axis)
+    if not -nd <= axis < nd:
+        raise ValueError(f"Argument `axis` = {axis} not in range [{-nd}, {nd}) for stacking tensors of "
+                         f"shape {list(first.shape)}")
     for t in tensors[1:]:
         if t._value.dtype != first._value.dtype:
             raise errors.invalid_argument("Pack", f"cannot stack tensors of dtypes {first.dtype.name} "
@@ -160,7 +173,6 @@ def stack(values, axis=0, name="stack"):
             raise errors.invalid_argument(
                 "Pack", f"Shapes of all inputs must match: values[0].shape = {list(first.shape)} != "
                         f"values[k].shape = {list(t.shape)}")
-    nd = first._value.ndim + 1
     axis = normalize_axis(axis, nd, "Pack")
     xp = array_module(first._value)
     y = Tensor(xp.stack([t._value for t in tensors], axis=axis))
@@ -175,12 +187,16 @@ def unstack(value, num=None, axis=0, name="unstack"):
     """Split a tensor into a list of tensors along `axis`, removing that axis."""
     x = as_tensor(value)
     nd = x._value.ndim
-    if nd == 0:
-        raise ValueError("Cannot unstack a scalar tensor.")
+    axis = _scalar_int(axis)
+    if not -nd <= axis < nd:
+        raise ValueError(f"Argument `axis` = {axis} not in range [{-nd}, {nd}) for unstacking a tensor "
+                         f"of shape {list(x.shape)}")
     axis = normalize_axis(axis, nd, "Unpack")
     n = x._value.shape[axis]
     if num is not None and num != n:
-        raise ValueError(f"unstack: num={num} but dimension {axis} of shape {list(x.shape)} is {n}")
+        raise errors.invalid_argument(
+            "Unpack", f"Input shape axis {axis} must equal {num}, got shape {list(x.shape)}; pass "
+                      f"num={n} or leave it out")
     xp = array_module(x._value)
     outs = tuple(Tensor(v) for v in xp.moveaxis(x._value, axis, 0))
     if _state.active and outs:
@@ -196,6 +212,9 @@ def where(condition, x=None, y=None, name=None):
     cond = as_tensor(condition)
     xp = array_module(cond._value)
     if x is None and y is None:
+        if cond._value.ndim == 0:
+            raise errors.invalid_argument("Where", "WhereOp : Unhandled input dimensions: 0; pass a "
+                                                   "tensor of rank >= 1")
         return Tensor(xp.argwhere(cond._value).astype("int64"))
     if x is None or y is None:
         raise ValueError("where needs both x and y, or neither.")
@@ -425,7 +444,16 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     """Pad `tensor` with paddings[i] = [before, after] entries along each dimension, filled with
     `constant_values` (mode CONSTANT) or mirrored (REFLECT excludes the edge, SYMMETRIC repeats it)."""
     x = as_tensor(tensor)
-    pads = _int_list(paddings)
+    raw = np.asarray(paddings.numpy() if isinstance(paddings, (Tensor, Variable)) else paddings)
+    if raw.size and raw.dtype.kind not in "iu":
+        raise errors.invalid_argument(
+            "Pad", f"Value for attr 'Tpaddings' of {raw.dtype.name} is not in the list of allowed "
+                   f"values: int32, int64; pass integer paddings")
+    if raw.ndim != 2 or raw.shape[1] != 2:
+        raise errors.invalid_argument(
+            "Pad", f"paddings must be a matrix with 2 columns: {list(raw.shape)}; give one "
+                   f"[before, after] pair per dimension")
+    pads = _int_list(raw)
     nd = x._value.ndim
     mode_up = str(mode).upper()
     if mode_up not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
@@ -601,7 +629,9 @@ def _scatter_nd_op(updates, indices, shape, lead):
 def _check_nd(indices, shape, op_name):
     idx = indices._value
     if idx.dtype.kind not in "iu":
-        raise TypeError(f"{op_name}: indices must be int32 or int64, got {indices.dtype.name}")
+        raise errors.invalid_argument(
+            op_name, f"Value for attr 'Tindices' of {indices.dtype.name} is not in the list of allowed "
+                     f"values: int16, int32, int64; pass integer indices")
     if idx.ndim == 0 or idx.shape[-1] > len(shape):
         raise errors.invalid_argument(
             op_name, f"indices of shape {list(idx.shape)} need a last dimension of at most the rank "
@@ -655,6 +685,11 @@ def tensor_scatter_nd_update(tensor, indices, updates, name=None):
     upd = as_tensor(updates, dtype=t.dtype if not isinstance(updates, Tensor) else None)
     shape = t._value.shape
     _check_nd(idx, shape, "TensorScatterUpdate")
+    if upd.dtype != t.dtype:
+        raise errors.invalid_argument(
+            "TensorScatterUpdate", f"cannot compute TensorScatterUpdate as input #2(zero-based) was "
+                                   f"expected to be a {t.dtype.name} tensor but is a {upd.dtype.name} "
+                                   f"tensor; cast the updates with tf.cast")
     _check_updates(idx, upd, shape, "TensorScatterUpdate")
     out = t._value.copy()
     key = _nd_key(idx._value, 0)
@@ -911,6 +946,8 @@ def roll(input, shift, axis, name=None):  # noqa: A002
         raise errors.invalid_argument("Roll", f"shift and axis must have the same size, got "
                                               f"{len(shifts)} and {len(axes)}")
     nd = x._value.ndim
+    if nd == 0:
+        raise errors.invalid_argument("Roll", "input must be 1-D or higher, got a scalar")
     axes = [normalize_axis(a, nd, "Roll") for a in axes]
     xp = array_module(x._value)
     y = Tensor(xp.roll(x._value, shifts, axes) if axes else x._value)
@@ -926,6 +963,9 @@ def reverse(tensor, axis, name=None):
     """`tensor` with the order of elements reversed along each axis in `axis`."""
     x = as_tensor(tensor)
     nd = x._value.ndim
+    if nd == 0 or x._value.size == 0:  # TF hands these back without looking at `axis`
+        from minitf.ops.constant import identity
+        return identity(x)
     axes = [normalize_axis(a, nd, "ReverseV2") for a in _int_list(axis)]
     if len(set(axes)) != len(axes):
         raise errors.invalid_argument("ReverseV2", f"axis {axes} specifies a dimension more than once")
@@ -995,13 +1035,16 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002
     nd = x._value.ndim
     if nd == 0:
         x, nd = reshape(x, (1,)), 1
-    axis = normalize_axis(_scalar_int(axis), nd, "Repeat")
+    axis = _scalar_int(axis)
+    if not -nd <= axis < nd:
+        raise ValueError(f"axis={axis} out of bounds: expected {-nd}<=axis<{nd} for repeat on a tensor "
+                         f"of shape {list(x.shape)}")
+    axis = normalize_axis(axis, nd, "Repeat")
     n = x._value.shape[axis]
     reps = _int_list(repeats)
     if len(reps) not in (1, n):
-        raise errors.invalid_argument(
-            "Repeat", f"repeats has {len(reps)} entries but dimension {axis} of shape "
-                      f"{list(x.shape)} has {n}; give one count or one per entry")
+        raise ValueError(f"Dimensions {n} and {len(reps)} are not compatible: repeat needs one count "
+                         f"or one per entry of dimension {axis} of shape {list(x.shape)}")
     if any(r < 0 for r in reps):
         raise errors.invalid_argument("Repeat", f"repeats must be non-negative, got {reps}")
     idx = np.repeat(np.arange(n), reps if len(reps) == n else reps[0]).astype(np.int64)

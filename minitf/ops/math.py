@@ -5,9 +5,10 @@ rules here are written for the broadcast shape. All ops here accept batched cota
 """
 import math as _pymath
 
-from minitf import errors
-from minitf.ops._core import (Tensor, _KERNEL_NP, _state, record, register_batchable, array_module,
-                              as_tensor, binary, check_kernel_dtype, shape_errors, incompatible_shapes)
+from minitf import dtypes, errors
+from minitf.ops._core import (Tensor, Variable, _KERNEL_NP, _state, record, register_batchable,
+                              array_module, as_tensor, binary, check_kernel_dtype, shape_errors,
+                              incompatible_shapes)
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "truediv", "floordiv", "floor_div", "floormod", "mod",
@@ -135,7 +136,10 @@ def real_div(x, y, name=None):
 
 def divide_no_nan(x, y, name=None):
     """x / y, but 0 wherever y is 0. Integers are cast to float first, as in tf.math.truediv."""
-    x, y = binary(x, y, "div_no_nan", hint=True)
+    try:
+        x, y = binary(x, y, "div_no_nan", hint=True)
+    except errors.InvalidArgumentError as e:
+        raise TypeError(f"divide_no_nan: `x` and `y` must have the same dtype ({e.message}).") from None
     if x._value.dtype.kind in "bO":
         raise TypeError(f"Invalid dtype {x.dtype!r} in divide_no_nan; cast to a numeric dtype first.")
     if x._value.dtype.kind in "iu":
@@ -487,7 +491,14 @@ def round(x, name=None):  # noqa: A001
     return Tensor(array_module(x._value).round(x._value))
 
 
-rint = round
+def rint(x, name=None):
+    """Round half to even, elementwise; float32/float64 only (TF has no float16 or integer Rint kernel)."""
+    x = as_tensor(x)
+    if x._value.dtype == "float16":
+        raise errors.NotFoundError(None, None, "Could not find a Rint kernel for float16 on this device; "
+                                               "cast to float32 or use tf.round. [Op:Rint]")
+    check_kernel_dtype(x, "Rint")
+    return Tensor(array_module(x._value).rint(x._value))
 
 
 def add_n(inputs, name=None):
@@ -543,36 +554,42 @@ def greater_equal(x, y, name=None):
     return _compare("GreaterEqual", x, y, lambda xp, a, b: xp.greater_equal(a, b))
 
 
-def _bool_pair(x, y, op_name):
-    x, y = binary(x, y, op_name)
-    if x._value.dtype.kind != "b":
-        raise errors.invalid_argument(op_name, f"{op_name} needs bool tensors, got {x.dtype.name}")
-    return x, y
+def _as_bool(x, op_name, index):
+    """A bool tensor for input #index of a logical op: Python values must convert to bool
+    (TypeError otherwise), tensors must already be bool (InvalidArgumentError), as in TF."""
+    t = x.value() if isinstance(x, Variable) else x
+    t = as_tensor(t, dtype=None if isinstance(t, Tensor) else dtypes.bool)
+    if t._value.dtype.kind != "b":
+        raise errors.invalid_argument(
+            op_name, f"cannot compute {op_name} as input #{index}(zero-based) was expected to be a bool "
+                     f"tensor but is a {t.dtype.name} tensor; compare or cast it to tf.bool first")
+    return t
+
+
+def _logical(op_name, x, y, fn):
+    x, y = _as_bool(x, op_name, 0), _as_bool(y, op_name, 1)
+    with shape_errors(op_name, x, y):
+        return Tensor(fn(array_module(x._value), x._value, y._value))
 
 
 def logical_and(x, y, name=None):
     """Elementwise AND of bool tensors."""
-    x, y = _bool_pair(x, y, "LogicalAnd")
-    return Tensor(array_module(x._value).logical_and(x._value, y._value))
+    return _logical("LogicalAnd", x, y, lambda xp, a, b: xp.logical_and(a, b))
 
 
 def logical_or(x, y, name=None):
     """Elementwise OR of bool tensors."""
-    x, y = _bool_pair(x, y, "LogicalOr")
-    return Tensor(array_module(x._value).logical_or(x._value, y._value))
+    return _logical("LogicalOr", x, y, lambda xp, a, b: xp.logical_or(a, b))
 
 
 def logical_xor(x, y, name=None):
     """Elementwise XOR of bool tensors."""
-    x, y = _bool_pair(x, y, "LogicalXor")
-    return Tensor(array_module(x._value).logical_xor(x._value, y._value))
+    return _logical("LogicalXor", x, y, lambda xp, a, b: xp.logical_xor(a, b))
 
 
 def logical_not(x, name=None):
     """Elementwise NOT of a bool tensor."""
-    x = as_tensor(x)
-    if x._value.dtype.kind != "b":
-        raise errors.invalid_argument("LogicalNot", f"LogicalNot needs a bool tensor, got {x.dtype.name}")
+    x = _as_bool(x, "LogicalNot", 0)
     return Tensor(array_module(x._value).logical_not(x._value))
 
 

@@ -243,7 +243,10 @@ def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
     return _reduce_bool(input_tensor, axis, keepdims, "All", "all")
 
 
-def _check_real_or_complex(x, op_name):
+def _check_real_or_complex(x, axis, op_name):
+    # TF takes the mean first, so its axis and bool errors come before this TypeError
+    _numeric_only(x, "Mean")
+    _axes(axis, x._value.ndim, "Mean")
     if x._value.dtype.kind not in "fc":
         raise TypeError(f"{op_name}: input must be either real or complex, got {x.dtype.name}; "
                         "cast it with tf.cast(x, tf.float32)")
@@ -253,7 +256,7 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     """Population variance (mean squared deviation from the mean) across `axis`."""
     from minitf.ops.math import square, abs as abs_
     x = as_tensor(input_tensor)
-    _check_real_or_complex(x, "reduce_variance")
+    _check_real_or_complex(x, axis, "reduce_variance")
     mean = reduce_mean(x, axis, keepdims=True)
     dev = x - mean
     sq = square(abs_(dev)) if x._value.dtype.kind == "c" else square(dev)
@@ -264,7 +267,7 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     """Population standard deviation across `axis` (square root of reduce_variance)."""
     from minitf.ops.math import sqrt
     x = as_tensor(input_tensor)
-    _check_real_or_complex(x, "reduce_std")
+    _check_real_or_complex(x, axis, "reduce_std")
     return sqrt(reduce_variance(x, axis, keepdims=keepdims))
 
 

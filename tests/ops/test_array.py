@@ -438,3 +438,46 @@ def test_concat_edge_cases_follow_tf():
     assert y.dtype == tf.float32 and y.numpy()[0].tolist() == [1.0, 2.0, 3.0]
     with pytest.raises(errors.InvalidArgumentError):
         tf.concat([x, tf.ones([2, 3], tf.float64)], 0)
+
+
+def test_stack_unstack_edge_cases_follow_tf():
+    x = tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    e = tf.stack([])
+    assert e.dtype == tf.float32 and e.shape == (0,)
+    assert tf.stack([x, [[1, 2, 3], [4, 5, 6]]]).dtype == tf.float32  # lists take the tensor dtype
+    for axis in (3, -4):
+        with pytest.raises(ValueError, match="not in range"):
+            tf.stack([x, x], axis)
+    with pytest.raises(ValueError, match="not in range"):
+        tf.unstack(tf.constant([1, 2]), axis=1)
+    with pytest.raises(errors.InvalidArgumentError):
+        tf.unstack(x, num=3)
+
+
+def test_pad_reverse_roll_repeat_where_scatter_errors_follow_tf():
+    x = tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    s = tf.constant(2.0)
+    for bad in ([], [1, 1, 1, 1], [[1, 1, 1], [1, 1, 1]]):
+        with pytest.raises(errors.InvalidArgumentError, match="matrix with 2 columns"):
+            tf.pad(x, bad)
+    with pytest.raises(errors.InvalidArgumentError, match="matrix with 2 columns"):
+        tf.pad(s, [])
+    with pytest.raises(errors.InvalidArgumentError, match="Tpaddings"):
+        tf.pad(x, [[1.0, 1], [1, 1]])
+    # TF hands back scalars and empty tensors from reverse without looking at the axes
+    assert tf.reverse(s, [5]).numpy() == 2.0
+    assert tf.reverse(tf.zeros([1, 0, 3]), [-4, 2]).shape == (1, 0, 3)
+    with pytest.raises(errors.InvalidArgumentError):
+        tf.reverse(x, [2])
+    with pytest.raises(errors.InvalidArgumentError, match="1-D or higher"):
+        tf.roll(s, 0, 0)
+    with pytest.raises(ValueError, match="out of bounds"):
+        tf.repeat(tf.constant([1, 2]), 3, 1)
+    with pytest.raises(ValueError, match="not compatible"):
+        tf.repeat(x, [1, 2, 3], axis=0)
+    with pytest.raises(errors.InvalidArgumentError, match="Unhandled input dimensions"):
+        tf.where(tf.constant(True))
+    with pytest.raises(errors.InvalidArgumentError, match="input #2"):
+        tf.tensor_scatter_nd_update(x, [[0]], tf.ones([1, 3], tf.float64))
+    with pytest.raises(errors.InvalidArgumentError, match="Tindices"):
+        tf.tensor_scatter_nd_update(x, [[0.0]], tf.ones([1, 3]))

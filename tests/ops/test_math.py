@@ -218,3 +218,29 @@ def test_more_kernel_dtype_checks_follow_tf():
     assert tf.math.divide_no_nan(i8, i8).dtype == tf.float32
     with pytest.raises(TypeError):
         tf.math.divide_no_nan(b, b)
+
+
+def test_logical_ops_convert_python_values_to_bool_like_tf():
+    b, i = tf.constant([True, False]), tf.constant([1, 2])
+    for fn in (tf.logical_and, tf.logical_or, tf.math.logical_xor):
+        with pytest.raises(TypeError):
+            fn(1, b)
+        with pytest.raises(TypeError):
+            fn(b, 1)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="input #0"):
+            fn(i, b)
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            fn(b, tf.constant([True, False, True]))
+    assert tf.logical_and(True, b).numpy().tolist() == [True, False]
+    with pytest.raises(TypeError):
+        tf.math.logical_not(1)
+
+
+def test_rint_and_divide_no_nan_dtypes_follow_tf():
+    assert tf.math.rint(tf.constant([2.5, -0.5])).numpy().tolist() == [2.0, -0.0]
+    with pytest.raises(tf.errors.NotFoundError):
+        tf.math.rint(tf.constant([1.5], tf.float16))
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.math.rint(tf.constant([1, 2]))
+    with pytest.raises(TypeError):
+        tf.math.divide_no_nan(tf.constant([1, 2]), tf.constant([1.0, 2.0]))

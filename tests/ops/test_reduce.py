@@ -284,3 +284,12 @@ def test_arithmetic_reductions_have_no_bool_kernel(fn):
     with pytest.raises(errors.InvalidArgumentError, match="bool"):
         fn(tf.constant(True))
     assert tf.reduce_any(tf.constant([True, False])).numpy()
+
+
+def test_variance_checks_axes_before_the_integer_type_error():
+    with pytest.raises(errors.InvalidArgumentError, match="reduction dimension"):
+        tf.math.reduce_variance(tf.constant([1, 2]), 5)
+    with pytest.raises(errors.InvalidArgumentError, match="reduction dimension"):
+        tf.math.reduce_std(tf.constant(4), axis=0)
+    with pytest.raises(TypeError):
+        tf.math.reduce_std(tf.constant([1, 2]))
