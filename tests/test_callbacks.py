@@ -237,7 +237,8 @@ def test_reduce_lr_on_plateau_inside_fit_logs_learning_rate():
     feed = _Feed("val_loss", [1.0] * 4)
     reduce = callbacks.ReduceLROnPlateau(factor=0.1, patience=1)
     history = model.fit(x, y, epochs=4, verbose=0, callbacks=[feed, reduce])
-    np.testing.assert_allclose(history.history["learning_rate"], [0.05, 0.05, 0.005, 0.0005], rtol=1e-5)
+    np.testing.assert_allclose(history.history["learning_rate"], [0.05, 0.05, 0.005, 0.0005],
+                               rtol=1e-5)
     # logs carry the rate the epoch ran with; the last reduction happens after it
     assert float(model.optimizer.learning_rate.numpy()) == pytest.approx(0.00005, rel=1e-5)
 
