@@ -45,7 +45,7 @@ KERNEL_DTYPES = {
     "Floor": frozenset(_FLOATS), "Ceil": frozenset(_FLOATS), "IsNan": frozenset(_FLOATS),
     "IsFinite": frozenset(_FLOATS), "IsInf": frozenset(_FLOATS), "Round": frozenset(_SIGNED), "Rint": frozenset(_FLOATS),
     "ClipByValue": frozenset(_REAL), "Relu": frozenset(_REAL), "Softmax": frozenset(_FLOATS),
-    "LogSoftmax": frozenset(_FLOATS), "Cumsum": frozenset(_NUMERIC), "Cumprod": frozenset(_NUMERIC),
+    "LogSoftmax": frozenset(_FLOATS), "LeakyRelu": frozenset(_FLOATS), "Cumsum": frozenset(_NUMERIC), "Cumprod": frozenset(_NUMERIC),
     "ArgMax": frozenset(_REAL + ("bool",)), "ArgMin": frozenset(_REAL + ("bool",)),
 }
 

@@ -390,7 +390,9 @@ def trace(x, name=None):
     from minitf.ops._core import as_tensor
     x = as_tensor(x)
     if x._value.ndim < 2:
-        raise ValueError(f"trace needs a tensor of rank >= 2, got shape {list(x.shape)}")
+        raise errors.invalid_argument(
+            "MatrixDiagPartV3", f"input must be at least 2-dim, received shape: {list(x.shape)}; trace "
+                                f"sums the diagonal of the last two dimensions")
     return einsum("...ii->...", x)
 
 
@@ -533,7 +535,7 @@ def _is_inf_ord(ord):  # noqa: A002
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa: A002
     """Vector or matrix norm.
 
-    ord: 'euclidean' (default), 'fro', 1, 2, np.inf or any p >= 1 for vectors; for matrices
+    ord: 'euclidean' (default), 1, 2, np.inf or any p > 0 for vectors; for matrices
     (`axis` a pair) 'euclidean'/'fro', 1 (max column sum) and np.inf (max row sum).
     axis=None treats the whole tensor as one vector. Like TF, the euclidean norm's gradient at
     an all-zero input is NaN (it divides by the norm).
@@ -557,7 +559,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
             raise ValueError(f"'ord' must be a supported matrix norm in ['euclidean', 'fro', 1, 2, "
                              f"np.inf], got {ord!r}")
     else:
-        valid = ord in ("euclidean", "fro") or _is_inf_ord(ord) or (
+        valid = ord == "euclidean" or _is_inf_ord(ord) or (
             isinstance(ord, (int, float)) and not isinstance(ord, bool) and ord > 0)
         if not valid:
             raise ValueError(f"'ord' must be a supported vector norm, got {ord!r}")

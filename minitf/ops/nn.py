@@ -82,12 +82,12 @@ def _const(value, like):
 
 
 def leaky_relu(features, alpha=0.2, name=None):
-    """features where positive, alpha * features elsewhere."""
+    """features where positive, alpha * features elsewhere (integer inputs become float32, as TF)."""
     x = as_tensor(features)
-    if x._value.dtype.kind != "f":
-        # non-float inputs (TF's kernel takes floats only) keep the composite
-        from minitf.ops.array import where
-        return where(_m().greater(x, _const(0, x)), x, x * _const(alpha, x))
+    if x._value.dtype.kind in "iu":
+        from minitf.ops.constant import cast
+        x = cast(x, "float32")
+    check_kernel_dtype(x, "LeakyRelu")
     alpha = float(alpha)
     xv = x._value
     xp = array_module(xv)
@@ -141,7 +141,10 @@ def selu(features, name=None):
 def gelu(features, approximate=False, name=None):
     """Gaussian error linear unit: x * Phi(x) (exact with erf, or the tanh approximation)."""
     m = _m()
-    x = _float_input(features, "Gelu")
+    x = as_tensor(features)
+    if x._value.dtype.kind != "f":
+        raise ValueError(f"`features.dtype` must be a floating point tensor. Received: features.dtype="
+                         f"{x.dtype!r}; cast it with tf.cast(features, tf.float32)")
     if approximate:
         inner = (x + x * x * x * _const(0.044715, x)) * _const(_pymath.sqrt(2.0 / _pymath.pi), x)
         return x * (m.tanh(inner) + _const(1, x)) * _const(0.5, x)

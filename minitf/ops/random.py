@@ -93,10 +93,18 @@ def _place(array, dtype):
     return Tensor(backend.default_module().asarray(np.asarray(array, dtype=dtype._np)))
 
 
-def _float_dtype(dtype, op_name):
+def _float_dtype(dtype, op_name, *params):
+    """A floating dtype for a normal-type op. As in TF, a non-float dtype first fails converting
+    the float `params` (mean, stddev) to it (TypeError), else at the op's attr check."""
     dtype = dtypes.as_dtype(dtype)
     if not dtype.is_floating:
-        raise ValueError(f"{op_name}: dtype must be a floating-point type, got {dtype.name}")
+        for p in params:
+            if isinstance(p, float):
+                raise TypeError(f"Cannot convert {p!r} to EagerTensor of dtype {dtype.name} in {op_name}; "
+                                f"random normals need a floating dtype")
+        raise errors.invalid_argument(
+            op_name, f"Value for attr 'dtype' of {dtype.name} is not in the list of allowed values "
+                     f"(floating types); pass dtype=tf.float32")
     return dtype
 
 
@@ -119,6 +127,10 @@ def _draw_uniform(rng, shape, minval, maxval, dtype, op_name):
     if dtype.is_integer:
         if maxval is None:
             raise ValueError(f"Must specify maxval for integer dtype {dtype.name} in {op_name}")
+        for bound in (minval, maxval):
+            if isinstance(bound, float):  # TF converts the bounds to the integer dtype first
+                raise TypeError(f"Cannot convert {bound!r} to EagerTensor of dtype {dtype.name} in "
+                                f"{op_name}; pass integer bounds for an integer dtype")
         lo, hi = _host_scalar(minval), _host_scalar(maxval)
         if np.any(lo >= hi):
             raise errors.invalid_argument(op_name, f"Need minval < maxval: {lo} >= {hi}")
@@ -136,7 +148,7 @@ def _draw_uniform(rng, shape, minval, maxval, dtype, op_name):
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Values from a normal distribution with the given mean and standard deviation."""
-    dtype = _float_dtype(dtype, "RandomStandardNormal")
+    dtype = _float_dtype(dtype, "RandomStandardNormal", mean, stddev)
     values = _draw_normal(_host_rng(seed), _shape(shape), dtype)
     return _place(values * _host_scalar(stddev) + _host_scalar(mean), dtype)
 
@@ -150,7 +162,7 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Normal values, with any value more than two standard deviations from the mean redrawn."""
-    dtype = _float_dtype(dtype, "TruncatedNormal")
+    dtype = _float_dtype(dtype, "TruncatedNormal", mean, stddev)
     values = _draw_truncated(_host_rng(seed), _shape(shape), dtype)
     return _place(values * _host_scalar(stddev) + _host_scalar(mean), dtype)
 
@@ -191,16 +203,20 @@ def shuffle(value, seed=None, name=None):
 # -- stateless ops -------------------------------------------------------------------------------
 
 def _stateless_rng(seed, op_name):
-    key = np.asarray(_host_scalar(seed)).reshape(-1)
-    if key.shape != (2,) or key.dtype.kind not in "iu":
-        raise ValueError(f"{op_name}: seed must be an integer tensor of shape [2], got {list(key.shape)} "
-                         f"of kind {key.dtype}")
+    key = np.asarray(_host_scalar(seed))
+    if key.dtype.kind not in "iu":
+        raise errors.invalid_argument(
+            op_name, f"Value for attr 'Tseed' of {key.dtype.name} is not in the list of allowed values: "
+                     f"int32, int64; pass an integer seed pair")
+    if key.shape != (2,):
+        raise errors.invalid_argument(
+            op_name, f"seed must have shape [2], not {list(key.shape)}; pass a pair such as [1, 2]")
     return _philox(int(key[0]), int(key[1]))
 
 
 def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None, alg="auto_select"):
     """Normal values fully determined by `shape` and the [2] integer `seed`."""
-    dtype = _float_dtype(dtype, "StatelessRandomNormal")
+    dtype = _float_dtype(dtype, "StatelessRandomNormal", mean, stddev)
     values = _draw_normal(_stateless_rng(seed, "StatelessRandomNormal"), _shape(shape), dtype)
     return _place(values * _host_scalar(stddev) + _host_scalar(mean), dtype)
 
@@ -215,7 +231,7 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, 
 def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None,
                                alg="auto_select"):
     """Truncated normal values fully determined by `shape` and the [2] integer `seed`."""
-    dtype = _float_dtype(dtype, "StatelessTruncatedNormal")
+    dtype = _float_dtype(dtype, "StatelessTruncatedNormal", mean, stddev)
     values = _draw_truncated(_stateless_rng(seed, "StatelessTruncatedNormal"), _shape(shape), dtype)
     return _place(values * _host_scalar(stddev) + _host_scalar(mean), dtype)
 
@@ -302,7 +318,7 @@ class Generator(Trackable):
 
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
         """Normal values; advances the state."""
-        dtype = _float_dtype(dtype, "StatefulStandardNormal")
+        dtype = _float_dtype(dtype, "StatefulStandardNormal", mean, stddev)
         values = self._draw(lambda rng: _draw_normal(rng, _shape(shape), dtype))
         return _place(values * _host_scalar(stddev) + _host_scalar(mean), dtype)
 
@@ -321,7 +337,7 @@ class Generator(Trackable):
 
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
         """Normal values redrawn beyond two standard deviations; advances the state."""
-        dtype = _float_dtype(dtype, "StatefulTruncatedNormal")
+        dtype = _float_dtype(dtype, "StatefulTruncatedNormal", mean, stddev)
         values = self._draw(lambda rng: _draw_truncated(rng, _shape(shape), dtype))
         return _place(values * _host_scalar(stddev) + _host_scalar(mean), dtype)
 

@@ -238,3 +238,11 @@ def test_matmul_dtypes_follow_tfs_kernels():
         tf.matmul(tf.ones([3], tf.uint8), tf.ones([3, 2], tf.uint8))
     # b follows a's dtype where it can (as TF converts the second operand with a hint)
     assert tf.matmul([[1.0, 2.0]], [[3], [4]]).numpy().tolist() == [[11.0]]
+
+
+def test_trace_and_vector_fro_norm_errors_follow_tf():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="at least 2-dim"):
+        tf.linalg.trace(tf.constant([1.0, 2.0, 3.0]))
+    with pytest.raises(ValueError, match="vector norm"):
+        tf.linalg.norm(tf.constant([[1.0, 2.0], [3.0, 4.0]]), ord="fro")  # axis=None means a vector
+    np.testing.assert_allclose(tf.linalg.norm(tf.ones([2, 2]), ord="fro", axis=[0, 1]).numpy(), 2.0)

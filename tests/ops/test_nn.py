@@ -346,3 +346,15 @@ def test_l2_normalize_in_nn():
     x = r(2, 3)
     np.testing.assert_allclose(tf.nn.l2_normalize(x, axis=-1).numpy(),
                                x.numpy() / np.linalg.norm(x.numpy(), axis=-1, keepdims=True))
+
+
+def test_leaky_relu_casts_integers_and_gelu_refuses_them_like_tf():
+    y = tf.nn.leaky_relu(tf.constant([-1, 2], tf.int8))
+    assert y.dtype == tf.float32
+    np.testing.assert_allclose(y.numpy(), [-0.2, 2.0], rtol=1e-6)
+    assert tf.nn.leaky_relu(tf.constant([-1], tf.int64), 0.5).numpy().tolist() == [-0.5]
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.nn.leaky_relu(tf.constant([True]))
+    for x in (tf.constant([1, 2]), tf.constant([1], tf.uint8), tf.constant([True])):
+        with pytest.raises(ValueError, match="floating point"):
+            tf.nn.gelu(x)

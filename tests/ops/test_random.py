@@ -47,8 +47,14 @@ def test_normal_statistics_and_dtypes():
     assert abs(float(np.mean(x.numpy())) - 3.0) < 0.05
     assert abs(float(np.std(x.numpy())) - 2.0) < 0.05
     assert tf.random.normal([2], dtype=tf.float64).dtype == tf.float64
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError):  # TF fails converting mean=0.0 to int32
         tf.random.normal([2], dtype=tf.int32)
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.random.normal([2], mean=0, stddev=1, dtype=tf.int32)
+    with pytest.raises(TypeError):
+        tf.random.truncated_normal([2], dtype=tf.int32)
+    with pytest.raises(TypeError):
+        tf.random.uniform([2], minval=-1.0, maxval=1, dtype=tf.int32)
 
 
 def test_uniform_float_and_int():
@@ -175,3 +181,12 @@ def test_generator_checkpoint_round_trip(tmp_path):
     other = tf.random.Generator.from_seed(99)
     train.Checkpoint(gen=other).restore(path)
     np.testing.assert_array_equal(other.normal([4]).numpy(), expected)
+
+
+def test_stateless_seed_errors_follow_tf():
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"shape \[2\]"):
+        tf.random.stateless_normal([4], [1])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"shape \[2\]"):
+        tf.random.stateless_uniform([4], [1, 2, 3])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Tseed"):
+        tf.random.stateless_uniform([4], [1.0, 2.0])
