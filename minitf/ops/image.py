@@ -11,6 +11,7 @@ import numpy as np  # host-side bookkeeping only: interpolation weights, offsets
 
 from minitf import dtypes, errors
 from minitf.ops._core import Tensor, _state, record, array_module, as_tensor
+from minitf.variable import Variable
 
 __all__ = [
     "ResizeMethod", "resize", "total_variation", "convert_image_dtype", "flip_left_right",
@@ -156,6 +157,15 @@ def _weights(method, n_in, n_out, antialias):
 
 # -- the separable resampling op ----------------------------------------------------------------
 
+def _no_gradient(op_name):
+    """A gradient rule for the ops TF registers no gradient for: backprop through them raises
+    TF's LookupError."""
+    def grad(*upstream):
+        raise LookupError(f"gradient registry has no entry for: {op_name} (TF defines no gradient "
+                          f"for this op; keep it outside the GradientTape or use another method)")
+    return grad
+
+
 def _resample(x, wy, wx, op_name):
     """out[n] = wy @ x[n] @ wx^T per channel, for x [N, H, W, C]; recorded with its adjoint."""
     v = x._value
@@ -165,7 +175,9 @@ def _resample(x, wy, wx, op_name):
     rows = xp.matmul(wy, v.reshape(n, h, w * c)).reshape(n * oh, w, c)
     out = Tensor(xp.matmul(wx, rows).reshape(n, oh, ow, c))
     if _state.active:
-        record(op_name, (x,), (out,), lambda g: _resample(g, wy.T, wx.T, op_name + "Grad"))
+        grad = _no_gradient(op_name) if op_name == "ResizeArea" else \
+            (lambda g: _resample(g, wy.T, wx.T, op_name + "Grad"))
+        record(op_name, (x,), (out,), grad)
     return out
 
 
@@ -187,11 +199,15 @@ def _unbatch(y, was_3d):
 
 
 def _target_size(size, h, w, preserve_aspect_ratio):
-    size = size.numpy().tolist() if isinstance(size, Tensor) else list(size)
-    if len(size) != 2:
+    try:  # as TF: size converts to int32 (float sizes or an int64 tensor are refused)
+        size = as_tensor(size, dtype=dtypes.int32)
+    except (TypeError, ValueError):
+        raise ValueError(f"resize: 'size' must be a 1-D int32 Tensor, got {size!r}; pass "
+                         f"[new_height, new_width] as Python ints") from None
+    if size._value.shape != (2,):
         raise ValueError(f"resize: 'size' must be a 1-D Tensor of 2 elements: new_height, new_width; "
-                         f"got {size}")
-    new_h, new_w = int(size[0]), int(size[1])
+                         f"got shape {list(size.shape)}")
+    new_h, new_w = (int(v) for v in size.numpy().tolist())
     if preserve_aspect_ratio:
         scale = min(np.float32(new_h) / np.float32(h), np.float32(new_w) / np.float32(w))
         new_h = int(np.round(scale * np.float32(h)))
@@ -199,12 +215,18 @@ def _target_size(size, h, w, preserve_aspect_ratio):
     return new_h, new_w
 
 
+# the dtypes TF's resize kernels take
+_RESIZE_TYPES = ("int8", "uint8", "int16", "uint16", "int32", "int64", "bfloat16", "float16",
+                 "float32", "float64")
+
+
 def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=False, antialias=False,
            name=None):
     """Resize [h, w, c] or [b, h, w, c] images to `size` = [new_height, new_width].
 
     Sampling uses half-pixel centres as TF2 does. The result is float32, except for
-    'nearest', which keeps the input dtype. Differentiable for floating inputs.
+    'nearest', which keeps the input dtype. Differentiable for floating inputs, except 'area'
+    (TF registers no gradient for ResizeArea: LookupError).
     """
     from minitf.ops.constant import cast
     method = str(getattr(method, "value", method)).lower()
@@ -217,8 +239,15 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
           "bicubic": "ResizeBicubic"}.get(method, "ScaleAndTranslate")
     if antialias and method in ("bilinear", "bicubic"):
         op = "ScaleAndTranslate"
+    if x.dtype.name not in _RESIZE_TYPES:
+        raise errors.invalid_argument(op, f"Value for attr 'T' of {x.dtype.name} is not in the list of "
+                                          f"allowed values: {', '.join(_RESIZE_TYPES)}; cast the images "
+                                          f"with tf.cast first")
     if oh <= 0 or ow <= 0:
         raise errors.invalid_argument(op, f"output dimensions must be positive, got {[oh, ow]}")
+    if h == 0 or w == 0 or c == 0:
+        raise errors.invalid_argument(op, f"input image must be of non-zero size, got height {h}, "
+                                          f"width {w}, channels {c}")
     if method == "nearest":
         if x._value.dtype.kind not in "fc":
             xp = array_module(x._value)
@@ -240,6 +269,11 @@ def total_variation(images, name=None):
     """Sum of absolute differences between neighbouring pixels: a scalar for one image, [batch] for 4-D."""
     from minitf.ops.math import abs as _abs, subtract
     from minitf.ops.reduce import reduce_sum
+    if not isinstance(images, (Tensor, Variable)):
+        # TF reads images.get_shape() before converting, so lists and arrays fail there
+        raise AttributeError(f"total_variation: 'images' must be a tensor, got a "
+                             f"{type(images).__name__} (it has no attribute 'get_shape'); wrap it "
+                             f"with tf.constant")
     x = as_tensor(images)
     rank = x._value.ndim
     if rank == 3:
@@ -331,9 +365,10 @@ def random_crop(value, size, seed=None, name=None):
     x = as_tensor(value)
     size = [int(s) for s in (size.numpy() if isinstance(size, Tensor) else size)]
     shape = list(x._value.shape)
-    if len(size) != len(shape):
-        raise ValueError(f"random_crop: size {size} must have one entry per dimension of value "
-                         f"(shape {shape})")
+    if len(size) != len(shape):  # TF compares shape >= size elementwise: a kernel error
+        raise errors.invalid_argument("GreaterEqual", f"random_crop: Incompatible shapes: [{len(shape)}] "
+                                                      f"vs. [{len(size)}]; size {size} needs one entry per "
+                                                      f"dimension of value (shape {shape})")
     if any(s > d or s < 0 for s, d in zip(size, shape)):
         raise errors.invalid_argument("random_crop", f"Need value.shape >= size, got value.shape "
                                                      f"{shape} and size {size}")
@@ -345,15 +380,18 @@ def random_crop(value, size, seed=None, name=None):
 def central_crop(image, central_fraction):
     """The central `central_fraction` (in (0, 1]) of each image along height and width."""
     x = as_tensor(image)
-    rank = _image_rank(x, "central_crop")
+    if isinstance(central_fraction, (Tensor, Variable)):
+        central_fraction = float(central_fraction.numpy())
     if not 0.0 < central_fraction <= 1.0:
-        raise ValueError("central_fraction must be within (0, 1]")
+        raise ValueError(f"central_crop: central_fraction must be within (0, 1], got {central_fraction}")
     if central_fraction == 1.0:
         return x
+    rank = _image_rank(x, "central_crop")
     h, w = x._value.shape[rank - 3:rank - 1]
-    offset = int(1 / ((1 - central_fraction) / 2.0))
-    top, left = int(h / offset), int(w / offset)
-    return crop_to_bounding_box(x, top, left, h - 2 * top, w - 2 * left)
+    # TF's window: start = int((size - size * fraction) / 2) on each side
+    top, left = int((h - h * central_fraction) / 2), int((w - w * central_fraction) / 2)
+    key = (slice(top, h - top), slice(left, w - left))
+    return x[((slice(None),) if rank == 4 else ()) + key]
 
 
 def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
@@ -414,7 +452,7 @@ def rot90(image, k=1, name=None):
     from minitf.ops.array import transpose
     x = as_tensor(image)
     rank = _image_rank(x, "rot90")
-    k = int(k.numpy() if isinstance(k, Tensor) else k) % 4
+    k = int(as_tensor(k, dtype=dtypes.int32).numpy()) % 4  # TF converts k to int32 (1.0: TypeError)
     h_axis = rank - 3
     perm = list(range(rank))
     perm[h_axis], perm[h_axis + 1] = perm[h_axis + 1], perm[h_axis]
@@ -477,24 +515,47 @@ def adjust_brightness(image, delta):
 
 
 def adjust_contrast(images, contrast_factor):
-    """(x - mean) * contrast_factor + mean, with the mean taken per image and channel."""
-    from minitf.ops.constant import cast
-    from minitf.ops.reduce import reduce_mean
+    """(x - mean) * contrast_factor + mean, with the mean taken per image and channel.
+
+    As TF's AdjustContrastv2 kernel: float16 images have no CPU kernel (NotFoundError), images
+    need at least 3 axes and `contrast_factor` must be a float32 scalar (InvalidArgumentError),
+    and there is no gradient (LookupError when a tape backpropagates through it).
+    """
     x = as_tensor(images)
-    if x._value.ndim < 3:
-        raise ValueError(f"adjust_contrast: 'images' must be at least 3-D, got shape {list(x.shape)}")
     flt, orig = _to_working_float(x, ("float16", "float32"))
-    mean = reduce_mean(flt, axis=[-3, -2], keepdims=True)
-    adjusted = (flt - mean) * cast(contrast_factor, flt.dtype) + mean
-    return convert_image_dtype(adjusted, orig, saturate=True)
+    if flt.dtype.name == "float16":
+        raise errors.NotFoundError(None, None, "adjust_contrast: Could not find device for node: "
+                                               "AdjustContrastv2[T=DT_HALF]: TF has no CPU kernel for "
+                                               "float16 images; cast them to float32 first")
+    if isinstance(contrast_factor, (Tensor, Variable)) and contrast_factor.dtype.name != "float32":
+        raise errors.invalid_argument(
+            "AdjustContrastv2", f"cannot compute AdjustContrastv2 as input #1(zero-based) was expected "
+                                f"to be a float tensor but is a {contrast_factor.dtype.name} tensor; cast "
+                                f"contrast_factor to float32")
+    factor = as_tensor(contrast_factor, dtype=dtypes.float32)
+    if factor._value.ndim != 0:
+        raise errors.invalid_argument("AdjustContrastv2", f"contrast_factor must be scalar: "
+                                                          f"{list(factor.shape)}")
+    if flt._value.ndim < 3:
+        raise errors.invalid_argument("AdjustContrastv2", f"input must be at least 3-D, got shape "
+                                                          f"{list(flt.shape)}")
+    v = flt._value
+    mean = v.mean(axis=(-3, -2), keepdims=True, dtype=v.dtype) if v.size else v.sum(axis=(-3, -2), keepdims=True)
+    y = Tensor(((v - mean) * factor._value + mean).astype(v.dtype, copy=False))
+    if _state.active:
+        record("AdjustContrastv2", (flt, factor), (y,), _no_gradient("AdjustContrastv2"))
+    return convert_image_dtype(y, orig, saturate=True)
 
 
 def rgb_to_grayscale(images, name=None):
     """Weighted sum 0.2989 R + 0.5870 G + 0.1140 B, keeping a last axis of size 1."""
     from minitf.ops.reduce import reduce_sum
     x = as_tensor(images)
-    if x._value.ndim < 1 or x._value.shape[-1] != 3:
-        raise ValueError(f"rgb_to_grayscale: the last dimension must be 3 (RGB), got shape {list(x.shape)}")
+    if x._value.ndim < 1:
+        raise ValueError(f"rgb_to_grayscale: 'images' must have a last dimension of 3 (RGB), got a scalar")
+    if x._value.shape[-1] != 3:  # TF contracts the last axis with the 3 weights: a MatMul error
+        raise errors.invalid_argument("MatMul", f"rgb_to_grayscale: the last dimension must be 3 (RGB), "
+                                                f"got shape {list(x.shape)}")
     flt = convert_image_dtype(x, "float32")
     weights = Tensor(array_module(flt._value).asarray([0.2989, 0.5870, 0.1140], dtype=flt._value.dtype))
     gray = reduce_sum(flt * weights, axis=-1, keepdims=True)
@@ -507,23 +568,37 @@ def grayscale_to_rgb(images, name=None):
     x = as_tensor(images)
     if x._value.ndim < 2 or x._value.shape[-1] != 1:
         raise ValueError(f"grayscale_to_rgb: the last dimension must be 1, got shape {list(x.shape)}")
+    if x.dtype.name == "uint16":  # TF tiles the channel, and Tile has no CPU kernel for uint16
+        raise errors.UnimplementedError(None, None, "grayscale_to_rgb: TileOp : The input data type is "
+                                                    "not supported, DataType : uint16; cast to int32 first "
+                                                    "[Op:Tile]")
     return broadcast_to(x, list(x.shape)[:-1] + [3])
 
 
 def per_image_standardization(image):
-    """(x - mean) / max(stddev, 1 / sqrt(num_pixels)) per image; integer images become float32."""
+    """(x - mean) / max(stddev, 1 / sqrt(num_pixels)) over the last three axes, in float32.
+
+    As TF: any dtype is cast to float32 first (float64 too), the image needs at least three
+    axes, and those three must be non-empty (ValueError).
+    """
     from minitf.ops.constant import cast
     from minitf.ops.math import maximum, sqrt, square
     from minitf.ops.reduce import reduce_mean
     x = as_tensor(image)
-    rank = _image_rank(x, "per_image_standardization")
-    if not x.dtype.is_floating:
-        x = cast(x, "float32")
-    shape = x._value.shape
-    num_pixels = shape[rank - 3] * shape[rank - 2] * shape[rank - 1]
+    if x._value.ndim < 3:
+        raise ValueError(f"per_image_standardization: 'image' (shape {tuple(x.shape)}) must be at least "
+                         f"three-dimensional.")
+    inner = tuple(x._value.shape[-3:])
+    if 0 in inner:
+        raise ValueError(f"per_image_standardization: inner 3 dims of 'image.shape' must be > 0: "
+                         f"{tuple(x.shape)}")
+    x = cast(x, "float32")
     axes = [-1, -2, -3]
     mean = reduce_mean(x, axis=axes, keepdims=True)
     centered = x - mean
-    stddev = sqrt(reduce_mean(square(centered), axis=axes, keepdims=True))
-    floor = 1.0 / _math.sqrt(num_pixels) if num_pixels else 0.0
-    return centered / maximum(stddev, cast(floor, x.dtype))
+    variance = reduce_mean(square(centered), axis=axes, keepdims=True)
+    floor = np.float32(1.0 / _math.sqrt(inner[0] * inner[1] * inner[2]))
+    # A variance below floor**2 never reaches the output (max picks the floor), and TF's sqrt
+    # gradient is 0 there (a zero upstream), so clamp it: a constant image gets finite gradients.
+    stddev = sqrt(maximum(variance, Tensor(array_module(x._value).asarray(floor * floor * 0.25))))
+    return centered / maximum(stddev, Tensor(array_module(x._value).asarray(floor)))

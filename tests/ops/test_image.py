@@ -115,16 +115,21 @@ def test_resize_errors():
 def test_total_variation_values_and_gradients():
     img = rand(5, 4, 3)
     expected = np.abs(np.diff(img, axis=0)).sum() + np.abs(np.diff(img, axis=1)).sum()
-    np.testing.assert_allclose(tf.image.total_variation(img).numpy(), expected)
+    np.testing.assert_allclose(tf.image.total_variation(tf.constant(img)).numpy(), expected)
     batch = rand(2, 3, 4, 2)
-    tv = tf.image.total_variation(batch)
+    tv = tf.image.total_variation(tf.constant(batch))
     assert tv.shape == (2,)
     np.testing.assert_allclose(tv.numpy()[1], np.abs(np.diff(batch[1], axis=0)).sum()
                                + np.abs(np.diff(batch[1], axis=1)).sum())
     assert_gradients_close(tf.image.total_variation, [img])
     assert_gradients_close(tf.image.total_variation, [batch])
     with pytest.raises(ValueError):
-        tf.image.total_variation(np.ones((3, 3)))
+        tf.image.total_variation(tf.ones((3, 3)))
+    # as TF, which reads images.get_shape() first: a list or numpy array is an AttributeError
+    with pytest.raises(AttributeError, match="get_shape"):
+        tf.image.total_variation(img)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="uint8"):  # TF's Abs has no uint8 kernel
+        tf.image.total_variation(tf.ones((3, 3, 1), tf.uint8))
 
 
 # -- dtype conversion --------------------------------------------------------------------------
@@ -214,9 +219,120 @@ def test_brightness_contrast_grayscale_standardization():
     np.testing.assert_allclose(gray.numpy()[..., 0], img @ np.array([0.2989, 0.5870, 0.1140]), atol=1e-6)
     assert tf.image.grayscale_to_rgb(gray).shape == (4, 5, 3)
     std = tf.image.per_image_standardization(rand(2, 4, 5, 3)).numpy()
-    np.testing.assert_allclose(std.mean(axis=(1, 2, 3)), 0, atol=1e-9)
-    np.testing.assert_allclose(std.std(axis=(1, 2, 3)), 1, atol=1e-9)
+    np.testing.assert_allclose(std.mean(axis=(1, 2, 3)), 0, atol=1e-6)
+    np.testing.assert_allclose(std.std(axis=(1, 2, 3)), 1, atol=1e-5)
     const = tf.image.per_image_standardization(np.full((2, 2, 1), 7, np.uint8))
     assert const.dtype == tf.float32
     np.testing.assert_array_equal(const.numpy(), 0)
-    assert_gradients_close(tf.image.per_image_standardization, [rand(3, 2, 2)])
+
+
+def _standardization_grad(x, w):
+    """d sum(w * per_image_standardization(x)) / dx from the tape."""
+    x = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        loss = tf.reduce_sum(tf.image.per_image_standardization(x) * w)
+    return tape.gradient(loss, x)
+
+
+def test_per_image_standardization_is_float32_as_tf():
+    for dtype in (np.float16, np.float64, np.int32):
+        assert tf.image.per_image_standardization(np.ones((2, 2, 1), dtype)).dtype == tf.float32
+    assert tf.image.per_image_standardization(tf.ones((1, 2, 2, 2, 1))).shape == (1, 2, 2, 2, 1)  # >4-D ok
+    with pytest.raises(ValueError, match="inner 3 dims"):
+        tf.image.per_image_standardization(tf.ones((0, 3, 1)))
+
+
+def test_per_image_standardization_gradient():
+    x = rand(3, 2, 2)
+    w = np.cos(np.arange(12)).reshape(3, 2, 2)
+    g = _standardization_grad(x, w)
+    assert g.dtype == tf.float64  # the float32 computation's gradient is cast back
+    c, s = x - x.mean(), x.std()
+    expected = (w - w.mean()) / s - c * (w * c).mean() / s ** 3
+    np.testing.assert_allclose(g.numpy(), expected, rtol=1e-4, atol=1e-5)
+    # a constant image divides by the floor 1/sqrt(N): finite gradients, as TF (sqrt'(0) is not used)
+    g = _standardization_grad(np.full((3, 2, 2), 0.25, np.float32), w.astype(np.float32)).numpy()
+    np.testing.assert_allclose(g, (w - w.mean()) * np.sqrt(12), rtol=1e-5)
+
+
+# -- behaviour pinned against TF 2.21 -------------------------------------------------------
+
+def test_resize_checks_as_tf():
+    x = tf.ones((4, 4, 1))
+    for dtype in (tf.bool, tf.uint32, tf.uint64, tf.complex64, tf.string):
+        img = tf.constant([[[True]]]) if dtype == tf.bool else tf.constant([[["a"]]]) if dtype == tf.string \
+            else tf.zeros((2, 2, 1), dtype)
+        for method in ("bilinear", "nearest", "area", "lanczos3"):
+            with pytest.raises(tf.errors.InvalidArgumentError, match="not in the list of allowed values"):
+                tf.image.resize(img, [3, 3], method=method)
+    with pytest.raises(ValueError, match="1-D int32 Tensor"):
+        tf.image.resize(x, [2.0, 3.0])
+    with pytest.raises(ValueError, match="1-D int32 Tensor"):
+        tf.image.resize(x, tf.constant([2, 3], tf.int64))
+    with pytest.raises(ValueError, match="2 elements"):
+        tf.image.resize(x, tf.constant(2))
+    assert tf.image.resize(x, np.array([2, 3])).shape == (2, 3, 1)
+    for shape in ((0, 4, 1), (4, 0, 1), (4, 4, 0)):
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            tf.image.resize(tf.ones(shape), [2, 3], method="nearest")
+    assert tf.image.resize(tf.ones((0, 4, 4, 1)), [2, 3]).shape == (0, 2, 3, 1)
+
+
+def test_resize_area_has_no_gradient():
+    x = tf.constant(rand(4, 5, 3, dtype=np.float32))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.image.resize(x, [2, 3], method="area")
+    with pytest.raises(LookupError, match="no entry for: ResizeArea"):
+        tape.gradient(y, x)
+    assert y.shape == (2, 3, 3)
+
+
+def test_adjust_contrast_kernel_rules():
+    img = tf.constant(rand(4, 4, 3, dtype=np.float32))
+    with pytest.raises(tf.errors.NotFoundError, match="DT_HALF"):
+        tf.image.adjust_contrast(tf.ones((2, 2, 1), tf.float16), 2.0)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="at least 3-D"):
+        tf.image.adjust_contrast(tf.ones((4, 3)), 2.0)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="scalar"):
+        tf.image.adjust_contrast(img, [2.0, 1.0])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="cannot compute AdjustContrastv2"):
+        tf.image.adjust_contrast(img, tf.constant(2.0, tf.float64))
+    out = tf.image.adjust_contrast(tf.constant(rand(4, 4, 3)), tf.constant(2.0))
+    assert out.dtype == tf.float64  # computed in float32, converted back
+    u8 = tf.image.adjust_contrast(tf.constant([[[200, 10, 3]], [[0, 0, 0]]], tf.uint8), 3.0)
+    assert u8.dtype == tf.uint8 and u8.numpy()[:, 0, 0].tolist() == [255, 0]
+
+
+def test_adjust_contrast_has_no_gradient():
+    img = tf.constant(rand(4, 4, 3, dtype=np.float32))
+    with tf.GradientTape() as tape:
+        tape.watch(img)
+        y = tf.reduce_sum(tf.image.adjust_contrast(img, 2.0))
+    with pytest.raises(LookupError, match="no entry for: AdjustContrastv2"):
+        tape.gradient(y, img)
+
+
+def test_central_crop_window_as_tf():
+    # start = int((size - size * fraction) / 2) on each side
+    assert tf.image.central_crop(tf.ones((4, 4, 3)), 0.1).shape == (2, 2, 3)
+    assert tf.image.central_crop(tf.ones((5, 7, 1)), 0.9).shape == (5, 7, 1)
+    assert tf.image.central_crop(tf.ones((2, 8, 6, 1)), 0.5).shape == (2, 4, 4, 1)
+    with pytest.raises(ValueError, match=r"\(0, 1\]"):
+        tf.image.central_crop(tf.ones((4, 3)), 1.5)  # the fraction is checked before the rank
+
+
+def test_small_image_op_errors_as_tf():
+    x = tf.ones((4, 4, 3))
+    with pytest.raises(TypeError, match="Cannot convert 1.0"):
+        tf.image.rot90(x, 1.0)
+    with pytest.raises(ValueError, match="int32"):
+        tf.image.rot90(x, tf.constant(1, tf.int64))
+    with pytest.raises(tf.errors.UnimplementedError, match="uint16"):
+        tf.image.grayscale_to_rgb(tf.ones((2, 2, 1), tf.uint16))
+    assert tf.image.grayscale_to_rgb(tf.ones((2, 2, 1), tf.uint32)).shape == (2, 2, 3)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Incompatible shapes"):
+        tf.image.random_crop(x, [2, 2])
+    with pytest.raises(tf.errors.InvalidArgumentError):  # TF: a MatMul size error
+        tf.image.rgb_to_grayscale(tf.ones((4, 4, 2)))
