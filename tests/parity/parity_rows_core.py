@@ -559,10 +559,16 @@ def function_scenario(lib, x):
 
 
 add("function", cases(tensors(("float32",), shape=(2,))), call=function_scenario)
+def inside(context, fn):
+    """fn() run inside the context manager `context` (entered and exited)."""
+    with context:
+        return fn()
+
+
 add("device", cases(st.sampled_from(["/CPU:0", "/cpu:0", "CPU"])),
-    call=lambda lib, name: (lambda d: [(lib.constant(1.0) + 1).numpy()])(lib.device(name).__enter__()))
+    call=lambda lib, name: inside(lib.device(name), lambda: (lib.constant(1.0) + 1).numpy()))
 add("name_scope", cases(st.sampled_from(["a", "block1"])),
-    call=lambda lib, name: (lambda s: [s.__enter__() is not None])(lib.name_scope(name)))
+    call=lambda lib, name: inside(lib.name_scope(name), lambda: lib.Variable(1.0).name))
 
 
 def initializer_values(name):
@@ -604,13 +610,36 @@ for _name in ("stateless_normal", "stateless_truncated_normal", "stateless_unifo
 add("random.categorical", cases(tensors(("float32",), shape=(2, 3)), st.integers(0, 3)),
     call=random_summary("categorical"))
 add("random.shuffle", cases(tensors(("float32", "int32"), shape=(4, 2))), call=random_summary("shuffle"))
-add("random.set_seed", cases(st.sampled_from([1, 42])), call=lambda lib, s: lib.random.set_seed(s))
+
+
+def seeded_repeat(lib, seed):
+    """Two runs after the same global seed draw the same numbers; the seed is unset afterwards."""
+    try:
+        lib.random.set_seed(seed)
+        first = lib.random.uniform([3])
+        lib.random.set_seed(seed)
+        return bool(lib.reduce_all(lib.random.uniform([3]) == first))
+    finally:
+        lib.random.set_seed(None)
+
+
+add("random.set_seed", cases(st.sampled_from([1, 42])), call=seeded_repeat)
 add("random.Generator", cases(st.sampled_from([1, 7])),
     call=lambda lib, seed: (lambda g: [g.normal([2, 3]).shape.as_list(), g.uniform([2], dtype=lib.int32,
                                                                                   maxval=5).dtype.name])(
         lib.random.Generator.from_seed(seed)))
 add("random.get_global_generator", call=lambda lib: isinstance(lib.random.get_global_generator(),
                                                                lib.random.Generator))
-add("random.set_global_generator",
-    call=lambda lib: (lib.random.set_global_generator(lib.random.Generator.from_seed(3)),
-                      lib.random.get_global_generator().normal([2]).shape.as_list())[1])
+
+
+def swap_global_generator(lib):
+    """Install a seeded global generator, draw from it, then put the previous one back."""
+    previous = lib.random.get_global_generator()
+    lib.random.set_global_generator(lib.random.Generator.from_seed(3))
+    try:
+        return lib.random.get_global_generator().normal([2]).shape.as_list()
+    finally:
+        lib.random.set_global_generator(previous)
+
+
+add("random.set_global_generator", call=swap_global_generator)
