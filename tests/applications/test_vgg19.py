@@ -146,6 +146,8 @@ def test_matches_tensorflow(small):
         if layer.weights:
             layer.set_weights(small.get_layer(layer.name).get_weights())
     x = np.random.RandomState(4).rand(2, 32, 32, 3).astype("float32") * 255
-    np.testing.assert_allclose(small(vgg19.preprocess_input(x)).numpy(),
-                               ref(tf_ref.keras.applications.vgg19.preprocess_input(x)).numpy(),
-                               rtol=1e-4, atol=1e-3)
+    got = small(vgg19.preprocess_input(x)).numpy()
+    want = ref(tf_ref.keras.applications.vgg19.preprocess_input(x)).numpy()
+    # 16 unnormalized float32 layers reach ~1e9: summation order (oneDNN vs BLAS) moves small
+    # entries by more than rtol, so the absolute tolerance follows the output's scale
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * float(np.abs(want).max()))
