@@ -132,6 +132,10 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
     x = as_tensor(a)
     nd = x._value.ndim
     perm = tuple(_range(nd))[::-1] if perm is None else _shape_arg(perm)
+    for p in perm:
+        if not -nd <= p < nd:
+            raise errors.invalid_argument("Transpose", f"{p} is out of range [0 .. {nd}) in perm "
+                                                       f"{list(perm)} for a tensor of shape {list(x.shape)}")
     if sorted(p % nd if nd else p for p in perm) != list(_range(nd)) or len(perm) != nd:
         raise errors.invalid_argument("Transpose", f"perm {list(perm)} is not a permutation of the "
                                                    f"{nd} dimensions of a tensor of shape {list(x.shape)}")
@@ -155,6 +159,9 @@ def stack(values, axis=0, name="stack"):
     if not isinstance(values, (list, tuple)):
         values = list(values)
     if not values:
+        if _scalar_int(axis) != 0:  # TF only converts an empty list as a constant for axis 0
+            raise IndexError("list index out of range: stack got no values to stack along axis "
+                             f"{axis}")
         return Tensor(backend.default_module().zeros((0,), dtype=np.float32))
     like = next((v for v in values if isinstance(v, (Tensor, Variable))), None)
     tensors = [as_tensor(v) if like is None or isinstance(v, (Tensor, Variable))
@@ -750,6 +757,24 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     """One-hot vectors of length `depth` for each index (out-of-range indices give all
     `off_value`); the new dimension goes at `axis` (last by default). dtype float32 unless set
     or implied by on_value/off_value."""
+    from minitf.ops.constant import convert_to_tensor
+    # TF's dtype rules: on/off values fix the dtype, which must agree with each other and `dtype`
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype)
+    on = None if on_value is None else convert_to_tensor(on_value, dtype_hint=dtype)
+    off = None if off_value is None else convert_to_tensor(off_value, dtype_hint=dtype)
+    if on is not None or off is not None:
+        for label, t in (("on_value", on), ("off_value", off)):
+            if t is not None and dtype is not None and t.dtype != dtype:
+                raise TypeError(f"dtype {t.dtype!r} of {label} does not match dtype parameter {dtype!r}")
+        if dtype is None:
+            dtype = on.dtype if on is not None else off.dtype
+    elif dtype is None:
+        dtype = dtypes.float32
+    on = as_tensor(1, dtype=dtype) if on is None else on
+    off = as_tensor(0, dtype=dtype) if off is None else off
+    if on.dtype != off.dtype:
+        raise TypeError(f"dtype {on.dtype!r} of on_value does not match dtype {off.dtype!r} of off_value")
     if isinstance(indices, (Tensor, Variable)):
         idx = as_tensor(indices)
     else:  # Python data converts as int64 (the op's default index type) where it can
@@ -765,24 +790,6 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     depth = _scalar_int(depth)
     if depth < 0:
         raise errors.invalid_argument("OneHot", f"depth must be non-negative, got {depth}")
-    from minitf.ops.constant import convert_to_tensor
-    # TF's dtype rules: on/off values fix the dtype, which must agree with each other and `dtype`
-    if dtype is not None:
-        dtype = dtypes.as_dtype(dtype)
-    on = None if on_value is None else convert_to_tensor(on_value, dtype_hint=dtype)
-    off = None if off_value is None else convert_to_tensor(off_value, dtype_hint=dtype)
-    if on is not None or off is not None:
-        for name, t in (("on_value", on), ("off_value", off)):
-            if t is not None and dtype is not None and t.dtype != dtype:
-                raise TypeError(f"dtype {t.dtype!r} of {name} does not match dtype parameter {dtype!r}")
-        if dtype is None:
-            dtype = on.dtype if on is not None else off.dtype
-    elif dtype is None:
-        dtype = dtypes.float32
-    on = as_tensor(1, dtype=dtype) if on is None else on
-    off = as_tensor(0, dtype=dtype) if off is None else off
-    if on.dtype != off.dtype:
-        raise TypeError(f"dtype {on.dtype!r} of on_value does not match dtype {off.dtype!r} of off_value")
     xp = array_module(idx._value)
     nd = idx._value.ndim
     axis = nd if axis is None or axis == -1 else _scalar_int(axis)

@@ -554,11 +554,15 @@ def greater_equal(x, y, name=None):
     return _compare("GreaterEqual", x, y, lambda xp, a, b: xp.greater_equal(a, b))
 
 
-def _as_bool(x, op_name, index):
-    """A bool tensor for input #index of a logical op: Python values must convert to bool
-    (TypeError otherwise), tensors must already be bool (InvalidArgumentError), as in TF."""
+def _to_bool(x):
+    """Input of a logical op: Python values must convert to bool (TypeError otherwise)."""
     t = x.value() if isinstance(x, Variable) else x
-    t = as_tensor(t, dtype=None if isinstance(t, Tensor) else dtypes.bool)
+    return as_tensor(t, dtype=None if isinstance(t, Tensor) else dtypes.bool)
+
+
+def _as_bool(t, op_name, index):
+    """Tensor input #index of a logical op, which must already be bool (InvalidArgumentError)."""
+    t = _to_bool(t)
     if t._value.dtype.kind != "b":
         raise errors.invalid_argument(
             op_name, f"cannot compute {op_name} as input #{index}(zero-based) was expected to be a bool "
@@ -567,6 +571,7 @@ def _as_bool(x, op_name, index):
 
 
 def _logical(op_name, x, y, fn):
+    x, y = _to_bool(x), _to_bool(y)  # TF converts every input before it checks any dtype
     x, y = _as_bool(x, op_name, 0), _as_bool(y, op_name, 1)
     with shape_errors(op_name, x, y):
         return Tensor(fn(array_module(x._value), x._value, y._value))

@@ -511,10 +511,11 @@ def _scatter_last(g, idx, n):
     xp = array_module(g._value)
     gv = g._value
     k = gv.shape[-1]
-    flat_idx = xp.broadcast_to(idx, gv.shape).reshape(-1, k)
+    flat_idx = xp.broadcast_to(idx, gv.shape).reshape(-1, k) if gv.size else None
     out = xp.zeros(gv.shape[:-1] + (n,), dtype=gv.dtype)
-    rows = xp.arange(flat_idx.shape[0])[:, None]
-    out.reshape(-1, n)[rows, flat_idx] = gv.reshape(-1, k)  # indices in a row are distinct
+    if gv.size:  # (k = 0 or an empty batch scatters nothing)
+        rows = xp.arange(flat_idx.shape[0])[:, None]
+        out.reshape(-1, n)[rows, flat_idx] = gv.reshape(-1, k)  # indices in a row are distinct
     y = Tensor(out)
     if _state.active:
         record("ScatterLast", (g,), (y,), lambda u: _gather_last(u, xp.broadcast_to(idx, u._value.shape[:-1] + idx.shape[-1:])))

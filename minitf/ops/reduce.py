@@ -224,6 +224,10 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
 
 def _reduce_bool(input_tensor, axis, keepdims, op_name, fn_name):
     x = as_tensor(input_tensor)
+    if x._value.dtype.kind != "b" and isinstance(axis, (list, tuple)):
+        # with a Python list of axes TF's op falls back to converting the input to bool itself
+        raise ValueError(f"Tensor conversion requested dtype bool for Tensor with dtype {x.dtype.name} "
+                         f"in {op_name}; compare or cast it to tf.bool first")
     if x._value.dtype.kind != "b":
         raise errors.invalid_argument(
             op_name, f"cannot compute {op_name} as input #0(zero-based) was expected to be a bool "

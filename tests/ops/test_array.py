@@ -481,3 +481,15 @@ def test_pad_reverse_roll_repeat_where_scatter_errors_follow_tf():
         tf.tensor_scatter_nd_update(x, [[0]], tf.ones([1, 3], tf.float64))
     with pytest.raises(errors.InvalidArgumentError, match="Tindices"):
         tf.tensor_scatter_nd_update(x, [[0.0]], tf.ones([1, 3]))
+
+
+def test_transpose_stack_one_hot_error_order_follows_tf():
+    x = tf.ones([3, 4])
+    with pytest.raises(errors.InvalidArgumentError, match="out of range"):
+        tf.transpose(x, [3, 0])
+    assert tf.transpose(x, [-1, 0]).shape == (4, 3)
+    with pytest.raises(IndexError):
+        tf.stack([], 1)
+    # one_hot checks on/off/dtype agreement before the indices' dtype
+    with pytest.raises(TypeError, match="dtype parameter"):
+        tf.one_hot(tf.constant([1.5]), 2, on_value=1.0, dtype=tf.bool)

@@ -244,3 +244,8 @@ def test_rint_and_divide_no_nan_dtypes_follow_tf():
         tf.math.rint(tf.constant([1, 2]))
     with pytest.raises(TypeError):
         tf.math.divide_no_nan(tf.constant([1, 2]), tf.constant([1.0, 2.0]))
+
+
+def test_logical_ops_convert_every_input_before_checking_dtypes():
+    with pytest.raises(TypeError):
+        tf.logical_and(tf.constant([1, 2]), 1)  # 1 -> bool fails before int32 is rejected

@@ -358,3 +358,10 @@ def test_leaky_relu_casts_integers_and_gelu_refuses_them_like_tf():
     for x in (tf.constant([1, 2]), tf.constant([1], tf.uint8), tf.constant([True])):
         with pytest.raises(ValueError, match="floating point"):
             tf.nn.gelu(x)
+
+
+def test_top_k_with_k_zero_has_a_zero_gradient():
+    x = tf.Variable(tf.ones([2, 5]))
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(tf.math.top_k(x, k=0).values)
+    assert tape.gradient(y, x).numpy().tolist() == [[0.0] * 5] * 2

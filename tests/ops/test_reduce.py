@@ -293,3 +293,12 @@ def test_variance_checks_axes_before_the_integer_type_error():
         tf.math.reduce_std(tf.constant(4), axis=0)
     with pytest.raises(TypeError):
         tf.math.reduce_std(tf.constant([1, 2]))
+
+
+def test_reduce_any_all_of_non_bool_with_list_axes_is_a_value_error_like_tf():
+    with pytest.raises(ValueError):
+        tf.reduce_all(tf.constant([1]), [])
+    with pytest.raises(ValueError):
+        tf.reduce_any(tf.constant([1.0]), [0])
+    with pytest.raises(errors.InvalidArgumentError):
+        tf.reduce_any(tf.constant([1.0]), 0)
