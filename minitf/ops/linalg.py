@@ -2,7 +2,8 @@
 import numpy as np
 
 from minitf import dtypes, errors
-from minitf.ops._core import Tensor, _state, record, register_batchable, array_module, as_tensor, binary
+from minitf.ops._core import (Tensor, Variable, _state, record, register_batchable, array_module,
+                              as_tensor, binary)
 
 __all__ = ["matmul", "tensordot", "einsum", "matvec", "matrix_transpose", "adjoint", "eye", "diag",
            "diag_part", "trace", "band_part", "inv", "det", "slogdet", "logdet", "solve", "cholesky",
@@ -31,6 +32,11 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         if out_dtype == a.dtype and out_dtype == b.dtype:
             out_dtype = None
     if out_dtype is None:
+        if isinstance(a, (Tensor, Variable)) and a.dtype.name not in _MATMUL_KERNELS | {"int16"}:
+            # TF looks the kernel up for a's dtype before it checks b against it
+            ta_ = as_tensor(a)
+            b_rank = len(b.shape) if isinstance(b, (Tensor, Variable)) else np.ndim(b)
+            _check_matmul_kernel(ta_, ta_, None, ta_._value.ndim > 2 or b_rank > 2)
         a, b = binary(a, b, "MatMul", hint=True)
     ta, tb = transpose_a or adjoint_a, transpose_b or adjoint_b
     va, vb = a._value, b._value
@@ -193,11 +199,13 @@ def tensordot(a, b, axes, name=None):
         axes_a = [ax % na for ax in axes_a]
         axes_b = [ax % nb for ax in axes_b]
     sa, sb = a._value.shape, b._value.shape
-    for i, j in zip(axes_a, axes_b):
-        if sa[i] != sb[j]:
-            raise errors.invalid_argument(
-                "Tensordot", f"contracted dimensions differ: a{list(sa)} axis {i} has {sa[i]}, "
-                             f"b{list(sb)} axis {j} has {sb[j]}")
+    # like TF, only the contracted sizes' products must agree (the operands are reshaped to matrices)
+    k_a = int(np.prod([sa[i] for i in axes_a], dtype=np.int64))
+    k_b = int(np.prod([sb[j] for j in axes_b], dtype=np.int64))
+    if k_a != k_b:
+        raise errors.invalid_argument(
+            "Tensordot", f"Matrix size-incompatible: a{list(sa)} contracts {k_a} values over axes "
+                         f"{axes_a} but b{list(sb)} contracts {k_b} over axes {axes_b}")
     free_a = [i for i in range(na) if i not in axes_a]
     free_b = [i for i in range(nb) if i not in axes_b]
     k = int(np.prod([sa[i] for i in axes_a], dtype=np.int64))

@@ -136,6 +136,8 @@ def real_div(x, y, name=None):
 
 def divide_no_nan(x, y, name=None):
     """x / y, but 0 wherever y is 0. Integers are cast to float first, as in tf.math.truediv."""
+    if not isinstance(x, (Tensor, Variable)) and isinstance(y, (Tensor, Variable)):
+        x = as_tensor(x, dtype=y.dtype)  # as tf.divide: a Python x takes y's dtype
     try:
         x, y = binary(x, y, "div_no_nan", hint=True)
     except errors.InvalidArgumentError as e:
@@ -601,19 +603,22 @@ def logical_not(x, name=None):
 def bitwise_and(x, y, name=None):
     """Elementwise bitwise AND of integer tensors."""
     x, y = binary(x, y, "BitwiseAnd")
-    return Tensor(x._value & y._value)
+    with shape_errors("BitwiseAnd", x, y):
+        return Tensor(x._value & y._value)
 
 
 def bitwise_or(x, y, name=None):
     """Elementwise bitwise OR of integer tensors."""
     x, y = binary(x, y, "BitwiseOr")
-    return Tensor(x._value | y._value)
+    with shape_errors("BitwiseOr", x, y):
+        return Tensor(x._value | y._value)
 
 
 def bitwise_xor(x, y, name=None):
     """Elementwise bitwise XOR of integer tensors."""
     x, y = binary(x, y, "BitwiseXor")
-    return Tensor(x._value ^ y._value)
+    with shape_errors("BitwiseXor", x, y):
+        return Tensor(x._value ^ y._value)
 
 
 def invert(x, name=None):

@@ -88,7 +88,7 @@ def leaky_relu(features, alpha=0.2, name=None):
         from minitf.ops.constant import cast
         x = cast(x, "float32")
     check_kernel_dtype(x, "LeakyRelu")
-    alpha = float(alpha)
+    alpha = float(np.float32(alpha))  # TF's alpha attr is a float32, whatever the input dtype
     xv = x._value
     xp = array_module(xv)
     scaled = xp.multiply(xv, xv.dtype.type(alpha), out=xp.empty_like(xv))

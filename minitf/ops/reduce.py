@@ -76,7 +76,9 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     v = x._value
     if v.dtype.kind in "iub":
         total = xp.sum(v.astype("int64"), axis=axes, keepdims=keepdims)
-        return Tensor(xp.asarray(total // max(count, 1), dtype=v.dtype if v.dtype.kind != "b" else "int32"))
+        # integer division truncating toward zero, as TF's kernel does (-5 / 4 is -1)
+        quotient = xp.sign(total) * (xp.abs(total) // max(count, 1))
+        return Tensor(xp.asarray(quotient, dtype=v.dtype))
     y = Tensor(xp.asarray(xp.mean(v, axis=axes, keepdims=keepdims), dtype=v.dtype))
     if _state.active:
         shape = x._value.shape
@@ -193,7 +195,7 @@ def _product_of_others(x, axes):
     so zeros are handled): exclusive cumulative products from both ends, multiplied."""
     from minitf.ops.array import reshape, transpose
     shape = x._value.shape
-    if not axes:
+    if not axes or x._value.size == 0:  # (an empty input has an empty gradient)
         from minitf.ops.array import ones_like
         return ones_like(x)
     kept = [i for i in range(len(shape)) if i not in axes]

@@ -246,3 +246,14 @@ def test_trace_and_vector_fro_norm_errors_follow_tf():
     with pytest.raises(ValueError, match="vector norm"):
         tf.linalg.norm(tf.constant([[1.0, 2.0], [3.0, 4.0]]), ord="fro")  # axis=None means a vector
     np.testing.assert_allclose(tf.linalg.norm(tf.ones([2, 2]), ord="fro", axis=[0, 1]).numpy(), 2.0)
+
+
+def test_tensordot_int_axes_need_only_matching_products_and_matmul_kernel_first():
+    a = tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    b = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    # TF reshapes both to [1, 6] x [6, 1]: the contracted sizes differ but their products agree
+    np.testing.assert_allclose(tf.tensordot(a, b, 2).numpy(), np.dot(a.numpy().ravel(), b.numpy().ravel()))
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.tensordot(a, tf.ones([4, 2]), 1)
+    with pytest.raises(tf.errors.NotFoundError):  # uint16 has no kernel, found before the dtype clash
+        tf.matmul(tf.ones([2, 3], tf.uint16), tf.ones([3, 2], tf.float16))

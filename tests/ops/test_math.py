@@ -249,3 +249,19 @@ def test_rint_and_divide_no_nan_dtypes_follow_tf():
 def test_logical_ops_convert_every_input_before_checking_dtypes():
     with pytest.raises(TypeError):
         tf.logical_and(tf.constant([1, 2]), 1)  # 1 -> bool fails before int32 is rejected
+
+
+def test_erf_is_accurate_to_float64_rounding():
+    x = np.concatenate([np.linspace(-8.0, 8.0, 4001), [0.0, 1e-300, 0.5, 4.0, 30.5, np.inf, -np.inf]])
+    got = tf.math.erf(tf.constant(x)).numpy()
+    ref = np.array([math.erf(v) for v in x])
+    np.testing.assert_allclose(got, ref, rtol=1e-15, atol=1e-300)
+    assert np.isnan(tf.math.erf(tf.constant([np.nan])).numpy()[0])
+    assert tf.math.erf(tf.constant([0.5], tf.float32)).dtype == tf.float32
+
+
+def test_bitwise_shape_mismatch_and_divide_no_nan_python_x():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Incompatible shapes"):
+        tf.bitwise.bitwise_or(tf.ones([2, 3], tf.int32), tf.ones([0], tf.int32))
+    r = tf.math.divide_no_nan(1, tf.constant([2.0, 0.0], tf.float64))  # 1 takes y's dtype
+    assert r.dtype == tf.float64 and r.numpy().tolist() == [0.5, 0.0]

@@ -73,7 +73,8 @@ def test_relu_keeps_dtype_and_second_order_path():
 def test_leaky_relu_any_alpha_values_second_order_and_jacobian(alpha):
     x = away_from_zero(7) * 3.0
     v = x.numpy()
-    np.testing.assert_allclose(tf.nn.leaky_relu(x, alpha=alpha).numpy(), np.where(v > 0, v, alpha * v), rtol=1e-12)
+    a32 = float(np.float32(alpha))  # TF's alpha attr is float32 even for float64 inputs
+    np.testing.assert_allclose(tf.nn.leaky_relu(x, alpha=alpha).numpy(), np.where(v > 0, v, a32 * v), rtol=1e-12)
     # x * leaky(x) has a nonzero second derivative on both sides, so this checks the grad-of-grad rule
     assert_gradients_close(lambda t: tf.nn.leaky_relu(t, alpha=alpha) * t, [x], order=2)
     with tf.GradientTape() as tape:
@@ -365,3 +366,8 @@ def test_top_k_with_k_zero_has_a_zero_gradient():
     with tf.GradientTape() as tape:
         y = tf.reduce_sum(tf.math.top_k(x, k=0).values)
     assert tape.gradient(y, x).numpy().tolist() == [[0.0] * 5] * 2
+
+
+def test_leaky_relu_alpha_is_a_float32_attr_like_tf():
+    y = tf.nn.leaky_relu(tf.constant([-1.0], tf.float64), alpha=0.2).numpy()[0]
+    assert y == -float(np.float32(0.2))

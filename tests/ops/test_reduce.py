@@ -302,3 +302,15 @@ def test_reduce_any_all_of_non_bool_with_list_axes_is_a_value_error_like_tf():
         tf.reduce_any(tf.constant([1.0]), [0])
     with pytest.raises(errors.InvalidArgumentError):
         tf.reduce_any(tf.constant([1.0]), 0)
+
+
+def test_integer_mean_truncates_toward_zero_like_tf():
+    assert tf.reduce_mean(tf.constant([[-2, -4, 3, -2]]), axis=1).numpy().tolist() == [-1]
+    assert tf.reduce_mean(tf.constant([7, 0]), axis=0).numpy() == 3
+
+
+def test_prod_gradient_of_an_empty_tensor_is_empty():
+    x = tf.Variable(tf.zeros([0, 2, 2]))
+    with tf.GradientTape() as tape:
+        y = tf.reduce_prod(x)
+    assert tape.gradient(y, x).shape == (0, 2, 2)
