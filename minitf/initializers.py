@@ -400,7 +400,9 @@ _BY_NAME = {
 }
 _BY_NAME.update({cls.__name__: cls for cls in list(_BY_NAME.values())})
 _BY_NAME.update({name: globals()[name] for name in TF_ALIASES})
-__all__ += TF_ALIASES + sorted(k for k in _BY_NAME if k.islower() and k not in TF_ALIASES)
+# tf.keras.initializers lists the lower-case Keras names; the TF-1 style aliases and the short
+# "normal"/"uniform" stay reachable (get, deserialize, attribute access) but are not exported
+__all__ += sorted(k for k in _BY_NAME if k.islower() and k not in TF_ALIASES and k not in ("normal", "uniform"))
 
 
 def serialize(initializer):

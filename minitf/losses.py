@@ -11,15 +11,13 @@ float64, as in Keras 2); y_true is cast to it.
 """
 import numpy as np
 
-__all__ = ["Reduction", "Loss", "LossFunctionWrapper", "BinaryCrossentropy",
+__all__ = ["Reduction", "Loss", "BinaryCrossentropy",
            "CategoricalCrossentropy", "SparseCategoricalCrossentropy", "MeanSquaredError",
            "MeanAbsoluteError", "MeanAbsolutePercentageError", "MeanSquaredLogarithmicError",
            "Huber", "KLDivergence", "CosineSimilarity", "Hinge", "SquaredHinge",
            "CategoricalHinge", "LogCosh", "Poisson",
            "binary_crossentropy", "categorical_crossentropy", "sparse_categorical_crossentropy",
-           "mean_squared_error", "mean_absolute_error", "mean_absolute_percentage_error",
-           "mean_squared_logarithmic_error", "huber", "kl_divergence", "cosine_similarity",
-           "hinge", "squared_hinge", "categorical_hinge", "log_cosh", "poisson",
+           "huber", "cosine_similarity", "hinge", "squared_hinge", "categorical_hinge", "poisson",
            "mse", "mae", "mape", "msle", "kld", "MSE", "MAE", "MAPE", "MSLE", "KLD", "logcosh",
            "kullback_leibler_divergence", "get", "serialize", "deserialize"]
 

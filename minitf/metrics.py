@@ -12,15 +12,14 @@ import numpy as np
 from minitf.module import Module
 from minitf.tape import stop_recording_all
 
-__all__ = ["Metric", "Reduce", "Mean", "Sum", "MeanMetricWrapper", "MeanSquaredError",
+__all__ = ["Metric", "Mean", "Sum", "MeanMetricWrapper", "MeanSquaredError",
            "MeanAbsoluteError", "MeanAbsolutePercentageError", "RootMeanSquaredError",
            "Accuracy", "BinaryAccuracy", "CategoricalAccuracy", "SparseCategoricalAccuracy",
            "TopKCategoricalAccuracy", "SparseTopKCategoricalAccuracy", "Precision", "Recall",
            "AUC", "CategoricalCrossentropy", "BinaryCrossentropy", "SparseCategoricalCrossentropy",
-           "accuracy", "binary_accuracy", "categorical_accuracy", "sparse_categorical_accuracy",
+           "binary_accuracy", "categorical_accuracy", "sparse_categorical_accuracy",
            "top_k_categorical_accuracy", "sparse_top_k_categorical_accuracy", "get", "serialize",
-           "deserialize", "mse", "mae", "mape", "MSE", "MAE", "MAPE", "mean_squared_error",
-           "mean_absolute_error", "mean_absolute_percentage_error", "binary_crossentropy",
+           "deserialize", "mse", "mae", "mape", "MSE", "MAE", "MAPE", "binary_crossentropy",
            "categorical_crossentropy", "sparse_categorical_crossentropy"]
 
 EPSILON = 1e-7

@@ -1,5 +1,5 @@
 """tf.keras.layers: the Layer base class and the built-in layers."""
-from minitf.layers.base import Layer, InputSpec, clear_session  # noqa: F401
+from minitf.layers.base import Layer, InputSpec  # noqa: F401
 from minitf.layers.core import *  # noqa: F401,F403
 from minitf.layers.convolutional import (Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D,  # noqa: F401
                                          SeparableConv2D, Convolution1D, Convolution2D,

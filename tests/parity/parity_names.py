@@ -23,11 +23,12 @@ def namespace(lib, path):
 
 
 def exported(lib=minitf, namespaces=NAMESPACES):
-    """Qualified public names of `lib`'s namespaces, each with its object."""
+    """Qualified public names of `lib`'s namespaces, each with its object (a module's `__all__`
+    where it has one, else every name without a leading underscore)."""
     names = {}
     for ns in namespaces:
         module = namespace(lib, ns)
-        for name in sorted(dir(module)):
+        for name in sorted(getattr(module, "__all__", None) or dir(module)):
             if name.startswith("_"):
                 continue
             obj = getattr(module, name)
