@@ -66,7 +66,9 @@ def _relu_grad(y, g):
     # a multiply by the mask, as TF's kernel does: branch-free, ~10x faster than np.where
     out = Tensor(xp.multiply(g._value, y._value > 0, dtype=g._value.dtype))
     if _state.active:
-        record("ReluGrad", (y, g), (out,), lambda u: (None, lambda: _relu_grad(y, u)))
+        # TF's ReluGrad gradient gives the features a zero gradient (not None): second
+        # derivatives through relu are zeros, as in TF
+        record("ReluGrad", (y, g), (out,), lambda u: (lambda: _zeros_like(y), lambda: _relu_grad(y, u)))
     return out
 
 
@@ -74,6 +76,10 @@ def relu6(features, name=None):
     """min(max(features, 0), 6), elementwise."""
     x = as_tensor(features)
     return _m().minimum(relu(x), _const(6, x))
+
+
+def _zeros_like(t):
+    return Tensor(array_module(t._value).zeros_like(t._value))
 
 
 def _const(value, like):
@@ -110,7 +116,8 @@ def _leaky_relu_grad(x, g, alpha):
     slope += positive
     out = Tensor(xp.multiply(slope, gv, out=slope) if slope.shape == gv.shape else slope * gv)
     if _state.active:
-        record("LeakyReluGrad", (x, g), (out,), lambda u: (None, lambda: _leaky_relu_grad(x, u, alpha)))
+        record("LeakyReluGrad", (x, g), (out,),
+               lambda u: (lambda: _zeros_like(x), lambda: _leaky_relu_grad(x, u, alpha)))
     return out
 
 

@@ -371,3 +371,15 @@ def test_top_k_with_k_zero_has_a_zero_gradient():
 def test_leaky_relu_alpha_is_a_float32_attr_like_tf():
     y = tf.nn.leaky_relu(tf.constant([-1.0], tf.float64), alpha=0.2).numpy()[0]
     assert y == -float(np.float32(0.2))
+
+
+@pytest.mark.parametrize("fn", [tf.nn.relu, tf.nn.relu6, lambda t: tf.nn.leaky_relu(t, 0.2)])
+def test_second_derivative_of_piecewise_linear_activations_is_zero_not_none(fn):
+    x = tf.constant([0.5, -1.0, 7.0])
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = fn(x)
+        g = inner.gradient(y, x)
+    assert outer.gradient(g, x).numpy().tolist() == [0.0, 0.0, 0.0]
