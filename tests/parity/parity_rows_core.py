@@ -35,6 +35,7 @@ for _name in ("abs", "negative", "sign", "square"):
     unary(_name, dtypes=FLOATS + SIGNED)
 for _name in ("floor", "math.ceil", "math.rint", "nn.relu"):
     unary(_name, grad=1 if _name == "nn.relu" else 0)
+unary("round", grad=0)  # not an alias of rint: integers pass through, float16 has a kernel
 for _name in ("math.is_finite", "math.is_inf", "math.is_nan"):
     unary(_name, grad=0)
 unary("logical_not", dtypes=("bool",), grad=0)
