@@ -13,8 +13,10 @@ import collections
 import numpy as np
 
 from minitf import backend, dtypes, errors
+from minitf.ops._core import as_tensor
 from minitf.tensor import Tensor
 from minitf.trackable import Trackable
+from minitf.variable import Variable
 
 __all__ = ["set_seed", "get_seed", "normal", "uniform", "truncated_normal", "categorical", "shuffle",
            "stateless_normal", "stateless_uniform", "stateless_truncated_normal", "Generator",
@@ -74,12 +76,33 @@ def _host_rng(seed):
     return _philox(global_seed, op_seed, count)
 
 
-def _shape(shape):
-    if isinstance(shape, Tensor):
-        return tuple(int(d) for d in np.asarray(shape.numpy()).reshape(-1))
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(int(d) for d in shape)
+_FLOAT_KERNEL = ("float16", "bfloat16", "float32", "float64")
+
+
+def _shape(shape, op_name, attr="T"):
+    """An output shape checked as TF's random kernels check it: a vector (list, tuple,
+    TensorShape or 1-D tensor) of int32/int64 sizes, none negative (InvalidArgumentError)."""
+    if isinstance(shape, (list, tuple)) and len(shape) == 0:
+        return ()
+    if not isinstance(shape, (Tensor, Variable)) and hasattr(shape, "as_list"):
+        shape = shape.as_list()
+    s = as_tensor(shape)
+    if s.dtype.name not in ("int32", "int64"):
+        raise errors.invalid_argument(
+            op_name, f"Value for attr '{attr}' of {s.dtype.name} is not in the list of allowed values: "
+                     f"int32, int64; pass the shape as integers")
+    v = np.asarray(backend.to_host(s._value))
+    if v.ndim != 1:
+        raise errors.invalid_argument(
+            op_name, f"shape must be a vector of {{int32,int64}}, got shape {list(v.shape)}; pass a list "
+                     f"such as [{', '.join(str(int(d)) for d in v.reshape(-1)[:2]) or 'n'}]")
+    if (v < 0).any():
+        raise errors.invalid_argument(op_name, f"Dimension {int(v[v < 0][0])} must be >= 0")
+    return tuple(int(d) for d in v)
+
+
+def _host(t):
+    return np.asarray(backend.to_host(t._value))
 
 
 def _host_scalar(x):
@@ -93,19 +116,36 @@ def _place(array, dtype):
     return Tensor(backend.default_module().asarray(np.asarray(array, dtype=dtype._np)))
 
 
-def _float_dtype(dtype, op_name, *params):
-    """A floating dtype for a normal-type op. As in TF, a non-float dtype first fails converting
-    the float `params` (mean, stddev) to it (TypeError), else at the op's attr check."""
-    dtype = dtypes.as_dtype(dtype)
-    if not dtype.is_floating:
-        for p in params:
-            if isinstance(p, float):
-                raise TypeError(f"Cannot convert {p!r} to EagerTensor of dtype {dtype.name} in {op_name}; "
-                                f"random normals need a floating dtype")
+def _kernel_dtype(dtype, op_name, allowed, attr="dtype", names=None):
+    if dtype.name not in allowed:
         raise errors.invalid_argument(
-            op_name, f"Value for attr 'dtype' of {dtype.name} is not in the list of allowed values "
-                     f"(floating types); pass dtype=tf.float32")
-    return dtype
+            op_name, f"Value for attr '{attr}' of {dtype.name} is not in the list of allowed values: "
+                     f"{names or ', '.join(allowed)}")
+
+
+def _normal_args(shape, mean, stddev, dtype, op_name, shape_attr="T"):
+    """(shape, mean, stddev, dtype) checked in TF's order: the shape, then mean and stddev
+    converted to `dtype` (a float mean for an int dtype: TypeError; a tensor of another dtype:
+    ValueError), then the kernel's float-only dtype attr (InvalidArgumentError)."""
+    dtype = dtypes.as_dtype(dtype)
+    shape = _shape(shape, op_name, shape_attr)
+    mean, stddev = as_tensor(mean, dtype=dtype), as_tensor(stddev, dtype=dtype)
+    _kernel_dtype(dtype, op_name, _FLOAT_KERNEL, names="half, bfloat16, float, double")
+    return shape, mean, stddev, dtype
+
+
+def _scale_shift(values, scale, shift, dtype):
+    """values * scale + shift in `dtype`, broadcasting as TF's Mul/AddV2 (InvalidArgumentError)."""
+    v = np.asarray(values, dtype=dtype._np)
+    a, b = _host(scale), _host(shift)
+    for op, other in (("Mul", a), ("AddV2", b)):
+        try:
+            np.broadcast_shapes(v.shape, other.shape)
+        except ValueError:
+            raise errors.invalid_argument(op, f"Incompatible shapes: {list(v.shape)} vs. "
+                                              f"{list(other.shape)}") from None
+        v = v * other if op == "Mul" else v + other
+    return _place(v, dtype)
 
 
 def _draw_normal(rng, shape, dtype):
@@ -123,55 +163,85 @@ def _draw_truncated(rng, shape, dtype):
     return out
 
 
-def _draw_uniform(rng, shape, minval, maxval, dtype, op_name):
-    if dtype.is_integer:
-        if maxval is None:
-            raise ValueError(f"Must specify maxval for integer dtype {dtype.name} in {op_name}")
-        for bound in (minval, maxval):
-            if isinstance(bound, float):  # TF converts the bounds to the integer dtype first
-                raise TypeError(f"Cannot convert {bound!r} to EagerTensor of dtype {dtype.name} in "
-                                f"{op_name}; pass integer bounds for an integer dtype")
-        lo, hi = _host_scalar(minval), _host_scalar(maxval)
-        if np.any(lo >= hi):
-            raise errors.invalid_argument(op_name, f"Need minval < maxval: {lo} >= {hi}")
-        return rng.integers(lo, hi, size=shape, dtype=dtype._np)
-    if not dtype.is_floating:
-        raise ValueError(f"{op_name}: dtype must be floating or integer, got {dtype.name}")
-    maxval = 1 if maxval is None else maxval
+def _draw_int(rng, shape, lo, hi, dtype, op_name):
+    """Integers in [lo, hi) as TF's uniform-int kernels: scalar bounds, lo < hi unless empty."""
+    lo_v, hi_v = _host(lo), _host(hi)
+    for which, v in (("minval", lo_v), ("maxval", hi_v)):
+        if v.ndim != 0:
+            raise errors.invalid_argument(op_name, f"{which} must be 0-D, got shape {list(v.shape)}; "
+                                                   f"integer bounds do not broadcast")
+    if int(np.prod(shape)) == 0:
+        return np.zeros(shape, dtype=dtype._np)
+    if lo_v >= hi_v:
+        raise errors.invalid_argument(op_name, f"Need minval < maxval: {lo_v} >= {hi_v}")
+    return rng.integers(lo_v, hi_v, size=shape, dtype=dtype._np)
+
+
+def _draw_full_int(rng, shape, dtype):
+    info = np.iinfo(dtype._np)
+    return rng.integers(info.min, info.max, size=shape, dtype=dtype._np, endpoint=True)
+
+
+def _draw_float_uniform(rng, shape, lo, hi, dtype):
     draw_dtype = np.float64 if dtype._np == np.float64 else np.float32
     unit = rng.random(shape, dtype=draw_dtype)
-    lo, hi = _host_scalar(minval), _host_scalar(maxval)
-    return unit * (hi - lo) + lo
+    h, lo_v = _host(hi), _host(lo)
+    try:
+        np.broadcast_shapes(h.shape, lo_v.shape)
+    except ValueError:
+        raise errors.invalid_argument("Sub", f"Incompatible shapes: {list(h.shape)} vs. {list(lo_v.shape)} "
+                                             f"(maxval and minval)") from None
+    return _scale_shift(unit, Tensor(np.asarray(h - lo_v, dtype=dtype._np)), lo, dtype)
+
+
+_UNIFORM_TYPES = ("float16", "bfloat16", "float32", "float64", "int32", "int64")
+
+
+def _accepted(dtype, accepted):
+    if dtype.name not in accepted:
+        raise ValueError(f"Argument `dtype` got invalid value {dtype}. Accepted dtypes are "
+                         f"({', '.join('tf.' + n for n in accepted)}).")
 
 
 # -- stateful ops ------------------------------------------------------------------------------
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
-    """Values from a normal distribution with the given mean and standard deviation."""
-    dtype = _float_dtype(dtype, "RandomStandardNormal", mean, stddev)
-    values = _draw_normal(_host_rng(seed), _shape(shape), dtype)
-    return _place(values * _host_scalar(stddev) + _host_scalar(mean), dtype)
+    """Values from a normal distribution with the given mean and standard deviation.
+
+    `mean` and `stddev` broadcast against `shape`; `dtype` must be a float type.
+    """
+    shape, mean, stddev, dtype = _normal_args(shape, mean, stddev, dtype, "RandomStandardNormal")
+    return _scale_shift(_draw_normal(_host_rng(seed), shape, dtype), stddev, mean, dtype)
 
 
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
-    """Values uniform in [minval, maxval); maxval defaults to 1 for floats and is required for ints."""
+    """Values uniform in [minval, maxval); maxval defaults to 1 for floats and is required for ints.
+
+    `dtype` is float16/bfloat16/float32/float64/int32/int64 (ValueError otherwise); integer bounds
+    must be scalars with minval < maxval (InvalidArgumentError), float bounds broadcast.
+    """
     dtype = dtypes.as_dtype(dtype)
-    values = _draw_uniform(_host_rng(seed), _shape(shape), minval, maxval, dtype, "RandomUniform")
-    return _place(values, dtype)
+    _accepted(dtype, _UNIFORM_TYPES)
+    if maxval is None:
+        if dtype.is_integer:
+            raise ValueError(f"Must specify maxval for integer dtype {dtype!r} in tf.random.uniform")
+        maxval = 1
+    shape = _shape(shape, "RandomUniformInt" if dtype.is_integer else "RandomUniform")
+    lo, hi = as_tensor(minval, dtype=dtype), as_tensor(maxval, dtype=dtype)
+    rng = _host_rng(seed)
+    if dtype.is_integer:
+        return _place(_draw_int(rng, shape, lo, hi, dtype, "RandomUniformInt"), dtype)
+    return _draw_float_uniform(rng, shape, lo, hi, dtype)
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Normal values, with any value more than two standard deviations from the mean redrawn."""
-    dtype = _float_dtype(dtype, "TruncatedNormal", mean, stddev)
-    values = _draw_truncated(_host_rng(seed), _shape(shape), dtype)
-    return _place(values * _host_scalar(stddev) + _host_scalar(mean), dtype)
+    shape, mean, stddev, dtype = _normal_args(shape, mean, stddev, dtype, "TruncatedNormal")
+    return _scale_shift(_draw_truncated(_host_rng(seed), shape, dtype), stddev, mean, dtype)
 
 
 def _sample_categorical(rng, logits, num_samples, dtype):
     """[batch, num_samples] class indices drawn with probabilities softmax(logits)."""
-    if logits.ndim != 2:
-        raise errors.invalid_argument("Multinomial", f"logits should be a matrix [batch_size, "
-                                                     f"num_classes], got shape {list(logits.shape)}")
     logits = logits.astype(np.float64)
     shifted = logits - logits.max(axis=1, keepdims=True)
     probs = np.exp(shifted)
@@ -183,15 +253,42 @@ def _sample_categorical(rng, logits, num_samples, dtype):
 
 
 def categorical(logits, num_samples, dtype=None, seed=None, name=None):
-    """Draw `num_samples` class indices per row of `logits` [batch, classes] (int64 by default)."""
+    """Draw `num_samples` class indices per row of `logits` [batch, classes] (int64 by default).
+
+    As TF's Multinomial kernel: float logits only (integer logits: NotFoundError), a matrix with
+    at least one class, and a non-negative int32 scalar `num_samples`.
+    """
+    logits = as_tensor(logits)
     dtype = dtypes.int64 if dtype is None else dtypes.as_dtype(dtype)
-    host_logits = np.asarray(_host_scalar(logits))
-    return _place(_sample_categorical(_host_rng(seed), host_logits, num_samples, dtype), dtype)
+    _accepted(dtype, ("int32", "int64"))
+    if isinstance(num_samples, (Tensor, Variable)) and num_samples.dtype.name != "int32":
+        raise errors.invalid_argument(
+            "Multinomial", f"cannot compute Multinomial as input #1(zero-based) was expected to be a "
+                           f"int32 tensor but is a {num_samples.dtype.name} tensor")
+    n = _host(as_tensor(num_samples, dtype=dtypes.int32))
+    name_ = logits.dtype.name
+    if name_ not in _FLOAT_KERNEL:
+        if logits.dtype.is_integer:
+            raise errors.NotFoundError(None, None, f"Could not find device for node: Multinomial"
+                                                   f"[T={name_}]: no CPU kernel for {name_} logits; "
+                                                   f"cast them to float32")
+        _kernel_dtype(logits.dtype, "Multinomial", _FLOAT_KERNEL, attr="T")
+    v = _host(logits)
+    if v.ndim != 2:
+        raise errors.invalid_argument("Multinomial", f"logits should be a matrix [batch_size, "
+                                                     f"num_classes], got shape {list(v.shape)}")
+    if n.ndim != 0:
+        raise errors.invalid_argument("Multinomial", f"num_samples should be a scalar, got shape "
+                                                     f"{list(n.shape)}")
+    if n < 0:
+        raise errors.invalid_argument("Multinomial", f"num_samples should be nonnegative, got {int(n)}")
+    if v.shape[1] == 0:
+        raise errors.invalid_argument("Multinomial", "num_classes should be positive, got 0")
+    return _place(_sample_categorical(_host_rng(seed), v, int(n), dtype), dtype)
 
 
 def shuffle(value, seed=None, name=None):
     """`value` with its first dimension randomly permuted."""
-    from minitf.ops._core import as_tensor
     x = as_tensor(value)
     if x._value.ndim == 0:
         return x
@@ -203,37 +300,62 @@ def shuffle(value, seed=None, name=None):
 # -- stateless ops -------------------------------------------------------------------------------
 
 def _stateless_rng(seed, op_name):
-    key = np.asarray(_host_scalar(seed))
-    if key.dtype.kind not in "iu":
+    key = as_tensor(seed)
+    if key.dtype.name not in ("int32", "int64"):
         raise errors.invalid_argument(
             op_name, f"Value for attr 'Tseed' of {key.dtype.name} is not in the list of allowed values: "
                      f"int32, int64; pass an integer seed pair")
+    key = _host(key)
     if key.shape != (2,):
         raise errors.invalid_argument(
-            op_name, f"seed must have shape [2], not {list(key.shape)}; pass a pair such as [1, 2]")
+            "StatelessRandomGetKeyCounter", f"seed must have shape [2], not {list(key.shape)}; pass a "
+                                            f"pair such as [1, 2]")
     return _philox(int(key[0]), int(key[1]))
 
 
 def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None, alg="auto_select"):
     """Normal values fully determined by `shape` and the [2] integer `seed`."""
-    dtype = _float_dtype(dtype, "StatelessRandomNormal", mean, stddev)
-    values = _draw_normal(_stateless_rng(seed, "StatelessRandomNormal"), _shape(shape), dtype)
-    return _place(values * _host_scalar(stddev) + _host_scalar(mean), dtype)
+    shape, mean, stddev, dtype = _normal_args(shape, mean, stddev, dtype, "StatelessRandomNormalV2", "Tshape")
+    rng = _stateless_rng(seed, "StatelessRandomGetKeyCounter")
+    return _scale_shift(_draw_normal(rng, shape, dtype), stddev, mean, dtype)
+
+
+_STATELESS_UNIFORM_TYPES = _UNIFORM_TYPES + ("uint32", "uint64")
 
 
 def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, name=None, alg="auto_select"):
-    """Uniform values fully determined by `shape` and the [2] integer `seed`."""
+    """Uniform values fully determined by `shape` and the [2] integer `seed`.
+
+    For integer dtypes pass both bounds, or neither (minval=None, maxval=None) for the full range.
+    """
     dtype = dtypes.as_dtype(dtype)
-    rng = _stateless_rng(seed, "StatelessRandomUniform")
-    return _place(_draw_uniform(rng, _shape(shape), minval, maxval, dtype, "StatelessRandomUniform"), dtype)
+    _accepted(dtype, _STATELESS_UNIFORM_TYPES)
+    if dtype.is_integer:
+        if (minval is None) != (maxval is None):
+            raise ValueError(f"For integer `dtype` argument {dtype}, argument `minval` and `maxval` must "
+                             f"be both None or not None. Got `minval`={minval} and `maxval`={maxval}.")
+        if minval is not None and dtype.name in ("uint32", "uint64"):
+            raise ValueError(f"Argument `dtype` got invalid value {dtype} when argument `minval` is not "
+                             f"None. Please don't use unsigned integers in this case.")
+    elif maxval is None:
+        maxval = 1
+    shape = _shape(shape, "StatelessRandomUniformV2", "Tshape")
+    rng = _stateless_rng(seed, "StatelessRandomGetKeyCounter")
+    if dtype.is_integer and minval is None:
+        return _place(_draw_full_int(rng, shape, dtype), dtype)
+    lo, hi = as_tensor(minval, dtype=dtype), as_tensor(maxval, dtype=dtype)
+    if dtype.is_integer:
+        return _place(_draw_int(rng, shape, lo, hi, dtype, "StatelessRandomUniformIntV2"), dtype)
+    return _draw_float_uniform(rng, shape, lo, hi, dtype)
 
 
 def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None,
                                alg="auto_select"):
     """Truncated normal values fully determined by `shape` and the [2] integer `seed`."""
-    dtype = _float_dtype(dtype, "StatelessTruncatedNormal", mean, stddev)
-    values = _draw_truncated(_stateless_rng(seed, "StatelessTruncatedNormal"), _shape(shape), dtype)
-    return _place(values * _host_scalar(stddev) + _host_scalar(mean), dtype)
+    shape, mean, stddev, dtype = _normal_args(shape, mean, stddev, dtype, "StatelessTruncatedNormalV2",
+                                              "Tshape")
+    rng = _stateless_rng(seed, "StatelessRandomGetKeyCounter")
+    return _scale_shift(_draw_truncated(rng, shape, dtype), stddev, mean, dtype)
 
 
 # -- Generator -----------------------------------------------------------------------------------
@@ -259,7 +381,7 @@ class Generator(Trackable):
                 raise ValueError(f"Generator state must have shape [3], got {list(initial.shape)}")
         else:
             initial = _to_int64_bits([0, 0, int(_entropy.integers(0, 2 ** 63))])
-        self._alg = "philox" if alg is None else alg
+        self._alg = _alg_id(alg)
         self._state_var = Variable(initial, trainable=False, dtype=dtypes.int64, name="StateVar")
 
     @classmethod
@@ -292,7 +414,7 @@ class Generator(Trackable):
 
     @property
     def algorithm(self):
-        """The bit-generation algorithm (always Philox here)."""
+        """TF's id of the bit-generation algorithm (1, Philox; draws always use Philox here)."""
         return self._alg
 
     def _checkpoint_dependencies(self):
@@ -318,28 +440,68 @@ class Generator(Trackable):
 
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
         """Normal values; advances the state."""
-        dtype = _float_dtype(dtype, "StatefulStandardNormal", mean, stddev)
-        values = self._draw(lambda rng: _draw_normal(rng, _shape(shape), dtype))
-        return _place(values * _host_scalar(stddev) + _host_scalar(mean), dtype)
+        shape, mean, stddev, dtype = _normal_args(shape, mean, stddev, dtype, "StatelessRandomNormalV2",
+                                                  "Tshape")
+        return _scale_shift(self._draw(lambda rng: _draw_normal(rng, shape, dtype)), stddev, mean, dtype)
 
     def uniform(self, shape, minval=0, maxval=None, dtype=dtypes.float32, name=None):
-        """Uniform values in [minval, maxval) (maxval required for integers); advances the state."""
+        """Uniform values in [minval, maxval); advances the state.
+
+        For integer dtypes pass both bounds (int32/int64), or neither for the full range.
+        """
         dtype = dtypes.as_dtype(dtype)
-        return _place(self._draw(lambda rng: _draw_uniform(rng, _shape(shape), minval, maxval, dtype,
-                                                           "StatefulUniform")), dtype)
+        if dtype.is_integer:
+            if (minval is None) != (maxval is None):
+                raise ValueError(f"For integer dtype {dtype}, minval and maxval must be both `None` or "
+                                 f"both non-`None`; got minval={minval} and maxval={maxval}")
+        elif maxval is None:
+            maxval = 1
+        if dtype.is_integer and minval is None:
+            return self.uniform_full_int(shape, dtype)
+        op = "StatelessRandomUniformIntV2" if dtype.is_integer else "StatelessRandomUniformV2"
+        shape = _shape(shape, op, "Tshape")
+        lo, hi = as_tensor(minval, dtype=dtype), as_tensor(maxval, dtype=dtype)
+        if dtype.is_integer:
+            if dtype.name in ("uint32", "uint64"):
+                raise errors.NotFoundError(None, None, f"Could not find device for node: {op}"
+                                                       f"[dtype={dtype.name}]: no CPU kernel for bounded "
+                                                       f"{dtype.name} draws; use int32 or int64")
+            _kernel_dtype(dtype, op, ("int32", "int64", "uint32", "uint64"))
+            return _place(self._draw(lambda rng: _draw_int(rng, shape, lo, hi, dtype, op)), dtype)
+        _kernel_dtype(dtype, op, _FLOAT_KERNEL, names="half, bfloat16, float, double")
+        return self._draw(lambda rng: _draw_float_uniform(rng, shape, lo, hi, dtype))
 
     def uniform_full_int(self, shape, dtype=dtypes.uint64, name=None):
-        """Integers covering the whole range of `dtype`."""
+        """Integers covering the whole range of `dtype` (int32, int64, uint32 or uint64)."""
         dtype = dtypes.as_dtype(dtype)
-        info = np.iinfo(dtype._np)
-        return _place(self._draw(lambda rng: rng.integers(info.min, info.max, size=_shape(shape),
-                                                          dtype=dtype._np, endpoint=True)), dtype)
+        op = "StatelessRandomUniformFullIntV2"
+        shape = _shape(shape, op, "Tshape")
+        _kernel_dtype(dtype, op, ("int32", "int64", "uint32", "uint64"))
+        return _place(self._draw(lambda rng: _draw_full_int(rng, shape, dtype)), dtype)
 
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
         """Normal values redrawn beyond two standard deviations; advances the state."""
-        dtype = _float_dtype(dtype, "StatefulTruncatedNormal", mean, stddev)
-        values = self._draw(lambda rng: _draw_truncated(rng, _shape(shape), dtype))
-        return _place(values * _host_scalar(stddev) + _host_scalar(mean), dtype)
+        shape, mean, stddev, dtype = _normal_args(shape, mean, stddev, dtype, "StatelessTruncatedNormalV2",
+                                                  "Tshape")
+        return _scale_shift(self._draw(lambda rng: _draw_truncated(rng, shape, dtype)), stddev, mean, dtype)
+
+    def binomial(self, shape, counts, probs, dtype=dtypes.int32, name=None):
+        """Binomial draws of `shape`: counts trials with success probability probs, both
+        broadcasting against the rightmost dimensions of `shape`; advances the state."""
+        dtype = dtypes.as_dtype(dtype)
+        counts, probs = as_tensor(counts), as_tensor(probs)
+        op = "StatefulRandomBinomial"
+        shape = _shape(shape, op)
+        _kernel_dtype(dtype, op, ("float16", "float32", "float64", "int32", "int64"))
+        n, p = _host(counts), _host(probs)
+        try:
+            np.broadcast_shapes(n.shape, p.shape, shape)
+        except ValueError:
+            raise errors.invalid_argument(op, f"counts {list(n.shape)} and probs {list(p.shape)} must "
+                                              f"broadcast to the rightmost dimensions of shape "
+                                              f"{list(shape)}") from None
+        return _place(self._draw(lambda rng: rng.binomial(n.astype(np.int64), p.astype(np.float64),
+                                                          size=shape)), dtype)
 
     def make_seeds(self, count=1):
         """An int64 [2, count] tensor of seeds for stateless ops; advances the state."""
@@ -352,6 +514,21 @@ class Generator(Trackable):
         seeds = np.asarray(self.make_seeds(count).numpy())
         return [Generator(state=_to_int64_bits([0, int(seeds[0, i]), int(seeds[1, i])]), alg=self._alg)
                 for i in range(int(count))]
+
+
+_ALGORITHMS = {"philox": 1, "threefry": 2, "auto_select": 3}
+
+
+def _alg_id(alg):
+    """TF's integer id for an RNG algorithm given by name, id or tf.random.Algorithm."""
+    if alg is None:
+        return 1
+    alg = getattr(alg, "value", alg)
+    if isinstance(alg, str):
+        if alg.lower() not in _ALGORITHMS:
+            raise ValueError(f"Unsupported random algorithm {alg!r}; use one of {sorted(_ALGORITHMS)}")
+        return _ALGORITHMS[alg.lower()]
+    return int(alg)
 
 
 _global_generator = None
@@ -367,8 +544,6 @@ def get_global_generator():
 
 
 def set_global_generator(generator):
-    """Replace the process-wide Generator."""
+    """Replace the process-wide Generator (unchecked, as in TF)."""
     global _global_generator
-    if not isinstance(generator, Generator):
-        raise TypeError(f"set_global_generator needs a tf.random.Generator, got {type(generator).__name__}")
     _global_generator = generator

@@ -168,8 +168,9 @@ def test_non_deterministic_and_global_generators():
     g = tf.random.Generator.from_seed(3)
     tf.random.set_global_generator(g)
     assert tf.random.get_global_generator() is g
-    with pytest.raises(TypeError):
-        tf.random.set_global_generator("not a generator")
+    tf.random.set_global_generator("not a generator")  # TF stores anything without a check
+    assert tf.random.get_global_generator() == "not a generator"
+    tf.random.set_global_generator(g)
 
 
 def test_generator_checkpoint_round_trip(tmp_path):
@@ -190,3 +191,122 @@ def test_stateless_seed_errors_follow_tf():
         tf.random.stateless_uniform([4], [1, 2, 3])
     with pytest.raises(tf.errors.InvalidArgumentError, match="Tseed"):
         tf.random.stateless_uniform([4], [1.0, 2.0])
+
+
+# -- behaviour pinned against TF 2.21 (shapes, dtypes and error classes; values differ by design) --
+
+@pytest.mark.parametrize("draw", [
+    lambda shape: tf.random.normal(shape), lambda shape: tf.random.uniform(shape),
+    lambda shape: tf.random.uniform(shape, maxval=3, dtype=tf.int32),
+    lambda shape: tf.random.truncated_normal(shape),
+    lambda shape: tf.random.stateless_uniform(shape, [1, 2]),
+    lambda shape: tf.random.stateless_normal(shape, [1, 2]),
+    lambda shape: tf.random.Generator.from_seed(1).normal(shape)])
+def test_shape_argument_checked_as_tf_kernels(draw):
+    for bad in (3, [-1, 3], [[2, 3]], [2.0, 3.0], [True]):
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            draw(bad)
+    for good in ([], (2,), np.array([2, 3]), tf.constant([2, 3], tf.int64), tf.TensorShape([2, 3])):
+        assert draw(good).shape == tuple(int(d) for d in np.asarray(good).reshape(-1)) or np.size(good) == 0
+
+
+def test_normal_dtype_and_parameter_rules():
+    # mean is converted to dtype first (TypeError), then the kernel wants a float dtype
+    for dtype in (tf.int32, tf.bool):
+        with pytest.raises(TypeError, match="Cannot convert 0.0"):
+            tf.random.normal([2], dtype=dtype)
+    for fn in (tf.random.truncated_normal, lambda s, **k: tf.random.stateless_normal(s, [1, 2], **k),
+               tf.random.Generator.from_seed(1).normal):
+        with pytest.raises(TypeError):
+            fn([2], dtype=tf.int32)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="attr 'dtype' of int32"):
+        tf.random.normal([2], mean=0, stddev=1, dtype=tf.int32)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="complex64"):
+        tf.random.normal([2], dtype=tf.complex64)
+    with pytest.raises(ValueError, match="float64"):
+        tf.random.normal([2], mean=tf.constant(1.0, tf.float64))
+    # mean/stddev broadcast against the shape like TF's Mul/AddV2
+    assert tf.random.normal([2, 3], mean=[1.0, 2.0, 3.0]).shape == (2, 3)
+    assert tf.random.normal([3], stddev=[[1.0], [2.0]]).shape == (2, 3)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Incompatible shapes"):
+        tf.random.normal([2, 3], mean=[1.0, 2.0])
+    assert tf.random.normal([2], dtype=tf.float16).dtype == tf.float16
+
+
+def test_uniform_dtype_and_bound_rules():
+    for dtype in (tf.int16, tf.uint8, tf.bool, tf.complex64):
+        with pytest.raises(ValueError, match="Accepted dtypes"):
+            tf.random.uniform([2], maxval=5, dtype=dtype)
+    with pytest.raises(ValueError, match="Must specify maxval"):
+        tf.random.uniform([2], dtype=tf.int64)
+    with pytest.raises(TypeError, match="Cannot convert 5.0"):
+        tf.random.uniform([2], maxval=5.0, dtype=tf.int32)
+    with pytest.raises(ValueError, match="int64"):
+        tf.random.uniform([2], maxval=tf.constant(2, tf.int64), dtype=tf.int32)
+    with pytest.raises(ValueError, match="float64"):
+        tf.random.uniform([2], maxval=tf.constant(2.0, tf.float64))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="0-D"):
+        tf.random.uniform([2], maxval=[5, 6], dtype=tf.int32)  # integer bounds do not broadcast
+    with pytest.raises(tf.errors.InvalidArgumentError, match="minval < maxval"):
+        tf.random.uniform([2], minval=5, maxval=5, dtype=tf.int32)
+    assert tf.random.uniform([0], minval=5, maxval=5, dtype=tf.int32).shape == (0,)  # empty: no check
+    assert tf.random.uniform([2], minval=0.0, maxval=[5.0, 6.0]).shape == (2,)  # float bounds broadcast
+    assert tf.random.uniform([2], dtype=tf.float16).dtype == tf.float16
+
+
+def test_stateless_uniform_rules():
+    su = tf.random.stateless_uniform
+    with pytest.raises(ValueError, match="both None or not None"):
+        su([2], [1, 2], dtype=tf.int32)
+    for dtype in (tf.int32, tf.uint32, tf.int64, tf.uint64):  # no bounds: the full range
+        assert su([2], [1, 2], minval=None, maxval=None, dtype=dtype).dtype == dtype
+    with pytest.raises(ValueError, match="unsigned"):
+        su([2], [1, 2], minval=0, maxval=5, dtype=tf.uint32)
+    for dtype in (tf.uint8, tf.int16):
+        with pytest.raises(ValueError, match="Accepted dtypes"):
+            su([2], [1, 2], maxval=5, dtype=dtype)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="minval < maxval"):
+        su([2], [1, 2], minval=5, maxval=5, dtype=tf.int32)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Tseed"):
+        su([2], tf.constant([1, 2], tf.uint8))
+    assert su([2], tf.constant([1, 2], tf.int32)).shape == (2,)
+
+
+def test_categorical_rules():
+    logits = tf.zeros((2, 3))
+    assert tf.random.categorical(logits, 4, dtype=tf.int32).dtype == tf.int32
+    for dtype in (tf.float32, tf.int16):
+        with pytest.raises(ValueError, match="Accepted dtypes"):
+            tf.random.categorical(logits, 4, dtype=dtype)
+    with pytest.raises(tf.errors.NotFoundError):
+        tf.random.categorical(tf.zeros((2, 3), tf.int32), 4)
+    assert tf.random.categorical(tf.zeros((2, 3), tf.float16), 4).shape == (2, 4)
+    with pytest.raises(TypeError, match="Cannot convert 2.0"):
+        tf.random.categorical(logits, 2.0)
+    for bad_logits, n in ((tf.zeros((3,)), 2), (tf.zeros((2, 0)), 2), (logits, -1)):
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            tf.random.categorical(bad_logits, n)
+    assert tf.random.categorical(tf.zeros((0, 3)), 2).shape == (0, 2)
+
+
+def test_generator_rules_as_tf():
+    g = tf.random.Generator.from_seed(1)
+    assert g.algorithm == 1  # TF's id for Philox
+    with pytest.raises(ValueError, match="both `None`"):
+        g.uniform([2], dtype=tf.int32)
+    assert g.uniform([2], minval=None, maxval=None, dtype=tf.int32).dtype == tf.int32
+    with pytest.raises(tf.errors.InvalidArgumentError, match="int16"):
+        g.uniform([2], maxval=4, dtype=tf.int16)
+    with pytest.raises(tf.errors.NotFoundError):
+        g.uniform([2], maxval=4, dtype=tf.uint32)
+    with pytest.raises(TypeError, match="Cannot convert 0"):
+        g.uniform([2], dtype=tf.bool)
+    assert g.uniform([2], dtype=tf.float64).dtype == tf.float64
+    assert g.uniform_full_int([2], dtype=tf.uint32).dtype == tf.uint32
+    for dtype in (tf.int16, tf.float32):
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            g.uniform_full_int([2], dtype=dtype)
+    b = g.binomial([3, 2], counts=[10.0, 5.0], probs=[0.5, 1.0])
+    assert b.dtype == tf.int32 and b.shape == (3, 2)
+    assert (b.numpy()[:, 1] == 5).all() and ((b.numpy() >= 0) & (b.numpy() <= 10)).all()
+
