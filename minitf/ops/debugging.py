@@ -10,17 +10,16 @@ import numpy as np
 from minitf import backend, dtypes, errors
 from minitf.ops._core import (Tensor, _state, record, register_batchable, as_tensor, binary,
                               check_kernel_dtype, incompatible_shapes)
-from minitf.ops.math import is_nan, is_inf, is_finite  # noqa: F401 (tf.debugging.is_nan, ...)
 
 __all__ = [
     "check_numerics", "assert_equal", "assert_none_equal", "assert_less", "assert_less_equal",
     "assert_greater", "assert_greater_equal", "assert_near", "assert_rank", "assert_rank_at_least",
     "assert_rank_in", "assert_shapes", "assert_all_finite", "assert_positive", "assert_negative",
     "assert_non_negative", "assert_non_positive", "assert_type", "assert_integer", "assert_scalar",
-    "assert_proper_iterable", "Assert", "is_nan", "is_inf", "is_finite", "is_numeric_tensor",
+    "assert_proper_iterable", "Assert", "is_numeric_tensor",
 ]
 # is_non_decreasing / is_strictly_increasing live here but TF 2 exports them under tf.math only
-# (minitf/math.py imports them); tf.debugging has no such names.
+# (minitf/math.py imports them); TF 2's tf.debugging has no is_nan/is_inf/is_finite either.
 
 _DEFAULT_SUMMARIZE = 3
 _CHECK_NUMERICS_TYPES = ("bfloat16", "float16", "float32", "float64")
