@@ -166,8 +166,25 @@ def _no_gradient(op_name):
     return grad
 
 
-def _resample(x, wy, wx, op_name):
-    """out[n] = wy @ x[n] @ wx^T per channel, for x [N, H, W, C]; recorded with its adjoint."""
+def _grad_dtype_error(op_name, dtype_name):
+    """The gradient rule of an op whose TF gradient kernel takes float32 originals only."""
+    tf_name = {"float64": "double", "float16": "half"}.get(dtype_name, dtype_name)
+
+    def grad(*upstream):
+        raise errors.invalid_argument(
+            op_name + "Grad", f"cannot compute {op_name}Grad as input #1(zero-based) was expected to be "
+                              f"a float tensor but is a {tf_name} tensor; resize float32 images to "
+                              f"differentiate this method")
+    return grad
+
+
+def _resample(x, wy, wx, op_name, source_dtype=None):
+    """out[n] = wy @ x[n] @ wx^T per channel, for x [N, H, W, C]; recorded with its adjoint.
+
+    `source_dtype` names the dtype of the images before their cast to float32, for the rules of
+    TF's gradient rules (ResizeArea: none; ScaleAndTranslate: float32 originals only;
+    ResizeBicubic: no gradient for float16 images).
+    """
     v = x._value
     xp = array_module(v)
     n, h, w, c = v.shape
@@ -175,8 +192,14 @@ def _resample(x, wy, wx, op_name):
     rows = xp.matmul(wy, v.reshape(n, h, w * c)).reshape(n * oh, w, c)
     out = Tensor(xp.matmul(wx, rows).reshape(n, oh, ow, c))
     if _state.active:
-        grad = _no_gradient(op_name) if op_name == "ResizeArea" else \
-            (lambda g: _resample(g, wy.T, wx.T, op_name + "Grad"))
+        if op_name == "ResizeArea":
+            grad = _no_gradient(op_name)
+        elif op_name == "ScaleAndTranslate" and source_dtype in ("float16", "float64"):
+            grad = _grad_dtype_error(op_name, source_dtype)
+        elif op_name == "ResizeBicubic" and source_dtype == "float16":
+            grad = lambda g: None  # noqa: E731 (TF's bicubic gradient skips float16 images)
+        else:
+            grad = lambda g: _resample(g, wy.T, wx.T, op_name + "Grad")  # noqa: E731
         record(op_name, (x,), (out,), grad)
     return out
 
@@ -248,6 +271,7 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
     if h == 0 or w == 0 or c == 0:
         raise errors.invalid_argument(op, f"input image must be of non-zero size, got height {h}, "
                                           f"width {w}, channels {c}")
+    source_dtype = x.dtype.name
     if method == "nearest":
         if x._value.dtype.kind not in "fc":
             xp = array_module(x._value)
@@ -260,7 +284,7 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
     dt = x._value.dtype
     wy = xp.asarray(_weights(method, h, oh, antialias), dtype=dt)
     wx = xp.asarray(_weights(method, w, ow, antialias), dtype=dt)
-    return _unbatch(_resample(x, wy, wx, op), was_3d)
+    return _unbatch(_resample(x, wy, wx, op, source_dtype), was_3d)
 
 
 # -- simple differentiable image ops ------------------------------------------------------------

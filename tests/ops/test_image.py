@@ -336,3 +336,25 @@ def test_small_image_op_errors_as_tf():
         tf.image.random_crop(x, [2, 2])
     with pytest.raises(tf.errors.InvalidArgumentError):  # TF: a MatMul size error
         tf.image.rgb_to_grayscale(tf.ones((4, 4, 2)))
+
+
+def _resize_grad(x, method, antialias=False):
+    x = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.image.resize(x, [2, 3], method=method, antialias=antialias)
+    return tape.gradient(y, x)
+
+
+def test_resize_gradient_dtype_rules_as_tf():
+    img = rand(4, 5, 1)
+    # ScaleAndTranslate's gradient kernel takes float32 originals only
+    for dtype in (np.float64, np.float16):
+        for method, aa in (("lanczos3", False), ("gaussian", False), ("bilinear", True)):
+            with pytest.raises(tf.errors.InvalidArgumentError, match="ScaleAndTranslateGrad"):
+                _resize_grad(img.astype(dtype), method, aa)
+    assert _resize_grad(img.astype(np.float32), "lanczos3").dtype == tf.float32
+    # bicubic has no gradient for float16 images, and one for float64
+    assert _resize_grad(img.astype(np.float16), "bicubic") is None
+    assert _resize_grad(img, "bicubic").dtype == tf.float64
+    assert _resize_grad(img.astype(np.float16), "bilinear").dtype == tf.float16
