@@ -65,6 +65,8 @@ def _python_to_array(value, dtype):
     if dtype is not None:
         np_dtype = dtype._np
         target = np_dtype.kind
+        if arr.size == 0 and kind == "f" and not isinstance(value, np.ndarray):
+            return np.zeros(arr.shape, dtype=np_dtype)  # [] converts to any dtype
         if is_text or kind in "US":
             if dtype is not dtypes.string:
                 raise _conversion_error(value, dtype)
@@ -191,8 +193,11 @@ def constant(value, dtype=None, shape=None, name="Const"):
 def cast(x, dtype, name=None):
     """`x` converted elementwise to `dtype`; gradients flow between floating types only.
 
-    Like TF's kernel this truncates floats toward zero and wraps out-of-range values (it does not
-    saturate; use tf.saturate_cast). Casts to or from tf.string raise UnimplementedError.
+    Floats truncate toward zero. Out-of-range floats cast to integers follow TF's scalar CPU path
+    (through int32, NaN/overflow -> minimum, then wrap). TF's vectorized path saturates 8/16-bit
+    results instead, for whole 16/32-element blocks of long arrays only, so TF itself gives
+    position-dependent values there; use tf.saturate_cast for a defined result. Casts to or from
+    tf.string raise UnimplementedError.
     """
     dtype = dtypes.as_dtype(dtype)
     x = convert_to_tensor(x)

@@ -335,7 +335,8 @@ def atan2(y, x, name=None):
     """Angle of the point (x, y), elementwise."""
     y, x = binary(y, x, "Atan2")
     check_kernel_dtype(y, "Atan2")
-    z = Tensor(array_module(y._value).arctan2(y._value, x._value))
+    with shape_errors("Atan2", y, x):
+        z = Tensor(array_module(y._value).arctan2(y._value, x._value))
     if _state.active:
         def grad(g):
             d = x * x + y * y

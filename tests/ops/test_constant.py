@@ -75,3 +75,10 @@ def test_saturate_cast_refuses_bool_string_and_unclampable_inputs():
         tf.saturate_cast(tf.constant([1]), tf.string)
     with pytest.raises(tf.errors.NotFoundError):
         tf.saturate_cast(tf.constant([1], tf.uint32), tf.int8)
+
+
+def test_empty_list_converts_to_any_dtype():
+    for dtype in (tf.bool, tf.int8, tf.uint64, tf.string):
+        t = tf.convert_to_tensor([[]], dtype)
+        assert t.dtype == dtype and t.shape == (1, 0)
+    assert tf.logical_and([], tf.constant(True)).shape == (0,)

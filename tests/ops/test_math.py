@@ -265,3 +265,8 @@ def test_bitwise_shape_mismatch_and_divide_no_nan_python_x():
         tf.bitwise.bitwise_or(tf.ones([2, 3], tf.int32), tf.ones([0], tf.int32))
     r = tf.math.divide_no_nan(1, tf.constant([2.0, 0.0], tf.float64))  # 1 takes y's dtype
     assert r.dtype == tf.float64 and r.numpy().tolist() == [0.5, 0.0]
+
+
+def test_atan2_shape_mismatch_is_invalid_argument():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Incompatible shapes"):
+        tf.math.atan2(tf.ones([4, 2, 3]), tf.ones([3, 4]))
