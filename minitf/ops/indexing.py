@@ -7,32 +7,59 @@ from minitf.ops._core import Tensor, Variable, _state, record, register_batchabl
 __all__ = ["getitem"]
 
 
+_INDEX_ERROR = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
+                "tf.int32/tf.int64 tensors are valid indices")
+
+
 def _normalize_key(key):
+    if isinstance(key, list):
+        # TF reads a list like a tuple of indices (t[[0, 1]] is t[0, 1]); all-bool lists end up
+        # as a bool index tensor, which its StridedSlice kernel rejects
+        if key and all(isinstance(k, (bool, np.bool_)) for k in key):
+            raise errors.invalid_argument(
+                "StridedSlice", "Value for attr 'Index' of bool is not in the list of allowed values: "
+                                "int16, int32, int64; index with integers or use tf.boolean_mask")
+        key = tuple(key)
     if not isinstance(key, tuple):
         key = (key,)
     out = []
     for k in key:
+        if isinstance(k, (bool, np.bool_)):
+            k = int(k)  # inside an index tuple TF takes a bool as the integer it is
+        elif isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype.kind in "iu":
+            k = int(k)
         if isinstance(k, (Tensor, Variable)):
             v = k.numpy()
             if np.ndim(v) != 0 or not np.issubdtype(np.asarray(v).dtype, np.integer):
-                raise TypeError("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and "
-                                f"scalar tf.int32/tf.int64 tensors are valid indices, got {k!r}")
+                raise TypeError(f"{_INDEX_ERROR}, got {k!r}")
             k = int(v)
         elif isinstance(k, slice):
             k = slice(*(int(p) if isinstance(p, (Tensor, Variable, np.integer)) else p
                         for p in (k.start, k.stop, k.step)))
         elif isinstance(k, (np.integer,)):
             k = int(k)
-        elif not (k is None or k is Ellipsis or isinstance(k, (int, slice))) or isinstance(k, bool):
-            raise TypeError("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and "
-                            f"scalar tf.int32/tf.int64 tensors are valid indices, got {k!r}")
+        elif not (k is None or k is Ellipsis or isinstance(k, (int, slice))):
+            raise TypeError(f"{_INDEX_ERROR}, got {k!r}")
         out.append(k)
     return tuple(out)
+
+
+def _is_bool_mask(key):
+    if isinstance(key, (bool, np.bool_)):
+        return True
+    if isinstance(key, (Tensor, Variable)):
+        return key.dtype.is_bool
+    return isinstance(key, np.ndarray) and key.dtype.kind == "b"
 
 
 def getitem(tensor, key):
     """`tensor[key]` with TF's strided-slice semantics; the gradient scatters back."""
     x = as_tensor(tensor)
+    if _is_bool_mask(key):  # as TF: a bool key (Python, numpy or tensor) is a boolean mask
+        from minitf.ops.array import boolean_mask
+        if np.ndim(key.numpy() if isinstance(key, (Tensor, Variable)) else key) == 0:
+            raise ValueError("mask cannot be scalar: index with an integer or a bool vector")
+        return boolean_mask(x, key)
     key = _normalize_key(key)
     if any(isinstance(k, slice) and k.step == 0 for k in key):
         raise errors.invalid_argument("StridedSlice", f"slice step cannot be zero (index {key} into "

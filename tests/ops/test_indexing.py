@@ -90,3 +90,19 @@ def test_jacobian_pfor_matches_loop(key):
     slow = tape.jacobian(y, x, experimental_use_pfor=False)
     np.testing.assert_allclose(fast.numpy(), slow.numpy())
     assert fast.shape == tuple(y.shape) + (3, 4)
+
+
+def test_index_forms_follow_tf():
+    x = tf.reshape(tf.range(24), [2, 3, 4])
+    assert x[[0, 1]].numpy().tolist() == [4, 5, 6, 7]  # a list reads like a tuple
+    assert x[np.array(1)].shape == (3, 4)
+    assert x[0, True].shape == (4,)  # a bool inside a tuple is an integer
+    m = x[tf.constant([True, False])]  # a bool key is a boolean mask
+    assert m.shape == (1, 3, 4)
+    assert x[np.array([False, True])].numpy()[0, 0, 0] == 12
+    with pytest.raises(ValueError, match="scalar"):
+        x[True]
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        x[[True, False]]
+    with pytest.raises(TypeError):
+        x[np.array([0, 1])]
