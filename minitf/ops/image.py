@@ -252,9 +252,10 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
     (TF registers no gradient for ResizeArea: LookupError).
     """
     from minitf.ops.constant import cast
-    method = str(getattr(method, "value", method)).lower()
+    method = getattr(method, "value", method)
     if method not in ("bilinear", "nearest", "area", "bicubic") and method not in _KERNELS:
-        raise ValueError(f"resize: unsupported method {method!r}; use one of tf.image.ResizeMethod's")
+        raise ValueError(f"resize: Resize method is not implemented: {method}; use one of "
+                         f"tf.image.ResizeMethod's (lowercase names such as 'bilinear')")
     x, was_3d = _as_batch(images, "resize")
     n, h, w, c = x._value.shape
     oh, ow = _target_size(size, h, w, preserve_aspect_ratio)
@@ -387,18 +388,31 @@ def random_flip_up_down(image, seed=None):
 def random_crop(value, size, seed=None, name=None):
     """A randomly placed slice of `value` with shape `size` (same rank as value)."""
     x = as_tensor(value)
-    size = [int(s) for s in (size.numpy() if isinstance(size, Tensor) else size)]
-    shape = list(x._value.shape)
-    if len(size) != len(shape):  # TF compares shape >= size elementwise: a kernel error
-        raise errors.invalid_argument("GreaterEqual", f"random_crop: Incompatible shapes: [{len(shape)}] "
-                                                      f"vs. [{len(size)}]; size {size} needs one entry per "
-                                                      f"dimension of value (shape {shape})")
-    if any(s > d or s < 0 for s, d in zip(size, shape)):
+    size = np.asarray(as_tensor(size, dtype=dtypes.int32).numpy(), dtype=np.int64)  # TF: int32 sizes
+    shape = np.asarray(x._value.shape, dtype=np.int64)
+    try:  # TF asserts reduce_all(shape >= size), broadcasting
+        fits = bool(np.all(shape >= size))
+    except ValueError:
+        raise errors.invalid_argument("GreaterEqual", f"random_crop: Incompatible shapes: {[len(shape)]} vs. "
+                                                      f"{list(size.shape)}; size needs one entry per "
+                                                      f"dimension of value (shape {shape.tolist()})") from None
+    if not fits:
         raise errors.invalid_argument("random_crop", f"Need value.shape >= size, got value.shape "
-                                                     f"{shape} and size {size}")
-    limits = np.array(shape) - np.array(size) + 1
-    offsets = np.minimum((_uniform((len(shape),), seed) * limits).astype(int), limits - 1)
-    return x[tuple(slice(o, o + s) for o, s in zip(offsets, size))]
+                                                     f"{shape.tolist()} and size {size.tolist()}")
+    if size.shape != shape.shape:
+        raise errors.invalid_argument("Slice", f"random_crop: Expected begin and size arguments to be 1-D "
+                                               f"tensors of size {len(shape)}, but got shapes "
+                                               f"{[len(shape)]} and {list(size.shape)}")
+    limits = shape - size + 1
+    offsets = np.minimum((_uniform((len(shape),), seed) * limits).astype(np.int64), limits - 1)
+    key = []
+    for i, (o, n, d) in enumerate(zip(offsets, size, shape)):
+        end = d if n == -1 else o + n  # as tf.slice: a size of -1 takes the rest
+        if n < -1 or o > d or end > d:
+            raise errors.invalid_argument("Slice", f"random_crop: Expected size[{i}] in [0, {max(d - o, 0)}], but "
+                                                   f"got {n}")
+        key.append(slice(int(o), int(end)))
+    return x[tuple(key)]
 
 
 def central_crop(image, central_fraction):
@@ -418,18 +432,70 @@ def central_crop(image, central_fraction):
     return x[((slice(None),) if rank == 4 else ()) + key]
 
 
-def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
-    """The [target_height, target_width] window of image(s) starting at (offset_height, offset_width)."""
+def _box_value(v):
+    """A window/padding argument as TF's Python code sees it: tensors become numpy scalars (so
+    checks on them are 'dynamic'), Python numbers stay as they are."""
+    if isinstance(v, (Tensor, Variable)):
+        return np.asarray(v.numpy())[()]
+    return v
+
+
+def _check(cond, op_name, text):
+    """TF's image `_assert`: a Python condition raises ValueError, a tensor one InvalidArgumentError."""
+    if isinstance(cond, np.generic):
+        if not cond:
+            raise errors.InvalidArgumentError(
+                None, None, f"Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be true. Summarized "
+                            f"data: b'{text}' ({op_name})")
+    elif not cond:
+        raise ValueError(f"{op_name}: {text}")
+
+
+def _box_image(image, op_name):
+    """(4-D image, was_3d) with TF's checks: rank 3 or 4, non-empty inner dims (ValueError)."""
+    from minitf.ops.array import reshape
     x = as_tensor(image)
-    rank = _image_rank(x, "crop_to_bounding_box")
-    h, w = x._value.shape[rank - 3:rank - 1]
-    if offset_height < 0 or offset_width < 0 or target_height <= 0 or target_width <= 0 or \
-            offset_height + target_height > h or offset_width + target_width > w:
-        raise ValueError(f"crop_to_bounding_box: window offset ({offset_height}, {offset_width}) size "
-                         f"({target_height}, {target_width}) does not fit in an image of {h}x{w}")
-    key = (slice(offset_height, offset_height + target_height),
-           slice(offset_width, offset_width + target_width))
-    return x[((slice(None),) if rank == 4 else ()) + key]
+    rank = x._value.ndim
+    if rank not in (3, 4):
+        raise ValueError(f"{op_name}: 'image' (shape {tuple(x.shape)}) must have either 3 or 4 dimensions.")
+    if 0 in x._value.shape[-3:]:
+        raise ValueError(f"{op_name}: inner 3 dims of 'image.shape' must be > 0: {tuple(x.shape)}")
+    return (reshape(x, [1] + list(x.shape)), True) if rank == 3 else (x, False)
+
+
+def _is_float(v):
+    return isinstance(v, (float, np.floating))
+
+
+def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    """The [target_height, target_width] window of image(s) starting at (offset_height, offset_width).
+
+    As TF: Python arguments that do not fit raise ValueError, tensor arguments
+    InvalidArgumentError; a float offset is a Slice kernel error, a float size a TypeError.
+    """
+    x, was_3d = _box_image(image, "crop_to_bounding_box")
+    oh, ow, th, tw = (_box_value(v) for v in (offset_height, offset_width, target_height, target_width))
+    h, w = x._value.shape[1:3]
+    op = "crop_to_bounding_box"
+    _check(ow >= 0, op, "offset_width must be >= 0.")
+    _check(oh >= 0, op, "offset_height must be >= 0.")
+    _check(tw > 0, op, "target_width must be > 0.")
+    _check(th > 0, op, "target_height must be > 0.")
+    _check(w >= tw + ow, op, "width must be >= target + offset.")
+    _check(h >= th + oh, op, "height must be >= target + offset.")
+    for v in (th, tw):
+        if isinstance(v, float):
+            raise TypeError(f"{op}: Cannot convert {v!r} to EagerTensor of dtype int32; pass the target "
+                            f"size as an int")
+    if _is_float(oh) or _is_float(ow):
+        raise errors.invalid_argument("Slice", f"Value for attr 'Index' of float is not in the list of "
+                                               f"allowed values: int32, int64 ({op}: pass integer offsets)")
+    if any(isinstance(v, np.int64) for v in (oh, ow)):
+        raise errors.invalid_argument("Slice", "cannot compute Slice as input #2(zero-based) was expected "
+                                               "to be a int64 tensor but is a int32 tensor; pass int32 "
+                                               "offsets")
+    oh, ow, th, tw = int(oh), int(ow), int(th), int(tw)
+    return _unbatch(x[:, oh:oh + th, ow:ow + tw], was_3d)
 
 
 def _pad_spatial(x, top, bottom, left, right):
@@ -447,28 +513,47 @@ def _pad_spatial(x, top, bottom, left, right):
 
 
 def pad_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
-    """Zero-pad image(s) to [target_height, target_width], placing them at the given offset."""
-    x, was_3d = _as_batch(image, "pad_to_bounding_box")
+    """Zero-pad image(s) to [target_height, target_width], placing them at the given offset.
+
+    As TF: Python arguments that do not fit raise ValueError, tensor arguments
+    InvalidArgumentError; float arguments are a Pad kernel error (InvalidArgumentError).
+    """
+    x, was_3d = _box_image(image, "pad_to_bounding_box")
+    oh, ow, th, tw = (_box_value(v) for v in (offset_height, offset_width, target_height, target_width))
     h, w = x._value.shape[1:3]
-    bottom, right = target_height - offset_height - h, target_width - offset_width - w
-    if min(offset_height, offset_width, bottom, right) < 0:
-        raise ValueError(f"pad_to_bounding_box: an image of {h}x{w} at offset ({offset_height}, "
-                         f"{offset_width}) does not fit in {target_height}x{target_width}")
-    return _unbatch(_pad_spatial(x, offset_height, bottom, offset_width, right), was_3d)
+    right, bottom = tw - ow - w, th - oh - h
+    op = "pad_to_bounding_box"
+    _check(oh >= 0, op, "offset_height must be >= 0")
+    _check(ow >= 0, op, "offset_width must be >= 0")
+    _check(right >= 0, op, "width must be <= target - offset")
+    _check(bottom >= 0, op, "height must be <= target - offset")
+    if any(_is_float(v) for v in (oh, bottom, ow, right)):
+        raise errors.invalid_argument("Pad", f"Value for attr 'Tpaddings' of float is not in the list of "
+                                             f"allowed values: int32, int64 ({op}: pass integer sizes)")
+    return _unbatch(_pad_spatial(x, int(oh), int(bottom), int(ow), int(right)), was_3d)
 
 
 def resize_with_crop_or_pad(image, target_height, target_width):
-    """Centrally crop and/or zero-pad image(s) to [target_height, target_width]."""
-    x = as_tensor(image)
-    rank = _image_rank(x, "resize_with_crop_or_pad")
-    if target_height <= 0 or target_width <= 0:
-        raise ValueError(f"resize_with_crop_or_pad: target size must be positive, got "
-                         f"{[target_height, target_width]}")
-    h, w = x._value.shape[rank - 3:rank - 1]
-    dh, dw = target_height - h, target_width - w
-    cropped = crop_to_bounding_box(x, max(-dh // 2, 0), max(-dw // 2, 0),
-                                   min(target_height, h), min(target_width, w))
-    return pad_to_bounding_box(cropped, max(dh // 2, 0), max(dw // 2, 0), target_height, target_width)
+    """Centrally crop and/or zero-pad image(s) to [target_height, target_width].
+
+    Python targets that are not positive raise ValueError, tensor targets InvalidArgumentError.
+    """
+    x, was_3d = _box_image(image, "resize_with_crop_or_pad")
+    th, tw = _box_value(target_height), _box_value(target_width)
+    op = "resize_with_crop_or_pad"
+    _check(tw > 0, op, "target_width must be > 0.")
+    _check(th > 0, op, "target_height must be > 0.")
+
+    def max_(a, b):
+        return np.maximum(a, b) if isinstance(a, np.generic) or isinstance(b, np.generic) else max(a, b)
+
+    def min_(a, b):
+        return np.minimum(a, b) if isinstance(a, np.generic) or isinstance(b, np.generic) else min(a, b)
+
+    h, w = x._value.shape[1:3]
+    dw, dh = tw - w, th - h
+    cropped = crop_to_bounding_box(x, max_(-dh // 2, 0), max_(-dw // 2, 0), min_(th, h), min_(tw, w))
+    return _unbatch(pad_to_bounding_box(cropped, max_(dh // 2, 0), max_(dw // 2, 0), th, tw), was_3d)
 
 
 def rot90(image, k=1, name=None):
@@ -589,6 +674,10 @@ def rgb_to_grayscale(images, name=None):
 def grayscale_to_rgb(images, name=None):
     """Repeat a single grayscale channel three times."""
     from minitf.ops.array import broadcast_to
+    if not isinstance(images, (Tensor, Variable)):
+        # TF reads images.get_shape() before converting, so lists and arrays fail there
+        raise AttributeError(f"grayscale_to_rgb: 'images' must be a tensor, got a {type(images).__name__} "
+                             f"(it has no attribute 'get_shape'); wrap it with tf.constant")
     x = as_tensor(images)
     if x._value.ndim < 2 or x._value.shape[-1] != 1:
         raise ValueError(f"grayscale_to_rgb: the last dimension must be 1, got shape {list(x.shape)}")

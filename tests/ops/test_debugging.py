@@ -233,7 +233,8 @@ def test_assert_shapes_follows_tf_rules():
     with pytest.raises(ValueError, match="dimension 0 must have size 2.  Received size 1"):
         a([(tf.zeros(()), (2,))])
     # Ellipsis or '*' only first; the string '...' is an ordinary symbol
-    assert a([(tf.zeros((4, 2, 3)), (..., 2, 3)), (tf.zeros((5, 2, 3)), ("*", "N", 3)), (tf.zeros((2,)), ("N",))]) is None
+    assert a([(tf.zeros((4, 2, 3)), (..., 2, 3)), (tf.zeros((5, 2, 3)), ("*", "N", 3)),
+              (tf.zeros((2,)), ("N",))]) is None
     with pytest.raises(ValueError, match="only allowed as the first entry"):
         a([(tf.zeros((4, 2, 3)), (2, ..., 3))])
     with pytest.raises(ValueError, match="must have rank 3"):

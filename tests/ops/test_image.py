@@ -358,3 +358,58 @@ def test_resize_gradient_dtype_rules_as_tf():
     assert _resize_grad(img.astype(np.float16), "bicubic") is None
     assert _resize_grad(img, "bicubic").dtype == tf.float64
     assert _resize_grad(img.astype(np.float16), "bilinear").dtype == tf.float16
+
+
+def test_window_ops_static_and_tensor_checks_as_tf():
+    x = tf.ones((3, 4, 1))
+    # Python arguments are checked statically (ValueError), tensor ones at run time (InvalidArgumentError)
+    with pytest.raises(ValueError, match="height must be >= target \\+ offset"):
+        tf.image.crop_to_bounding_box(x, 3, 1, 1, 1)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="height must be >= target \\+ offset"):
+        tf.image.crop_to_bounding_box(x, tf.constant(3), 1, 1, 1)
+    with pytest.raises(ValueError, match="height must be <= target - offset"):
+        tf.image.pad_to_bounding_box(x, 4, 1, 5, 6)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="height must be <= target - offset"):
+        tf.image.pad_to_bounding_box(x, tf.constant(4), 1, 5, 6)
+    with pytest.raises(ValueError, match="target_height must be > 0"):
+        tf.image.resize_with_crop_or_pad(x, 0, 2)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="target_height must be > 0"):
+        tf.image.resize_with_crop_or_pad(x, tf.constant(0), 2)
+    assert tf.image.crop_to_bounding_box(x, tf.constant(1), 1, 2, 2).shape == (2, 2, 1)
+    assert tf.image.resize_with_crop_or_pad(x, tf.constant(5), 2).shape == (5, 2, 1)
+    # float arguments: kernel attr errors, except a float crop size (TypeError converting to int32)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Index"):
+        tf.image.crop_to_bounding_box(x, 1.0, 1, 1, 1)
+    with pytest.raises(TypeError, match="Cannot convert 1.0"):
+        tf.image.crop_to_bounding_box(x, 1, 1, 1.0, 1)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Tpaddings"):
+        tf.image.pad_to_bounding_box(x, 1.0, 1, 5, 6)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Tpaddings"):
+        tf.image.resize_with_crop_or_pad(x, 5.0, 2)
+    with pytest.raises(ValueError, match="inner 3 dims"):
+        tf.image.crop_to_bounding_box(tf.ones((3, 0, 1)), 0, 0, 1, 1)
+    with pytest.raises(ValueError, match="3 or 4 dimensions"):
+        tf.image.resize_with_crop_or_pad(tf.ones((3, 4)), 2, 2)
+
+
+def test_random_crop_size_rules_as_tf():
+    x = tf.ones((4, 4, 3))
+    with pytest.raises(TypeError, match="Cannot convert"):
+        tf.image.random_crop(x, [2.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="int32"):
+        tf.image.random_crop(x, tf.constant([2, 2, 3], tf.int64))
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.image.random_crop(x, 2)  # a scalar size broadcasts in the check, then fails in Slice
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.image.random_crop(x, [-2, 2, 3])
+    assert tf.image.random_crop(x, tf.constant([2, 2, 3])).shape == (2, 2, 3)
+    assert tf.image.random_crop(tf.constant(1.0), []).shape == ()
+
+
+def test_misc_image_argument_rules_as_tf():
+    with pytest.raises(AttributeError, match="get_shape"):
+        tf.image.grayscale_to_rgb([[0.1]])
+    assert tf.image.grayscale_to_rgb(tf.Variable(np.ones((2, 2, 1)))).shape == (2, 2, 3)
+    with pytest.raises(ValueError, match="not implemented: BILINEAR"):
+        tf.image.resize(tf.ones((2, 2, 1)), [3, 3], method="BILINEAR")
+    assert tf.image.resize(tf.ones((2, 2, 1)), [3, 3], method=tf.image.ResizeMethod.BICUBIC).shape == (3, 3, 1)
