@@ -2,8 +2,6 @@
 
 These checks keep new ops from skipping the oracle: exporting a name without a row fails here.
 """
-import pytest
-
 import parity_names
 from parity_rows import TABLE
 
@@ -51,8 +49,13 @@ def test_aliases_are_aliases_in_tf(tf_ref):
     assert not differ, f"TF binds these paths to different objects; each needs its own row: {differ}"
 
 
-@pytest.mark.parametrize("path", sorted(parity_names.EXTENSIONS))
-def test_extensions_are_really_missing_from_tf(tf_ref, path):
+def test_extensions_are_really_missing_from_tf(tf_ref):
     """An extension entry must not hide a name TF does have (it would then need a row)."""
-    with pytest.raises(AttributeError):
-        parity_names.namespace(tf_ref, path)
+    present = []
+    for path in parity_names.EXTENSIONS:
+        try:
+            parity_names.namespace(tf_ref, path)
+            present.append(path)
+        except AttributeError:
+            pass
+    assert not present, f"listed as minitf extensions, but TF has them: {present}"
