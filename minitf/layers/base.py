@@ -14,6 +14,7 @@ import re
 import threading
 
 from minitf.module import Module
+from minitf.variable import Variable
 from minitf.trackable import Trackable
 from minitf.tensor_shape import TensorShape
 
@@ -363,9 +364,13 @@ class Layer(Module, Trackable):
     def add_weight(self, name=None, shape=None, dtype=None, initializer=None, regularizer=None,
                    trainable=None, constraint=None, use_resource=None, synchronization=None,
                    aggregation=None, **kwargs):
-        """Create a variable '<layer scope>/<name>:0' owned by this layer and return it."""
+        """Create a variable owned by this layer and return it.
+
+        As in Keras 3, the variable's `name` is `name` itself ('kernel') and its `path` puts the
+        layer scope in front ('dense/kernel').
+        """
         from minitf import dtypes
-        from minitf.variable import Variable, VariableSynchronization, VariableAggregation
+        from minitf.variable import VariableSynchronization, VariableAggregation
         from minitf import initializers as _inits
         shape = () if shape is None else tuple(TensorShape(shape).as_list())
         dtype = dtypes.as_dtype(dtype or self.dtype)
@@ -379,9 +384,12 @@ class Layer(Module, Trackable):
         name = name or f"weight_{len(self._weights)}"
         value = init(shape, dtype=dtype)
         with self.name_scope if not _in_scope_of(self) else _null_scope():
-            var = Variable(value, trainable=trainable, name=name, dtype=dtype, constraint=constraint,
-                           synchronization=synchronization or VariableSynchronization.AUTO,
-                           aggregation=aggregation or VariableAggregation.NONE)
+            var = LayerWeight(value, trainable=trainable, name=name, dtype=dtype,
+                              constraint=constraint,
+                              synchronization=synchronization or VariableSynchronization.AUTO,
+                              aggregation=aggregation or VariableAggregation.NONE)
+        var._path = var._name.split(":")[0]
+        var._name = name
         var._regularizer = _get_regularizer(regularizer)
         self._weights.append((name, var))
         self._track_child(name, var)
@@ -602,6 +610,16 @@ class Layer(Module, Trackable):
 
 
 # -- small helpers --------------------------------------------------------------------------
+class LayerWeight(Variable):
+    """A variable made by `Layer.add_weight`: named by the layer's own name for it ('kernel'),
+    with the layer scope in `path` ('dense/kernel'), as Keras 3 names layer weights."""
+
+    @property
+    def path(self):
+        """'<layer scope>/<name>', e.g. 'dense/kernel'."""
+        return self._path
+
+
 class _null_scope:
     def __enter__(self):
         return None

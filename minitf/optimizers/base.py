@@ -179,7 +179,7 @@ class Optimizer(Trackable):
             init = xp.full(ref.shape, initializer, dtype=ref.dtype)
         else:
             init = initializer
-        base = reference_variable.name.split(":")[0].replace("/", "_")
+        base = getattr(reference_variable, "path", reference_variable.name.split(":")[0]).replace("/", "_")
         slot = Variable(init, trainable=False, name=f"{base}_{name}", dtype=ref.dtype)
         self._slots.setdefault(reference_variable._id, {})[name] = slot
         self._slot_vars.append((reference_variable, name, slot))

@@ -23,7 +23,9 @@ def test_no_variables_before_first_call_then_named_weights():
     assert not d.built and d.variables == [] and d.weights == []
     y = d(x32(2, 4))
     assert d.built
-    assert [v.name for v in d.variables] == ["dense/kernel:0", "dense/bias:0"]
+    # Keras 3 names a layer weight by its own name; the layer scope is in `path`
+    assert [v.name for v in d.variables] == ["kernel", "bias"]
+    assert [v.path for v in d.variables] == ["dense/kernel", "dense/bias"]
     assert d.kernel.shape == (4, 3) and y.shape == (2, 3) and y.dtype == tf.float32
 
 
@@ -49,11 +51,21 @@ class Block(layers.Layer):
         return self.first(self.stack[1](self.stack[0](self.second(x)))) * self.scale
 
 
+def test_weight_names_are_keras3_names_and_optimizer_slots_keep_the_layer_scope():
+    d = layers.Dense(2, name="dd")
+    d(x32(1, 3))
+    assert d.kernel.name == "kernel" and d.kernel.path == "dd/kernel"
+    assert tf.Variable(1.0, name="x").name == "x:0"  # plain variables keep TF's ':0' names
+    opt = tf.keras.optimizers.Adam()
+    opt.build(d.trainable_variables)
+    assert any(v.name.startswith("dd_kernel") for v in opt.variables)
+
+
 def test_tracking_order_own_weights_then_sublayers_in_assignment_order():
     b = Block(name="block")
     b(x32(1, 2))
-    names = [v.name for v in b.weights]
-    assert names[0] == "block/scale:0"
+    names = [v.path for v in b.weights]
+    assert names[0] == "block/scale" and b.weights[0].name == "scale"
     expected = ["second", "s0", "s1", "first"]
     assert [n.split("/")[1] for n in names[1::2]] == expected
     assert [d for d, _ in b._checkpoint_dependencies()][:5] == \

@@ -46,15 +46,15 @@ def test_conv2d_matches_direct_sum():
 def test_conv_weight_names_and_counts():
     c = layers.Conv2D(8, 3)
     c(np.zeros((1, 5, 5, 3), "float32"))
-    assert [v.name for v in c.weights] == ["conv2d/kernel:0", "conv2d/bias:0"]
+    assert [v.name for v in c.weights] == ["kernel", "bias"]
+    assert [v.path for v in c.weights] == ["conv2d/kernel", "conv2d/bias"]
     assert c.kernel.shape == (3, 3, 3, 8) and c.count_params() == 3 * 3 * 3 * 8 + 8
     t = layers.Conv2DTranspose(8, 3)
     t(np.zeros((1, 5, 5, 3), "float32"))
     assert t.kernel.shape == (3, 3, 8, 3)
     s = layers.SeparableConv2D(8, 3)
     s(np.zeros((1, 5, 5, 3), "float32"))
-    assert [v.name.split("/")[-1] for v in s.weights] == \
-        ["depthwise_kernel:0", "pointwise_kernel:0", "bias:0"]
+    assert [v.name for v in s.weights] == ["depthwise_kernel", "pointwise_kernel", "bias"]
 
 
 @pytest.mark.parametrize("make,shape", [

@@ -11,7 +11,7 @@ def test_lookup_shape_and_values():
     y = emb(ids)
     assert y.shape == (2, 3, 4) and y.dtype == tf.float32
     np.testing.assert_array_equal(y.numpy(), emb.embeddings.numpy()[ids])
-    assert emb.weights[0].name == "embedding/embeddings:0"
+    assert emb.weights[0].name == "embeddings" and emb.weights[0].path == "embedding/embeddings"
     assert np.abs(emb.embeddings.numpy()).max() <= 0.05  # 'uniform' default: U(-0.05, 0.05)
 
 

@@ -39,8 +39,8 @@ def test_subclassed_model_tracking_training_flag_and_checkpoint_names():
     dropped = m(signs, training=True).numpy()
     full = m(signs).numpy()
     assert not np.allclose(dropped, full)  # dropout reached the inner layer
-    assert [v.name for v in m.trainable_variables] == [
-        "mlp/dense/kernel:0", "mlp/dense/bias:0", "mlp/dense_1/kernel:0", "mlp/dense_1/bias:0"]
+    assert [v.path for v in m.trainable_variables] == [
+        "mlp/dense/kernel", "mlp/dense/bias", "mlp/dense_1/kernel", "mlp/dense_1/bias"]
     assert [n for n, _ in m._checkpoint_dependencies()] == ["hidden", "drop", "out"]
     with pytest.raises(ValueError, match="not yet been built"):
         MLP().summary()
