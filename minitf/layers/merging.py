@@ -8,52 +8,83 @@ __all__ = ["Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Conc
            "add", "subtract", "multiply", "average", "maximum", "minimum", "concatenate"]
 
 
-def _broadcast_shape(a, b):
-    a, b = list(a), list(b)
-    n = max(len(a), len(b))
-    a, b = [1] * (n - len(a)) + a, [1] * (n - len(b)) + b
-    out = []
-    for x, y in zip(a, b):
+def _elementwise_shape(a, b):
+    """Keras' merge rule for two shapes without their batch axis: right-aligned, 1 or None
+    broadcasts, the longer shape's extra leading dims kept; None when they cannot merge."""
+    if len(a) < len(b):
+        a, b = b, a
+    if not b:
+        return list(a)
+    out = list(a[:len(a) - len(b)])
+    for x, y in zip(a[len(a) - len(b):], b):
         if x is None or y is None:
-            out.append(None if (x in (None, 1) and y in (None, 1)) or x == y
-                       else (x if y in (None, 1) else y))
-        elif x == 1 or y == 1 or x == y:
-            out.append(max(x, y) if min(x, y) == 1 else x)
+            out.append(None)
+        elif x == 1:
+            out.append(y)
+        elif y == 1 or x == y:
+            out.append(x)
         else:
             return None
     return out
 
 
 class _Merge(Layer):
-    """Elementwise merge of two or more inputs of compatible shapes."""
+    """Elementwise merge of a list of inputs, with Keras 3's rules: one input comes back as it
+    is, the batch sizes (first dims) must agree, the other dims broadcast from the right, and
+    inputs of lower rank are expanded at axis 1 (after the batch axis) until the ranks match."""
 
-    min_inputs = 2
-    max_inputs = None
+    exact_inputs = None
 
     def _check(self, shapes):
-        if not isinstance(shapes, (list, tuple)) or len(shapes) < self.min_inputs:
-            raise ValueError(f"A merge layer {self.name!r} should be called on a list of at "
-                             f"least {self.min_inputs} inputs. Got "
-                             f"{len(shapes) if isinstance(shapes, (list, tuple)) else 1} inputs.")
-        if self.max_inputs is not None and len(shapes) > self.max_inputs:
+        if not isinstance(shapes, (list, tuple)) or not shapes or \
+                not all(isinstance(s, (list, tuple, TensorShape)) for s in shapes):
+            raise ValueError(f"A merge layer {self.name!r} should be called on a list of inputs. "
+                             f"Received: input_shape={shapes} (not a list of shapes)")
+        lists = [TensorShape(s).as_list() for s in shapes]
+        batch_sizes = {s[0] for s in lists if s} - {None}
+        if len(batch_sizes) > 1:
+            raise ValueError(f"Cannot merge tensors with different batch sizes in layer "
+                             f"{self.name!r}. Received tensors with shapes "
+                             f"{[tuple(s) for s in lists]}; give every input the same first "
+                             f"dimension.")
+        if self.exact_inputs is not None and len(lists) != self.exact_inputs:
             raise ValueError(f"A `{type(self).__name__}` layer should be called on exactly "
-                             f"{self.max_inputs} inputs. Received: {len(shapes)} inputs.")
-        out = TensorShape(shapes[0]).as_list()
-        for s in shapes[1:]:
-            merged = _broadcast_shape(out, TensorShape(s).as_list())
+                             f"{self.exact_inputs} inputs. Received: {len(lists)} inputs.")
+        out = lists[0][1:]
+        for s in lists[1:]:
+            merged = _elementwise_shape(out, s[1:])
             if merged is None:
                 raise ValueError(f"Inputs have incompatible shapes in layer {self.name!r}. "
-                                 f"Received shapes {[tuple(TensorShape(x).as_list()) for x in shapes]}")
+                                 f"Received shapes {[tuple(x) for x in lists]}: without the "
+                                 f"batch axis they must broadcast from the right.")
             out = merged
-        return out
+        batch = next(iter(batch_sizes)) if batch_sizes else None
+        return [batch] + out
 
     def build(self, input_shape):
         self._check(input_shape)
         self.built = True
 
     def call(self, inputs):
+        if not isinstance(inputs, (list, tuple)):
+            raise ValueError(f"A merge layer {self.name!r} should be called on a list of "
+                             f"inputs. Received: inputs={inputs} (not a list of tensors)")
         self._check([x.shape for x in inputs])
         inputs = promote_inputs(inputs)
+        ranks = [x.shape.rank for x in inputs]
+        if len(set(ranks)) > 1:
+            import minitf as tf
+            expanded = []
+            for x, rank in zip(inputs, ranks):
+                if rank == 0:
+                    raise ValueError(f"Layer {self.name!r} cannot expand a 0-d input at axis 1 "
+                                     f"to match inputs of rank {max(ranks)}: axis 1 is out of "
+                                     f"bounds for an array with dimension 1. Give the input a "
+                                     f"batch axis.")
+                for _ in range(max(ranks) - rank):
+                    x = tf.expand_dims(x, axis=1)
+                expanded.append(x)
+            inputs = expanded
         out = inputs[0]
         for x in inputs[1:]:
             out = self._merge(out, x)
@@ -63,7 +94,7 @@ class _Merge(Layer):
         return out
 
     def compute_output_shape(self, input_shape):
-        """The broadcast shape of the inputs."""
+        """The merged shape: the common batch size, then the broadcast of the other dims."""
         return TensorShape(self._check(input_shape))
 
 
@@ -77,7 +108,7 @@ class Add(_Merge):
 class Subtract(_Merge):
     """inputs[0] - inputs[1] (exactly two inputs)."""
 
-    max_inputs = 2
+    exact_inputs = 2
 
     def _merge(self, a, b):
         return a - b
@@ -128,17 +159,29 @@ class Concatenate(Layer):
             raise ValueError(f"A `Concatenate` layer should be called on a list of at least 1 "
                              f"input. Received: input_shape={shapes}")
         lists = [TensorShape(s).as_list() for s in shapes]
-        rank = len(lists[0])
-        axis = self.axis % rank
-        for s in lists[1:]:
-            if len(s) != rank or any(a is not None and b is not None and a != b
-                                     for i, (a, b) in enumerate(zip(lists[0], s)) if i != axis):
+        if any(not s for s in lists):
+            raise ValueError(f"A `Concatenate` layer {self.name!r} cannot concatenate 0-d "
+                             f"inputs. Received: input_shape={[tuple(x) for x in lists]}")
+        # Keras 3's check: drop the dim at `axis` (as written, not normalized) where the
+        # shape has one, then every remaining dim must agree (None matches anything). Inputs
+        # whose ranks still differ fail here; others go on to the concat op, which checks.
+        reduced = set()
+        for s in lists:
+            s = list(s)
+            if len(s) > self.axis:
+                del s[self.axis]
+            reduced.add(tuple(s))
+        if len(reduced) != 1:
+            ranks = {len(s) for s in reduced}
+            if len(ranks) != 1 or any(len({s[i] for s in reduced} - {None}) > 1
+                                      for i in range(next(iter(ranks)))):
                 raise ValueError(f"A `Concatenate` layer {self.name!r} requires inputs with "
-                                 f"matching shapes except for the concatenation axis. Received: "
-                                 f"input_shape={[tuple(x) for x in lists]}")
+                                 f"matching shapes except for the concatenation axis. "
+                                 f"Received: input_shape={[tuple(x) for x in lists]}")
         out = list(lists[0])
-        sizes = [s[axis] for s in lists]
-        out[axis] = None if any(d is None for d in sizes) else sum(sizes)
+        if len({len(s) for s in lists}) == 1 and -len(out) <= self.axis < len(out):
+            sizes = [s[self.axis] for s in lists]
+            out[self.axis] = None if any(d is None for d in sizes) else sum(sizes)
         return out
 
     def build(self, input_shape):

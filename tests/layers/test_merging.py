@@ -54,3 +54,44 @@ def test_merge_layers_promote_integer_inputs_next_to_float_ones():
                   L.Concatenate()):
         assert layer([a, b]).dtype == tf.float32, type(layer).__name__
     assert L.Add()([a, a]).dtype == tf.uint8  # all-integer inputs keep their dtype
+
+
+def test_merge_of_one_tensor_returns_it_and_ranks_expand_at_axis_1():
+    # Keras 3: a one-tensor list comes back unchanged; a lower-rank input is expanded after
+    # the batch axis until the ranks match, then the shapes broadcast
+    L = tf.keras.layers
+    for cls in (L.Add, L.Multiply, L.Average, L.Maximum, L.Minimum):
+        np.testing.assert_array_equal(cls()([A]).numpy(), A)
+    a = np.arange(8, dtype="float32").reshape(2, 4)
+    b = np.arange(8, dtype="float32").reshape(2, 4, 1)
+    out = L.Add()([a, b])
+    assert out.shape == (2, 4, 4)
+    np.testing.assert_array_equal(out.numpy(), a[:, None, :] + b)
+    np.testing.assert_array_equal(L.subtract([b, a]).numpy(), b - a[:, None, :])
+    c = np.array([10.0, 20.0], "float32")  # (2,) against (2, 3): c becomes (2, 1)
+    np.testing.assert_array_equal(L.Add()([np.ones((2, 3), "float32"), c]).numpy(),
+                                  1 + c[:, None] * np.ones((1, 3)))
+    with pytest.raises(ValueError, match="incompatible shapes"):
+        L.Add()([np.ones((2, 4)), np.ones((2, 4, 3))])  # (4,) vs (4, 3) without the batch axis
+    with pytest.raises(ValueError, match="exactly 2"):
+        L.Subtract()([A])
+
+
+def test_merge_rejects_different_batch_sizes():
+    L = tf.keras.layers
+    for cls in (L.Add, L.Subtract, L.Multiply, L.Average, L.Maximum, L.Minimum):
+        with pytest.raises(ValueError, match="different batch sizes"):
+            cls()([np.ones((2, 3), "float32"), np.ones((1, 3), "float32")])
+    assert L.Add().compute_output_shape([(None, 3), (4, 1)]) == (4, 3)
+
+
+def test_concatenate_inputs_of_different_ranks_fail_in_the_concat_op():
+    # Keras 3's shape check lets (2, 3) and (2,) through for axis=1 (it drops dim 1 of the
+    # rank-2 shape only), so ConcatV2 rejects them with InvalidArgumentError
+    L = tf.keras.layers
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        L.Concatenate(axis=1)([np.ones((2, 3), "float32"), np.ones((2,), "float32")])
+    with pytest.raises(ValueError, match="matching shapes") as info:
+        L.Concatenate()([np.ones((2, 3), "float32"), np.ones((2,), "float32")])
+    assert not isinstance(info.value, tf.errors.InvalidArgumentError)
+    np.testing.assert_array_equal(L.Concatenate()([A]).numpy(), A)
