@@ -71,7 +71,9 @@ def _const_like(value, like):
 # -- reductions -------------------------------------------------------------------------------
 
 class Reduction:
-    """How a Loss turns per-example losses into its result."""
+    """Keras 2's reduction names (tf.keras.losses.Reduction, kept by Keras 3 as a legacy class).
+
+    Loss objects accept a different set: see `standardize_reduction`."""
     AUTO = "auto"
     NONE = "none"
     SUM = "sum"
@@ -79,48 +81,84 @@ class Reduction:
 
     @classmethod
     def all(cls):
-        """Every accepted reduction name."""
+        """The legacy reduction names."""
         return (cls.AUTO, cls.NONE, cls.SUM, cls.SUM_OVER_BATCH_SIZE)
 
     @classmethod
     def validate(cls, key):
-        """Raise ValueError unless `key` is a reduction name (None means 'none')."""
-        if key is not None and key not in cls.all():
-            raise ValueError(f"Invalid Reduction Key: {key!r}. Expected one of {cls.all()} or None.")
+        """Raise ValueError unless `key` is one of `all()` (None included, as in Keras 3)."""
+        if key not in cls.all():
+            raise ValueError(f'Invalid Reduction Key: {key}. Expected keys are "{cls.all()}"')
 
 
-def _standard_reduction(reduction):
-    Reduction.validate(reduction)
-    if reduction is None:
-        return Reduction.NONE
-    return Reduction.SUM_OVER_BATCH_SIZE if reduction == Reduction.AUTO else reduction
+_REDUCTIONS = ("sum_over_batch_size", "sum", None, "none", "mean", "mean_with_sample_weight")
 
 
-def reduce_weighted_values(values, sample_weight=None, mask=None, reduction="sum_over_batch_size"):
+def standardize_reduction(reduction):
+    """`reduction` if a Loss accepts it (Keras 3: 'sum_over_batch_size', 'sum', 'mean',
+    'mean_with_sample_weight', 'none' or None); ValueError otherwise ('auto' included)."""
+    if not any(reduction is r or (isinstance(reduction, str) and reduction == r)
+               for r in _REDUCTIONS):
+        raise ValueError(f"Invalid value for argument `reduction`. Expected one of {set(_REDUCTIONS)}. "
+                         f"Received: reduction={reduction}")
+    return reduction
+
+
+def _divide_no_nan(x, y):
+    tf = _tf()
+    return tf.math.divide_no_nan(x, tf.cast(y, x.dtype))
+
+
+def _apply_mask(sample_weight, mask, dtype, reduction):
+    """Merge a validity mask into the sample weights (Keras' apply_mask): with 'mean' or
+    'sum_over_batch_size' valid entries weigh total/valid, so the mean runs over them only."""
+    tf = _tf()
+    if mask is None:
+        return sample_weight
+    if reduction in ("mean", "sum_over_batch_size"):
+        total = float(np.prod(mask.shape.as_list()))
+        valid = tf.reduce_sum(tf.cast(mask, dtype))
+        weight = _divide_no_nan(tf.constant(total, dtype=dtype), valid)
+        float_mask = tf.where(tf.cast(mask, "bool"), weight, tf.zeros_like(weight))
+    else:
+        float_mask = tf.cast(mask, dtype)
+    if sample_weight is None:
+        return float_mask
+    sample_weight = tf.cast(sample_weight, dtype)
+    float_mask, sample_weight = squeeze_or_expand_to_same_rank(float_mask, sample_weight)
+    return sample_weight * float_mask
+
+
+def reduce_weighted_values(values, sample_weight=None, mask=None, reduction="sum_over_batch_size",
+                           dtype=None):
     """Weight per-example `values` by `sample_weight` (and an optional validity mask), then reduce.
 
-    A mask (from `ignore_class`) drops entries; with 'sum_over_batch_size' the mean is then
-    taken over the valid entries only (plus Keras' epsilon in the divisor).
+    'sum' sums; 'sum_over_batch_size' and 'mean' divide the sum by the number of values;
+    'mean_with_sample_weight' divides it by the sum of the weights (by the number of values
+    without weights); 'none'/None return the weighted values. 0-d values and values of shape
+    (0,) are returned as they are.
     """
     tf = _tf()
-    reduction = _standard_reduction(reduction)
-    if mask is not None:
-        mask = tf.cast(mask, values.dtype)
-        if reduction == Reduction.SUM_OVER_BATCH_SIZE:
-            total = float(np.prod(values.shape.as_list()))
-            mask = mask * (total / (float(tf.reduce_sum(mask)) + EPSILON))
-        sample_weight = mask if sample_weight is None else tf.cast(
-            tf.convert_to_tensor(sample_weight), values.dtype) * mask
+    reduction = standardize_reduction(reduction)
+    values = tf.convert_to_tensor(values)
+    if dtype is not None:
+        values = tf.cast(values, dtype)
     if sample_weight is not None:
-        sample_weight = tf.cast(tf.convert_to_tensor(sample_weight), values.dtype)
+        sample_weight = tf.convert_to_tensor(sample_weight)
+    sample_weight = _apply_mask(sample_weight, mask, values.dtype, reduction)
+    if sample_weight is not None:
+        sample_weight = tf.cast(sample_weight, values.dtype)
         values, sample_weight = squeeze_or_expand_to_same_rank(values, sample_weight)
         values = values * sample_weight
-    if reduction == Reduction.NONE or _rank(values) == 0 or values.shape.as_list() == [0]:
+    if reduction in (None, "none") or _rank(values) == 0 or values.shape.as_list() == [0]:
         return values
     loss = tf.reduce_sum(values)
-    if reduction == Reduction.SUM_OVER_BATCH_SIZE:
-        count = int(np.prod(values.shape.as_list()))
-        loss = loss / count if count else loss * 0
+    if reduction in ("sum_over_batch_size", "mean", "mean_with_sample_weight"):
+        if reduction == "mean_with_sample_weight" and sample_weight is not None:
+            divisor = tf.reduce_sum(sample_weight)
+        else:
+            divisor = tf.constant(float(np.prod(values.shape.as_list())), dtype=loss.dtype)
+        loss = _divide_no_nan(loss, divisor)
     return loss
 
 
@@ -130,6 +168,7 @@ def mean_squared_error(y_true, y_pred):
     """mean((y_pred - y_true)^2) over the last axis."""
     tf = _tf()
     y_true, y_pred = _pred_true(y_true, y_pred)
+    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
     return tf.reduce_mean(tf.math.squared_difference(y_pred, y_true), axis=-1)
 
 
@@ -137,6 +176,7 @@ def mean_absolute_error(y_true, y_pred):
     """mean(|y_pred - y_true|) over the last axis."""
     tf = _tf()
     y_true, y_pred = _pred_true(y_true, y_pred)
+    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
     return tf.reduce_mean(tf.abs(y_pred - y_true), axis=-1)
 
 
@@ -144,6 +184,7 @@ def mean_absolute_percentage_error(y_true, y_pred):
     """100 * mean(|(y_true - y_pred) / max(|y_true|, eps)|) over the last axis."""
     tf = _tf()
     y_true, y_pred = _pred_true(y_true, y_pred)
+    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
     diff = tf.abs((y_true - y_pred) / tf.maximum(tf.abs(y_true), EPSILON))
     return 100.0 * tf.reduce_mean(diff, axis=-1)
 
@@ -152,6 +193,7 @@ def mean_squared_logarithmic_error(y_true, y_pred):
     """mean((log(max(y_pred, eps) + 1) - log(max(y_true, eps) + 1))^2) over the last axis."""
     tf = _tf()
     y_true, y_pred = _pred_true(y_true, y_pred)
+    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
     first = tf.math.log(tf.maximum(y_pred, EPSILON) + 1.0)
     second = tf.math.log(tf.maximum(y_true, EPSILON) + 1.0)
     return tf.reduce_mean(tf.square(first - second), axis=-1)
@@ -161,6 +203,7 @@ def huber(y_true, y_pred, delta=1.0):
     """Quadratic for |error| <= delta, linear beyond: mean over the last axis."""
     tf = _tf()
     y_true, y_pred = _pred_true(y_true, y_pred)
+    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
     error = y_pred - y_true
     abs_error = tf.abs(error)
     quadratic = 0.5 * tf.square(error)
@@ -172,6 +215,7 @@ def log_cosh(y_true, y_pred):
     """mean(log(cosh(y_pred - y_true))) over the last axis, computed without overflow."""
     tf = _tf()
     y_true, y_pred = _pred_true(y_true, y_pred)
+    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
     x = y_pred - y_true
     return tf.reduce_mean(x + tf.math.softplus(-2.0 * x) - float(np.log(2.0)), axis=-1)
 
@@ -201,6 +245,7 @@ def cosine_similarity(y_true, y_pred, axis=-1):
     """-sum(l2_normalize(y_true) * l2_normalize(y_pred)) along `axis` (-1 means aligned)."""
     tf = _tf()
     y_true, y_pred = _pred_true(y_true, y_pred)
+    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
     return -tf.reduce_sum(_l2_normalize(y_true, axis) * _l2_normalize(y_pred, axis), axis=axis)
 
 
@@ -240,9 +285,13 @@ def categorical_hinge(y_true, y_pred):
 
 
 def _check_same_shape(y_true, y_pred, who):
-    if y_true.shape.as_list() != y_pred.shape.as_list():
-        raise ValueError(f"{who}: y_true and y_pred must have the same shape, got "
-                         f"{y_true.shape.as_list()} and {y_pred.shape.as_list()}.")
+    """Keras 3's cross-entropy checks: same rank, then same shape (ValueError otherwise)."""
+    t, p = y_true.shape.as_list(), y_pred.shape.as_list()
+    if len(t) != len(p):
+        raise ValueError(f"{who}: y_true and y_pred must have the same rank (ndim), got shapes "
+                         f"{t} and {p}; reshape one of them (e.g. tf.expand_dims(y_true, -1)).")
+    if t != p:
+        raise ValueError(f"{who}: y_true and y_pred must have the same shape, got {t} and {p}.")
 
 
 def _log_softmax(x, axis):
@@ -258,6 +307,7 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
     """
     tf = _tf()
     y_true, y_pred = _pred_true(y_true, y_pred)
+    _check_same_shape(y_true, y_pred, "binary_crossentropy")
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     return tf.reduce_mean(_elementwise_bce(y_true, y_pred, from_logits), axis=axis)
@@ -279,9 +329,12 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     """-sum(y_true * log(p)) along `axis`; p is y_pred normalized and clipped, or softmax(logits)."""
     tf = _tf()
     y_true, y_pred = _pred_true(y_true, y_pred)
+    if _rank(y_true) < 1:
+        raise ValueError("categorical_crossentropy: y_true and y_pred must be at least rank 1, got "
+                         f"shapes {y_true.shape.as_list()} and {y_pred.shape.as_list()}.")
     _check_same_shape(y_true, y_pred, "categorical_crossentropy")
-    if label_smoothing:
-        num_classes = float(y_true.shape[axis])
+    if label_smoothing:  # Keras 3 smooths over the last axis whatever `axis` is
+        num_classes = float(y_true.shape[-1])
         y_true = y_true * (1.0 - label_smoothing) + label_smoothing / num_classes
     if from_logits:
         op = getattr(tf.nn, "softmax_cross_entropy_with_logits", None)
@@ -329,6 +382,24 @@ def _sparse_cce_with_mask(y_true, y_pred, from_logits, ignore_class, axis):
     y_pred = tf.convert_to_tensor(y_pred)
     if not y_pred.dtype.is_floating:
         y_pred = tf.cast(y_pred, tf.float32)
+    rank = _rank(y_pred)
+    if axis != -1 and axis != rank - 1:
+        if ignore_class is not None:
+            # Keras masks y_pred with expand_dims(labels != ignore_class, axis) first
+            t_shape = list(tf.convert_to_tensor(y_true).shape.as_list())
+            if len(t_shape) == rank and -rank <= axis < rank and t_shape[axis] == 1:
+                del t_shape[axis]
+            if -len(t_shape) - 1 <= axis <= len(t_shape):
+                t_shape.insert(axis % (len(t_shape) + 1), 1)
+            try:
+                np.broadcast_shapes(tuple(t_shape), tuple(y_pred.shape.as_list()))
+            except ValueError:
+                raise errors.invalid_argument(
+                    "SelectV2", f"condition {t_shape}, then {y_pred.shape.as_list()}, and else [] "
+                                "must be broadcastable") from None
+        raise ValueError(f"sparse_categorical_crossentropy: only axis=-1 is currently supported "
+                         f"(as Keras 3). Received: axis={axis}; move the class axis last "
+                         "(e.g. tf.transpose) first.")
     labels = _sparse_labels(y_true, y_pred, axis)
     xp = array_module(labels)
     num_classes = y_pred.shape[axis]
@@ -372,15 +443,22 @@ logcosh = log_cosh
 class Loss:
     """Base class: subclasses implement `call(y_true, y_pred)` returning per-example losses.
 
-    `loss(y_true, y_pred, sample_weight=None)` weights and reduces them as `reduction` says:
-    'sum_over_batch_size' (default; 'auto' means the same), 'sum' or 'none'.
+    `loss(y_true, y_pred, sample_weight=None)` casts both inputs to the loss dtype (float32
+    unless `dtype` says otherwise, as Keras 3), then weights and reduces the losses as
+    `reduction` says: 'sum_over_batch_size' (default) or 'mean', 'mean_with_sample_weight',
+    'sum', or 'none'/None. A default name is the snake_case class name made unique per
+    process ('squared', 'squared_1', ...), as Keras' auto_name.
     """
 
     def __init__(self, reduction="sum_over_batch_size", name=None, dtype=None):
-        Reduction.validate(reduction)
-        self.reduction = reduction
-        self.name = name or _snake(type(self).__name__)
-        self.dtype = dtype
+        self.name = name or _auto_name(type(self).__name__)  # first: Keras names even a bad loss
+        self.reduction = standardize_reduction(reduction)
+        self._dtype = _compute_dtype(dtype)
+
+    @property
+    def dtype(self):
+        """The dtype the loss computes in, as a string ('float32' by default)."""
+        return self._dtype
 
     def call(self, y_true, y_pred):
         """Per-example losses; subclasses override."""
@@ -391,20 +469,32 @@ class Loss:
 
     def __call__(self, y_true, y_pred, sample_weight=None):
         tf = _tf()
-        if self.dtype is not None:
-            y_pred = tf.cast(tf.convert_to_tensor(y_pred), self.dtype)
+        y_pred = tf.cast(tf.convert_to_tensor(y_pred), self._dtype)
+        y_true = tf.cast(tf.convert_to_tensor(y_true), self._dtype)
         losses, mask = self._call_with_mask(y_true, y_pred)
-        losses = tf.convert_to_tensor(losses)
-        return reduce_weighted_values(losses, sample_weight, mask, self.reduction)
+        return reduce_weighted_values(losses, sample_weight, mask, self.reduction, dtype=self._dtype)
 
     def get_config(self):
-        """Constructor arguments as a dict (reduction and name here; subclasses add theirs)."""
-        return {"reduction": self.reduction, "name": self.name}
+        """Constructor arguments as a dict (name and reduction here; subclasses add theirs)."""
+        return {"name": self.name, "reduction": self.reduction}
 
     @classmethod
     def from_config(cls, config):
         """A new loss from the dict `get_config` produced."""
         return cls(**config)
+
+
+def _compute_dtype(dtype):
+    """A dtype argument (None, a name, a DType or a dtype policy) as the name of a dtype."""
+    from minitf import dtypes
+    from minitf.layers.base import floatx
+    dtype = getattr(dtype, "compute_dtype", dtype)
+    return dtypes.as_dtype(dtype or floatx()).name
+
+
+def _auto_name(class_name):
+    from minitf.layers.base import unique_layer_name  # the counter Keras shares with layers
+    return unique_layer_name(_snake(class_name))
 
 
 def _snake(name):
@@ -416,7 +506,7 @@ class LossFunctionWrapper(Loss):
     """A Loss around a function `fn(y_true, y_pred, **kwargs)` returning per-example losses."""
 
     def __init__(self, fn, reduction="sum_over_batch_size", name=None, dtype=None, **kwargs):
-        super().__init__(reduction=reduction, name=name or fn.__name__, dtype=dtype)
+        super().__init__(reduction=reduction, name=name, dtype=dtype)
         self.fn = fn
         self._fn_kwargs = kwargs
 

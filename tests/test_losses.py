@@ -88,13 +88,14 @@ def test_function_forms_match_numpy(name):
 
 
 @pytest.mark.parametrize("name", sorted(REFERENCE))
-@pytest.mark.parametrize("reduction", ["sum_over_batch_size", "sum", "none", "auto"])
+@pytest.mark.parametrize("reduction", ["sum_over_batch_size", "sum", "none", None, "mean",
+                                       "mean_with_sample_weight"])
 def test_loss_objects_and_reductions(name, reduction):
     t, p = _inputs(name)
     per_example = REFERENCE[name](t, p)
-    want = {"sum_over_batch_size": per_example.mean(), "auto": per_example.mean(),
-            "sum": per_example.sum(), "none": per_example}[reduction]
-    got = CLASSES[name](reduction=reduction)(tf.constant(t), tf.constant(p))
+    want = {"sum": per_example.sum(), "none": per_example, None: per_example}.get(
+        reduction, per_example.mean())
+    got = CLASSES[name](reduction=reduction, dtype="float64")(tf.constant(t), tf.constant(p))
     np.testing.assert_allclose(_np(got), want, rtol=1e-10, atol=1e-12)
 
 
@@ -111,13 +112,13 @@ def test_sample_weight_broadcasting():
     t, p = tf.constant(Y_TRUE), tf.constant(Y_PRED)
     per_example = ((Y_PRED - Y_TRUE) ** 2).mean(-1)
     w = np.array([1.0, 0.0, 2.0, 0.5])
-    mse = losses.MeanSquaredError()
+    mse = losses.MeanSquaredError(dtype="float64")
     np.testing.assert_allclose(float(mse(t, p, sample_weight=w)), (per_example * w).sum() / 4)
     np.testing.assert_allclose(float(mse(t, p, sample_weight=w[:, None])), (per_example * w).sum() / 4)
     np.testing.assert_allclose(float(mse(t, p, sample_weight=3.0)), 3 * per_example.mean())
-    np.testing.assert_allclose(_np(losses.MeanSquaredError(reduction="none")(t, p, sample_weight=w)),
+    np.testing.assert_allclose(_np(losses.MeanSquaredError(reduction="none", dtype="float64")(t, p, sample_weight=w)),
                                per_example * w)
-    np.testing.assert_allclose(float(losses.MeanSquaredError(reduction="sum")(t, p, sample_weight=w)),
+    np.testing.assert_allclose(float(losses.MeanSquaredError(reduction="sum", dtype="float64")(t, p, sample_weight=w)),
                                (per_example * w).sum())
     # per-timestep weights on a sequence loss of shape (batch, time)
     t3, p3 = rng.normal(size=(2, 5, 3)), rng.normal(size=(2, 5, 3))
@@ -149,7 +150,7 @@ def test_categorical_crossentropy_options():
                                want, rtol=1e-10)
     smooth = LABELS * 0.7 + 0.3 / 3
     np.testing.assert_allclose(
-        float(losses.CategoricalCrossentropy(from_logits=True, label_smoothing=0.3)(t, tf.constant(LOGITS))),
+        float(losses.CategoricalCrossentropy(from_logits=True, label_smoothing=0.3, dtype="float64")(t, tf.constant(LOGITS))),
         (-(smooth * _log_softmax(LOGITS)).sum(-1)).mean(), rtol=1e-10)
     # unnormalized probabilities are normalized first
     np.testing.assert_allclose(_np(losses.categorical_crossentropy(t, tf.constant(PROBS * 3.0))),
@@ -166,7 +167,7 @@ def test_sparse_categorical_crossentropy():
     want = -_log_softmax(LOGITS)[np.arange(4), labels]
     got = losses.sparse_categorical_crossentropy(tf.constant(labels), tf.constant(LOGITS), from_logits=True)
     np.testing.assert_allclose(_np(got), want, rtol=1e-10)
-    got = losses.SparseCategoricalCrossentropy()(tf.constant(labels[:, None]), tf.constant(PROBS))
+    got = losses.SparseCategoricalCrossentropy(dtype="float64")(tf.constant(labels[:, None]), tf.constant(PROBS))
     np.testing.assert_allclose(float(got), -np.log(PROBS[np.arange(4), labels]).mean(), rtol=1e-9)
     # integer labels given as floats work too
     got = losses.sparse_categorical_crossentropy(labels.astype(np.float32), PROBS.astype(np.float32))
@@ -180,10 +181,13 @@ def test_sparse_ignore_class():
     labels = np.array([1, -1, 2, -1])
     keep = labels != -1
     per = np.where(keep, -_log_softmax(LOGITS)[np.arange(4), np.where(keep, labels, 0)], 0.0)
-    loss = losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=-1)
+    loss = losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=-1, dtype="float64")
     np.testing.assert_allclose(float(loss(tf.constant(labels), tf.constant(LOGITS))),
-                               per.sum() / (keep.sum() + EPS), rtol=1e-9)
-    none = losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=-1, reduction="none")
+                               per.sum() / keep.sum(), rtol=1e-9)
+    # every label ignored: 0, not NaN (Keras divides with divide_no_nan)
+    assert float(loss(tf.constant([-1, -1, -1, -1]), tf.constant(LOGITS))) == 0.0
+    none = losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=-1, reduction="none",
+                                                dtype="float64")
     np.testing.assert_allclose(_np(none(tf.constant(labels), tf.constant(LOGITS))), per, rtol=1e-10)
 
 
@@ -196,23 +200,24 @@ def test_huber_delta_and_cosine_axis():
 
 
 GRAD_CASES = {
-    "mse": (lambda p: losses.MeanSquaredError()(Y_TRUE, p), Y_PRED),
-    "mae": (lambda p: losses.MeanAbsoluteError()(Y_TRUE, p), Y_PRED),
-    "huber": (lambda p: losses.Huber(delta=0.2)(Y_TRUE, p), Y_PRED),
-    "log_cosh": (lambda p: losses.LogCosh()(Y_TRUE, p), Y_PRED),
-    "bce": (lambda p: losses.BinaryCrossentropy()(LABELS, p), Y_PRED),
-    "bce_logits": (lambda p: losses.BinaryCrossentropy(from_logits=True)(LABELS, p), LOGITS),
-    "cce": (lambda p: losses.CategoricalCrossentropy()(LABELS, p), PROBS),
-    "cce_logits": (lambda p: losses.CategoricalCrossentropy(from_logits=True, label_smoothing=0.1)(LABELS, p),
+    "mse": (lambda p: losses.MeanSquaredError(dtype="float64")(Y_TRUE, p), Y_PRED),
+    "mae": (lambda p: losses.MeanAbsoluteError(dtype="float64")(Y_TRUE, p), Y_PRED),
+    "huber": (lambda p: losses.Huber(delta=0.2, dtype="float64")(Y_TRUE, p), Y_PRED),
+    "log_cosh": (lambda p: losses.LogCosh(dtype="float64")(Y_TRUE, p), Y_PRED),
+    "bce": (lambda p: losses.BinaryCrossentropy(dtype="float64")(LABELS, p), Y_PRED),
+    "bce_logits": (lambda p: losses.BinaryCrossentropy(from_logits=True, dtype="float64")(LABELS, p), LOGITS),
+    "cce": (lambda p: losses.CategoricalCrossentropy(dtype="float64")(LABELS, p), PROBS),
+    "cce_logits": (lambda p: losses.CategoricalCrossentropy(from_logits=True, label_smoothing=0.1,
+                                                            dtype="float64")(LABELS, p),
                    LOGITS),
-    "scce_logits": (lambda p: losses.SparseCategoricalCrossentropy(from_logits=True)(np.array([1, 0, 2, 1]), p),
+    "scce_logits": (lambda p: losses.SparseCategoricalCrossentropy(from_logits=True, dtype="float64")(np.array([1, 0, 2, 1]), p),
                     LOGITS),
-    "scce": (lambda p: losses.SparseCategoricalCrossentropy()(np.array([1, 0, 2, 1]), p), PROBS),
-    "kld": (lambda p: losses.KLDivergence()(PROBS, p), Y_PRED),
-    "poisson": (lambda p: losses.Poisson()(Y_TRUE, p), Y_PRED),
-    "cosine": (lambda p: losses.CosineSimilarity()(Y_TRUE, p), Y_PRED),
-    "hinge": (lambda p: losses.SquaredHinge()(LABELS, p), LOGITS * 0.3),
-    "msle": (lambda p: losses.MeanSquaredLogarithmicError()(Y_TRUE, p), Y_PRED),
+    "scce": (lambda p: losses.SparseCategoricalCrossentropy(dtype="float64")(np.array([1, 0, 2, 1]), p), PROBS),
+    "kld": (lambda p: losses.KLDivergence(dtype="float64")(PROBS, p), Y_PRED),
+    "poisson": (lambda p: losses.Poisson(dtype="float64")(Y_TRUE, p), Y_PRED),
+    "cosine": (lambda p: losses.CosineSimilarity(dtype="float64")(Y_TRUE, p), Y_PRED),
+    "hinge": (lambda p: losses.SquaredHinge(dtype="float64")(LABELS, p), LOGITS * 0.3),
+    "msle": (lambda p: losses.MeanSquaredLogarithmicError(dtype="float64")(Y_TRUE, p), Y_PRED),
 }
 SMOOTH = {"mse", "log_cosh", "bce", "bce_logits", "cce", "cce_logits", "scce_logits", "scce", "kld",
           "poisson", "cosine", "msle"}
@@ -226,14 +231,14 @@ def test_gradients(case):
 
 def test_bce_gradient_for_weighted_0d_and_sums():
     w = np.array([0.5, 2.0, 1.0, 0.0])
-    assert_gradients_close(lambda p: losses.BinaryCrossentropy(reduction="sum")(LABELS, p, sample_weight=w),
+    assert_gradients_close(lambda p: losses.BinaryCrossentropy(reduction="sum", dtype="float64")(LABELS, p, sample_weight=w),
                            [Y_PRED], order=2)
     # rank-1 inputs give a 0-d per-example loss
     assert_gradients_close(lambda p: losses.mean_squared_error(np.array([1.5, 0.2]), p), [np.array([0.4, 0.1])], order=2)
 
 
 def test_reduction_validation_and_get():
-    with pytest.raises(ValueError, match="Reduction"):
+    with pytest.raises(ValueError, match="reduction"):
         losses.MeanSquaredError(reduction="mean_of_sums")
     assert losses.Reduction.SUM_OVER_BATCH_SIZE == "sum_over_batch_size"
     assert set(losses.Reduction.all()) == {"auto", "none", "sum", "sum_over_batch_size"}
@@ -249,7 +254,7 @@ def test_reduction_validation_and_get():
                    "from_logits": True, "label_smoothing": 0.1, "axis": -1}
     again = losses.get(losses.serialize(losses.CategoricalCrossentropy.from_config(cfg)))
     np.testing.assert_allclose(float(again(LABELS, LOGITS)),
-                               (-(LABELS * 0.9 + 0.1 / 3) * _log_softmax(LOGITS)).sum(-1).mean(), rtol=1e-10)
+                               (-(LABELS * 0.9 + 0.1 / 3) * _log_softmax(LOGITS)).sum(-1).mean(), rtol=1e-6)
     assert losses.serialize(losses.mae) == "mean_absolute_error"
 
 
@@ -259,7 +264,10 @@ def test_custom_loss_subclass():
             return tf.reduce_mean(tf.abs(y_pred - y_true), axis=-1) * 2.0
     got = Scaled()(tf.constant(Y_TRUE), tf.constant(Y_PRED), sample_weight=np.array([1.0, 1.0, 0.0, 0.0]))
     np.testing.assert_allclose(float(got), (2 * np.abs(Y_PRED - Y_TRUE).mean(-1))[:2].sum() / 4)
-    assert Scaled().name == "scaled"
+    first, second = Scaled(), Scaled()  # Keras' auto_name: unique per process
+    assert first.name.startswith("scaled") and second.name.startswith("scaled_")
+    assert first.name != second.name
+    assert Scaled(name="mine").name == "mine"
 
 
 def test_compare_with_tensorflow():
@@ -268,3 +276,102 @@ def test_compare_with_tensorflow():
                  "KLDivergence", "LogCosh", "Poisson", "CosineSimilarity"]:
         want = getattr(real_tf.keras.losses, name)()(LABELS, PROBS).numpy()
         np.testing.assert_allclose(float(getattr(losses, name)()(LABELS, PROBS)), want, rtol=1e-5)
+
+
+# -- Keras 3 rules: shapes, reductions, dtypes ------------------------------------------------
+
+@pytest.mark.parametrize("fn", [losses.mean_squared_error, losses.mean_absolute_error,
+                                losses.mean_absolute_percentage_error,
+                                losses.mean_squared_logarithmic_error, losses.huber, losses.log_cosh,
+                                losses.cosine_similarity])
+def test_regression_functions_squeeze_or_expand_ranks(fn):
+    # Keras 3 squeeze_or_expand_to_same_rank: (3, 1) labels with (3,) predictions become (3, 1)
+    # pairs; (3, 4) with (3, 4, 1) lose the trailing 1
+    col, flat = np.array([[1.0], [2.0], [0.5]], "float32"), np.array([1.5, 1.0, 0.25], "float32")
+    want = fn(tf.constant(col), tf.constant(flat[:, None]))
+    assert want.shape == (3,)
+    np.testing.assert_allclose(_np(fn(col, flat)), _np(want), rtol=1e-6)
+    np.testing.assert_allclose(_np(fn(flat, col)), _np(fn(flat[:, None], col)), rtol=1e-6)
+    a, b = rng.uniform(0.1, 1, (3, 4)).astype("float32"), rng.uniform(0.1, 1, (3, 4)).astype("float32")
+    got = fn(a, b[..., None])
+    assert got.shape == (3,)
+    np.testing.assert_allclose(_np(got), _np(fn(a, b)), rtol=1e-6)
+
+
+def test_crossentropy_shape_checks_raise_value_error():
+    with pytest.raises(ValueError, match="same rank"):
+        losses.binary_crossentropy(np.ones((3, 4), "float32"), np.full((3, 4, 1), 0.3, "float32"))
+    with pytest.raises(ValueError, match="same rank"):
+        losses.binary_crossentropy(np.ones((5,), "float32"), np.full((5, 1), 0.3, "float32"))
+    # the Loss object first squeezes/expands the pair to one rank, as Keras 3
+    assert losses.BinaryCrossentropy()(np.ones((5,), "float32"), np.full((5, 1), 0.3, "float32")).shape == ()
+    with pytest.raises(ValueError, match="same shape"):
+        losses.binary_crossentropy(np.ones((3, 4), "float32"), np.full((3, 1), 0.3, "float32"))
+    with pytest.raises(ValueError, match="same shape"):
+        losses.categorical_crossentropy(np.eye(3, dtype="float32"), np.full((3, 1), 0.3, "float32"))
+    from minitf import errors
+    with pytest.raises(errors.InvalidArgumentError):  # an axis beyond the rank (TF: Sum's error)
+        losses.categorical_crossentropy(np.eye(3, dtype="float32"), np.full((3, 3), 0.3, "float32"),
+                                        axis=2, label_smoothing=0.1)
+
+
+def test_categorical_label_smoothing_uses_the_last_axis():
+    # Keras 3 divides by shape[-1] whatever `axis` is (TF: [1.1378, 0.62383, 0.19741])
+    got = losses.categorical_crossentropy(np.eye(2, 3, dtype="float32"),
+                                          np.array([[.2, .3, .5], [.6, .3, .1]], "float32"),
+                                          label_smoothing=0.3, axis=0)
+    np.testing.assert_allclose(_np(got), [1.1378, 0.62383, 0.19741], rtol=1e-4)
+
+
+def test_reduction_names_as_keras3():
+    y = np.array([[1., 2.], [3., 4.], [5., 6.]], "float32")
+    yp = np.zeros((3, 2), "float32")
+    w = np.array([1.0, 0.0, 3.0], "float32")
+    expect = {"mean": 31.333334, "sum_over_batch_size": 31.333334, "mean_with_sample_weight": 23.5,
+              "sum": 94.0}
+    for reduction, value in expect.items():
+        got = losses.MeanSquaredError(reduction=reduction)(y, yp, sample_weight=w)
+        assert got.dtype == tf.float32
+        np.testing.assert_allclose(float(got), value, rtol=1e-6)
+    for reduction in (None, "none"):
+        np.testing.assert_allclose(_np(losses.MeanSquaredError(reduction=reduction)(y, yp, sample_weight=w)),
+                                   [2.5, 0.0, 91.5])
+    mws = losses.MeanSquaredError(reduction="mean_with_sample_weight")
+    np.testing.assert_allclose(float(mws(y, yp, sample_weight=2.0)), 45.5)
+    np.testing.assert_allclose(float(mws(y, yp)), 15.166667, rtol=1e-6)  # no weights: the mean
+    assert float(mws(y, yp, sample_weight=np.zeros(3, "float32"))) == 0.0  # divide_no_nan
+    with pytest.raises(ValueError, match="reduction"):
+        losses.MeanSquaredError(reduction="auto")  # Keras 2's name, rejected by Keras 3
+    with pytest.raises(ValueError, match="Invalid Reduction Key"):
+        losses.Reduction.validate(None)
+    losses.Reduction.validate("auto")  # the legacy class still knows it
+
+
+def test_loss_objects_compute_in_their_dtype():
+    ones, zeros = np.ones((3, 4)), np.zeros((3, 4))  # float64
+    mse = losses.MeanSquaredError()
+    assert mse.dtype == "float32"
+    got = mse(ones, zeros)
+    assert got.dtype == tf.float32 and float(got) == 1.0
+    assert losses.MeanSquaredError(dtype="float64")(ones.astype("float32"), zeros).dtype == tf.float64
+    scce = losses.SparseCategoricalCrossentropy()(np.array([0, 1]), np.array([[.3, .7], [.4, .6]]))
+    assert scce.dtype == tf.float32
+    np.testing.assert_allclose(float(scce), 0.8574, rtol=1e-4)
+    # the function forms keep float64
+    assert losses.mean_squared_error(ones, zeros).dtype == tf.float64
+
+
+def test_loss_function_wrapper_default_name():
+    assert losses.LossFunctionWrapper(losses.mse).name.startswith("loss_function_wrapper")
+    assert losses.LossFunctionWrapper(losses.mse, name="x").name == "x"
+
+
+def test_sparse_crossentropy_axis_must_be_last():
+    logits = np.zeros((4, 4), "float32")
+    with pytest.raises(ValueError, match="axis=-1"):
+        losses.sparse_categorical_crossentropy(np.array([3, 0, 0, 0]), logits, axis=0)
+    from minitf import errors
+    with pytest.raises(errors.InvalidArgumentError):  # Keras' SelectV2 masking fails first
+        losses.sparse_categorical_crossentropy(np.array([0, 1, 1, 0]), np.zeros((4, 2), "float32"),
+                                               ignore_class=1, axis=0)
+    assert losses.sparse_categorical_crossentropy(np.array([3, 0, 0, 0]), logits, axis=1).shape == (4,)
