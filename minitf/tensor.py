@@ -87,6 +87,8 @@ class Tensor:
         return f"tf.Tensor({self._numpy_text(False)}, shape={self.shape}, dtype={self.dtype.name})"
 
     def __bool__(self):
+        if self._value.size == 0:
+            return False  # as TF (numpy would call an empty array ambiguous)
         return bool(self.numpy())
 
     def __float__(self):
@@ -97,7 +99,9 @@ class Tensor:
 
     def __index__(self):
         if not self.dtype.is_integer:
-            raise TypeError(f"Only integer scalar tensors can be used as an index, got {self.dtype.name}.")
+            # TF defers to the numpy value, whose float types have no __index__
+            raise AttributeError(f"'{self.dtype.name}' tensor has no attribute '__index__': only "
+                                 f"integer scalar tensors can be used as an index.")
         return int(self.numpy())
 
     def __complex__(self):

@@ -243,30 +243,59 @@ def where(condition, x=None, y=None, name=None):
     return z
 
 
+def _fill_dims(shape, op_name="Fill"):
+    """The shape of a filled tensor: integer, non-negative sizes (TypeError / InvalidArgumentError)."""
+    if isinstance(shape, (list, tuple)) and any(isinstance(d, float) for d in shape):
+        raise TypeError(f"Cannot convert {list(shape)!r} to EagerTensor of dtype int32; {op_name} needs "
+                        f"integer sizes")
+    dims = _shape_arg(shape)
+    if dims and min(dims) < 0:
+        bad = next(d for d in dims if d < 0)
+        raise errors.invalid_argument(op_name, f"Dimension {bad} must be >= 0 (shape {list(dims)})")
+    return dims
+
+
+def _filled(xp, dims, dtype, one):
+    """xp.zeros / xp.ones of `dtype`; string tensors are filled with b'' (ones has no string kernel)."""
+    if dtype is dtypes.string:
+        if one:
+            raise TypeError("Cannot convert 1 to EagerTensor of dtype string; tf.ones has no string form, "
+                            "use tf.fill(dims, 'text')")
+        out = np.empty(dims, dtype=object)
+        out.fill(b"")
+        return out
+    return (xp.ones if one else xp.zeros)(dims, dtype=dtype._np)
+
+
 def zeros(shape, dtype=dtypes.float32, name=None):
-    """A tensor of zeros of the given shape and dtype."""
+    """A tensor of zeros of the given shape and dtype (b'' for strings)."""
     dtype = dtypes.as_dtype(dtype)
-    return Tensor(backend.default_module().zeros(_shape_arg(shape), dtype=dtype._np))
+    return Tensor(_filled(backend.default_module(), _fill_dims(shape), dtype, one=False))
 
 
 def ones(shape, dtype=dtypes.float32, name=None):
     """A tensor of ones of the given shape and dtype."""
     dtype = dtypes.as_dtype(dtype)
-    return Tensor(backend.default_module().ones(_shape_arg(shape), dtype=dtype._np))
+    return Tensor(_filled(backend.default_module(), _fill_dims(shape), dtype, one=True))
 
 
 def zeros_like(input, dtype=None, name=None):  # noqa: A002
-    """Zeros with the shape (and dtype, unless given) of `input`, on its device."""
+    """Zeros with the shape (and dtype, unless given) of `input`, on its device (b'' for strings)."""
     x = as_tensor(input)
     xp = array_module(x._value)
-    return Tensor(xp.zeros(x._value.shape, dtype=dtypes.as_dtype(dtype)._np if dtype else x._value.dtype))
+    target = dtypes.as_dtype(dtype) if dtype else x.dtype
+    return Tensor(_filled(xp, x._value.shape, target, one=False))
 
 
 def ones_like(input, dtype=None, name=None):  # noqa: A002
     """Ones with the shape (and dtype, unless given) of `input`, on its device."""
     x = as_tensor(input)
     xp = array_module(x._value)
-    return Tensor(xp.ones(x._value.shape, dtype=dtypes.as_dtype(dtype)._np if dtype else x._value.dtype))
+    target = dtypes.as_dtype(dtype) if dtype else x.dtype
+    if target is dtypes.string:
+        raise errors.invalid_argument("OnesLike", "Value for attr 'T' of string is not in the list of "
+                                                  "allowed values (numeric and bool types)")
+    return Tensor(xp.ones(x._value.shape, dtype=target._np))
 
 
 def fill(dims, value, name=None):
@@ -274,8 +303,13 @@ def fill(dims, value, name=None):
     v = as_tensor(value)
     if v._value.ndim != 0:
         raise errors.invalid_argument("Fill", f"value must be a scalar, got shape {list(v.shape)}")
+    dims = _fill_dims(dims)
+    if v._value.dtype == object:
+        out = np.empty(dims, dtype=object)
+        out.fill(v._value[()])
+        return Tensor(out)
     xp = array_module(v._value)
-    return Tensor(xp.full(_shape_arg(dims), v._value, dtype=v._value.dtype))
+    return Tensor(xp.full(dims, v._value, dtype=v._value.dtype))
 
 
 def eye_like_seed(target, n, shape):
@@ -818,6 +852,7 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 (
         else:
             dtype = dtypes.int32
     dtype = dtypes.as_dtype(dtype)
+    _check_range_dtype(dtype, args)
     s, l, d = (float(v) if dtype.is_floating else int(v) for v in vals)
     if d == 0:
         raise errors.invalid_argument("Range", f"Requires delta != 0: {d}")
@@ -827,6 +862,27 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 (
                      f"start={s}, limit={l}, delta={d}")
     xp = backend.default_module()
     return Tensor(xp.arange(s, l, d).astype(dtype._np))
+
+
+_RANGE_KERNELS = frozenset(("bfloat16", "float16", "float32", "float64", "int32", "int64"))
+_RANGE_DECLARED = frozenset(("int8", "int16", "uint16", "uint32", "uint64"))  # no CPU kernel
+
+
+def _check_range_dtype(dtype, args):
+    """TF's errors for range: Python values must convert to `dtype`, which needs a Range kernel."""
+    for a in args:
+        if isinstance(a, (Tensor, Variable)):
+            continue
+        if (isinstance(a, float) and not dtype.is_floating) or dtype.is_bool or dtype is dtypes.string:
+            raise TypeError(f"Cannot convert {a!r} to EagerTensor of dtype {dtype.name} in range; use "
+                            f"a numeric dtype matching the arguments")
+    if dtype.name in _RANGE_KERNELS:
+        return
+    if dtype.name in _RANGE_DECLARED:
+        raise errors.NotFoundError(None, None, f"Could not find a Range kernel for Tidx={dtype.name}; use "
+                                               f"int32/int64 and tf.cast. [Op:Range]")
+    raise errors.invalid_argument("Range", f"Value for attr 'Tidx' of {dtype.name} is not in the list of "
+                                           f"allowed values; use int32, int64 or a float type")
 
 
 def linspace(start, stop, num, name=None, axis=0):

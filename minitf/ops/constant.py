@@ -46,16 +46,62 @@ def _big_python_ints(value, dtype):
                      f"has values outside the int64 range.")
 
 
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _element_kinds(value, kinds):
+    """{kind: first element} over a nested list/tuple: bool, number, str, array, numpy or other."""
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            _element_kinds(v, kinds)
+    elif isinstance(value, (bool, np.bool_)):
+        kinds.setdefault("bool", value)
+    elif isinstance(value, (int, float, complex, np.number)):
+        kinds.setdefault("number", value)
+        if isinstance(value, np.generic):
+            kinds.setdefault("numpy", value)
+    elif isinstance(value, (str, bytes)):
+        kinds.setdefault("str", value)
+    elif isinstance(value, np.ndarray):
+        kinds.setdefault("array", value)
+    else:
+        kinds.setdefault("other", value)
+    return kinds
+
+
+def _check_python_value(value):
+    """TF's ValueErrors for Python data it cannot convert: unsupported types and mixed lists."""
+    kinds = _element_kinds(value, {})
+    if "other" in kinds:
+        bad = kinds["other"]
+        if len(kinds) == 1:
+            raise ValueError(f"Attempt to convert a value ({bad!r}) with an unsupported type "
+                             f"({type(bad)}) to a Tensor.")
+        raise ValueError(f"Can't convert Python sequence with mixed types to Tensor: {value!r} holds "
+                         f"{bad!r} beside numbers or strings.")
+    if len({"bool", "number", "str"} & kinds.keys()) > 1:
+        raise ValueError(f"Can't convert Python sequence with mixed types to Tensor: {value!r}; give "
+                         f"all elements one type (bools, numbers or strings).")
+    return kinds
+
+
 def _python_to_array(value, dtype):
     """Array for Python data with TF's inference: floats -> float32, ints -> int32.
 
     With a `dtype`, Python ints wrap into narrower integer types (as TF's converter does),
     while floats to integers, ints to bool and strings to numbers raise TypeError.
     """
+    kinds = None
     if isinstance(value, (str, bytes)):
         arr = np.array(value, dtype=object)
     else:
-        arr = np.asarray(value)
+        if not isinstance(value, (int, float, complex, np.generic)):
+            kinds = _check_python_value(value)
+        try:
+            arr = np.asarray(value)
+        except ValueError:
+            raise ValueError(f"Can't convert non-rectangular Python sequence to Tensor: {value!r}; "
+                             f"all rows must have the same length.") from None
     kind = arr.dtype.kind
     if kind in "fO" and dtype is not None and dtype._np.kind in "iu":
         big = _big_python_ints(value, dtype)  # e.g. [2**64 - 1, 300] for uint64
@@ -91,12 +137,30 @@ def _python_to_array(value, dtype):
     if is_text or kind in "US":
         return _strings_to_bytes(arr)
     if arr.dtype == np.float64:
+        if not (kinds and "numpy" in kinds) and arr.size:
+            with np.errstate(invalid="ignore"):
+                finite = np.abs(arr[np.isfinite(arr)])
+            if finite.size and finite.max() > _FLOAT32_MAX:
+                raise ValueError(f"Can't convert Python sequence with a value out of range for float32 "
+                                 f"(the default float dtype) to Tensor: {value!r}; pass "
+                                 f"dtype=tf.float64")
         return arr.astype(np.float32)
     if arr.dtype == np.int64:
         if arr.size == 0 or (arr.min() >= -2**31 and arr.max() < 2**31):
             return arr.astype(np.int32)
         return arr
     return arr
+
+
+def _first_tensor_dtype(value):
+    for v in value:
+        if isinstance(v, (Tensor, Variable)):
+            return v.dtype
+        if isinstance(v, (list, tuple)):
+            found = _first_tensor_dtype(v)
+            if found is not None:
+                return found
+    return None
 
 
 def _contains_tensor(value):
@@ -126,8 +190,10 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
         return value.to_dense()
     if isinstance(value, (list, tuple)) and _contains_tensor(value):
         from minitf.ops.array import stack
-        parts = [convert_to_tensor(v, dtype=dtype) if not isinstance(v, (list, tuple))
-                 else convert_to_tensor(v, dtype=dtype) for v in value]
+        # TF packs the parts; Python values among them take the first tensor's dtype
+        like = dtype or _first_tensor_dtype(value)
+        parts = [convert_to_tensor(v, dtype=dtype) if _contains_tensor([v])
+                 else convert_to_tensor(v, dtype=like) for v in value]
         return stack(parts)
     if isinstance(value, dtypes.DType):
         raise TypeError(f"Cannot convert {value!r} to a tensor.")
@@ -167,13 +233,24 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
 
 
 def constant(value, dtype=None, shape=None, name="Const"):
-    """A tensor holding `value`, cast to `dtype` if given, filled or reshaped to `shape` if given."""
+    """A tensor holding `value`, filled or reshaped to `shape` if given.
+
+    As in TF: a tensor must already have `dtype` (TypeError otherwise; a variable is cast), and
+    lists holding tensors are refused (ValueError; tf.stack or tf.convert_to_tensor pack them).
+    """
     if isinstance(value, (Tensor, Variable)):
         t = value.value() if isinstance(value, Variable) else value
         arr = t._value
         if dtype is not None:
-            arr = arr.astype(dtypes.as_dtype(dtype)._np)
+            dtype = dtypes.as_dtype(dtype)
+            if isinstance(value, Tensor) and t._value.dtype != dtype._np:
+                raise TypeError(f"Expected tensor {t.numpy()} with dtype {dtype!r}, but got dtype "
+                                f"{t.dtype!r}; use tf.cast to change a tensor's dtype.")
+            arr = arr.astype(dtype._np)
         t = Tensor(arr)
+    elif isinstance(value, (list, tuple)) and _contains_tensor(value):
+        raise ValueError("tf.constant cannot hold tensors (TypeError: Scalar tensor has no `len()`); "
+                         "use tf.stack or tf.convert_to_tensor to pack them.")
     else:
         t = convert_to_tensor(value, dtype=dtype)
     if shape is None:

@@ -493,3 +493,26 @@ def test_transpose_stack_one_hot_error_order_follows_tf():
     # one_hot checks on/off/dtype agreement before the indices' dtype
     with pytest.raises(TypeError, match="dtype parameter"):
         tf.one_hot(tf.constant([1.5]), 2, on_value=1.0, dtype=tf.bool)
+
+
+def test_filled_tensors_and_range_follow_tf():
+    assert tf.zeros([2], tf.string).numpy().tolist() == [b"", b""]
+    assert tf.zeros_like(tf.constant("ab")).numpy() == b""
+    with pytest.raises(TypeError):
+        tf.ones([2], tf.string)
+    with pytest.raises(errors.InvalidArgumentError):
+        tf.ones_like(tf.constant("ab"))
+    for fn in (lambda: tf.zeros([-1]), lambda: tf.fill([-1], 1)):
+        with pytest.raises(errors.InvalidArgumentError, match="must be >= 0"):
+            fn()
+    with pytest.raises(TypeError):
+        tf.zeros([2.5])
+    assert tf.fill([2], "a").numpy().tolist() == [b"a", b"a"]
+    with pytest.raises(errors.InvalidArgumentError):
+        tf.range(5, dtype=tf.uint8)
+    with pytest.raises(tf.errors.NotFoundError):
+        tf.range(5, dtype=tf.int16)
+    with pytest.raises(TypeError):
+        tf.range(1.5, dtype=tf.int32)
+    assert tf.range(tf.constant(2.5), dtype=tf.int32).numpy().tolist() == [0, 1]
+    assert tf.range(3, dtype=tf.float16).dtype == tf.float16

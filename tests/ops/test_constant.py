@@ -82,3 +82,29 @@ def test_empty_list_converts_to_any_dtype():
         t = tf.convert_to_tensor([[]], dtype)
         assert t.dtype == dtype and t.shape == (1, 0)
     assert tf.logical_and([], tf.constant(True)).shape == (0,)
+
+
+def test_python_values_tf_cannot_convert_raise_value_error():
+    for bad in (None, [None], object(), {"a": 1}, {1}):
+        with pytest.raises(ValueError, match="unsupported type"):
+            tf.constant(bad)
+    for mixed in ([1, None], [True, 1], ["a", 1], [True, 1.5]):
+        with pytest.raises(ValueError, match="mixed types"):
+            tf.constant(mixed)
+    with pytest.raises(ValueError, match="non-rectangular"):
+        tf.constant([[1, 2], [3]])
+    with pytest.raises(ValueError, match="out of range"):
+        tf.constant(1e40)  # beyond float32, the default float dtype
+    assert tf.constant(1e40, tf.float64).numpy() == 1e40
+    assert tf.constant([b"a", "b"]).numpy().tolist() == [b"a", b"b"]
+
+
+def test_constant_and_convert_to_tensor_with_tensors_follow_tf():
+    t = tf.constant([1.0, 2.0])
+    with pytest.raises(TypeError, match="Expected tensor"):
+        tf.constant(t, dtype=tf.int32)
+    assert tf.constant(tf.Variable(1.0), tf.float64).dtype == tf.float64  # variables are cast
+    with pytest.raises(ValueError):
+        tf.constant([t, t])
+    packed = tf.convert_to_tensor([tf.constant(3.0), 2])  # 2 takes the tensor's dtype
+    assert packed.dtype == tf.float32 and packed.numpy().tolist() == [3.0, 2.0]
