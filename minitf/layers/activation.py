@@ -23,6 +23,9 @@ class ReLU(_Elementwise):
         if negative_slope is None or negative_slope < 0:
             raise ValueError(f"negative_slope of a ReLU layer cannot be a negative value. "
                              f"Received: {negative_slope}")
+        if threshold is None or threshold < 0:
+            raise ValueError(f"threshold of a ReLU layer cannot be None or a negative value. "
+                             f"Received: threshold={threshold}; use threshold >= 0.")
         self.max_value = max_value
         self.negative_slope = float(negative_slope)
         self.threshold = float(threshold)

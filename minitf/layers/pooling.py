@@ -1,5 +1,6 @@
 """Pooling layers: max/average over windows, and global pooling, for data_format
 'channels_last' (NWC / NHWC) or 'channels_first' (NCW / NCHW)."""
+from minitf import errors
 from minitf.layers import _utils as U
 from minitf.layers.base import InputSpec, Layer
 from minitf.layers.convolutional import (conv_output_length, op_data_format, spatial_dims,
@@ -16,33 +17,45 @@ class _Pooling(Layer):
     rank = 2
     kind = "max"
 
-    def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None, **kwargs):
+    def __init__(self, pool_size, strides=None, padding="valid", data_format=None, **kwargs):
         super().__init__(**kwargs)
         n = self.rank
         self.pool_size = U.normalize_tuple(pool_size, n, "pool_size")
         self.strides = self.pool_size if strides is None else U.normalize_tuple(strides, n,
                                                                                    "strides")
-        self.padding = U.normalize_padding(padding)
+        # Kept as given, as Keras 3 does: an unknown padding fails in the pooling op at call
+        self.padding = padding
         self.data_format = standardize_data_format(data_format, self.name)
         self.input_spec = InputSpec(ndim=n + 2)
 
+    def _op_padding(self):
+        padding = str(self.padding).upper()
+        if padding not in ("VALID", "SAME"):
+            raise errors.invalid_argument(
+                "MaxPool" if self.kind == "max" else "AvgPool",
+                f"Layer {self.name!r}: value for attr 'padding' of {self.padding!r} is not in "
+                f"the list of allowed values: 'valid', 'same'.")
+        return padding
+
     def call(self, inputs):
         import minitf as tf
+        padding = self._op_padding()
         if self.rank == 1:
             # tf.nn's 1-D pools take NWC only: move the channels last and back.
             first = self.data_format == "channels_first"
             x = tf.transpose(inputs, [0, 2, 1]) if first else inputs
             fn = tf.nn.max_pool1d if self.kind == "max" else tf.nn.avg_pool1d
-            y = fn(x, self.pool_size[0], self.strides[0], self.padding.upper())
+            y = fn(x, self.pool_size[0], self.strides[0], padding)
             return tf.transpose(y, [0, 2, 1]) if first else y
         fn = tf.nn.max_pool2d if self.kind == "max" else tf.nn.avg_pool2d
-        return fn(inputs, self.pool_size, self.strides, self.padding.upper(),
+        return fn(inputs, self.pool_size, self.strides, padding,
                   data_format=op_data_format(self.data_format, 2))
 
     def compute_output_shape(self, input_shape):
         """Batch, pooled spatial sizes and channels, in the layer's data_format."""
         shape = TensorShape(input_shape).as_list()
-        spatial = [conv_output_length(size, self.pool_size[i], self.padding, self.strides[i])
+        padding = U.normalize_padding(self.padding)
+        spatial = [conv_output_length(size, self.pool_size[i], padding, self.strides[i])
                    for i, size in enumerate(spatial_dims(shape, self.data_format))]
         return TensorShape(with_channels(shape[0], spatial, self._channels(shape),
                                          self.data_format))
@@ -59,13 +72,19 @@ class _Pooling(Layer):
 
 
 class MaxPooling1D(_Pooling):
-    """Max over windows of `pool_size` steps."""
+    """Max over windows of `pool_size` steps (default 2)."""
     rank, kind = 1, "max"
+
+    def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None, **kwargs):
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
 
 
 class AveragePooling1D(_Pooling):
-    """Mean over windows of `pool_size` steps."""
+    """Mean over windows of `pool_size` steps (required, as in Keras 3)."""
     rank, kind = 1, "avg"
+
+    def __init__(self, pool_size, strides=None, padding="valid", data_format=None, **kwargs):
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
 
 
 class MaxPooling2D(_Pooling):
@@ -78,11 +97,11 @@ class MaxPooling2D(_Pooling):
 
 
 class AveragePooling2D(_Pooling):
-    """Mean over (height, width) windows of `pool_size`; strides default to pool_size."""
+    """Mean over (height, width) windows of `pool_size` (required, as in Keras 3); strides
+    default to pool_size."""
     rank, kind = 2, "avg"
 
-    def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None,
-                 **kwargs):
+    def __init__(self, pool_size, strides=None, padding="valid", data_format=None, **kwargs):
         super().__init__(pool_size, strides, padding, data_format, **kwargs)
 
 

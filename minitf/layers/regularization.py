@@ -8,6 +8,8 @@ __all__ = ["Dropout", "SpatialDropout1D", "SpatialDropout2D", "GaussianNoise"]
 def _dropout(x, rate, noise_shape, seed):
     """Zero each element (or each noise_shape slice) with probability `rate`, scale the rest."""
     import minitf as tf
+    if rate == 1.0:  # Keras 3 drops everything (tf.nn.dropout itself rejects rate=1)
+        return tf.zeros_like(x)
     nn_dropout = getattr(tf.nn, "dropout", None)
     if nn_dropout is not None:
         return nn_dropout(x, rate=rate, noise_shape=noise_shape, seed=seed)

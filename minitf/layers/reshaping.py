@@ -1,5 +1,7 @@
 """Layers that move values around: Flatten, Reshape, Permute, RepeatVector, UpSampling2D,
 ZeroPadding2D, Cropping2D."""
+import numpy as np
+
 from minitf.layers import _utils as U
 from minitf.layers.base import InputSpec, Layer
 from minitf.tensor_shape import TensorShape
@@ -86,6 +88,14 @@ class Reshape(Layer):
     def __init__(self, target_shape, **kwargs):
         super().__init__(**kwargs)
         self.target_shape = tuple(target_shape)
+        ints = [int(d) for d in self.target_shape if isinstance(d, (int, np.integer))]
+        if any(d < -1 for d in ints):
+            raise ValueError(f"Reshape: each dimension in `target_shape` must be a non-negative "
+                             f"integer, or -1 for a single unknown dimension. Received: "
+                             f"target_shape={self.target_shape}.")
+        if ints.count(-1) > 1:
+            raise ValueError(f"Reshape: there must be at most one unknown dimension (-1) in "
+                             f"`target_shape`. Received: target_shape={self.target_shape}.")
 
     def _resolve(self, input_shape):
         """target_shape with -1 filled in; Keras' ValueError when the sizes cannot match."""
@@ -162,7 +172,12 @@ class RepeatVector(Layer):
 
     def __init__(self, n, **kwargs):
         super().__init__(**kwargs)
-        self.n = int(n)
+        if not isinstance(n, int) or isinstance(n, bool):
+            raise TypeError(f"RepeatVector: expected an integer value for `n`, got {type(n)}.")
+        if n <= 0:
+            raise ValueError(f"RepeatVector: argument `n` should be a positive integer. "
+                             f"Received: n={n}")
+        self.n = n
         self.input_spec = InputSpec(ndim=2)
 
     def call(self, inputs):

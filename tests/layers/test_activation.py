@@ -33,6 +33,8 @@ def test_gradients(input_grads_close):
 def test_bad_arguments():
     with pytest.raises(ValueError, match="max_value"):
         layers.ReLU(max_value=-1)
+    with pytest.raises(ValueError, match="threshold"):  # Keras 3 rejects a negative threshold
+        layers.ReLU(threshold=-1.0)
 
 
 def test_leaky_relu_of_integers_is_float32():

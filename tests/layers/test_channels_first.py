@@ -146,7 +146,7 @@ def test_input_with_wrong_channel_count_is_rejected():
     lambda f: layers.Conv2DTranspose(2, 3, data_format=f),
     lambda f: layers.DepthwiseConv2D(3, data_format=f),
     lambda f: layers.SeparableConv2D(2, 3, data_format=f),
-    lambda f: layers.MaxPooling1D(data_format=f), lambda f: layers.AveragePooling2D(data_format=f),
+    lambda f: layers.MaxPooling1D(data_format=f), lambda f: layers.AveragePooling2D(2, data_format=f),
     lambda f: layers.GlobalMaxPooling2D(data_format=f),
     lambda f: layers.GlobalAveragePooling1D(data_format=f)])
 def test_invalid_data_format_raises_value_error_naming_layer_and_choices(make):

@@ -9,7 +9,7 @@ from minitf import layers
 def test_max_and_average_pooling_values():
     x = np.arange(16, dtype="float32").reshape(1, 4, 4, 1)
     mx = layers.MaxPooling2D()(x).numpy()[0, :, :, 0]
-    av = layers.AveragePooling2D()(x).numpy()[0, :, :, 0]
+    av = layers.AveragePooling2D(2)(x).numpy()[0, :, :, 0]
     np.testing.assert_array_equal(mx, [[5, 7], [13, 15]])
     np.testing.assert_allclose(av, [[2.5, 4.5], [10.5, 12.5]])
 
@@ -39,7 +39,7 @@ def test_global_pooling_values():
 
 def test_pooling_input_gradients(input_grads_close):
     x = np.random.default_rng(2).standard_normal((1, 4, 4, 2))
-    input_grads_close(layers.AveragePooling2D(dtype="float64"), x)
+    input_grads_close(layers.AveragePooling2D(2, dtype="float64"), x)
     input_grads_close(layers.MaxPooling2D(dtype="float64"), x)
     input_grads_close(layers.GlobalAveragePooling2D(dtype="float64"), x)
 
@@ -50,3 +50,23 @@ def test_global_average_pooling_of_integers_is_float32_and_max_keeps_dtype():
     assert tf.keras.layers.GlobalMaxPooling2D()(x).dtype == tf.uint8
     np.testing.assert_allclose(tf.keras.layers.GlobalAveragePooling2D()(x).numpy(),
                                x.mean(axis=(1, 2)), rtol=1e-6)
+
+
+def test_average_pooling_needs_pool_size_and_max_pooling_defaults_to_2():
+    # Keras 3: AveragePooling1D/2D have no default pool_size; MaxPooling1D/2D default to 2
+    for cls in (layers.AveragePooling1D, layers.AveragePooling2D):
+        with pytest.raises(TypeError, match="pool_size"):
+            cls()
+    assert layers.MaxPooling1D().pool_size == (2,)
+    assert layers.MaxPooling2D().pool_size == (2, 2)
+
+
+def test_unknown_padding_is_kept_and_fails_in_the_pooling_op():
+    # Keras 3 accepts any padding at construction; the MaxPool/AvgPool op rejects it at call
+    layer = layers.MaxPooling2D(padding="bogus")
+    assert layer.get_config()["padding"] == "bogus"
+    with pytest.raises(tf.errors.InvalidArgumentError, match="padding"):
+        layer(np.ones((1, 4, 4, 1), "float32"))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="AvgPool"):
+        layers.AveragePooling1D(2, padding="bogus")(np.ones((1, 4, 1), "float32"))
+    assert layers.MaxPooling2D(padding="SAME")(np.ones((1, 3, 3, 1), "float32")).shape == (1, 2, 2, 1)

@@ -16,6 +16,14 @@ def test_dropout_identity_unless_training():
     assert y.dtype == np.float32
 
 
+def test_rate_one_drops_everything():
+    # Keras 3.15 accepts rate=1.0 and returns zeros in training
+    x = np.ones((2, 4, 3), "float32")
+    for layer in (layers.Dropout(1.0), layers.SpatialDropout1D(1.0)):
+        np.testing.assert_array_equal(layer(x, training=True).numpy(), np.zeros_like(x))
+        np.testing.assert_array_equal(layer(x).numpy(), x)
+
+
 def test_dropout_noise_shape_and_spatial_dropout_drop_whole_slices():
     x = np.ones((4, 30, 6), "float32")
     y = layers.Dropout(0.5, noise_shape=(None, 1, 6))(x, training=True).numpy()

@@ -52,6 +52,18 @@ def test_reshape_size_mismatch():
         layers.Reshape((7,))(np.ones((2, 3, 4), "float32"))
 
 
+def test_constructor_validation_as_in_keras3():
+    with pytest.raises(ValueError, match="at most one unknown"):
+        layers.Reshape((-1, -1))
+    with pytest.raises(ValueError, match="non-negative"):
+        layers.Reshape((-2, 4))
+    with pytest.raises(ValueError, match="positive integer"):
+        layers.RepeatVector(0)
+    with pytest.raises(TypeError, match="integer"):
+        layers.RepeatVector(2.0)
+    assert layers.RepeatVector(2)(np.ones((1, 3), "float32")).shape == (1, 2, 3)
+
+
 # -- data formats and UpSampling2D interpolation ---------------------------------------------
 def _tf_bilinear_reference(img, out_h, out_w):
     """TF's ResizeBilinear with half_pixel_centers=True, pixel by pixel, for NHWC numpy."""
