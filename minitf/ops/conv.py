@@ -232,13 +232,19 @@ def _check_rank(x, rank, op_name, what="input"):
         raise ValueError(f"{op_name}: {what} must be {rank}-D, got shape {list(x.shape)}")
 
 
-def _check_float_same(x, w, op_name):
+def _check_float_same(x, w, op_name, allow_int32=False):
     if x._value.dtype != w._value.dtype:
         raise errors.invalid_argument(
             op_name, f"input is {x.dtype.name} but filter is {w.dtype.name}; cast one with tf.cast")
-    if x._value.dtype.kind != "f":
-        raise errors.NotFoundError(None, None, f"Could not find a kernel for {op_name} with dtype "
-                                               f"{x.dtype.name}; cast to tf.float32. [Op:{op_name}]")
+    if x._value.dtype.kind != "f" and not (allow_int32 and x.dtype.name == "int32"):
+        _not_allowed(x, op_name, "half, bfloat16, float, double" + (", int32" if allow_int32 else ""))
+
+
+def _not_allowed(x, op_name, allowed):
+    """TF's attr check: InvalidArgumentError for a dtype the op does not take."""
+    raise errors.invalid_argument(
+        op_name, f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed values: {allowed}; "
+                 f"cast the input with tf.cast(x, tf.float32)")
 
 
 # -- Conv2D and its two adjoints ----------------------------------------------------------------
@@ -415,7 +421,11 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     data_format = _check_format(data_format, "Conv2D")
     _check_rank(x, 4, "Conv2D")
     _check_rank(w, 4, "Conv2D", "filters")
-    _check_float_same(x, w, "Conv2D")
+    _check_float_same(x, w, "Conv2D", allow_int32=True)
+    if x.dtype.name == "int32":  # TF has an int32 Conv2D kernel: compute exactly in float64
+        from minitf.ops.constant import cast
+        return cast(conv2d(cast(x, "float64"), cast(w, "float64"), strides, padding, data_format,
+                           dilations), "int32")
     x = _nhwc(x, data_format)
     geo = _conv_geometry(x._value.shape, w._value.shape, strides, padding, data_format, dilations, "Conv2D")
     return _from_nhwc(_conv2d_nhwc(x, w, geo), data_format)
@@ -745,8 +755,9 @@ def _pool2d(kind, input, ksize, strides, padding, data_format):  # noqa: A002
     data_format = _check_format(data_format, op)
     _check_rank(x, 4, op)
     if kind == "avg" and x._value.dtype.kind != "f":
-        raise errors.NotFoundError(None, None, f"Could not find a kernel for AvgPool with dtype "
-                                               f"{x.dtype.name}; cast to tf.float32. [Op:AvgPool]")
+        _not_allowed(x, op, "half, bfloat16, float, double")
+    if kind == "max" and x._value.dtype.kind not in "fiu":
+        _not_allowed(x, op, "half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16")
     x = _nhwc(x, data_format)
     geo = _pool_geometry(x, ksize, strides, padding, data_format, op, allow_explicit=(kind == "max"))
     y = _max_pool_nhwc(x, geo) if kind == "max" else _avg_pool_nhwc(x, geo)

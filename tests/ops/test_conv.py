@@ -338,3 +338,19 @@ def test_nn_padding_is_case_sensitive_like_tf(op):
 def test_padding_that_is_not_a_string_or_list_is_a_type_error():
     with pytest.raises(TypeError):
         tf.nn.conv2d(tf.ones([1, 4, 4, 1]), tf.ones([3, 3, 1, 1]), 1, 3)
+
+
+def test_conv_and_pool_dtypes_follow_tf():
+    x8, k8 = tf.ones([1, 4, 4, 1], tf.int8), tf.ones([3, 3, 1, 1], tf.int8)
+    for fn in (lambda: tf.nn.conv2d(x8, k8, 1, "SAME"),
+               lambda: tf.nn.depthwise_conv2d(tf.ones([1, 4, 4, 1], tf.int32), tf.ones([3, 3, 1, 1], tf.int32),
+                                              [1, 1, 1, 1], "SAME"),
+               lambda: tf.nn.avg_pool2d(tf.ones([1, 4, 4, 1], tf.int32), 2, 2, "VALID"),
+               lambda: tf.nn.max_pool2d(tf.ones([1, 4, 4, 1], tf.bool), 2, 2, "VALID")):
+        with pytest.raises(errors.InvalidArgumentError, match="allowed values"):
+            fn()
+    # Conv2D (and conv1d through it) has an int32 kernel
+    y = tf.nn.conv2d(tf.ones([1, 4, 4, 1], tf.int32), tf.ones([3, 3, 1, 1], tf.int32), 1, "SAME")
+    assert y.dtype == tf.int32 and y.numpy()[0, 1, 1, 0] == 9
+    assert tf.nn.conv1d(tf.ones([1, 4, 1], tf.int32), tf.ones([3, 1, 1], tf.int32), 1, "SAME").numpy()[
+        0, :, 0].tolist() == [2, 3, 3, 2]
