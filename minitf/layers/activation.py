@@ -31,15 +31,36 @@ class ReLU(_Elementwise):
         self.threshold = float(threshold)
 
     def call(self, inputs):
+        # Keras 3's relu step by step, so dtypes follow it too: integer inputs stay integer
+        # unless a negative slope needs floats (leaky_relu casts to float32), and x equal to a
+        # non-zero threshold maps to 0
         import minitf as tf
-        x = inputs
-        if self.negative_slope == 0 and self.threshold == 0:
-            out = tf.maximum(x, tf.zeros_like(x))
+        x = tf.convert_to_tensor(inputs)
+        slope, threshold, max_value = self.negative_slope, self.threshold, self.max_value
+        if slope != 0:
+            if max_value is None and threshold == 0:
+                return tf.nn.leaky_relu(x, alpha=slope)
+            if threshold != 0 and not (x.dtype.is_floating or x.dtype.is_complex):
+                raise tf.errors.InvalidArgumentError(
+                    None, None, f"Layer {self.name!r}: cannot compute AddV2 as input #1 "
+                    f"(zero-based) was expected to be a {x.dtype.name} tensor but is a float "
+                    f"tensor: ReLU(negative_slope={slope}, threshold={threshold}) needs a "
+                    f"floating input; cast it with tf.cast(x, tf.float32). [Op:AddV2]")
+            negative_part = tf.nn.relu(threshold - x if threshold != 0 else -x)
+        clip_max = max_value is not None
+        if threshold != 0:
+            t = tf.cast(threshold, x.dtype)
+            x = tf.where(x > t, x, tf.zeros_like(x))
+        elif max_value == 6:
+            x = tf.minimum(tf.nn.relu(x), tf.cast(6, x.dtype))
+            clip_max = False
         else:
-            out = tf.where(x >= self.threshold, x, self.negative_slope * (x - self.threshold))
-        if self.max_value is not None:
-            out = tf.minimum(out, tf.cast(self.max_value, out.dtype))
-        return out
+            x = tf.nn.relu(x)
+        if clip_max:
+            x = tf.clip_by_value(x, tf.cast(0.0, x.dtype), tf.cast(max_value, x.dtype))
+        if slope != 0:
+            x = x - slope * negative_part
+        return x
 
     def get_config(self):
         """max_value, negative_slope, threshold."""
@@ -86,9 +107,13 @@ class ELU(_Elementwise):
         self.alpha = float(alpha)
 
     def call(self, inputs):
+        # Keras 3's elu: the Elu op (which rejects integer inputs), scaled below 0 by alpha
         import minitf as tf
-        negative = self.alpha * tf.math.expm1(tf.minimum(inputs, tf.zeros_like(inputs)))
-        return tf.where(inputs > 0, inputs, negative)
+        x = tf.convert_to_tensor(inputs)
+        res = tf.nn.elu(x)
+        if self.alpha == 1:
+            return res
+        return tf.where(x > 0, res, self.alpha * res)
 
     def get_config(self):
         """alpha."""
@@ -105,11 +130,36 @@ class Softmax(_Elementwise):
         self.axis = axis
 
     def call(self, inputs, mask=None):
+        # As Keras 3: one axis goes to the Softmax op (which rejects integer and 0-d inputs),
+        # several use exp(x - logsumexp(x)); a mask sends masked positions to 0
         import minitf as tf
-        axis = self.axis if isinstance(self.axis, int) else list(self.axis)
-        shifted = inputs - tf.stop_gradient(tf.reduce_max(inputs, axis=axis, keepdims=True))
-        e = tf.exp(shifted)
-        return e / tf.reduce_sum(e, axis=axis, keepdims=True)
+        x = tf.convert_to_tensor(inputs)
+        if mask is not None:
+            mask = tf.convert_to_tensor(mask)
+            if mask.shape.rank > x.shape.rank or any(
+                    m is not None and i is not None and m not in (1, i)
+                    for m, i in zip(mask.shape.as_list()[::-1], x.shape.as_list()[::-1])):
+                raise ValueError(f"Layer {self.name!r}: the `mask` must be broadcastable to "
+                                 f"`inputs`. Received: inputs.shape={x.shape}, "
+                                 f"mask.shape={mask.shape}")
+            if mask.dtype != tf.bool:
+                mask = mask > tf.cast(0.5, mask.dtype)
+            large_negative = -3e4 if x.dtype == tf.float16 else -1e9
+            x = tf.where(mask, x, tf.cast(large_negative, x.dtype))
+        axis = self.axis
+        if isinstance(axis, (tuple, list)) and len(axis) == 1:
+            axis = axis[0]
+        if isinstance(axis, (tuple, list)):
+            if not x.dtype.is_floating:
+                raise tf.errors.InvalidArgumentError(
+                    None, None, f"Layer {self.name!r}: softmax over axes {list(axis)} needs a "
+                    f"floating-point input, got {x.dtype.name}; cast it with tf.cast.")
+            out = tf.exp(x - tf.math.reduce_logsumexp(x, axis=list(axis), keepdims=True))
+        else:
+            out = tf.nn.softmax(x, axis=axis)
+        if mask is not None:
+            out = tf.where(mask, out, tf.zeros_like(out))
+        return out
 
     def get_config(self):
         """axis."""

@@ -41,3 +41,42 @@ def test_leaky_relu_of_integers_is_float32():
     out = layers.LeakyReLU()(np.array([[-2, 3]], np.int32))
     assert out.dtype == tf.float32  # Keras' leaky_relu works in floats
     np.testing.assert_allclose(out.numpy(), [[-0.6, 3.0]], rtol=1e-6)
+
+
+def test_relu_follows_keras3_on_integers_and_at_the_threshold():
+    x = np.array([[-3, -1, 0, 1, 2, 5]], np.int32)
+    out = layers.ReLU(threshold=1.0)(x)  # integers stay integers; x == threshold gives 0
+    assert out.dtype == tf.int32
+    np.testing.assert_array_equal(out.numpy(), [[0, 0, 0, 0, 2, 5]])
+    assert layers.ReLU(max_value=2.5)(x).dtype == tf.int32
+    np.testing.assert_array_equal(layers.ReLU(max_value=2.5)(x).numpy(), [[0, 0, 0, 1, 2, 2]])
+    slope = layers.ReLU(negative_slope=0.5)(x)  # leaky_relu casts integers to float32
+    assert slope.dtype == tf.float32
+    np.testing.assert_array_equal(slope.numpy(), [[-1.5, -0.5, 0, 1, 2, 5]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="AddV2"):
+        layers.ReLU(negative_slope=0.5, threshold=1.0)(x)
+    with pytest.raises(TypeError):
+        layers.ReLU(negative_slope=0.5, max_value=2.0)(x)
+    xf = np.array([-3, 0.5, 1, 2, 5], np.float32)
+    np.testing.assert_array_equal(layers.ReLU(threshold=1.0)(xf).numpy(), [0, 0, 0, 2, 5])
+    np.testing.assert_array_equal(layers.ReLU(negative_slope=0.5, max_value=2.0, threshold=1.0)(xf)
+                                  .numpy(), [-2, -0.25, 0, 2, 2])
+
+
+def test_elu_and_softmax_reject_integer_inputs_like_their_ops():
+    x = np.array([[1, -2, 3]], np.int32)
+    for layer in (layers.ELU(), layers.ELU(alpha=0.5), layers.Softmax(), layers.Softmax(axis=[0, 1])):
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            layer(x)
+    xf = np.array([[1.0, -2.0, 3.0]], np.float32)
+    np.testing.assert_allclose(layers.ELU(alpha=0.5)(xf).numpy(),
+                               [[1.0, 0.5 * np.expm1(-2.0), 3.0]], rtol=1e-6)
+
+
+def test_softmax_mask_zeroes_masked_positions():
+    x = np.array([[1.0, 2.0, 3.0]], np.float32)
+    out = layers.Softmax()(x, mask=np.array([[True, False, True]]))
+    e = np.exp([1.0, 3.0]) / np.exp([1.0, 3.0]).sum()
+    np.testing.assert_allclose(out.numpy(), [[e[0], 0.0, e[1]]], rtol=1e-6)
+    both = layers.Softmax(axis=[0, 1])(x).numpy()
+    np.testing.assert_allclose(both, np.exp(x) / np.exp(x).sum(), rtol=1e-6)
