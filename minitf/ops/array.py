@@ -939,6 +939,9 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     if isinstance(t, IndexedSlices):
         return IndexedSlices(clip_by_norm(t.values, clip_norm, axes), t.indices, t.dense_shape)
     t = as_tensor(t)
+    if t._value.dtype.kind not in "fc":  # TF's Sqrt of the squared sum rejects it first
+        raise errors.invalid_argument("Sqrt", f"Value for attr 'T' of {t.dtype.name} is not in the list "
+                                              f"of allowed values (floating types); cast t to a float")
     clip = as_tensor(clip_norm, dtype=None if isinstance(clip_norm, Tensor) else t.dtype)
     l2sum = reduce_sum(t * t, axes, keepdims=True)
     positive = l2sum > 0
@@ -1054,12 +1057,20 @@ def _check_direction(direction):
     return direction == "DESCENDING"
 
 
+def _check_sortable(x):
+    """sort/argsort run TF's TopKV2: at least 1-D, real numbers only."""
+    if x._value.ndim == 0:
+        raise errors.invalid_argument("TopKV2", "input must be at least 1-D to sort")
+    if x._value.dtype.kind not in "fiu":
+        raise errors.invalid_argument("TopKV2", f"Value for attr 'T' of {x.dtype.name} is not in the list "
+                                                f"of allowed values (real number types)")
+
+
 def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
     """Indices (int32) that sort `values` along `axis`."""
     x = as_tensor(values)
     descending = _check_direction(direction)
-    if x._value.ndim == 0:
-        raise errors.invalid_argument("TopKV2", "input must be at least 1-D to sort")
+    _check_sortable(x)
     axis = normalize_axis(_scalar_int(axis), x._value.ndim, "TopKV2")
     xp = array_module(x._value)
     return Tensor(_argsort_raw(xp, x._value, axis, descending, stable).astype("int32"))
@@ -1079,8 +1090,7 @@ def sort(values, axis=-1, direction="ASCENDING", name=None):
     """`values` sorted along `axis`; the gradient routes each entry back to where it came from."""
     x = as_tensor(values)
     descending = _check_direction(direction)
-    if x._value.ndim == 0:
-        raise errors.invalid_argument("TopKV2", "input must be at least 1-D to sort")
+    _check_sortable(x)
     axis = normalize_axis(_scalar_int(axis), x._value.ndim, "TopKV2")
     xp = array_module(x._value)
     perm = _argsort_raw(xp, x._value, axis, descending, stable=True)

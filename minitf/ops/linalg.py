@@ -269,6 +269,10 @@ def einsum(equation, *inputs, **kwargs):
         if t._value.dtype != tensors[0]._value.dtype:
             raise errors.invalid_argument("Einsum", f"all inputs must have one dtype, got "
                                                     f"{tensors[0].dtype.name} and {t.dtype.name}")
+    if tensors and tensors[0].dtype.name not in _MATMUL_KERNELS:
+        raise errors.NotFoundError(None, None, f"Could not find an Einsum kernel for T="
+                                               f"{tensors[0].dtype.name}; cast the inputs to a float "
+                                               f"type, int32 or int64. [Op:Einsum]")
     subs, out = _parse_einsum(equation, [t._value.shape for t in tensors])
     return _einsum(subs, out, tensors)
 
@@ -433,7 +437,10 @@ def inv(input, adjoint=False, name=None):  # noqa: A002
     xp = array_module(x._value)
     v = _swap(x._value, xp).conj() if adjoint else x._value
     try:
-        y = Tensor(xp.linalg.inv(v))
+        if v.dtype == np.float16:  # TF has a half kernel; numpy's linalg has none, so go through float32
+            y = Tensor(xp.linalg.inv(v.astype(np.float32)).astype(np.float16))
+        else:
+            y = Tensor(xp.linalg.inv(v))
     except np.linalg.LinAlgError:
         raise errors.invalid_argument("MatrixInverse", f"Input is not invertible (shape "
                                                        f"{list(x.shape)})") from None
@@ -449,6 +456,9 @@ def inv(input, adjoint=False, name=None):  # noqa: A002
 def det(input, name=None):  # noqa: A002
     """Determinant of each square matrix in the last two dimensions."""
     x = _as_float_tensor(input, "MatrixDeterminant")
+    if x._value.dtype == np.float16:
+        raise errors.NotFoundError(None, None, "Could not find a MatrixDeterminant kernel for float16; "
+                                               "cast to float32. [Op:MatrixDeterminant]")
     _check_square(x, "MatrixDeterminant")
     xp = array_module(x._value)
     y = Tensor(xp.asarray(xp.linalg.det(x._value), dtype=x._value.dtype))
@@ -553,6 +563,8 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
     from minitf.ops.reduce import reduce_sum
     x = as_tensor(tensor)
     keepdims = bool(keepdims)
+    if x._value.dtype.kind == "b":
+        raise TypeError(f"norm: a bool tensor has no norm (TF fails multiplying it); cast it to a float")
     nd = x._value.ndim
     if isinstance(axis, Tensor):
         axis = axis.numpy().tolist()

@@ -32,6 +32,15 @@ def _float_input(x, op_name):
     return x
 
 
+def _real_float_input(x, op_name):
+    """A real floating tensor (the ops whose TF kernels take no complex input)."""
+    x = _float_input(x, op_name)
+    if x._value.dtype.kind == "c":
+        raise errors.invalid_argument(op_name, f"Value for attr 'T' of {x.dtype.name} is not in the list "
+                                               f"of allowed values: half, bfloat16, float, double")
+    return x
+
+
 def _negative_axis(axis, ndim, op_name):
     """`axis` counted from the end, so rules stay valid when cotangents gain leading batch dims."""
     if not -ndim <= axis < max(ndim, 1):
@@ -231,7 +240,7 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     As TF, the logits gradient is softmax(logits) - labels (labels are taken to sum to 1),
     and labels receive the gradient -log_softmax(logits).
     """
-    x = _float_input(logits, "SoftmaxCrossEntropyWithLogits")
+    x = _real_float_input(logits, "SoftmaxCrossEntropyWithLogits")
     x, z = binary(x, labels, "SoftmaxCrossEntropyWithLogits")
     if x._value.shape != z._value.shape:
         raise errors.invalid_argument(
@@ -263,7 +272,7 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     Labels outside [0, classes) raise InvalidArgumentError; labels get no gradient, the logits
     gradient is softmax(logits) - one_hot(labels).
     """
-    x = _float_input(logits, "SparseSoftmaxCrossEntropyWithLogits")
+    x = _real_float_input(logits, "SparseSoftmaxCrossEntropyWithLogits")
     lab = as_tensor(labels)
     if lab._value.dtype.kind not in "iu":
         raise ValueError(f"sparse_softmax_cross_entropy_with_logits needs integer labels, got {lab.dtype.name}")
@@ -419,10 +428,15 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
     from minitf.ops.reduce import reduce_mean
     from minitf.ops.constant import stop_gradient
     from minitf.ops.array import reshape
-    x = _float_input(x, "Moments")
+    x = as_tensor(x)
+    if x._value.dtype.kind not in "fiu":
+        _float_input(x, "Moments")
     mean = reduce_mean(x, axis=axes, keepdims=True)
-    diff = x - stop_gradient(mean)
-    variance = reduce_mean(diff * diff, axis=axes, keepdims=True)
+    if x._value.dtype.kind in "iu":  # TF: integer mean and variance (squared_difference's dtypes)
+        variance = reduce_mean(_m().squared_difference(x, stop_gradient(mean)), axis=axes, keepdims=True)
+    else:
+        diff = x - stop_gradient(mean)
+        variance = reduce_mean(diff * diff, axis=axes, keepdims=True)
     if not keepdims:
         from minitf.ops.reduce import _axes
         dropped = set(_axes(axes, x._value.ndim, "Moments"))
@@ -474,7 +488,7 @@ def scale_regularization_loss(regularization_loss):
 def l2_loss(t, name=None):
     """sum(t ** 2) / 2."""
     from minitf.ops.reduce import reduce_sum
-    t = _float_input(t, "L2Loss")
+    t = _real_float_input(t, "L2Loss")
     return reduce_sum(t * t) * _const(0.5, t)
 
 
@@ -489,6 +503,9 @@ def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):  # noqa:
     k = int(k.numpy()) if isinstance(k, Tensor) else int(k)
     if x._value.ndim == 0:
         raise errors.invalid_argument("TopKV2", "input must be at least 1-D, got a scalar")
+    if x._value.dtype.kind not in "fiu":
+        raise errors.invalid_argument("TopKV2", f"Value for attr 'T' of {x.dtype.name} is not in the list "
+                                                f"of allowed values (real number types)")
     n = x._value.shape[-1]
     if k < 0:
         raise errors.invalid_argument("TopKV2", f"Need k >= 0, got {k}")

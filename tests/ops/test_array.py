@@ -516,3 +516,13 @@ def test_filled_tensors_and_range_follow_tf():
         tf.range(1.5, dtype=tf.int32)
     assert tf.range(tf.constant(2.5), dtype=tf.int32).numpy().tolist() == [0, 1]
     assert tf.range(3, dtype=tf.float16).dtype == tf.float16
+
+
+def test_sort_and_clip_by_norm_dtypes_follow_tf():
+    for fn in (tf.sort, tf.argsort):
+        with pytest.raises(errors.InvalidArgumentError):
+            fn(tf.ones([4], tf.bool))
+        with pytest.raises(errors.InvalidArgumentError):
+            fn(tf.ones([4], tf.complex64))
+    with pytest.raises(errors.InvalidArgumentError):
+        tf.clip_by_norm(tf.ones([3], tf.int32), 1.0)

@@ -257,3 +257,16 @@ def test_tensordot_int_axes_need_only_matching_products_and_matmul_kernel_first(
         tf.tensordot(a, tf.ones([4, 2]), 1)
     with pytest.raises(tf.errors.NotFoundError):  # uint16 has no kernel, found before the dtype clash
         tf.matmul(tf.ones([2, 3], tf.uint16), tf.ones([3, 2], tf.float16))
+
+
+def test_einsum_inv_det_norm_dtypes_follow_tf():
+    for dtype in (tf.int8, tf.uint8, tf.bool):
+        with pytest.raises(tf.errors.NotFoundError):
+            tf.einsum("ij,jk->ik", tf.ones([2, 2], dtype), tf.ones([2, 2], dtype))
+    assert tf.einsum("ij,jk->ik", tf.ones([2, 2], tf.int32), tf.ones([2, 2], tf.int32)).numpy()[0, 0] == 2
+    h = tf.linalg.inv(tf.constant([[2.0, 0.0], [0.0, 4.0]], tf.float16))
+    assert h.dtype == tf.float16 and h.numpy().tolist() == [[0.5, 0.0], [0.0, 0.25]]
+    with pytest.raises(tf.errors.NotFoundError):
+        tf.linalg.det(tf.eye(2, dtype=tf.float16))
+    with pytest.raises(TypeError):
+        tf.norm(tf.ones([3], tf.bool))

@@ -383,3 +383,16 @@ def test_second_derivative_of_piecewise_linear_activations_is_zero_not_none(fn):
             y = fn(x)
         g = inner.gradient(y, x)
     assert outer.gradient(g, x).numpy().tolist() == [0.0, 0.0, 0.0]
+
+
+def test_nn_dtype_rules_follow_tf():
+    c = tf.ones([2, 3], tf.complex64)
+    for fn in (lambda: tf.nn.softmax_cross_entropy_with_logits(c, c),
+               lambda: tf.nn.sparse_softmax_cross_entropy_with_logits(tf.constant([0, 1]), c),
+               lambda: tf.nn.l2_loss(tf.ones([2], tf.complex64)),
+               lambda: tf.math.top_k(tf.ones([4], tf.bool), 2)):
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            fn()
+    mean, var = tf.nn.moments(tf.constant([[1, 2], [4, 7]]), [0])  # integer moments, as TF
+    assert mean.dtype == tf.int32 and mean.numpy().tolist() == [2, 4]
+    assert var.numpy().tolist() == [2, 6]
