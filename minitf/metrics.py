@@ -11,6 +11,7 @@ import numpy as np
 
 from minitf.module import Module
 from minitf.tape import stop_recording_all
+from minitf.variable import Variable
 
 __all__ = ["Metric", "Mean", "Sum", "MeanMetricWrapper", "MeanSquaredError",
            "MeanAbsoluteError", "MeanAbsolutePercentageError", "RootMeanSquaredError",
@@ -69,6 +70,18 @@ def _paused(method):
     return update_state
 
 
+class _StateVariable(Variable):
+    """A metric's state variable: writes cast the value to its dtype first, as Keras 3
+    variables do (a float32 'total' accepts a float64 sum), where tf.Variable would refuse."""
+
+    def _new_value(self, value, op):
+        from minitf.ops.constant import convert_to_tensor
+        raw = value._value if isinstance(value, Variable) else convert_to_tensor(value)._value
+        if raw.dtype != self.dtype._np:
+            raw = raw.astype(self.dtype._np)
+        return super()._new_value(raw, op)
+
+
 class Metric(Module):
     """Base of all metrics: subclasses create state with `add_variable` and implement
     `update_state(...)` and `result()`."""
@@ -81,9 +94,10 @@ class Metric(Module):
 
     def __init__(self, name=None, dtype=None):
         from minitf import dtypes
-        from minitf.layers.base import to_snake_case  # Keras' naming rule
-        super().__init__(name=name or to_snake_case(type(self).__name__))
-        self._dtype = dtypes.as_dtype(dtype or "float32")
+        from minitf.layers.base import floatx, to_snake_case, unique_layer_name
+        # Keras' auto_name: a default name is unique per process ('positives', 'positives_1')
+        super().__init__(name=name or unique_layer_name(to_snake_case(type(self).__name__)))
+        self._dtype = dtypes.as_dtype(getattr(dtype, "compute_dtype", dtype) or floatx())
         self._metric_variables = []
         self._metric_variable_names = []
 
@@ -93,14 +107,17 @@ class Metric(Module):
         return self._dtype
 
     def add_variable(self, shape=(), initializer="zeros", dtype=None, aggregation="sum", name=None):
-        """A new non-trainable state variable, tracked in creation order."""
+        """A new non-trainable state variable, tracked in creation order.
+
+        Without `dtype` it is float32 (Keras' floatx), whatever the metric's own dtype: as in
+        Keras 3, built-in metrics pass `dtype=self.dtype` explicitly."""
         from minitf import initializers
-        from minitf.variable import Variable
-        dtype = dtype or self._dtype
+        from minitf.layers.base import floatx
+        dtype = dtype or floatx()
         init = initializers.get(initializer or "zeros")
         shape = tuple(shape) if shape is not None else ()
-        var = Variable(init(shape, dtype=dtype), trainable=False, name=name or "variable",
-                       dtype=dtype)
+        var = _StateVariable(init(shape, dtype=dtype), trainable=False, name=name or "variable",
+                             dtype=dtype)
         key = name or f"variable_{len(self._metric_variables)}"
         self._metric_variables.append(var)
         self._metric_variable_names.append(key)
@@ -171,21 +188,52 @@ class Metric(Module):
 
 # -- averages -------------------------------------------------------------------------------------
 
-def _align_weights(values, weights):
-    """Keras' rule: weights one rank above lose a trailing 1, one rank below gain one."""
-    xp = _xp(values)
-    if weights.ndim - values.ndim == 1 and weights.shape[-1] == 1:
-        weights = weights[..., 0]
-    elif values.ndim - weights.ndim == 1:
-        weights = xp.expand_dims(weights, -1)
-    return weights
+def _same_rank(x1, x2, expand_rank_1=True):
+    """Keras' squeeze_or_expand_to_same_rank on raw arrays: ranks that differ by one agree by
+    dropping the longer one's trailing 1 (or, for a rank-1 partner, adding one to it)."""
+    xp = _xp(x1)
+    r1, r2 = x1.ndim, x2.ndim
+    if r1 == r2 + 1 and x1.shape[-1] == 1:
+        if r2 == 1 and expand_rank_1:
+            x2 = xp.expand_dims(x2, -1)
+        else:
+            x1 = x1[..., 0]
+    elif r2 == r1 + 1 and x2.shape[-1] == 1:
+        if r1 == 1 and expand_rank_1:
+            x1 = xp.expand_dims(x1, -1)
+        else:
+            x2 = x2[..., 0]
+    return x1, x2
 
 
-def _broadcastable(weights, values):
-    if weights.ndim == 0:
-        return True
-    return weights.ndim == values.ndim and all(
-        w in (1, v) for w, v in zip(weights.shape, values.shape))
+def _samplewise(values, sample_weight, reduce_fn, dt, who):
+    """Keras' reduce_to_samplewise_values: one value per sample (axis 0), and its weight.
+
+    Values are first reduced over the axes the weights lack, the weights broadcast to them
+    (InvalidArgumentError as BroadcastTo when they cannot), then every axis after the first
+    is reduced (`reduce_fn` is 'mean' or 'sum'), for the values and the weights alike."""
+    from minitf import errors
+    values = _raw(values, dt)
+    weights = None
+    if sample_weight is not None:
+        weights = _raw(sample_weight, dt)
+        values, weights = _same_rank(values, weights)
+        w_nd, v_nd = weights.ndim, values.ndim
+        if v_nd > w_nd:
+            values = getattr(values, reduce_fn)(axis=tuple(range(w_nd, v_nd)))
+        try:
+            weights = _xp(values).broadcast_to(weights, values.shape)
+        except ValueError:
+            raise errors.invalid_argument(
+                "BroadcastTo", f"{who}: sample_weight of shape {list(weights.shape)} cannot be "
+                f"broadcast to the values' shape {list(values.shape)}; give one weight per "
+                "sample (or a shape that broadcasts)") from None
+        values = values * weights
+        if w_nd > 1:
+            weights = getattr(weights, reduce_fn)(axis=tuple(range(1, w_nd)))
+    if values.ndim > 1:
+        values = getattr(values, reduce_fn)(axis=tuple(range(1, values.ndim)))
+    return values, weights
 
 
 class Reduce(Metric):
@@ -194,31 +242,25 @@ class Reduce(Metric):
     def __init__(self, reduction, name=None, dtype=None):
         super().__init__(name=name, dtype=dtype)
         self.reduction = reduction
-        self.total = self.add_variable(shape=(), initializer="zeros", name="total")
+        self.total = self.add_variable(shape=(), initializer="zeros", name="total", dtype=self._dtype)
         if reduction != "sum":
-            self.count = self.add_variable(shape=(), initializer="zeros", name="count")
+            self.count = self.add_variable(shape=(), initializer="zeros", name="count",
+                                           dtype=self._dtype)
 
     def update_state(self, values, sample_weight=None):
-        """Add `values` (weighted by `sample_weight`, broadcast as Keras does) to the state."""
+        """Add `values` (weighted by `sample_weight`) to the state, as Keras 3: each sample's
+        entries are first averaged (summed, for Sum), so Mean counts samples, not entries."""
         dt = self._dtype._np
-        values = _raw(values, dt)
+        fn = "sum" if self.reduction == "sum" else "mean"
+        values, weights = _samplewise(values, sample_weight, fn, dt, self.name)
         xp = _xp(values)
-        weights = None
-        if sample_weight is not None:
-            weights = _align_weights(values, _raw(sample_weight, dt))
-            if _broadcastable(weights, values):
-                weights = xp.broadcast_to(weights, values.shape)
-            else:  # reduce the extra trailing axes of values first
-                axes = tuple(range(weights.ndim, values.ndim))
-                values = values.sum(axis=axes) if self.reduction == "sum" else values.mean(axis=axes)
-                if values.shape != weights.shape:
-                    raise ValueError(f"{self.name}: sample_weight of shape {list(weights.shape)} cannot "
-                                     f"be broadcast to values of shape {list(values.shape)}.")
-            values = values * weights
         self.total.assign_add(xp.asarray(values.sum(), dtype=dt))
         if self.reduction == "sum":
             return
-        n = values.size if weights is None else weights.sum()
+        if weights is not None:
+            n = weights.sum()
+        else:
+            n = values.shape[0] if values.ndim >= 1 else 1
         self.count.assign_add(xp.asarray(n, dtype=dt))
 
     def result(self):
@@ -247,28 +289,19 @@ class Mean(Reduce):
         return Metric.get_config(self)
 
 
-def _squeeze_pair(y_true, y_pred):
-    """Drop a trailing 1 from whichever of y_true/y_pred is one rank above the other."""
-    if y_pred.ndim - y_true.ndim == 1 and y_pred.shape[-1] == 1:
-        y_pred = y_pred[..., 0]
-    elif y_true.ndim - y_pred.ndim == 1 and y_true.shape[-1] == 1:
-        y_true = y_true[..., 0]
-    return y_true, y_pred
-
-
 class MeanMetricWrapper(Mean):
     """The mean of `fn(y_true, y_pred, **kwargs)` over every example seen."""
 
     def __init__(self, fn, name=None, dtype=None, **kwargs):
-        super().__init__(name=name or fn.__name__, dtype=dtype)
+        # Keras 3 calls Mean.__init__(name=None): the default name is 'mean_metric_wrapper'
+        Reduce.__init__(self, "weighted_mean", name=name, dtype=dtype)
         self._fn = fn
         self._fn_kwargs = kwargs
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        """Apply the function to the batch and average its values into the state."""
-        dt = self._dtype._np
-        y_true, y_pred = _squeeze_pair(_raw(y_true, dt), _raw(y_pred, dt))
-        values = self._fn(_tensor(y_true), _tensor(y_pred), **self._fn_kwargs)
+        """Apply the function to the batch as given (the function aligns the shapes) and
+        average its per-sample values into the state."""
+        values = self._fn(y_true, y_pred, **self._fn_kwargs)
         Reduce.update_state(self, values, sample_weight)
 
     def get_config(self):
@@ -290,36 +323,37 @@ def _float_matches(mask, like=None):
 
 
 def accuracy(y_true, y_pred):
-    """1.0 where y_true equals y_pred exactly, else 0.0 (elementwise)."""
-    t, p = _raw(y_true), _raw(y_pred)
-    if t.dtype != p.dtype:
-        p = p.astype(t.dtype)
+    """1.0 where y_true equals y_pred exactly, else 0.0 (elementwise, after Keras' rank alignment)."""
+    p = _raw(y_pred)
+    t = _raw(y_true, p.dtype)
+    t, p = _same_rank(t, p)
     return _float_matches(t == p)
 
 
-def _binary_matches(y_true, y_pred, threshold):
-    p = _raw(y_pred)
-    t = _raw(y_true)
-    predicted = (p > threshold).astype(p.dtype if p.dtype.kind == "f" else "float32")
-    return (t.astype(predicted.dtype) == predicted)
-
-
 def binary_accuracy(y_true, y_pred, threshold=0.5):
-    """Mean over the last axis of (y_pred > threshold) == y_true."""
-    return _tensor(_binary_matches(y_true, y_pred, threshold).astype("float32").mean(axis=-1))
+    """1.0 where (y_pred > threshold) equals y_true, else 0.0: elementwise, y_true's shape
+    (after Keras' rank alignment), as Keras 3 (Keras 2 averaged over the last axis)."""
+    t, p = _same_rank(_raw(y_true), _raw(y_pred))
+    predicted = (p > threshold).astype(t.dtype)
+    return _float_matches(t == predicted)
 
 
 def _sparse_matches(labels, preds):
-    """Keras' sparse_categorical_matches on raw arrays: argmax(preds) == labels.
+    """Keras' sparse_categorical_accuracy on raw arrays: argmax(preds) == labels.
 
-    Labels of shape (..., 1) give matches of that same shape."""
+    Labels of shape (..., 1) with predictions of the same rank give matches of the labels'
+    shape, and a trailing 1 is then dropped ((batch, 1) labels give (batch,) matches)."""
     xp = _xp(preds)
     shape = labels.shape
     squeezed = labels.ndim == preds.ndim and labels.ndim > 0 and labels.shape[-1] == 1
     if squeezed:
         labels = labels[..., 0]
-    matches = labels.astype("int64") == xp.argmax(preds, axis=-1)
-    return matches.reshape(shape) if squeezed else matches
+    matches = labels == xp.argmax(preds, axis=-1).astype(labels.dtype)
+    if squeezed:
+        matches = matches.reshape(shape)
+    if matches.ndim > 1 and matches.shape[-1] == 1:
+        matches = matches[..., 0]
+    return matches
 
 
 def categorical_accuracy(y_true, y_pred):
@@ -330,7 +364,8 @@ def categorical_accuracy(y_true, y_pred):
 
 def sparse_categorical_accuracy(y_true, y_pred):
     """1.0 where the integer label equals argmax(y_pred) over the last axis."""
-    return _float_matches(_sparse_matches(_raw(y_true), _raw(y_pred)))
+    p = _raw(y_pred)
+    return _float_matches(_sparse_matches(_raw(y_true, p.dtype), p))
 
 
 def _in_top_k(labels, preds, k):
@@ -421,13 +456,9 @@ def _wrapper_class(class_name, fn, default_name, doc, **defaults):
     return cls
 
 
-def _elementwise_binary(y_true, y_pred, threshold=0.5):
-    return _float_matches(_binary_matches(y_true, y_pred, threshold))
-
-
 Accuracy = _wrapper_class("Accuracy", accuracy, "accuracy",
                           "How often predictions equal labels exactly.")
-BinaryAccuracy = _wrapper_class("BinaryAccuracy", _elementwise_binary, "binary_accuracy",
+BinaryAccuracy = _wrapper_class("BinaryAccuracy", binary_accuracy, "binary_accuracy",
                                 "How often (y_pred > threshold) matches 0/1 labels; threshold=0.5.",
                                 threshold=0.5)
 CategoricalAccuracy = _wrapper_class("CategoricalAccuracy", categorical_accuracy, "categorical_accuracy",
@@ -480,7 +511,7 @@ class RootMeanSquaredError(Mean):
     def update_state(self, y_true, y_pred, sample_weight=None):
         """Accumulate the squared errors of one batch."""
         dt = self._dtype._np
-        y_true, y_pred = _squeeze_pair(_raw(y_true, dt), _raw(y_pred, dt))
+        y_true, y_pred = _same_rank(_raw(y_true, dt), _raw(y_pred, dt))
         Reduce.update_state(self, (y_pred - y_true) ** 2, sample_weight)
 
     def result(self):
@@ -502,7 +533,7 @@ def _confusion_update(metric, y_true, y_pred, sample_weight, thresholds, wanted,
     """Add weighted tp/fp/tn/fn counts per threshold (prediction > threshold is positive)."""
     from minitf import errors
     dt = metric._dtype._np
-    labels, preds = _squeeze_pair(_raw(y_true, dt), _raw(y_pred, dt))
+    preds, labels = _same_rank(_raw(y_pred, dt), _raw(y_true, dt))
     xp = _xp(preds)
     if preds.size and (preds.min() < 0 or preds.max() > 1):
         raise errors.invalid_argument(
@@ -510,11 +541,30 @@ def _confusion_update(metric, y_true, y_pred, sample_weight, thresholds, wanted,
                          f"{float(preds.max())}); apply a sigmoid or pass from_logits=True where supported")
     weights = None
     if sample_weight is not None:
-        weights = _align_weights(preds, _raw(sample_weight, dt))
-        weights = xp.broadcast_to(weights, preds.shape)
+        # Keras 3: weights gain a trailing axis, then lose it again only to match the labels'
+        # rank; so (batch,) weights on (batch, a, b) labels broadcast along axis 1
+        weights = xp.expand_dims(_raw(sample_weight, dt), -1)
+        _, weights = _same_rank(labels, weights, expand_rank_1=False)
+        try:
+            weights = xp.broadcast_to(weights, preds.shape)
+        except ValueError:
+            raise errors.invalid_argument(
+                "BroadcastTo", f"{metric.name}: sample_weight of shape {list(_raw(sample_weight).shape)} "
+                f"does not broadcast to predictions of shape {list(preds.shape)}") from None
     if top_k is not None:
+        if preds.ndim == 0 or preds.shape[-1] < top_k:
+            raise errors.invalid_argument(
+                "TopKV2", f"{metric.name}: input must have at least k={top_k} columns, got "
+                f"predictions of shape {list(preds.shape)}; use a smaller top_k")
         preds = _filter_top_k(preds, top_k)
     if class_id is not None:
+        if preds.ndim == 1:
+            raise ValueError("When class_id is provided, y_pred must be a 2D array with shape "
+                             f"(num_samples, num_classes), found shape: {preds.shape}")
+        if not -preds.shape[-1] <= class_id < preds.shape[-1]:
+            raise errors.invalid_argument(
+                "StridedSlice", f"{metric.name}: class_id={class_id} is out of range for "
+                f"predictions with {preds.shape[-1]} classes (shape {list(preds.shape)})")
         labels, preds = labels[..., class_id], preds[..., class_id]
         weights = None if weights is None else weights[..., class_id]
     labels = labels.reshape(-1) != 0

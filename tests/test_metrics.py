@@ -17,14 +17,16 @@ def test_mean_sequence_weights_and_reset():
     batches = [rng.normal(size=5), rng.normal(size=(3, 2)), np.array(4.0)]
     for b in batches:
         m.update_state(b)
-    allv = np.concatenate([np.ravel(b) for b in batches])
-    np.testing.assert_allclose(_f(m.result()), allv.mean(), rtol=1e-6)
+    # Keras 3 counts samples: each row of a 2-D batch is averaged first, a scalar is one sample
+    per_sample = np.concatenate([batches[0], batches[1].mean(-1), [4.0]])
+    np.testing.assert_allclose(_f(m.result()), per_sample.mean(), rtol=1e-6)
+    assert _f(m.count) == 5 + 3 + 1
     assert m.result().dtype == tf.float32
     m.reset_state()
     assert _f(m.result()) == 0.0 and _f(m.count) == 0.0
     v, w = rng.normal(size=(4, 3)), rng.uniform(size=4)
     m.update_state(v, sample_weight=w)  # per-row weights broadcast over columns
-    want = (v * w[:, None]).sum() / (w.sum() * 3)
+    want = (v.mean(-1) * w).sum() / w.sum()
     np.testing.assert_allclose(_f(m.result()), want, rtol=1e-6)
     m.reset_states()
     v3 = rng.normal(size=(2, 3, 4))
@@ -74,11 +76,12 @@ def test_accuracy_family():
     m.update_state(bt[:3], bp[:3])
     m.update_state(bt[3:], bp[3:], sample_weight=np.array([1.0, 0.0, 2.0]))
     hits = (bt == (bp > 0.5)).astype(float)
-    want = (hits[:3].sum() + (hits[3:] * np.array([1, 0, 2])[:, None]).sum()) / (9 + 3 * 3)
+    # Keras 3: each sample's entries averaged, then weighted once per sample
+    want = (hits[:3].mean(-1).sum() + (hits[3:].mean(-1) * [1, 0, 2]).sum()) / (3 + 3)
     np.testing.assert_allclose(_f(m.result()), want, rtol=1e-6)
     np.testing.assert_allclose(_f(metrics.BinaryAccuracy(threshold=0.8)(bt, bp)),
                                (bt == (bp > 0.8)).mean(), rtol=1e-6)
-    np.testing.assert_allclose(np.asarray(metrics.binary_accuracy(bt, bp)), hits.mean(-1), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(metrics.binary_accuracy(bt, bp)), hits)  # elementwise
 
 
 def test_categorical_and_sparse_accuracy():
@@ -88,8 +91,8 @@ def test_categorical_and_sparse_accuracy():
     hits = (probs.argmax(-1) == labels).astype(float)
     np.testing.assert_allclose(np.asarray(metrics.categorical_accuracy(onehot, probs)), hits)
     np.testing.assert_allclose(np.asarray(metrics.sparse_categorical_accuracy(labels, probs)), hits)
-    np.testing.assert_allclose(np.asarray(metrics.sparse_categorical_accuracy(labels[:, None], probs)),
-                               hits[:, None])
+    # (batch, 1) labels give (batch,) matches, as Keras 3
+    np.testing.assert_allclose(np.asarray(metrics.sparse_categorical_accuracy(labels[:, None], probs)), hits)
     m = metrics.SparseCategoricalAccuracy()
     m.update_state(labels[:4, None], probs[:4])
     m.update_state(labels[4:], probs[4:], sample_weight=np.array([0.5, 1.0, 0.0, 2.0]))
@@ -319,3 +322,119 @@ def test_compare_with_tensorflow():
         want = getattr(real_tf.keras.metrics, name)()
         want.update_state(labels, preds)
         np.testing.assert_allclose(_f(getattr(metrics, name)()(labels, preds)), want.result().numpy(), rtol=1e-5)
+
+
+# -- Keras 3 rules: per-sample reduction, elementwise accuracies, names, dtypes ----------------
+
+def test_mean_reduces_each_sample_first():
+    # values from TF 2.21 / Keras 3.15
+    m = metrics.Mean()
+    m.update_state([1.0, 2.0, 3.0])
+    m.update_state([[1.0, 2.0], [3.0, 5.0]])
+    m.update_state(4.0)
+    assert np.isclose(_f(m.result()), 2.5833333) and _f(m.count) == 6.0
+    m = metrics.Mean()
+    m.update_state([[1.0, 2.0], [3.0, 5.0]], sample_weight=[1.0, 3.0])
+    assert np.isclose(_f(m.result()), 3.375) and _f(m.count) == 4.0
+    m = metrics.Mean()  # a scalar weight makes the whole batch one sample
+    m.update_state([1.0, 2.0, 6.0], sample_weight=2.0)
+    assert _f(m.result()) == 3.0 and _f(m.count) == 2.0
+    m = metrics.Mean()  # 2-D weights: averaged per sample too
+    m.update_state([[1.0, 2.0], [3.0, 5.0]], sample_weight=[[1.0, 0.0], [2.0, 2.0]])
+    assert np.isclose(_f(m.result()), 3.4) and _f(m.count) == 2.5
+    s = metrics.Sum()
+    s.update_state([[1.0, 2.0], [3.0, 5.0]], sample_weight=[1.0, 3.0])
+    assert _f(s.result()) == 27.0
+
+
+def test_per_sample_weights_that_do_not_broadcast_raise_invalid_argument():
+    from minitf import errors
+    m = metrics.BinaryCrossentropy()
+    with pytest.raises(errors.InvalidArgumentError, match="BroadcastTo"):
+        # rank-1 labels: the loss is one scalar, five weights cannot broadcast to it
+        m.update_state([0.0, 1.0, 1.0, 1.0, 1.0], [0.7, 0.3, 0.5, 0.5, 0.1],
+                       sample_weight=[0.1, 1.7, 0.9, 1.4, 1.3])
+
+
+def test_binary_accuracy_is_elementwise():
+    got = metrics.binary_accuracy([[1, 0, 1]], [[0.7, 0.2, 0.1]])
+    assert got.shape == (1, 3) and got.dtype == tf.float32
+    np.testing.assert_array_equal(np.asarray(got), [[1.0, 1.0, 0.0]])
+    # (batch,) labels with (batch, 1) predictions: the labels gain the trailing 1
+    np.testing.assert_array_equal(np.asarray(metrics.binary_accuracy([1.0, 0.0], [[0.7], [0.6]])),
+                                  [[1.0], [0.0]])
+    np.testing.assert_array_equal(np.asarray(metrics.binary_accuracy(np.array([True, False]), [0.7, 0.6])),
+                                  [1.0, 0.0])
+    b = metrics.BinaryAccuracy()
+    b.update_state([[1.0, 0.0, 1.0], [0.0, 0.0, 0.0]], [[0.7, 0.2, 0.1], [0.9, 0.9, 0.1]],
+                   sample_weight=[1.0, 3.0])
+    np.testing.assert_allclose(_f(b.result()), 0.4166667, rtol=1e-6)
+
+
+def test_single_class_predictions():
+    # argmax of one column is 0: label 0 matches (Keras 3 gives 1.0)
+    m = metrics.SparseCategoricalAccuracy()
+    m.update_state(np.array([0, 0]), np.array([[0.2], [0.9]], "float32"))
+    assert _f(m.result()) == 1.0
+    k = metrics.SparseTopKCategoricalAccuracy(k=1)
+    k.update_state(np.array([0, 0]), np.array([[0.2], [0.9]], "float32"))
+    assert _f(k.result()) == 1.0
+    # labels (batch,) with predictions (batch, 1): the cross-entropy of one class is 0
+    c = metrics.SparseCategoricalCrossentropy()
+    c.update_state(np.array([0, 0, 0]), np.array([[0.1], [0.1], [0.4]], "float32"),
+                   sample_weight=[0.1, 0.2, 0.5])
+    assert _f(c.result()) == 0.0
+
+
+def test_regression_metrics_align_ranks():
+    # (3, 4) labels with (3, 4, 1) predictions: the trailing 1 is dropped
+    t = rng.normal(size=(3, 4)).astype("float32")
+    assert metrics.mse(t, t[..., None]).shape == (3,)
+    assert float(np.abs(np.asarray(metrics.mae(t, t[..., None]))).max()) == 0.0
+
+
+def test_default_names_and_state_dtypes():
+    first = metrics.MeanMetricWrapper(fn=lambda a, b: a - b)
+    second = metrics.MeanMetricWrapper(fn=lambda a, b: a - b)
+    assert first.name.startswith("mean_metric_wrapper") and second.name.startswith("mean_metric_wrapper_")
+    assert metrics.MeanMetricWrapper(fn=lambda a, b: a - b, name="diff").name == "diff"
+
+    class Positives(metrics.Metric):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.total = self.add_variable(shape=(), initializer="zeros", name="total")
+            self.count = self.add_weight(shape=(), initializer="zeros", name="count")
+
+        def update_state(self, y_pred):
+            hits = tf.cast(tf.greater(y_pred, 0.5), self.dtype)
+            self.total.assign_add(tf.reduce_sum(hits))  # float64 into float32 state: cast
+            self.count.assign_add(tf.cast(tf.size(hits), self.dtype))
+
+        def result(self):
+            return self.total / self.count
+
+    p = Positives(dtype="float64")
+    assert p.dtype == tf.float64
+    assert p.total.dtype == tf.float32 and p.count.dtype == tf.float32  # Keras' floatx default
+    p.update_state(tf.constant([0.2, 0.7, 0.9, 0.1], dtype=tf.float64))
+    assert p.result().dtype == tf.float32 and _f(p.result()) == 0.5
+    assert Positives().name != Positives().name  # auto_name: unique per process
+    assert metrics.Mean(dtype="float64").result().dtype == tf.float64  # built-ins use their dtype
+
+
+def test_precision_recall_argument_errors():
+    from minitf import errors
+    y = np.array([[1.0, 0.0], [0.0, 1.0]], "float32")
+    p = np.array([[0.7, 0.2], [0.4, 0.9]], "float32")
+    with pytest.raises(errors.InvalidArgumentError, match="TopKV2"):
+        metrics.Precision(top_k=3).update_state(y, p)
+    with pytest.raises(errors.InvalidArgumentError):
+        metrics.Recall(class_id=2).update_state(y, p)
+    with pytest.raises(ValueError, match="class_id"):
+        metrics.Precision(class_id=0).update_state(y[:, 0], p[:, 0])
+    # (batch,) weights on rank-3 labels broadcast along axis 1, as Keras 3 (TF: 0.4706)
+    r = metrics.Recall()
+    yt = np.array([[[1, 1], [0, 0]], [[1, 1], [0, 1]]], "float32")
+    yp = np.array([[[0.9, 0.8], [0.2, 0.8]], [[0.3, 0.3], [0.1, 0.2]]], "float32")
+    r.update_state(yt, yp, sample_weight=[1.0, 0.25])
+    np.testing.assert_allclose(_f(r.result()), 0.47058824, rtol=1e-6)  # per-sample: 0.727
