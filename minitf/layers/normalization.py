@@ -11,7 +11,9 @@ def _axes_list(axis, rank, name):
     out = []
     for a in axes:
         if not -rank <= a < rank:
-            raise ValueError(f"Layer {name!r}: invalid axis {a} for input of rank {rank}.")
+            # IndexError, as Keras 3 (which indexes the input shape with the axis unchecked)
+            raise IndexError(f"Layer {name!r}: axis {a} is out of range for an input of rank "
+                             f"{rank}; use an axis in [{-rank}, {rank}).")
         out.append(a % rank)
     return sorted(out)
 
@@ -151,6 +153,7 @@ class LayerNormalization(Layer):
         self.gamma_regularizer = U.regularizer(gamma_regularizer)
         self.beta_constraint = U.constraint(beta_constraint)
         self.gamma_constraint = U.constraint(gamma_constraint)
+        self._autocast = False
 
     def build(self, input_shape):
         shape = TensorShape(input_shape)
@@ -175,12 +178,20 @@ class LayerNormalization(Layer):
 
     def call(self, inputs):
         import minitf as tf
-        inputs = U.as_floating(inputs, self.compute_dtype)  # Keras casts int inputs
+        original = inputs.dtype
+        # Keras 3 does not autocast LayerNormalization inputs: layer_normalization computes in
+        # at least float32 (float64 stays), casts the result back to the input's dtype
+        # (integers truncate, float16 rounds), then the layer casts to its compute dtype
+        if not original.is_floating or original.size < 4:
+            inputs = tf.cast(inputs, "float32")
         rank = inputs.shape.rank
         mean = tf.reduce_mean(inputs, axis=self._axes, keepdims=True)
         variance = tf.reduce_mean(tf.square(inputs - mean), axis=self._axes, keepdims=True)
-        return _normalize(inputs, mean, variance, self._broadcast(self.beta, rank, inputs.dtype),
-                          self._broadcast(self.gamma, rank, inputs.dtype), self.epsilon)
+        out = _normalize(inputs, mean, variance, self._broadcast(self.beta, rank, inputs.dtype),
+                         self._broadcast(self.gamma, rank, inputs.dtype), self.epsilon)
+        if out.dtype != original:
+            out = tf.cast(out, original)
+        return tf.cast(out, self.compute_dtype) if out.dtype != self.compute_dtype else out
 
     def compute_output_shape(self, input_shape):
         """Same as the input shape."""

@@ -75,8 +75,31 @@ def test_float32_input_keeps_float32():
 
 def test_normalization_layers_cast_integer_inputs_to_float32():
     x = np.arange(24, dtype=np.uint8).reshape(2, 3, 4)
-    for layer in (tf.keras.layers.BatchNormalization(), tf.keras.layers.LayerNormalization()):
+    # (LayerNormalization truncates back to the integer dtype: see the dtype test below)
+    for layer in (tf.keras.layers.BatchNormalization(),):
         out = layer(x, training=True)
         assert out.dtype == tf.float32
         np.testing.assert_allclose(out.numpy(), layer(x.astype(np.float32), training=True).numpy(),
                                    rtol=1e-6)
+
+
+def test_axis_out_of_range_raises_index_error_as_keras3():
+    for layer in (layers.BatchNormalization(axis=2), layers.LayerNormalization(axis=[1, 2])):
+        with pytest.raises(IndexError, match="out of range"):
+            layer(np.zeros((2, 3), "float32"))
+
+
+def test_layer_normalization_dtypes_follow_keras3():
+    # no autocast: an integer input is normalized in float32, truncated back to its integer
+    # dtype, then cast to the compute dtype; float16 rounds through float16
+    x = np.array([[1, 2, 4]], np.int32)
+    out = layers.LayerNormalization()(x)
+    assert out.dtype == tf.float32
+    np.testing.assert_array_equal(out.numpy(), [[-1.0, 0.0, 1.0]])
+    exact = layers.LayerNormalization()(x.astype("float32")).numpy()
+    half = layers.LayerNormalization()(x.astype("float16"))
+    assert half.dtype == tf.float32
+    np.testing.assert_array_equal(half.numpy(), exact.astype("float16").astype("float32"))
+    wide = layers.LayerNormalization()(x.astype("float64"))
+    assert wide.dtype == tf.float32
+    np.testing.assert_allclose(wide.numpy(), exact, rtol=1e-6)
