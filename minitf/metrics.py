@@ -106,6 +106,15 @@ class Metric(Module):
         """The dtype of the metric's state and result (float32 unless given)."""
         return self._dtype
 
+    @property
+    def name(self):
+        """The metric's name (settable, as in Keras: compile names a metric after its string)."""
+        return self._name
+
+    @name.setter
+    def name(self, value):
+        self._name = value
+
     def add_variable(self, shape=(), initializer="zeros", dtype=None, aggregation="sum", name=None):
         """A new non-trainable state variable, tracked in creation order.
 
@@ -744,21 +753,43 @@ _FUNCTIONS = {
 }
 
 
+def _class_lookup():
+    """Keras 3's ALL_OBJECTS_DICT: class names, their snake_case forms and a few aliases."""
+    from minitf.layers.base import to_snake_case
+    table = dict(_CLASSES)
+    table.update({to_snake_case(name): cls for name, cls in _CLASSES.items()})
+    table.update({"bce": BinaryCrossentropy, "BCE": BinaryCrossentropy, "mse": MeanSquaredError,
+                  "MSE": MeanSquaredError, "mae": MeanAbsoluteError, "MAE": MeanAbsoluteError,
+                  "mape": MeanAbsolutePercentageError, "MAPE": MeanAbsolutePercentageError})
+    return table
+
+
 def serialize(metric):
-    """A function's name, or {'class_name', 'config'} for a Metric."""
+    """Keras 3's dict for a metric: {'module': 'keras.metrics', 'class_name', 'config',
+    'registered_name': None} for a Metric object, {'module': 'builtins', 'class_name':
+    'function', 'config': name, 'registered_name': 'function'} for a metric function."""
     if isinstance(metric, Metric):
-        return {"class_name": type(metric).__name__, "config": metric.get_config()}
+        return {"module": "keras.metrics", "class_name": type(metric).__name__,
+                "config": metric.get_config(), "registered_name": None}
     name = getattr(metric, "__name__", None)
     if name in _FUNCTIONS:
-        return name
-    raise ValueError(f"Cannot serialize metric {metric!r}.")
+        return {"module": "builtins", "class_name": "function", "config": name,
+                "registered_name": "function"}
+    raise ValueError(f"Cannot serialize metric {metric!r}; pass a built-in metric function or a "
+                     "Metric object.")
 
 
 def deserialize(config, custom_objects=None):
-    """A metric from a name (function names give functions, class names new metrics) or a dict."""
+    """A metric from a `serialize` dict, or from a name: a class name, its snake_case form or
+    an alias ('mse', 'accuracy', 'BinaryAccuracy', ...) gives a new Metric object, as Keras 3."""
     custom_objects = custom_objects or {}
     if isinstance(config, dict):
         name = config.get("class_name")
+        if name == "function":
+            fn = custom_objects.get(config.get("config")) or _FUNCTIONS.get(config.get("config"))
+            if fn is None:
+                raise ValueError(f"Unknown metric function: {config.get('config')!r}.")
+            return fn
         cls = custom_objects.get(name) or _CLASSES.get(name)
         if cls is None:
             raise ValueError(f"Unknown metric class: {name!r}.")
@@ -766,18 +797,26 @@ def deserialize(config, custom_objects=None):
     if config in custom_objects:
         obj = custom_objects[config]
         return obj() if isinstance(obj, type) else obj
-    if config in _FUNCTIONS:
-        return _FUNCTIONS[config]
-    if config in _CLASSES:
-        return _CLASSES[config]()
-    raise ValueError(f"Unknown metric function: {config!r}. Use a Keras metric name such as "
-                     "'accuracy' or 'mse', a Metric object or a callable.")
+    cls = _class_lookup().get(config)
+    if cls is not None:
+        return cls()
+    raise ValueError(f"Unknown metric: {config!r}. Use a Keras metric name such as "
+                     "'accuracy', 'mse' or 'AUC', a Metric object or a callable.")
 
 
 def get(identifier):
-    """A metric from a name, a config dict, a Metric class or a callable."""
-    if isinstance(identifier, (str, dict)):
+    """A metric from a name (a new Metric object, as `deserialize`), a config dict, a Metric
+    class (instantiated) or a callable (returned as is)."""
+    if identifier is None:
+        return None
+    if isinstance(identifier, dict):
         return deserialize(identifier)
+    if isinstance(identifier, str):
+        cls = _class_lookup().get(identifier)
+        if cls is None:
+            raise ValueError(f"Could not interpret metric identifier: {identifier!r}; use a Keras "
+                             "metric name such as 'accuracy', 'mse' or 'AUC'.")
+        return cls()
     if isinstance(identifier, type) and issubclass(identifier, Metric):
         return identifier()
     if callable(identifier):

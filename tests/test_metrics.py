@@ -301,10 +301,15 @@ def test_custom_metric_subclass_and_add_weight():
 
 
 def test_get_and_config():
-    assert metrics.get("accuracy") is metrics.accuracy
-    assert metrics.get("acc") is metrics.accuracy
-    assert metrics.get("mse") is metrics.mean_squared_error
+    # Keras 3: names give new Metric objects (class names, snake_case names, a few aliases)
+    assert type(metrics.get("accuracy")) is metrics.Accuracy
+    assert type(metrics.get("mse")) is metrics.MeanSquaredError
+    assert type(metrics.get("binary_accuracy")) is metrics.BinaryAccuracy
+    assert type(metrics.deserialize("categorical_accuracy")) is metrics.CategoricalAccuracy
     assert isinstance(metrics.get("AUC"), metrics.AUC)
+    with pytest.raises(ValueError):
+        metrics.get("acc")  # only compile() knows 'acc'
+    assert metrics.get(metrics.mse) is metrics.mse and metrics.get(None) is None
     m = metrics.get({"class_name": "BinaryAccuracy", "config": {"name": "ba", "threshold": 0.7}})
     assert m.name == "ba" and m.get_config()["threshold"] == 0.7
     with pytest.raises(ValueError):
@@ -438,3 +443,23 @@ def test_precision_recall_argument_errors():
     yp = np.array([[[0.9, 0.8], [0.2, 0.8]], [[0.3, 0.3], [0.1, 0.2]]], "float32")
     r.update_state(yt, yp, sample_weight=[1.0, 0.25])
     np.testing.assert_allclose(_f(r.result()), 0.47058824, rtol=1e-6)  # per-sample: 0.727
+
+
+def test_serialize_dicts_as_keras3():
+    got = metrics.serialize(metrics.BinaryAccuracy(threshold=0.3, name="probe"))
+    assert got == {"module": "keras.metrics", "class_name": "BinaryAccuracy",
+                   "config": {"name": "probe", "dtype": "float32", "threshold": 0.3},
+                   "registered_name": None}
+    assert metrics.serialize(metrics.mse) == {"module": "builtins", "class_name": "function",
+                                              "config": "mean_squared_error",
+                                              "registered_name": "function"}
+    assert metrics.deserialize(metrics.serialize(metrics.mse)) is metrics.mean_squared_error
+    again = metrics.deserialize(got)
+    assert type(again) is metrics.BinaryAccuracy and again.name == "probe"
+
+
+def test_compile_names_string_metrics_after_the_string():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    model.compile("sgd", "mse", metrics=["mae", "mse"])
+    history = model.fit(np.ones((4, 2), "float32"), np.ones((4, 1), "float32"), epochs=1, verbose=0)
+    assert {"mae", "mse"} <= set(history.history)

@@ -402,6 +402,8 @@ class MetricsContainer:
         if isinstance(resolved, type):
             resolved = resolved()
         if _is_metric(resolved):
+            if isinstance(item, str):  # Keras names a metric given by string after the string
+                resolved.name = item
             return resolved
         name = item if isinstance(item, str) else getattr(resolved, "__name__", "metric")
         return _wrap_metric_fn(resolved, name)
