@@ -624,19 +624,29 @@ _FUNCTIONS = {
 
 
 def serialize(loss):
-    """A function's name, or {'class_name', 'config'} for a Loss object."""
+    """Keras 3's dict for a loss: {'module': 'keras.losses', 'class_name', 'config',
+    'registered_name': None} for a Loss object, {'module': 'builtins', 'class_name':
+    'function', 'config': name, 'registered_name': 'function'} for a loss function."""
     if isinstance(loss, Loss):
-        return {"class_name": type(loss).__name__, "config": loss.get_config()}
+        return {"module": "keras.losses", "class_name": type(loss).__name__,
+                "config": loss.get_config(), "registered_name": None}
     name = getattr(loss, "__name__", None)
     if name in _FUNCTIONS:
-        return name
+        return {"module": "builtins", "class_name": "function", "config": name,
+                "registered_name": "function"}
     raise ValueError(f"Cannot serialize loss {loss!r}; pass a built-in loss or a Loss object.")
 
 
 def deserialize(name, custom_objects=None):
-    """A loss from a name (function names give functions, class names new objects) or a dict."""
+    """A loss from a name (function names give functions, class names new objects) or a
+    `serialize` dict."""
     custom_objects = custom_objects or {}
     if isinstance(name, dict):
+        if name.get("class_name") == "function":
+            fn = custom_objects.get(name.get("config")) or _FUNCTIONS.get(name.get("config"))
+            if fn is None:
+                raise ValueError(f"Unknown loss function: {name.get('config')!r}.")
+            return fn
         cls = custom_objects.get(name.get("class_name")) or _CLASSES.get(name.get("class_name"))
         if cls is None:
             raise ValueError(f"Unknown loss class: {name.get('class_name')!r}.")

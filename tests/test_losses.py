@@ -255,7 +255,13 @@ def test_reduction_validation_and_get():
     again = losses.get(losses.serialize(losses.CategoricalCrossentropy.from_config(cfg)))
     np.testing.assert_allclose(float(again(LABELS, LOGITS)),
                                (-(LABELS * 0.9 + 0.1 / 3) * _log_softmax(LOGITS)).sum(-1).mean(), rtol=1e-6)
-    assert losses.serialize(losses.mae) == "mean_absolute_error"
+    assert losses.serialize(losses.mae) == {"module": "builtins", "class_name": "function",
+                                            "config": "mean_absolute_error",
+                                            "registered_name": "function"}
+    assert losses.deserialize(losses.serialize(losses.mae)) is losses.mean_absolute_error
+    got = losses.serialize(losses.Huber(delta=0.5, name="probe"))
+    assert got["module"] == "keras.losses" and got["class_name"] == "Huber"
+    assert got["registered_name"] is None and got["config"]["name"] == "probe"
 
 
 def test_custom_loss_subclass():
