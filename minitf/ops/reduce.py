@@ -196,8 +196,13 @@ def _product_of_others(x, axes):
     from minitf.ops.array import reshape, transpose
     shape = x._value.shape
     if not axes or x._value.size == 0:  # (an empty input has an empty gradient)
-        from minitf.ops.array import ones_like
-        return ones_like(x)
+        xp = array_module(x._value)
+        ones = Tensor(xp.ones_like(x._value))
+        if _state.active:
+            # connected to x with a zero gradient, as TF's cumprod-based rule is: second
+            # derivatives of a reduction over no axes are zeros, not None
+            record("ProdOthers", (x,), (ones,), lambda g: Tensor(xp.zeros_like(x._value)))
+        return ones
     kept = [i for i in range(len(shape)) if i not in axes]
     perm = list(axes) + kept
     moved = transpose(x, perm)

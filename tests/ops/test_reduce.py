@@ -314,3 +314,15 @@ def test_prod_gradient_of_an_empty_tensor_is_empty():
     with tf.GradientTape() as tape:
         y = tf.reduce_prod(x)
     assert tape.gradient(y, x).shape == (0, 2, 2)
+
+
+def test_second_derivative_of_prod_over_no_axes_is_zero_like_tf():
+    x = tf.constant(0.5)
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = tf.reduce_prod(x)
+        g = inner.gradient(y, x)
+    assert g.numpy() == 1.0
+    assert outer.gradient(g, x).numpy() == 0.0
