@@ -77,6 +77,12 @@ class _Conv(Layer):
     """Shared argument handling of the N-D convolutions."""
 
     rank = 2
+    # Keras 3's plain and transposed convolutions refuse strides > 1 with dilation_rate > 1 in
+    # the constructor; its depthwise and separable convolutions accept the pair
+    _allows_strided_dilation = False
+    # Keras 3's Conv2D/Conv2DTranspose convert the float kernel to the input's dtype, which
+    # fails with ValueError for integer inputs; Conv1D and depthwise kernels reach the op
+    _int_input_value_error = False
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
                  dilation_rate=1, groups=1, activation=None, use_bias=True,
@@ -91,10 +97,20 @@ class _Conv(Layer):
                              f"positive value. Received filters={filters}.")
         self.kernel_size = U.normalize_tuple(kernel_size, n, "kernel_size")
         self.strides = U.normalize_tuple(strides, n, "strides")
+        if any(s <= 0 for s in self.strides):
+            raise ValueError(f"The `strides` argument must be a tuple of {n} integers. Received "
+                             f"strides={strides}, including values "
+                             f"{ {s for s in self.strides if s <= 0} } that do not satisfy "
+                             f"`value > 0`")
         allowed = ("valid", "same", "causal") if n == 1 else ("valid", "same")
         self.padding = U.normalize_padding(padding, allowed)
         self.data_format = standardize_data_format(data_format, self.name)
         self.dilation_rate = U.normalize_tuple(dilation_rate, n, "dilation_rate")
+        if not self._allows_strided_dilation and max(self.strides) > 1 and \
+                max(self.dilation_rate) > 1:
+            raise ValueError(f"Layer {self.name!r}: `strides > 1` not supported in conjunction "
+                             f"with `dilation_rate > 1`. Received: strides={self.strides} and "
+                             f"dilation_rate={self.dilation_rate}")
         self.groups = int(groups or 1)
         if self.filters is not None and self.filters % self.groups:
             raise ValueError(f"The number of filters must be evenly divisible by the number of "
@@ -151,8 +167,38 @@ class _Conv(Layer):
                              f"be defined. Found None in shape {shape}.")
         return channels
 
+    def _check_output_size(self, input_shape):
+        """Keras 3 validates the output shape in build: with padding='valid', an input
+        smaller than the dilated kernel is a ValueError before any op runs."""
+        if self.padding != "valid":
+            return
+        shape = TensorShape(input_shape).as_list()
+        for i, size in enumerate(spatial_dims(shape, self.data_format)):
+            if size is None:
+                continue
+            out = (size - self.dilation_rate[i] * (self.kernel_size[i] - 1) - 1) // \
+                self.strides[i] + 1
+            if out <= 0:
+                raise ValueError(
+                    f"Computed output size would be zero or negative. Received `inputs "
+                    f"shape={tuple(shape)}`, `kernel shape="
+                    f"{self._kernel_shape(shape[self._channel_axis])}`, "
+                    f"`dilation_rate={list(self.dilation_rate)}`, `strides={self.strides}`, "
+                    f"`padding=valid` (layer {self.name!r}); give the input at least "
+                    f"{self.dilation_rate[i] * (self.kernel_size[i] - 1) + 1} entries along "
+                    f"spatial axis {i} or use padding='same'.")
+
+    def _check_input_dtype(self, inputs):
+        if self._int_input_value_error and not (inputs.dtype.is_floating or
+                                                inputs.dtype.is_complex):
+            raise ValueError(f"Layer {self.name!r}: incompatible type conversion requested to "
+                             f"type {inputs.dtype.name} for `tf.Variable` of type "
+                             f"{self.kernel.dtype.name} (the kernel). Cast the input to a "
+                             f"floating dtype, e.g. tf.cast(x, tf.float32).")
+
     def build(self, input_shape):
         channels = self._channels(input_shape)
+        self._check_output_size(input_shape)
         if channels % self.groups:
             raise ValueError(f"Layer {self.name!r}: the number of input channels ({channels}) "
                              f"must be evenly divisible by groups={self.groups}.")
@@ -202,6 +248,7 @@ class _Conv(Layer):
 
     def call(self, inputs):
         import minitf as tf
+        self._check_input_dtype(inputs)
         if self.groups == 1:
             return self._finish(self._convolve(inputs, self.kernel))
         axis = self._channel_axis
@@ -258,6 +305,7 @@ class Conv2D(_Conv):
     width) with data_format='channels_first'."""
 
     rank = 2
+    _int_input_value_error = True
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
                  dilation_rate=(1, 1), groups=1, activation=None, use_bias=True, **kwargs):
@@ -286,6 +334,15 @@ class Conv2DTranspose(Conv2D):
     def _kernel_shape(self, channels):
         return self.kernel_size + (self.filters, channels)
 
+    def _check_rank(self, shape):
+        shape = TensorShape(shape)
+        if shape.rank is not None and shape.rank > 4:
+            # Keras 3 indexes the kernel's spatial sizes with the input's spatial axes
+            raise IndexError(f"Layer {self.name!r}: a 2-D transposed convolution needs a rank-4 "
+                             f"input, received shape {tuple(shape.as_list())}: tuple index out "
+                             f"of range.")
+        super()._check_rank(shape)
+
     def build(self, input_shape):
         channels = self._channels(input_shape)
         self.kernel = self.add_weight("kernel", shape=self.kernel_size + (self.filters, channels),
@@ -304,6 +361,7 @@ class Conv2DTranspose(Conv2D):
 
     def call(self, inputs):
         import minitf as tf
+        self._check_input_dtype(inputs)
         shape = inputs.shape.as_list()
         out_shape = with_channels(shape[0], self._out_sizes(*spatial_dims(shape, self.data_format)),
                                   self.filters, self.data_format)
@@ -329,6 +387,9 @@ class Conv2DTranspose(Conv2D):
 class DepthwiseConv2D(Conv2D):
     """Convolves each input channel separately with `depth_multiplier` filters."""
 
+    _allows_strided_dilation = True
+    _int_input_value_error = False
+
     def __init__(self, kernel_size, strides=(1, 1), padding="valid", depth_multiplier=1,
                  data_format=None, dilation_rate=(1, 1), activation=None, use_bias=True,
                  depthwise_initializer="glorot_uniform", bias_initializer="zeros",
@@ -351,6 +412,7 @@ class DepthwiseConv2D(Conv2D):
 
     def build(self, input_shape):
         channels = self._channels(input_shape)
+        self._check_output_size(input_shape)
         self.depthwise_kernel = self.add_weight(
             "depthwise_kernel", shape=self.kernel_size + (channels, self.depth_multiplier),
             initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer,
@@ -388,6 +450,9 @@ class DepthwiseConv2D(Conv2D):
 class SeparableConv2D(Conv2D):
     """A depthwise convolution followed by a pointwise (1x1) convolution."""
 
+    _allows_strided_dilation = True
+    _int_input_value_error = False
+
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
                  dilation_rate=(1, 1), depth_multiplier=1, activation=None, use_bias=True,
                  depthwise_initializer="glorot_uniform", pointwise_initializer="glorot_uniform",
@@ -410,6 +475,7 @@ class SeparableConv2D(Conv2D):
 
     def build(self, input_shape):
         channels = self._channels(input_shape)
+        self._check_output_size(input_shape)
         self.depthwise_kernel = self.add_weight(
             "depthwise_kernel", shape=self.kernel_size + (channels, self.depth_multiplier),
             initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer,

@@ -92,3 +92,49 @@ def test_constraints_are_objects_and_round_trip_through_json_configs():
     assert again.bias_constraint.get_config()["max_value"] == 2.0
     assert isinstance(tf.keras.layers.BatchNormalization(beta_constraint="non_neg").beta_constraint,
                       tf.keras.constraints.NonNeg)
+
+
+def test_valid_padding_input_smaller_than_the_kernel_is_a_value_error_in_build():
+    # Keras 3 checks the output shape in build, before any op runs
+    cases = [(layers.Conv1D(2, 3), (1, 2, 2)), (layers.Conv2D(2, 3), (1, 2, 5, 2)),
+             (layers.Conv2D(2, 3, data_format="channels_first"), (1, 2, 2, 5)),
+             (layers.SeparableConv2D(2, 3), (1, 2, 5, 2)), (layers.DepthwiseConv2D(3), (1, 2, 5, 2)),
+             (layers.Conv1D(2, 2, dilation_rate=3), (1, 3, 2))]
+    for layer, shape in cases:
+        with pytest.raises(ValueError, match="zero or negative") as info:
+            layer(np.ones(shape, "float32"))
+        assert not isinstance(info.value, tf.errors.InvalidArgumentError)
+    assert layers.Conv2D(2, (2, 3))(np.ones((1, 2, 5, 2), "float32")).shape == (1, 1, 3, 2)
+    assert layers.Conv2D(2, 3, padding="same")(np.ones((1, 2, 2, 1), "float32")).shape == (1, 2, 2, 2)
+
+
+def test_strides_with_dilation_rejected_by_plain_and_transposed_convs_only():
+    for make in (lambda: layers.Conv1D(2, 2, strides=2, dilation_rate=2),
+                 lambda: layers.Conv2D(2, 2, strides=(2, 1), dilation_rate=(1, 2)),
+                 lambda: layers.Conv2DTranspose(2, 2, strides=2, dilation_rate=2)):
+        with pytest.raises(ValueError, match="strides > 1"):
+            make()
+    x = np.ones((1, 7, 7, 2), "float32")
+    assert layers.SeparableConv2D(2, 2, strides=2, dilation_rate=2)(x).shape == (1, 3, 3, 2)
+    assert layers.DepthwiseConv2D(2, strides=2, dilation_rate=2)(x).shape == (1, 3, 3, 2)
+    with pytest.raises(ValueError, match="value > 0"):
+        layers.Conv2D(2, 3, strides=0)
+
+
+def test_integer_inputs_fail_as_in_keras3():
+    # Conv2D/Conv2DTranspose cannot convert their float kernel to the input's integer dtype
+    # (ValueError); Conv1D and the depthwise convs reach the op (InvalidArgumentError)
+    x2 = np.ones((1, 5, 5, 2), np.int32)
+    for layer in (layers.Conv2D(2, 3), layers.Conv2DTranspose(2, 3)):
+        with pytest.raises(ValueError, match="type conversion") as info:
+            layer(x2)
+        assert not isinstance(info.value, tf.errors.InvalidArgumentError)
+    for layer, x in ((layers.Conv1D(2, 3), np.ones((1, 5, 2), np.int32)),
+                     (layers.DepthwiseConv2D(3), x2), (layers.SeparableConv2D(2, 3), x2)):
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            layer(x)
+
+
+def test_conv2d_transpose_of_rank_5_raises_index_error():
+    with pytest.raises(IndexError, match="rank-4"):
+        layers.Conv2DTranspose(2, 2)(np.ones((1, 5, 5, 5, 2), "float32"))
