@@ -1,4 +1,7 @@
 """IndexedSlices: a sparse gradient (rows `indices` of a dense tensor), as gather's gradient gives."""
+import numpy as np
+
+from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 
 __all__ = ["IndexedSlices"]
@@ -14,7 +17,10 @@ class IndexedSlices:
     def __init__(self, values, indices, dense_shape=None):
         self.values = values
         self.indices = indices
-        self.dense_shape = dense_shape
+        # the dims as Python ints for internal use; `dense_shape` is an int32 tensor as in TF
+        self._dims = None if dense_shape is None else tuple(int(d) for d in (
+            dense_shape._value.tolist() if isinstance(dense_shape, Tensor) else dense_shape))
+        self.dense_shape = None if dense_shape is None else Tensor(np.asarray(self._dims, dtype=np.int32))
 
     @property
     def dtype(self):
@@ -24,19 +30,15 @@ class IndexedSlices:
     @property
     def shape(self):
         """The dense shape."""
-        return TensorShape(tuple(int(d) for d in self.dense_shape))
+        return TensorShape(self._dims)
 
     def to_dense(self):
         """The equivalent dense tensor (rows with repeated indices summed), differentiable."""
         from minitf.ops._core import Tensor, _state, record, array_module
         values = self.values
         xp = array_module(values._value)
-        out = xp.zeros(tuple(int(d) for d in self.dense_shape), dtype=values._value.dtype)
-        idx = self.indices._value
-        if xp.__name__ == "numpy":
-            xp.add.at(out, idx, values._value)
-        else:  # cupy
-            xp.add.at(out, idx, values._value)
+        out = xp.zeros(self._dims, dtype=values._value.dtype)
+        xp.add.at(out, self.indices._value, values._value)
         result = Tensor(out)
         if _state.active:
             from minitf.ops.array import gather

@@ -362,7 +362,17 @@ class ones_initializer(Ones):  # noqa: N801
 
 
 class constant_initializer(Constant):  # noqa: N801
-    """tf.constant_initializer: every element equal to `value`."""
+    """tf.constant_initializer: every element equal to `value`.
+
+    Unlike Keras' `Constant` (float32 by default), it takes its default dtype from `value` as
+    `tf.constant` would: `tf.constant_initializer(3)([2])` is int32.
+    """
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        if dtype is None:
+            from minitf.ops.constant import convert_to_tensor  # ops import this module at load
+            dtype = convert_to_tensor(self.value).dtype
+        return super().__call__(shape, dtype, **kwargs)
 
 
 class glorot_uniform_initializer(GlorotUniform):  # noqa: N801

@@ -132,3 +132,12 @@ def test_usable_as_variable_initial_value():
     assert v.shape == (4, 3)
     limit = math.sqrt(6 / 7)
     assert np.abs(_np(v)).max() <= limit
+
+
+def test_tf_constant_initializer_takes_its_dtype_from_the_value():
+    """tf.constant_initializer infers the dtype as tf.constant does; Keras' Constant is float32."""
+    assert tf.constant_initializer(3)([2]).dtype == tf.int32
+    assert tf.constant_initializer(3.0)([2]).dtype == tf.float32
+    assert tf.constant_initializer([1, 2])([2]).numpy().tolist() == [1, 2]
+    assert tf.constant_initializer(3)([2], dtype=tf.float64).dtype == tf.float64
+    assert tf.keras.initializers.Constant(3)([2]).dtype == tf.float32
