@@ -25,8 +25,9 @@ from parity_rows import TABLE  # noqa: E402
 
 
 def measure(row, tf_ref, examples, randomize):
-    """Verdict kinds for `examples` cases of `row`: (Counter, [sample details])."""
-    counts, details = collections.Counter(), []
+    """Verdict kinds for `examples` cases of `row`: (Counter, [sample details], Counter of the
+    Known reasons that excused a verdict)."""
+    counts, details, excused = collections.Counter(), [], collections.Counter()
 
     @settings(max_examples=examples, deadline=None, database=None, derandomize=not randomize,
               suppress_health_check=list(HealthCheck))
@@ -35,13 +36,15 @@ def measure(row, tf_ref, examples, randomize):
         case = data.draw(row.cases)
         for what, verdict in check(row, case, tf_ref):
             kind = verdict.kind
-            if not verdict.agrees and known_reason(row, case, verdict):
+            reason = None if verdict.agrees else known_reason(row, case, verdict)
+            if reason:
                 kind = "known"
+                excused[reason] += 1
             counts[(what, kind)] += 1
             if kind not in oracle.AGREEMENTS and kind != "known":
                 details.append(f"{row.name}{case!r} {what}: {kind}: {verdict.detail}")
     sweep()
-    return counts, details
+    return counts, details, excused
 
 
 def main(argv=None):
@@ -54,12 +57,14 @@ def main(argv=None):
     warnings.simplefilter("ignore")
     import tensorflow as tf_ref
 
-    totals, per_row = collections.Counter(), {}
+    totals, per_row, unused = collections.Counter(), {}, []
     for name in sorted(TABLE.rows):
         if args.rows and not re.search(args.rows, name):
             continue
-        counts, details = measure(TABLE.rows[name], tf_ref, args.examples, args.random)
+        row = TABLE.rows[name]
+        counts, details, excused = measure(row, tf_ref, args.examples, args.random)
         totals.update(counts)
+        unused += [(name, k.reason) for k in row.known if not excused[k.reason]]
         if details:
             per_row[name] = (counts, details)
     calls = sum(n for (what, _), n in totals.items() if what == "value")
@@ -69,6 +74,9 @@ def main(argv=None):
         if line:
             print(f"{what}: {line}")
     print(f"rows with mismatches: {len(per_row)} of {len(TABLE.rows)}")
+    print(f"known entries that excused nothing in this run: {len(unused)}")
+    for name, reason in unused:
+        print(f"    {name}: {reason[:160]}")
     for name, (counts, details) in per_row.items():
         bad = sum(n for (_, k), n in counts.items() if k not in oracle.AGREEMENTS + ("known",))
         print(f"\n{name}: {bad} mismatches")
