@@ -1773,14 +1773,29 @@ for _path in ("keras.layers.Subtract", "keras.layers.subtract"):
           "BUG: inputs of different ranks: Keras 3 expands the lower-rank input at axis 1 "
           "(after the batch axis), then broadcasts; minitf raises ValueError or broadcasts "
           "numpy-style")
-for _name in ("Add", "Average"):
+for _name in ("Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum"):
     for _path in (f"keras.layers.{_name}", f"keras.layers.{_name.lower()}"):
         known(_path, lambda c, v: len(_ranks(c.args[0])) == 1
-              and len({_arr(t).shape for t in c.args[0]}) > 1 and _says("result[")(v),
-              "INTENTIONAL: TF/Keras 3.15 Add/Average backpropagate to an input broadcast within "
-              "the same rank (e.g. (2, 1) against (2, 2)) by summing over the wrong axis (weights "
-              "[[1, 2], [3, 4]] give [4, 6] instead of [3, 7]); minitf's gradient is correct")
+              and len({_arr(t).shape for t in c.args[0]}) > 1 and v.kind == "value_mismatch",
+              "INTENTIONAL: TF/Keras 3.15 merge layers broadcast a same-rank (batch, 1) input "
+              "wrongly when a feature dim equals the batch size: Add()([zeros((2, 2)), [[1], [2]]]) "
+              "gives [[1, 2], [1, 2]] (and matching gradients) instead of [[1, 1], [2, 2]]; "
+              "(2, 3) inputs broadcast correctly. minitf broadcasts correctly")
 for _path in ("keras.layers.Concatenate", "keras.layers.concatenate"):
     known(_path, lambda c, v: _says("TF raised ValueError", "minitf raised InvalidArgumentError")(v),
           "BUG: concatenation axis out of range for the inputs: Keras 3 raises ValueError from its "
           "shape check; minitf raises InvalidArgumentError from ConcatV2")
+for _ns in ("keras.losses", "keras.metrics"):
+    known(f"{_ns}.categorical_crossentropy",
+          lambda c, v: _says("TF raised IndexError", "minitf raised ValueError")(v),
+          "BUG: a 0-d y_pred: Keras 3 categorical_crossentropy raises IndexError (an unchecked "
+          "shape index); minitf raises ValueError (same-rank check)")
+known("keras.layers.Activation", lambda c, v: _arr(_x(c)).ndim == 0 and _says("TF raised AbortedError")(v),
+      SOFTMAX_SCALAR)
+known("keras.layers.LayerNormalization", lambda c, v: _arr(_x(c)).ndim == 1
+      and _says("dtype float64 (minitf) vs float32 (TF)")(v),
+      "BUG: LayerNormalization on a rank-1 float64 input: Keras 3 computes and returns float32 "
+      "(the compute dtype); minitf returns float64")
+known("keras.layers.UpSampling2D", lambda c, v: _is_int(_x(c)) and _config(c).get("interpolation") == "bilinear",
+      "BUG: bilinear UpSampling2D of an integer input: TF rounds the interpolated values to the "
+      "nearest integer ([0, 1] -> [0, 0, 1, 1]); minitf truncates ([0, 0, 0, 1])")
