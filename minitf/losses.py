@@ -329,6 +329,9 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     """-sum(y_true * log(p)) along `axis`; p is y_pred normalized and clipped, or softmax(logits)."""
     tf = _tf()
     y_true, y_pred = _pred_true(y_true, y_pred)
+    if _rank(y_pred) < 1:  # Keras 3 reads y_pred.shape[-1] first: IndexError
+        raise IndexError("categorical_crossentropy: y_pred must be at least rank 1 (batch, classes), "
+                         f"got a 0-d y_pred (y_true of shape {y_true.shape.as_list()}).")
     if _rank(y_true) < 1:
         raise ValueError("categorical_crossentropy: y_true and y_pred must be at least rank 1, got "
                          f"shapes {y_true.shape.as_list()} and {y_pred.shape.as_list()}.")

@@ -315,6 +315,8 @@ def test_crossentropy_shape_checks_raise_value_error():
         losses.binary_crossentropy(np.ones((3, 4), "float32"), np.full((3, 1), 0.3, "float32"))
     with pytest.raises(ValueError, match="same shape"):
         losses.categorical_crossentropy(np.eye(3, dtype="float32"), np.full((3, 1), 0.3, "float32"))
+    with pytest.raises(IndexError):  # Keras 3 indexes y_pred.shape[-1] unchecked
+        losses.categorical_crossentropy(np.float32(1.0), np.float32(0.5))
     from minitf import errors
     with pytest.raises(errors.InvalidArgumentError):  # an axis beyond the rank (TF: Sum's error)
         losses.categorical_crossentropy(np.eye(3, dtype="float32"), np.full((3, 3), 0.3, "float32"),
