@@ -79,6 +79,12 @@ def _read(x):
 
 def _like(value, other):
     """A non-tensor operand converted to `other`'s dtype (TypeError when it cannot hold it)."""
+    kind = type(value)
+    raw = other._value
+    if (kind is float or kind is int) and raw.dtype.itemsize >= 4 and raw.dtype.kind == "f" \
+            and -1e38 < value < 1e38:
+        # `x * 2.0`, the common case: a Python number that float32/float64 hold without overflow
+        return Tensor(array_module(raw).asarray(value, dtype=raw.dtype))
     return as_tensor(value, dtype=other.dtype)
 
 
