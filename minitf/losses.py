@@ -1,13 +1,16 @@
 """tf.keras.losses: loss functions (per-example values) and Loss objects (reduced to a scalar).
 
 The function forms (`mean_squared_error(y_true, y_pred)`, ...) return one loss per example,
-averaging or summing over the last axis as Keras does. A `Loss` object calls its function,
-weights the result by `sample_weight` and reduces it ('sum_over_batch_size' by default:
-sum of weighted losses divided by their number).
+averaging or summing over the last axis as Keras does; y_pred keeps its floating dtype and
+y_true is cast to it. A `Loss` object casts both to its dtype (float32 by default, as Keras 3),
+calls its function, weights the result by `sample_weight` and reduces it
+('sum_over_batch_size' by default: sum of weighted losses divided by their number).
 
-Formulas follow Keras (probabilities are clipped to [1e-7, 1 - 1e-7]; the `from_logits` paths
-work on logits directly, without overflow). y_pred keeps its floating dtype (float64 stays
-float64, as in Keras 2); y_true is cast to it.
+Shapes follow Keras 3: the regression functions and every Loss object first bring y_true and
+y_pred whose ranks differ by one to the same rank (`squeeze_or_expand_to_same_rank`); the
+cross-entropies then require equal shapes (ValueError). Formulas follow Keras (probabilities
+are clipped to [1e-7, 1 - 1e-7]; the `from_logits` paths work on logits directly, without
+overflow).
 """
 import numpy as np
 

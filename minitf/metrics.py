@@ -4,6 +4,9 @@ A Metric keeps its state in non-trainable variables (checkpointed by name: 'tota
 'true_positives', ...). `update_state` accumulates a batch, `result` reads the value,
 `reset_state` zeroes the state, and `metric(y_true, y_pred)` updates then returns the result.
 Updates never reach a GradientTape: they run with recording paused and mostly on raw arrays.
+
+Averages follow Keras 3: a batch's values are reduced to one value per sample (the mean of
+its entries) before weighting, so Mean and the MeanMetricWrapper metrics count samples.
 """
 import functools
 
