@@ -547,10 +547,6 @@ def _confusion_update(metric, y_true, y_pred, sample_weight, thresholds, wanted,
     dt = metric._dtype._np
     preds, labels = _same_rank(_raw(y_pred, dt), _raw(y_true, dt))
     xp = _xp(preds)
-    if preds.size and (preds.min() < 0 or preds.max() > 1):
-        raise errors.invalid_argument(
-            metric.name, f"predictions must be in [0, 1] (got values from {float(preds.min())} to "
-                         f"{float(preds.max())}); apply a sigmoid or pass from_logits=True where supported")
     weights = None
     if sample_weight is not None:
         # Keras 3: weights gain a trailing axis, then lose it again only to match the labels'
@@ -582,12 +578,53 @@ def _confusion_update(metric, y_true, y_pred, sample_weight, thresholds, wanted,
     labels = labels.reshape(-1) != 0
     preds = preds.reshape(-1)
     weights = xp.ones(preds.shape, dtype=dt) if weights is None else weights.reshape(-1)
+    if _evenly_distributed(thresholds):
+        _bucket_update(metric, labels, preds, weights, thresholds, wanted)
+        return
     thresh = xp.asarray(np.asarray(thresholds, dtype=dt))
     predicted = preds[None, :] > thresh[:, None]
     cells = {"true_positives": predicted & labels, "false_positives": predicted & ~labels,
              "true_negatives": ~predicted & ~labels, "false_negatives": ~predicted & labels}
     for name in wanted:
         getattr(metric, name).assign_add((cells[name] * weights).sum(axis=1).astype(dt))
+
+
+def _evenly_distributed(thresholds):
+    """Keras' is_evenly_distributed_thresholds: at least 3 thresholds evenly spread over [0, 1]
+    (AUC's own ones: the outer two are then -1e-7 and 1 + 1e-7)."""
+    n = len(thresholds)
+    if n < 3:
+        return False
+    even = np.arange(n, dtype=np.float32) / (n - 1)
+    return bool(np.allclose(np.asarray(thresholds, dtype=np.float64), even, atol=EPSILON))
+
+
+def _bucket_update(metric, labels, preds, weights, thresholds, wanted):
+    """Keras' counting for evenly spread thresholds: predictions are clipped to [0, 1] and
+    put in bucket ceil(p * (n - 1)) - 1 (0 at least, with AUC's epsilon endpoints); a bucket
+    counts as positive at every threshold up to its index."""
+    xp = _xp(preds)
+    dt = metric._dtype._np
+    n = len(thresholds)
+    with_epsilon = thresholds[0] < 0.0 or thresholds[-1] > 1.0
+    buckets = xp.ceil(xp.clip(preds, 0.0, 1.0) * dt.type(n - 1)) - 1
+    if with_epsilon:
+        buckets = xp.maximum(buckets, 0)
+    buckets = buckets.astype("int64")
+    keep = (buckets >= 0) & (buckets < n)  # bucket -1 (p == 0 without epsilon) counts nowhere
+    true_w = (labels * weights).astype(dt)
+    false_w = (~labels * weights).astype(dt)
+
+    def above(w):  # sum of the weights in buckets >= i, for every threshold i
+        counts = xp.bincount(buckets[keep], weights=w[keep], minlength=n)
+        return xp.cumsum(counts[::-1])[::-1].astype(dt)
+
+    tp, fp = above(true_w), above(false_w)
+    cells = {"true_positives": tp, "false_positives": fp,
+             "true_negatives": false_w.sum().astype(dt) - fp,
+             "false_negatives": true_w.sum().astype(dt) - tp}
+    for name in wanted:
+        getattr(metric, name).assign_add(cells[name])
 
 
 def _filter_top_k(preds, k):

@@ -265,9 +265,20 @@ def test_auc_errors_and_config():
         metrics.AUC(summation_method="simpson")
     with pytest.raises(ValueError):
         metrics.AUC(num_thresholds=1)
-    from minitf import errors
-    with pytest.raises(errors.InvalidArgumentError, match="auc"):
-        metrics.AUC()([0, 1], [0.5, 1.5])
+    # Keras 3 accepts predictions outside [0, 1]: with evenly spread thresholds they are
+    # clipped into it (values from TF 2.21)
+    assert _f(metrics.AUC()([0, 1], [0.5, 1.5])) == 1.0
+    assert _f(metrics.AUC()([1, 0, 1], [-0.5, 1.5, 0.7])) == 0.0
+    assert _f(metrics.AUC(thresholds=[0.3, 0.6])([1, 0, 1], [-0.5, 1.5, 0.7])) == 0.0
+    np.testing.assert_allclose(
+        np.asarray(metrics.Precision(thresholds=[0.0, 0.5, 1.0])([1, 0, 1, 1], [0.0, 1.5, 0.7, 1.0])),
+        [2 / 3, 2 / 3, 0.0], rtol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray(metrics.Recall(thresholds=[0.0, 0.5, 1.0])([1, 0, 1, 1], [0.0, 1.5, 0.7, 1.0])),
+        [2 / 3, 2 / 3, 0.0], rtol=1e-6)
+    np.testing.assert_allclose(
+        _f(metrics.AUC(num_thresholds=11, curve="PR")([1, 0, 1, 1, 0], [0.3, 0.3, 0.7, 0.1, 0.6])),
+        0.68457097, rtol=1e-6)
     cfg = metrics.AUC(num_thresholds=10, curve="PR").get_config()
     again = metrics.AUC.from_config(cfg)
     assert again.num_thresholds == 10 and again.curve == "PR" and again.name == "auc"
