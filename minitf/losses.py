@@ -12,6 +12,8 @@ cross-entropies then require equal shapes (ValueError). Formulas follow Keras (p
 are clipped to [1e-7, 1 - 1e-7]; the `from_logits` paths work on logits directly, without
 overflow).
 """
+import warnings
+
 import numpy as np
 
 __all__ = ["Reduction", "Loss", "BinaryCrossentropy",
@@ -339,6 +341,11 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
         raise ValueError("categorical_crossentropy: y_true and y_pred must be at least rank 1, got "
                          f"shapes {y_true.shape.as_list()} and {y_pred.shape.as_list()}.")
     _check_same_shape(y_true, y_pred, "categorical_crossentropy")
+    if y_pred.shape[-1] == 1:
+        warnings.warn("In loss categorical_crossentropy, expected y_pred.shape to be (batch_size, "
+                      f"num_classes) with num_classes > 1. Received: y_pred.shape={y_pred.shape}. "
+                      "Consider using 'binary_crossentropy' if you only have 2 classes.",
+                      SyntaxWarning, stacklevel=2)
     if label_smoothing:  # Keras 3 smooths over the last axis whatever `axis` is
         num_classes = float(y_true.shape[-1])
         y_true = y_true * (1.0 - label_smoothing) + label_smoothing / num_classes

@@ -383,3 +383,9 @@ def test_sparse_crossentropy_axis_must_be_last():
         losses.sparse_categorical_crossentropy(np.array([0, 1, 1, 0]), np.zeros((4, 2), "float32"),
                                                ignore_class=1, axis=0)
     assert losses.sparse_categorical_crossentropy(np.array([3, 0, 0, 0]), logits, axis=1).shape == (4,)
+
+
+def test_single_class_categorical_crossentropy_warns():
+    with pytest.warns(SyntaxWarning, match="binary_crossentropy"):
+        got = losses.categorical_crossentropy(np.ones((2, 1), "float32"), np.full((2, 1), 0.4, "float32"))
+    np.testing.assert_allclose(_np(got), [0.0, 0.0], atol=1e-6)
