@@ -106,8 +106,8 @@ class Metric(Module):
 
     @property
     def dtype(self):
-        """The dtype of the metric's state and result (float32 unless given)."""
-        return self._dtype
+        """The name of the metric's dtype ('float32' unless given), a string as in Keras 3."""
+        return self._dtype.name
 
     @property
     def name(self):
