@@ -64,8 +64,6 @@ def layer_input(draw, ndim, side=(1, 4), dtypes=LAYER_DTYPES, low=-4.0, high=4.0
     return T(draw(values(dtype, tuple(shape), low, high)))
 
 
-def _is_train(case):
-    return case.kwargs.get("training") is True
 
 
 def _config(case):
@@ -76,9 +74,6 @@ def _x(case):
     return case.args[0] if case.args else None
 
 
-def _x_dtype(case):
-    x = _x(case)
-    return np.asarray(x.value).dtype.name if isinstance(x, T) else None
 
 
 def _make_layer_call(path, random=False, stats=False, build_with=None):
@@ -90,7 +85,8 @@ def _make_layer_call(path, random=False, stats=False, build_with=None):
         y = layer(x, training=training)
         if random and training:
             kept = lib.cast(lib.not_equal(y, 0), y.dtype)
-            return {"shape": list(y.shape), "dtype": _dtype_name(y.dtype), "check": random(lib, x, y, kept, config)}
+            return {"shape": list(y.shape), "dtype": _dtype_name(y.dtype),
+                    "check": random(lib, x, y, kept, config)}
         if stats and training:
             return [y, {_short(w): lib.convert_to_tensor(w) for w in layer.non_trainable_weights}]
         return y
@@ -247,9 +243,6 @@ for _rank in (1, 2):
 
 # -- layers: normalization ------------------------------------------------------------------
 
-@st.composite
-def _norm_axis(draw, batch):
-    return draw(st.sampled_from([-1, 1, 2, -2, 5] + ([[1, 2], [-1, -2]] if not batch else [])))
 
 
 layer_row("keras.layers.BatchNormalization", layer_cases(
@@ -1117,7 +1110,8 @@ def _random_init_call(name):
 RANDOM_SHAPES = st.sampled_from([(40, 30), (3,), (2, 3), (5, 4, 30), (3, 3, 20, 20), (), (0, 4)])
 _SEEDS = maybe(st.sampled_from([None, 1, 42]))
 _RANDOM_INITS = {
-    "RandomNormal": {"mean": maybe(st.sampled_from([0.0, 1.0])), "stddev": maybe(st.sampled_from([0.05, 2.0]))},
+    "RandomNormal": {"mean": maybe(st.sampled_from([0.0, 1.0])),
+                     "stddev": maybe(st.sampled_from([0.05, 2.0]))},
     "RandomUniform": {"minval": maybe(st.sampled_from([-0.05, 0.0, -1.0])),
                       "maxval": maybe(st.sampled_from([0.05, 1.0]))},
     "TruncatedNormal": {"mean": maybe(st.sampled_from([0.0, 1.0])),
@@ -1300,7 +1294,8 @@ def _opt_summary(lib, opt):
     variables = [lib.Variable(v.copy()) for v in _VAR_INIT]
     for grads in _GRADS[:2]:
         opt.apply_gradients([(lib.constant(g), v) for g, v in zip(grads, variables)])
-    return [type(opt).__name__, float(np.asarray(opt.learning_rate)), [lib.convert_to_tensor(v) for v in variables]]
+    return [type(opt).__name__, float(np.asarray(opt.learning_rate)),
+            [lib.convert_to_tensor(v) for v in variables]]
 
 
 def _opt_get(lib, identifier):
@@ -1447,7 +1442,8 @@ known("keras.layers.RepeatVector", lambda c, v: _config(c).get("n") == 0,
       "empty repeat")
 SOFTMAX_SCALAR = ("BUG: softmax of a 0-d tensor: TF's Softmax kernel raises AbortedError ('Input "
                   "dims must be <= 5 and >=1'); minitf raises InvalidArgumentError")
-known("keras.layers.Softmax", lambda c, v: _arr(_x(c)).ndim == 0 and v.kind in ("error_mismatch", "tf_raises"),
+known("keras.layers.Softmax",
+      lambda c, v: _arr(_x(c)).ndim == 0 and v.kind in ("error_mismatch", "tf_raises"),
       SOFTMAX_SCALAR + " (with an explicit axis TF raises InvalidArgumentError and minitf "
       "returns)")
 known("keras.layers.ReLU", lambda c, v: _is_int(_x(c)) and _says("minitf raised TypeError")(v),
@@ -1688,10 +1684,12 @@ known("keras.initializers.Constant", lambda c, v: np.ndim(c.args[1].get("value",
       "gives the value's shape, incompatible shapes raise InvalidArgumentError); minitf raises "
       "TypeError unless the shapes match")
 for _name in ("RandomNormal", "RandomUniform", "TruncatedNormal", "Orthogonal", "VarianceScaling",
-              "Identity", "GlorotUniform", "GlorotNormal", "HeNormal", "HeUniform", "LecunNormal", "LecunUniform"):
+              "Identity", "GlorotUniform", "GlorotNormal", "HeNormal", "HeUniform", "LecunNormal",
+              "LecunUniform"):
     known(f"keras.initializers.{_name}", lambda c, v: c.kwargs.get("dtype") == "int32"
           and _says("minitf raised ValueError")(v),
-          "BUG: dtype='int32': Keras 3 random (and Identity) initializers fail inside the op (TypeError 'Cannot "
+          "BUG: dtype='int32': Keras 3 random (and Identity) initializers fail inside the op "
+          "(TypeError 'Cannot "
           "convert 0.0 to EagerTensor of dtype int32', or InvalidArgumentError for "
           "RandomUniform); minitf raises ValueError")
 known("keras.initializers.deserialize", lambda c, v: c.args[0] == "nope",
@@ -1797,6 +1795,7 @@ known("keras.layers.LayerNormalization", lambda c, v: _arr(_x(c)).ndim == 1
       and _says("dtype float64 (minitf) vs float32 (TF)")(v),
       "BUG: LayerNormalization on a rank-1 float64 input: Keras 3 computes and returns float32 "
       "(the compute dtype); minitf returns float64")
-known("keras.layers.UpSampling2D", lambda c, v: _is_int(_x(c)) and _config(c).get("interpolation") == "bilinear",
+known("keras.layers.UpSampling2D",
+      lambda c, v: _is_int(_x(c)) and _config(c).get("interpolation") == "bilinear",
       "BUG: bilinear UpSampling2D of an integer input: TF rounds the interpolated values to the "
       "nearest integer ([0, 1] -> [0, 0, 1, 1]); minitf truncates ([0, 0, 0, 1])")
