@@ -463,7 +463,7 @@ class Loss:
     process ('squared', 'squared_1', ...), as Keras' auto_name.
     """
 
-    def __init__(self, reduction="sum_over_batch_size", name=None, dtype=None):
+    def __init__(self, name=None, reduction="sum_over_batch_size", dtype=None):  # Keras 3's order
         self.name = name or _auto_name(type(self).__name__)  # first: Keras names even a bad loss
         self.reduction = standardize_reduction(reduction)
         self._dtype = _compute_dtype(dtype)

@@ -274,6 +274,8 @@ def test_custom_loss_subclass():
     assert first.name.startswith("scaled") and second.name.startswith("scaled_")
     assert first.name != second.name
     assert Scaled(name="mine").name == "mine"
+    assert Scaled("positional").name == "positional"  # Keras 3: Loss(name, reduction, dtype)
+    assert Scaled("x", "sum").reduction == "sum"
 
 
 def test_compare_with_tensorflow():
