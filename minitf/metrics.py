@@ -695,7 +695,7 @@ class AUC(Metric):
     def __init__(self, num_thresholds=200, curve="ROC", summation_method="interpolation", name=None,
                  dtype=None, thresholds=None, multi_label=False, num_labels=None, label_weights=None,
                  from_logits=False):
-        super().__init__(name=name or "auc", dtype=dtype)
+        super().__init__(name=name, dtype=dtype)  # None: auto_name, "auc", "auc_1", ...
         curve = curve.upper() if isinstance(curve, str) else curve
         if curve not in ("ROC", "PR"):
             raise ValueError(f'AUC: invalid curve {curve!r}; expected "ROC" or "PR".')

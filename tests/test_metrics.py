@@ -281,7 +281,11 @@ def test_auc_errors_and_config():
         0.68457097, rtol=1e-6)
     cfg = metrics.AUC(num_thresholds=10, curve="PR").get_config()
     again = metrics.AUC.from_config(cfg)
-    assert again.num_thresholds == 10 and again.curve == "PR" and again.name == "auc"
+    assert again.num_thresholds == 10 and again.curve == "PR" and again.name == cfg["name"]
+    # AUC, Precision and Recall have no fixed default name: Keras' auto_name makes one
+    names = {metrics.AUC().name, metrics.AUC().name}
+    assert len(names) == 2 and all(n.startswith("auc") for n in names)
+    assert metrics.Precision().name.startswith("precision")
     m = metrics.AUC(thresholds=[0.3, 0.6])
     assert m.num_thresholds == 4 and m.variables[0].shape == (4,)
 
