@@ -270,3 +270,24 @@ def test_einsum_inv_det_norm_dtypes_follow_tf():
         tf.linalg.det(tf.eye(2, dtype=tf.float16))
     with pytest.raises(TypeError):
         tf.norm(tf.ones([3], tf.bool))
+
+
+def test_matrix_2_norm_is_the_largest_singular_value():
+    x = np.random.RandomState(0).randn(2, 3, 4)
+    got = tf.linalg.norm(tf.constant(x), ord=2, axis=[1, 2])
+    np.testing.assert_allclose(got.numpy(), np.linalg.norm(x, ord=2, axis=(1, 2)), rtol=1e-12)
+    kept = tf.linalg.norm(tf.constant(x), ord=2, axis=[2, 0], keepdims=True)
+    assert kept.shape.as_list() == [1, 3, 1]
+    np.testing.assert_allclose(kept.numpy().ravel(),
+                               np.linalg.norm(np.transpose(x, (1, 2, 0)), ord=2, axis=(1, 2)), rtol=1e-12)
+
+
+def test_matrix_2_norm_gradient_matches_finite_differences():
+    x = tf.constant(np.random.RandomState(1).randn(3, 4))
+    assert_gradients_close(lambda t: tf.linalg.norm(t, ord=2, axis=[0, 1]), [x], order=1)
+    assert_gradients_close(lambda t: tf.linalg.norm(t, ord=2, axis=[-1, -2]), [x], order=1)
+
+
+def test_matrix_2_norm_has_no_float16_kernel():
+    with pytest.raises(tf.errors.NotFoundError, match="Svd"):
+        tf.linalg.norm(tf.ones([2, 2], tf.float16), ord=2, axis=[0, 1])
