@@ -6,7 +6,7 @@ from parity_oracle import Case, D, T, V
 from parity_strategies import (ALL_DTYPES, FLOATS, INTS, ODD_DTYPES, SIGNED, axes, cases,
                                dtype_args, maybe, nonempty_shapes, operand_pairs, shapes,
                                tensors, values)
-from parity_table import Table
+from parity_table import Table, resolve
 
 TABLE = Table()
 add = TABLE.add
@@ -374,16 +374,9 @@ add("image.resize", cases(image(), st.sampled_from([[8, 10], [2, 3], [4, 5]]),
 add("image.ResizeMethod", call=lambda lib: (lib.image.ResizeMethod.BILINEAR, lib.image.ResizeMethod.NEAREST_NEIGHBOR,
                                             lib.image.ResizeMethod.BICUBIC, lib.image.ResizeMethod.AREA))
 for _name in ("image.random_flip_left_right", "image.random_flip_up_down"):
-    add(_name, cases(image()), call=shape_and_dtype(lambda lib, *a, _n=_name, **k: resolve_path(lib, _n)(*a, **k)))
+    add(_name, cases(image()), call=shape_and_dtype(lambda lib, *a, _n=_name, **k: resolve(lib, _n)(*a, **k)))
 add("image.random_crop", cases(image(), st.sampled_from([[2, 2, 3], [4, 5, 3], [5, 5, 3]])),
     call=shape_and_dtype(lambda lib, *a, **k: lib.image.random_crop(*a, **k)))
-
-
-def resolve_path(lib, dotted):
-    obj = lib
-    for part in dotted.split("."):
-        obj = getattr(obj, part)
-    return obj
 
 
 add("linalg.l2_normalize", cases(tensors(FLOATS, shape=(2, 3)), axis=maybe(st.sampled_from([None, 0, -1, [0, 1]]))),

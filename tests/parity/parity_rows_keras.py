@@ -1350,9 +1350,7 @@ add("keras.optimizers.legacy", cases(st.sampled_from(["SGD", "Adam", "RMSprop", 
 # Each entry matches only the cases it explains. "BUG:" entries are minitf defects to fix
 # (TF's behaviour, then minitf's); "INTENTIONAL:" entries are differences minitf keeps.
 
-def known(name, applies, reason):
-    """Attach a Known entry to the row `name`."""
-    TABLE.rows[name].known = tuple(TABLE.rows[name].known) + (Known(applies, reason),)
+known = TABLE.known
 
 
 def _arr(t):
