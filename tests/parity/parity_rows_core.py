@@ -2,8 +2,8 @@
 import numpy as np
 from hypothesis import strategies as st
 
-from parity_oracle import Case, D, T, V
-from parity_strategies import (ALL_DTYPES, FLOATS, INTS, ODD_DTYPES, SIGNED, axes, cases,
+from parity_oracle import Case, D, T
+from parity_strategies import (ALL_DTYPES, FLOATS, INTS, SIGNED, axes, cases,
                                dtype_args, maybe, nonempty_shapes, operand_pairs, shapes,
                                tensors, values)
 from parity_table import Table, resolve
@@ -650,11 +650,12 @@ for _name in ("nn.conv2d_transpose", "nn.conv1d_transpose"):
 TABLE.known("nn.softsign", lambda case, verdict: verdict.kind == "tf_raises" and "SoftsignGrad" in verdict.detail,
             "INTENTIONAL: TF registers no gradient for SoftsignGrad (LookupError on second order); "
             "minitf differentiates it")
-TABLE.known("convert_to_tensor", lambda case, verdict: "uint64" in verdict.detail
-            and isinstance(case.args[0], int) and case.args[0] < 0,
-            "INTENTIONAL: a negative Python int converted to uint64: TF gives 2**64-1 or a SystemError "
-            "(an exception left set inside EagerTensor), minitf wraps modulo 2**64 as it does for every "
-            "narrower unsigned dtype")
+for _name in ("constant", "convert_to_tensor"):
+    TABLE.known(_name, lambda case, verdict: "uint64" in verdict.detail
+                and isinstance(case.args[0], int) and case.args[0] < 0,
+                "INTENTIONAL: a negative Python int converted to uint64: TF gives 2**64-1 or a SystemError "
+                "(an exception left set inside EagerTensor), minitf wraps modulo 2**64 as it does for "
+                "every narrower unsigned dtype")
 TABLE.known("nn.gelu", lambda case, verdict: verdict.kind == "value_mismatch" and "float64" in verdict.detail,
             "INTENTIONAL: TF's gelu uses float32 constants on float64 inputs (about 1e-8 relative); "
             "minitf computes in float64")
