@@ -20,11 +20,41 @@ _fallback_rng = np.random.default_rng()
 
 
 def _dtype(dtype, need_float=True, who="initializer"):
+    """The DType to build; random initializers also take integer dtypes (they fail later, in
+    the sampling op, as Keras' do) but refuse the rest (bool, complex, string)."""
     from minitf import dtypes
     dtype = dtypes.as_dtype(dtype or "float32")
-    if need_float and not dtype.is_floating:
+    if need_float and not (dtype.is_floating or dtype.is_integer):
         raise ValueError(f"{who}: expected a floating-point dtype, got {dtype.name}.")
     return dtype
+
+
+def _no_int_normal(dtype, first, who):
+    """Keras draws normal samples in the requested dtype: an integer one fails (TypeError) when
+    TF converts the first float argument (`first`, e.g. the mean 0.0) to it."""
+    if dtype.is_integer:
+        raise TypeError(f"Cannot convert {float(first)!r} to EagerTensor of dtype {dtype.name} "
+                        f"({who} samples floats; pass a floating-point dtype such as 'float32').")
+
+
+def _int_uniform(rng, shape, minval, maxval, dtype, who):
+    """Keras' uniform in an integer dtype: the bounds cast (truncated) to it, integers drawn
+    in [minval, maxval); equal bounds fail for a non-empty shape, as TF's op does."""
+    from minitf import errors
+    lo, hi = int(minval), int(maxval)
+    if int(np.prod(shape)) == 0:
+        return _place(np.zeros(shape), dtype)
+    if lo >= hi:
+        raise errors.invalid_argument(
+            "StatelessRandomUniformIntV2",
+            f"Need minval < maxval, got {lo} >= {hi} ({who}: the bounds {minval}, {maxval} "
+            f"truncate to {dtype.name}; use a floating-point dtype)")
+    if rng is None:
+        op = _tf_random("uniform")
+        if op is not None:
+            return op(shape, minval=lo, maxval=hi, dtype=dtype)
+        rng = _fallback_rng
+    return _place(rng.integers(lo, hi, shape), dtype)
 
 
 def _shape(shape):
@@ -40,9 +70,15 @@ def _place(host_array, dtype):
     return Tensor(xp.asarray(np.asarray(host_array, dtype=dtype._np)))
 
 
-def compute_fans(shape):
-    """(fan_in, fan_out) as Keras computes them; conv kernels multiply by the receptive field."""
+def compute_fans(shape, input_axes=None, output_axes=None):
+    """(fan_in, fan_out) as Keras computes them; conv kernels multiply by the receptive field.
+
+    With both `input_axes` and `output_axes` given, the fans are the products of those axes.
+    """
     shape = _shape(shape)
+    if input_axes is not None and output_axes is not None:
+        return (int(np.prod([shape[a] for a in input_axes])),
+                int(np.prod([shape[a] for a in output_axes])))
     if len(shape) == 0:
         return 1, 1
     if len(shape) == 1:
@@ -93,6 +129,7 @@ class _Random(Initializer):
         return np.random.default_rng(self.seed) if self.seed is not None else None
 
     def _normal(self, shape, mean, stddev, dtype):
+        _no_int_normal(dtype, mean, type(self).__name__)
         rng = self._rng()
         if rng is None:
             op = _tf_random("normal")
@@ -103,6 +140,8 @@ class _Random(Initializer):
 
     def _uniform(self, shape, minval, maxval, dtype):
         rng = self._rng()
+        if dtype.is_integer:
+            return _int_uniform(rng, shape, minval, maxval, dtype, type(self).__name__)
         if rng is None:
             op = _tf_random("uniform")
             if op is not None:
@@ -111,6 +150,7 @@ class _Random(Initializer):
         return _place(rng.uniform(minval, maxval, shape), dtype)
 
     def _truncated(self, shape, mean, stddev, dtype):
+        _no_int_normal(dtype, mean, type(self).__name__)
         rng = self._rng()
         if rng is None:
             op = _tf_random("truncated_normal")
@@ -145,20 +185,25 @@ class Ones(Initializer):
 
 
 class Constant(Initializer):
-    """Every element equal to `value` (a scalar, or an array broadcastable to the shape)."""
+    """`value` (cast to the dtype) times ones of `shape`, broadcasting as Keras does: an array
+    value repeats along the shape's leading axes, and shape () gives the value's own shape."""
 
     def __init__(self, value=0):
         self.value = value
 
     def __call__(self, shape, dtype=None, **kwargs):
+        from minitf import errors
         dtype = _dtype(dtype, need_float=False)
         value = np.asarray(self.value.numpy() if hasattr(self.value, "numpy") else self.value)
+        value = value.astype(dtype._np)  # cast first: Constant(2.5) in int32 is 2
+        shape = _shape(shape)
         try:
-            host = np.broadcast_to(value, _shape(shape))
+            out_shape = np.broadcast_shapes(value.shape, shape)
         except ValueError:
-            raise TypeError(f"Constant initializer: value of shape {value.shape} cannot fill a "
-                            f"variable of shape {list(_shape(shape))}.") from None
-        return _place(host, dtype)
+            raise errors.invalid_argument(
+                "Mul", f"Incompatible shapes: {list(value.shape)} vs. {list(shape)} (Constant "
+                "initializer: the value must broadcast against the variable's shape)") from None
+        return _place(np.broadcast_to(value, out_shape), dtype)
 
     def get_config(self):
         value = self.value
@@ -219,8 +264,10 @@ class VarianceScaling(_Random):
     _MODES = ("fan_in", "fan_out", "fan_avg")
     _DISTRIBUTIONS = ("normal", "truncated_normal", "untruncated_normal", "uniform")
 
-    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None,
+                 input_axes=None, output_axes=None):
         super().__init__(seed)
+        self.input_axes, self.output_axes = input_axes, output_axes
         if scale <= 0.0:
             raise ValueError(f"VarianceScaling: scale must be positive, got {scale}.")
         mode = mode.lower() if isinstance(mode, str) else mode
@@ -237,7 +284,7 @@ class VarianceScaling(_Random):
     def __call__(self, shape, dtype=None, **kwargs):
         shape = _shape(shape)
         dtype = _dtype(dtype, who=type(self).__name__)
-        fan_in, fan_out = compute_fans(shape)
+        fan_in, fan_out = compute_fans(shape, self.input_axes, self.output_axes)
         n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
         scale = self.scale / max(1.0, n)
         if self.distribution == "truncated_normal":
@@ -248,19 +295,21 @@ class VarianceScaling(_Random):
         return self._uniform(shape, -limit, limit, dtype)
 
     def get_config(self):
-        return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
-                "seed": self.seed}
+        return {"seed": self.seed, "scale": self.scale, "mode": self.mode,
+                "distribution": self.distribution, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
 
 
 class _FixedVarianceScaling(VarianceScaling):
-    """A VarianceScaling with fixed scale/mode/distribution: only `seed` is configurable."""
+    """A VarianceScaling with fixed scale/mode/distribution: only `seed` and the fan axes
+    are configurable."""
     _ARGS = (1.0, "fan_in", "truncated_normal")
 
-    def __init__(self, seed=None):
-        super().__init__(*self._ARGS, seed=seed)
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
+        super().__init__(*self._ARGS, seed=seed, input_axes=input_axes, output_axes=output_axes)
 
     def get_config(self):
-        return {"seed": self.seed}
+        return {"seed": self.seed, "input_axes": self.input_axes, "output_axes": self.output_axes}
 
 
 class GlorotUniform(_FixedVarianceScaling):
@@ -303,7 +352,9 @@ class Identity(Initializer):
         shape = _shape(shape)
         if len(shape) != 2:
             raise ValueError(f"Identity initializer can only be used for 2D matrices, got shape {list(shape)}.")
-        return _place(self.gain * np.eye(*shape), _dtype(dtype, who="Identity"))
+        dtype = _dtype(dtype, who="Identity")
+        _no_int_normal(dtype, 1.0, "Identity")  # Keras builds eye() in float, then casts
+        return _place(self.gain * np.eye(*shape), dtype)
 
     def get_config(self):
         return {"gain": self.gain}
@@ -321,9 +372,10 @@ class Orthogonal(_Random):
 
     def __call__(self, shape, dtype=None, **kwargs):
         shape = _shape(shape)
-        dtype = _dtype(dtype, who="Orthogonal")
         if len(shape) < 2:
             raise ValueError(f"Orthogonal initializer needs a shape of rank >= 2, got {list(shape)}.")
+        dtype = _dtype(dtype, who="Orthogonal")
+        _no_int_normal(dtype, 0.0, "Orthogonal")
         rows, cols = int(np.prod(shape[:-1])), shape[-1]
         flat = (max(rows, cols), min(rows, cols))
         rng = self._rng()
@@ -416,8 +468,16 @@ __all__ += sorted(k for k in _BY_NAME if k.islower() and k not in TF_ALIASES and
 
 
 def serialize(initializer):
-    """{'class_name': ..., 'config': ...} for an initializer."""
-    return {"class_name": type(initializer).__name__, "config": initializer.get_config()}
+    """Keras 3's dict for an initializer: module, class_name, config and registered_name.
+
+    A built-in Keras initializer names the public module 'keras.initializers' and no
+    registered name; any other class its own module (None for __main__) and its class name.
+    """
+    cls = type(initializer)
+    builtin = cls.__module__ == __name__ and cls.__name__ not in TF_ALIASES
+    module = "keras.initializers" if builtin else (None if cls.__module__ == "__main__" else cls.__module__)
+    return {"module": module, "class_name": cls.__name__, "config": initializer.get_config(),
+            "registered_name": None if builtin else cls.__name__}
 
 
 def deserialize(config, custom_objects=None):

@@ -76,7 +76,7 @@ def test_simple_distributions():
     np.testing.assert_allclose(t.std(), 2.0 * 0.87962566103423978, rtol=0.02)
     assert init.RandomNormal()((2, 2)).dtype == tf.float32
     assert init.RandomNormal(seed=1)((2, 2), dtype=tf.float64).dtype == tf.float64
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError):  # Keras: 'Cannot convert 0.0 to EagerTensor of dtype int32'
         init.RandomNormal()((2,), dtype=tf.int32)
 
 
@@ -104,7 +104,7 @@ def test_config_round_trip_and_get():
     vs = init.VarianceScaling(scale=2.0, mode="fan_avg", distribution="uniform", seed=5)
     again = init.VarianceScaling.from_config(vs.get_config())
     np.testing.assert_array_equal(_np(vs((3, 4))), _np(again((3, 4))))
-    assert init.GlorotUniform(seed=2).get_config() == {"seed": 2}
+    assert init.GlorotUniform(seed=2).get_config() == {"seed": 2, "input_axes": None, "output_axes": None}
     assert init.RandomNormal().get_config() == {"mean": 0.0, "stddev": 0.05, "seed": None}
     assert isinstance(init.get("glorot_uniform"), init.GlorotUniform)
     assert isinstance(init.get("he_normal"), init.HeNormal)
@@ -141,3 +141,83 @@ def test_tf_constant_initializer_takes_its_dtype_from_the_value():
     assert tf.constant_initializer([1, 2])([2]).numpy().tolist() == [1, 2]
     assert tf.constant_initializer(3)([2], dtype=tf.float64).dtype == tf.float64
     assert tf.keras.initializers.Constant(3)([2]).dtype == tf.float32
+
+
+def test_constant_broadcasts_value_like_keras():
+    # Keras 3: cast(value, dtype) * ones(shape)
+    v = [1.0, 2.0, 3.0]
+    np.testing.assert_array_equal(init.Constant(v)((2, 3)).numpy(), [v, v])
+    assert init.Constant(v)(()).shape == (3,)  # shape () gives the value's shape
+    assert init.Constant(v)((0, 3)).shape == (0, 3)
+    np.testing.assert_array_equal(init.Constant(v)((3,), dtype="int32").numpy(), [1, 2, 3])
+    assert init.Constant(2.5)((2,), dtype="int32").numpy().tolist() == [2, 2]
+    assert init.Constant(v)((), dtype="float16").dtype == tf.float16
+    for bad in ((4, 4), (3, 2)):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Incompatible shapes"):
+            init.Constant(v)(bad)
+
+
+_NORMAL_FAMILY = [init.RandomNormal, init.TruncatedNormal, init.GlorotNormal, init.HeNormal,
+                  init.LecunNormal, init.Orthogonal]
+
+
+@pytest.mark.parametrize("cls", _NORMAL_FAMILY + [
+    lambda: init.VarianceScaling(distribution="untruncated_normal")])
+def test_normal_initializers_reject_int_dtype_with_type_error(cls):
+    with pytest.raises(TypeError, match="dtype int32"):
+        cls()((3, 3), dtype="int32")
+
+
+def test_identity_and_orthogonal_int_dtype_check_rank_first():
+    with pytest.raises(TypeError, match="Cannot convert 1.0"):
+        init.Identity()((3, 3), dtype="int32")
+    with pytest.raises(ValueError, match="2D"):
+        init.Identity()((3,), dtype="int32")
+    with pytest.raises(ValueError, match="rank"):
+        init.Orthogonal()((3,), dtype="int32")
+
+
+@pytest.mark.parametrize("cls", [init.GlorotUniform, init.HeUniform, init.LecunUniform])
+def test_uniform_family_in_int_dtype_truncates_the_bounds(cls):
+    # small fans: the limit is >= 1, so Keras draws integers in [int(-limit), int(limit))
+    w = cls(seed=1)((3, 3), dtype="int32")
+    assert w.dtype == tf.int32 and w.shape == (3, 3)
+    assert set(np.unique(w.numpy())) <= {-2, -1, 0, 1}
+    # large fans: both bounds truncate to 0 and TF's op refuses them
+    with pytest.raises(tf.errors.InvalidArgumentError, match="minval < maxval"):
+        cls(seed=1)((40, 30), dtype="int32")
+
+
+def test_random_uniform_int_dtype():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="minval < maxval"):
+        init.RandomUniform()((3,), dtype="int32")  # +-0.05 truncates to 0, 0
+    assert init.RandomUniform()((0, 4), dtype="int32").shape == (0, 4)  # empty: no check
+    w = init.RandomUniform(-3.0, 3.0, seed=2)((50,), dtype="int32")
+    assert w.dtype == tf.int32 and w.numpy().min() >= -3 and w.numpy().max() < 3
+
+
+def test_serialize_has_keras3_module_and_registered_name():
+    assert init.serialize(init.Ones()) == {"module": "keras.initializers", "class_name": "Ones",
+                                           "config": {}, "registered_name": None}
+    config = init.serialize(init.Constant(2.0))
+    assert config["module"] == "keras.initializers" and config["registered_name"] is None
+    assert init.deserialize(config)((2,)).numpy().tolist() == [2.0, 2.0]
+
+    class Filled(init.Initializer):
+        def __call__(self, shape, dtype=None):
+            return tf.ones(shape)
+
+    custom = init.serialize(Filled())
+    assert custom["registered_name"] == "Filled" and custom["module"] == __name__
+
+
+def test_variance_scaling_fan_axes_in_config_and_fans():
+    assert init.GlorotUniform(seed=3).get_config() == {"seed": 3, "input_axes": None,
+                                                       "output_axes": None}
+    config = init.VarianceScaling(scale=2.0, mode="fan_out", distribution="uniform").get_config()
+    assert config["input_axes"] is None and config["output_axes"] is None
+    assert init.compute_fans((2, 3, 4), input_axes=[0], output_axes=[1, 2]) == (2, 12)
+    # fan_in from axis 0 only (4), not the conv rule (3 * 4 = 12)
+    w = init.VarianceScaling(mode="fan_in", distribution="uniform", seed=1,
+                             input_axes=[0], output_axes=[1])((4, 3, 500)).numpy()
+    assert np.abs(w).max() <= math.sqrt(3.0 / 4) and np.abs(w).max() > 0.9 * math.sqrt(3.0 / 4)
