@@ -192,10 +192,31 @@ def _raw_softmax_parts(xp, v, axis):
     return e, e.sum(axis=axis, keepdims=True), shifted
 
 
+def _check_softmax_scalar(x, axis, op_name):
+    """Reject a 0-d input with TF's exceptions.
+
+    The last axis (the default) goes to TF's kernel: the CPU (oneDNN) Softmax kernel for
+    float16/bfloat16/float32 raises AbortedError, the others (float64, LogSoftmax)
+    InvalidArgumentError; any other axis fails TF's Python range check (InvalidArgumentError).
+    """
+    if x._value.ndim != 0:
+        return
+    if axis is None or axis == -1:
+        message = (f"{op_name} needs logits of rank >= 1, got a scalar (shape []); reshape it "
+                   f"to [1] or apply it to a vector [Op:{op_name}]")
+        if op_name == "Softmax" and x.dtype.name != "float64":
+            raise errors.AbortedError(None, None, "Input dims must be <= 5 and >=1: " + message)
+        raise errors.InvalidArgumentError(None, None, message)
+    raise errors.invalid_argument(op_name, f"`dim` must be in the range [0, 0) where 0 is the "
+                                           f"number of dimensions in the input (a scalar). "
+                                           f"Received: dim={axis}; give logits of rank >= 1")
+
+
 def softmax(logits, axis=None, name=None):
     """exp(logits) / sum(exp(logits)) along `axis` (the last axis by default), computed stably."""
     x = _float_input(logits, "Softmax")
     check_kernel_dtype(x, "Softmax")
+    _check_softmax_scalar(x, axis, "Softmax")
     axis = _negative_axis(-1 if axis is None else axis, x._value.ndim, "Softmax")
     xp = array_module(x._value)
     e, s, _ = _raw_softmax_parts(xp, x._value, axis)
@@ -213,6 +234,7 @@ def log_softmax(logits, axis=None, name=None):
     """logits - log(sum(exp(logits))) along `axis` (the last axis by default), computed stably."""
     x = _float_input(logits, "LogSoftmax")
     check_kernel_dtype(x, "LogSoftmax")
+    _check_softmax_scalar(x, axis, "LogSoftmax")
     axis = _negative_axis(-1 if axis is None else axis, x._value.ndim, "LogSoftmax")
     xp = array_module(x._value)
     e, s, shifted = _raw_softmax_parts(xp, x._value, axis)

@@ -121,6 +121,23 @@ def test_softmax_is_stable_for_large_logits():
     assert np.isfinite(tf.nn.log_softmax(tf.constant([1000.0, 0.0])).numpy()).all()
 
 
+def test_softmax_of_a_scalar_raises_like_tf():
+    # the default/last axis reaches TF's kernel: oneDNN's Softmax (float16/32) aborts, the
+    # float64 and LogSoftmax kernels raise InvalidArgumentError; other axes fail the range check
+    with pytest.raises(tf.errors.AbortedError, match="Softmax"):
+        tf.nn.softmax(tf.constant(1.0))
+    with pytest.raises(tf.errors.AbortedError):
+        tf.nn.softmax(tf.constant(1.0, tf.float16), axis=-1)
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.nn.softmax(tf.constant(1.0, tf.float64))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="LogSoftmax"):
+        tf.nn.log_softmax(tf.constant(1.0))
+    for fn in (tf.nn.softmax, tf.nn.log_softmax):
+        for axis in (0, 1, -2):
+            with pytest.raises(tf.errors.InvalidArgumentError, match="dim"):
+                fn(tf.constant(1.0), axis=axis)
+
+
 def test_softmax_jacobian_vectorized_matches_formula():
     x = r(2, 3)
     with tf.GradientTape() as tape:
