@@ -53,8 +53,12 @@ def _check_format(data_format, op_name, allowed=("NHWC", "NCHW")):
     return data_format
 
 
-def _out_and_pads(size, k, stride, dilation, padding, axis_pads, op_name):
-    """Output length and (before, after) padding of one spatial axis, with TF's arithmetic."""
+def _out_and_pads(size, k, stride, dilation, padding, axis_pads, op_name, allow_empty=False):
+    """Output length and (before, after) padding of one spatial axis, with TF's arithmetic.
+
+    With `allow_empty` (pooling), a window that overhangs the input by less than two strides
+    gives an empty axis, as TF's (size - k + stride) / stride in C integer division does.
+    """
     eff_k = (k - 1) * dilation + 1
     if padding == "SAME":
         out = -(-size // stride)
@@ -64,6 +68,15 @@ def _out_and_pads(size, k, stride, dilation, padding, axis_pads, op_name):
         before = after = 0
     else:
         before, after = axis_pads
+    if allow_empty:
+        span = size + before + after - eff_k + stride
+        out = span // stride if span >= 0 else -(-span // stride)  # truncates toward 0, as C
+        if out < 0:
+            raise errors.invalid_argument(
+                op_name, f"Computed output size would be negative: {out} [input_size: {size}, "
+                         f"effective_filter_size: {eff_k}, stride: {stride}]; use a window no "
+                         "larger than the input or padding='SAME'")
+        return out, before, after
     out = (size + before + after - eff_k) // stride + 1
     if out <= 0:
         raise errors.invalid_argument(
@@ -110,14 +123,17 @@ class _Geometry:
     __slots__ = ("n", "h", "w", "c", "kh", "kw", "sh", "sw", "dh", "dw", "oh", "ow",
                  "pt", "pb", "pl", "pr")
 
-    def __init__(self, in_shape, kh, kw, strides, dilations, padding, explicit, op_name):
+    def __init__(self, in_shape, kh, kw, strides, dilations, padding, explicit, op_name,
+                 allow_empty=False):
         self.n, self.h, self.w, self.c = in_shape
         self.kh, self.kw = kh, kw
         self.sh, self.sw = strides
         self.dh, self.dw = dilations
         ex = explicit or (None, None)
-        self.oh, self.pt, self.pb = _out_and_pads(self.h, kh, self.sh, self.dh, padding, ex[0], op_name)
-        self.ow, self.pl, self.pr = _out_and_pads(self.w, kw, self.sw, self.dw, padding, ex[1], op_name)
+        self.oh, self.pt, self.pb = _out_and_pads(self.h, kh, self.sh, self.dh, padding, ex[0],
+                                                  op_name, allow_empty)
+        self.ow, self.pl, self.pr = _out_and_pads(self.w, kw, self.sw, self.dw, padding, ex[1],
+                                                  op_name, allow_empty)
 
     @property
     def padded(self):
@@ -130,8 +146,9 @@ class _Geometry:
     def tap_slice(self, a, b):
         """Index of the input rows/columns that filter tap (a, b) reads, in the padded input."""
         r0, c0 = a * self.dh, b * self.dw
-        return (slice(None), slice(r0, r0 + (self.oh - 1) * self.sh + 1, self.sh),
-                slice(c0, c0 + (self.ow - 1) * self.sw + 1, self.sw))
+        # max(.., 0): an empty output axis (pooling) reads nothing, not a slice to -1
+        return (slice(None), slice(r0, r0 + max((self.oh - 1) * self.sh + 1, 0), self.sh),
+                slice(c0, c0 + max((self.ow - 1) * self.sw + 1, 0), self.sw))
 
     def taps(self):
         for a in range(self.kh):
@@ -630,7 +647,7 @@ def _pool_geometry(x, ksize, strides, padding, data_format, op_name, allow_expli
     if explicit and (explicit[0][0] >= kh or explicit[0][1] >= kh or
                      explicit[1][0] >= kw or explicit[1][1] >= kw):
         raise errors.invalid_argument(op_name, f"explicit padding {padding} must be smaller than ksize")
-    return _Geometry(x._value.shape, kh, kw, s, (1, 1), mode, explicit, op_name)
+    return _Geometry(x._value.shape, kh, kw, s, (1, 1), mode, explicit, op_name, allow_empty=True)
 
 
 def _max_pool_raw(x, geo):

@@ -354,3 +354,43 @@ def test_conv_and_pool_dtypes_follow_tf():
     assert y.dtype == tf.int32 and y.numpy()[0, 1, 1, 0] == 9
     assert tf.nn.conv1d(tf.ones([1, 4, 1], tf.int32), tf.ones([3, 1, 1], tf.int32), 1, "SAME").numpy()[
         0, :, 0].tolist() == [2, 3, 3, 2]
+
+
+@pytest.mark.parametrize("fn", [tf.nn.avg_pool2d, tf.nn.max_pool2d])
+@pytest.mark.parametrize("k,s,out_shape", [
+    (3, 1, (1, 0, 1, 2)),          # window one larger than the height: empty height
+    ([3, 1], 1, (1, 0, 3, 2)),
+    ([1, 4], 1, (1, 2, 0, 2)),
+    (5, 3, (1, 0, 0, 2)),          # (2 - 5 + 3) / 3 truncates to 0
+    ([7, 1], [3, 1], (1, 0, 3, 2)),
+])
+def test_valid_pool_with_window_larger_than_input_is_empty(fn, k, s, out_shape):
+    # TF computes (size - k + stride) / stride in C integer division: down to 0 is an empty output
+    x = tf.Variable(np.ones((1, 2, 3, 2), np.float32))
+    with tf.GradientTape() as tape:
+        y = fn(x, k, s, "VALID")
+        loss = tf.reduce_sum(y)
+    assert y.shape == out_shape and y.dtype == tf.float32
+    np.testing.assert_array_equal(tape.gradient(loss, x).numpy(), np.zeros((1, 2, 3, 2)))
+
+
+def test_valid_pool_empty_output_in_1d_nchw_and_layers():
+    x3 = np.ones((1, 2, 2), np.float32)
+    assert tf.nn.avg_pool1d(x3, 3, 1, "VALID").shape == (1, 0, 2)
+    assert tf.nn.max_pool1d(x3.astype(np.float64), 3, 1, "VALID").shape == (1, 0, 2)
+    x4 = np.ones((1, 2, 3, 2), np.float32)
+    assert tf.nn.avg_pool2d(x4, 3, 1, "VALID", data_format="NCHW").shape == (1, 2, 1, 0)
+    assert tf.nn.avg_pool(x4, 3, 2, "VALID").shape == (1, 0, 1, 2)
+    assert tf.nn.pool(x4, [3, 3], "AVG", padding="VALID").shape == (1, 0, 1, 2)
+    assert tf.keras.layers.AveragePooling1D(4)(x3).shape == (1, 0, 2)
+    assert tf.keras.layers.AveragePooling2D(3)(x4).shape == (1, 0, 1, 2)
+    assert tf.keras.layers.AveragePooling2D(3, data_format="channels_first")(x4).shape == (1, 2, 1, 0)
+
+
+def test_valid_pool_window_two_strides_past_the_input_raises():
+    x = np.ones((1, 2, 3, 2), np.float32)
+    for fn in (tf.nn.avg_pool2d, tf.nn.max_pool2d):
+        with pytest.raises(errors.InvalidArgumentError, match="negative: -1"):
+            fn(x, 4, 1, "VALID")
+        with pytest.raises(errors.InvalidArgumentError, match="negative: -1"):
+            fn(x, [8, 1], [3, 1], "VALID")
