@@ -3,6 +3,10 @@
 Every function takes a tensor (or anything convertible) and returns a tensor of the same shape,
 differentiable through the tape. Formulas follow Keras 3 (the `tf.keras` of TF >= 2.16); where
 Keras 2 differed, the docstring says so. `get` turns a name, a callable or None into a function.
+
+As in Keras 3, inputs are not cast: relu and relu6 keep an integer dtype, and the activations
+built on a floating-point kernel (sigmoid, elu, softmax, ...) reject integers with that kernel's
+error. Only tanh, exponential and leaky_relu turn integers into float32, as TF's ops do.
 """
 import math as _math
 
@@ -26,11 +30,43 @@ def _nn_op(name):
 
 
 def _float(x):
+    """x as a tensor, integers cast to float32 (for the activations whose TF op does that)."""
     tf = _tf()
     x = tf.convert_to_tensor(x)
     if not x.dtype.is_floating:
         x = tf.cast(x, tf.float32)
     return x
+
+
+def _tensor(x):
+    """x as a tensor of its own dtype (Keras 3 converts without casting)."""
+    return _tf().convert_to_tensor(x)
+
+
+def _python_constant(value, x, what):
+    """`value` in x's dtype; a fraction into an integer tensor is Keras 3's TypeError."""
+    if not x.dtype.is_floating and float(value) != int(value):
+        raise TypeError(f"Cannot convert {float(value)!r} to EagerTensor of dtype {x.dtype.name}: "
+                        f"{what} needs a floating-point input; cast x with tf.cast(x, tf.float32)")
+    return _tf().cast(value, x.dtype)
+
+
+def _softmax_axes(x, axis, name):
+    """A tuple/list `axis` checked against x's rank (Keras 3 raises ValueError), non-negative."""
+    ndim = x.shape.rank
+    for a in axis:
+        if not -ndim <= a < ndim:
+            raise ValueError(f"{name}: axis {a} is out of bounds for an array with dimension "
+                             f"{ndim}; use axes in [{-ndim}, {ndim})")
+    return tuple(a % ndim for a in axis)
+
+
+def _check_float(x, name, op_name):
+    """Integer input raises TF's kernel error, as Keras 3 (which does not cast) does."""
+    if not x.dtype.is_floating:
+        from minitf import errors
+        raise errors.invalid_argument(op_name, f"{name} needs a floating-point tensor, got "
+                                               f"{x.dtype.name}; cast it with tf.cast(x, tf.float32)")
 
 
 def _plain_relu(x):
@@ -53,37 +89,44 @@ def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
 
     Gives x above `threshold` (0 below), capped at `max_value` when given; with a non-zero
     `negative_slope`, values below the threshold become negative_slope * (x - threshold).
+    Integer inputs keep their dtype (threshold and max_value are cast to it, as Keras 3 does);
+    only negative_slope alone (a leaky relu) turns them into float32.
     """
     tf = _tf()
-    x = _float(x)
+    x = _tensor(x)
     if negative_slope != 0.0:
         if max_value is None and threshold == 0:
             return leaky_relu(x, negative_slope=negative_slope)
-        negative_part = _plain_relu(threshold - x) if threshold != 0 else _plain_relu(-x)
+        slope = _python_constant(negative_slope, x, "relu(negative_slope=...)")
+        negative_part = _plain_relu(tf.cast(threshold, x.dtype) - x) if threshold != 0 \
+            else _plain_relu(-x)
     clip_max = max_value is not None
     if threshold != 0:
-        x = x * tf.cast(tf.greater(x, tf.cast(threshold, x.dtype)), x.dtype)
+        x = tf.where(tf.greater(x, tf.cast(threshold, x.dtype)), x, tf.zeros_like(x))
+    elif max_value == 6:
+        x = _tf().nn.relu6(x)
+        clip_max = False
     else:
         x = _plain_relu(x)
     if clip_max:
         x = tf.clip_by_value(x, tf.cast(0.0, x.dtype), tf.cast(max_value, x.dtype))
     if negative_slope != 0.0:
-        x = x - negative_slope * negative_part
+        x = x - slope * negative_part
     return x
 
 
 def relu6(x):
-    """min(max(x, 0), 6)."""
-    op = _nn_op("relu6")
-    if op is not None:
-        return op(_float(x))
-    return relu(x, max_value=6.0)
+    """min(max(x, 0), 6); integer inputs keep their dtype."""
+    return _tf().nn.relu6(_tensor(x))
 
 
 def leaky_relu(x, negative_slope=0.2):
-    """x for x >= 0, negative_slope * x otherwise (Keras 3's default slope is 0.2)."""
+    """x for x >= 0, negative_slope * x otherwise (Keras 3's default slope is 0.2).
+
+    Integer inputs become float32 (TF's leaky_relu casts them); booleans raise.
+    """
     tf = _tf()
-    x = _float(x)
+    x = _tensor(x)
     op = _nn_op("leaky_relu")
     if op is not None:
         return op(x, alpha=negative_slope)
@@ -91,8 +134,8 @@ def leaky_relu(x, negative_slope=0.2):
 
 
 def sigmoid(x):
-    """1 / (1 + exp(-x))."""
-    return _tf().sigmoid(_float(x))
+    """1 / (1 + exp(-x)); integer inputs raise InvalidArgumentError (TF's Sigmoid kernel)."""
+    return _tf().sigmoid(_tensor(x))
 
 
 def tanh(x):
@@ -111,49 +154,53 @@ def exponential(x):
 
 
 def softplus(x):
-    """log(exp(x) + 1), computed stably."""
-    return _tf().math.softplus(_float(x))
+    """log(exp(x) + 1), computed stably; integer inputs raise InvalidArgumentError."""
+    return _tf().math.softplus(_tensor(x))
 
 
 def softsign(x):
-    """x / (|x| + 1)."""
-    tf = _tf()
-    x = _float(x)
-    return x / (tf.abs(x) + 1.0)
+    """x / (|x| + 1); integer inputs raise InvalidArgumentError (TF's Softsign kernel)."""
+    return _tf().nn.softsign(_tensor(x))
 
 
 def elu(x, alpha=1.0):
-    """x for x > 0, alpha * (exp(x) - 1) otherwise."""
+    """x for x > 0, alpha * (exp(x) - 1) otherwise; integer inputs raise InvalidArgumentError."""
     tf = _tf()
-    x = _float(x)
-    if alpha == 1.0 and _nn_op("elu") is not None:
-        return _nn_op("elu")(x)
-    # expm1 of min(x, 0) keeps the unused branch finite for large x
-    neg = alpha * tf.math.expm1(tf.minimum(x, 0.0))
-    return tf.where(tf.greater(x, 0.0), x, neg)
+    x = _tensor(x)
+    res = tf.nn.elu(x)
+    if alpha == 1:
+        return res
+    # Keras 3's formula: elu(x) is exp(x) - 1 where x <= 0, so scale it there
+    return tf.where(tf.greater(x, tf.zeros_like(x)), res, alpha * res)
 
 
 def selu(x):
     """Scaled ELU: scale * elu(x, alpha) with Klambauer et al.'s constants."""
-    op = _nn_op("selu")
-    if op is not None:
-        return op(_float(x))
-    return _SELU_SCALE * elu(x, _SELU_ALPHA)
+    return _tf().nn.selu(_tensor(x))
 
 
-def swish(x):
-    """x * sigmoid(x) (also called SiLU)."""
-    x = _float(x)
+def silu(x):
+    """x * sigmoid(x) (also called swish); integer inputs raise InvalidArgumentError.
+
+    Its __name__ is 'silu', so serialize() gives 'silu' for swish too, as Keras 3 does.
+    """
+    x = _tensor(x)
     return x * _tf().sigmoid(x)
 
 
-silu = swish
+swish = silu
 
 
 def gelu(x, approximate=False):
-    """Gaussian error linear unit: x * Phi(x), exact (erf) or with the tanh approximation."""
+    """Gaussian error linear unit: x * Phi(x), exact (erf) or with the tanh approximation.
+
+    Integer inputs raise ValueError, as TF's gelu does.
+    """
     tf = _tf()
-    x = _float(x)
+    x = _tensor(x)
+    if not x.dtype.is_floating:
+        raise ValueError(f"gelu: `features.dtype` must be a floating point tensor. Received: "
+                         f"features.dtype={x.dtype.name}; cast it with tf.cast(x, tf.float32)")
     if approximate:
         c = _math.sqrt(2.0 / _math.pi)
         return 0.5 * x * (1.0 + tf.tanh(c * (x + 0.044715 * x * x * x)))
@@ -164,14 +211,19 @@ def hard_sigmoid(x):
     """Piecewise-linear sigmoid, Keras 3's formula relu6(x + 3) / 6.
 
     Keras 2 (tf.keras before TF 2.16) used clip(0.2 * x + 0.5, 0, 1) instead; minitf follows
-    Keras 3, the Keras current TF ships.
+    Keras 3, the Keras current TF ships. Integer inputs raise TypeError (Keras 3 builds the
+    constant 3.0 in the input's dtype).
     """
-    return relu6(_float(x) + 3.0) / 6.0
+    x = _tensor(x)
+    if not x.dtype.is_floating:
+        raise TypeError(f"Cannot convert 3.0 to EagerTensor of dtype {x.dtype.name}: hard_sigmoid "
+                        "needs a floating-point input; cast it with tf.cast(x, tf.float32)")
+    return relu6(x + 3.0) / 6.0
 
 
 def hard_silu(x):
-    """x * hard_sigmoid(x) (also called hard swish)."""
-    x = _float(x)
+    """x * hard_sigmoid(x) (also called hard swish); integer inputs raise TypeError."""
+    x = _tensor(x)
     return x * hard_sigmoid(x)
 
 
@@ -179,30 +231,38 @@ hard_swish = hard_silu
 
 
 def mish(x):
-    """x * tanh(softplus(x))."""
+    """x * tanh(softplus(x)); integer inputs raise InvalidArgumentError (TF's Softplus)."""
     tf = _tf()
-    x = _float(x)
+    x = _tensor(x)
     return x * tf.tanh(tf.math.softplus(x))
 
 
 def softmax(x, axis=-1):
-    """exp(x) normalized to sum to 1 along `axis`, computed without overflow."""
+    """exp(x) normalized to sum to 1 along `axis` (an int, a tuple of ints, or None for all
+    axes), computed without overflow. Integer inputs raise InvalidArgumentError."""
     tf = _tf()
-    x = _float(x)
+    x = _tensor(x)
     op = _nn_op("softmax")
     if op is not None and isinstance(axis, int):
         return op(x, axis=axis)
+    _check_float(x, "softmax", "Softmax")
+    if axis is not None:
+        axis = _softmax_axes(x, axis, "softmax")
     e = tf.exp(_stable_shift(x, axis))
     return e / tf.reduce_sum(e, axis=axis, keepdims=True)
 
 
 def log_softmax(x, axis=-1):
-    """log(softmax(x)) along `axis`, computed stably."""
+    """log(softmax(x)) along `axis` (an int, a tuple of ints, or None for all axes), computed
+    stably. Integer inputs raise InvalidArgumentError."""
     tf = _tf()
-    x = _float(x)
+    x = _tensor(x)
     op = _nn_op("log_softmax")
     if op is not None and isinstance(axis, int):
         return op(x, axis=axis)
+    _check_float(x, "log_softmax", "LogSoftmax")
+    if axis is not None:
+        axis = _softmax_axes(x, axis, "log_softmax")
     shifted = _stable_shift(x, axis)
     return shifted - tf.math.log(tf.reduce_sum(tf.exp(shifted), axis=axis, keepdims=True))
 

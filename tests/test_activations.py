@@ -115,10 +115,84 @@ def test_softmax_axis_and_stability():
     assert_gradients_close(lambda t: activations.softmax(t, axis=0), [tf.constant(X2)], order=2)
 
 
-def test_integer_input_becomes_float():
-    out = activations.relu(tf.constant([-1, 2]))
-    assert out.dtype.is_floating
-    np.testing.assert_allclose(np.asarray(out), [0.0, 2.0])
+def test_relu_keeps_integer_dtype():
+    # Keras 3 does not cast: relu/relu6 (and their options) stay in the input's integer dtype
+    x = tf.constant([-3, 0, 2, 9])
+    for out, want in [(activations.relu(x), [0, 0, 2, 9]), (activations.relu6(x), [0, 0, 2, 6]),
+                      (activations.relu(x, max_value=5.5), [0, 0, 2, 5]),
+                      (activations.relu(x, max_value=6), [0, 0, 2, 6]),
+                      (activations.relu(x, threshold=1.5), [0, 0, 2, 9]),
+                      (activations.relu(x, max_value=5, threshold=1), [0, 0, 2, 5]),
+                      (activations.relu([-3, 0, 2, 9]), [0, 0, 2, 9])]:
+        assert out.dtype == tf.int32
+        np.testing.assert_array_equal(np.asarray(out), want)
+    assert activations.relu(tf.constant([-3, 5], tf.int64)).dtype == tf.int64
+    assert activations.relu(tf.constant([7], tf.uint8)).dtype == tf.uint8
+    with pytest.raises(TypeError, match="0.5"):
+        activations.relu(x, negative_slope=0.5, max_value=5)
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        activations.relu(tf.constant([True]))
+
+
+def test_integer_input_to_float_kernels_raises_like_keras():
+    x = tf.constant([[-3, 0, 2, 7]])
+    for name in ["sigmoid", "silu", "swish", "elu", "selu", "softplus", "softsign", "mish",
+                 "softmax", "log_softmax"]:
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            activations.get(name)(x)
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        activations.elu(x, alpha=0.5)
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        activations.softmax(x, axis=None)
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        activations.log_softmax(x, axis=(0, 1))
+    with pytest.raises(ValueError, match="floating point"):
+        activations.gelu(x)
+    for fn in (activations.hard_sigmoid, activations.hard_silu, activations.hard_swish):
+        with pytest.raises(TypeError, match="3.0"):
+            fn(x)
+
+
+def test_integer_input_cast_where_tf_casts():
+    # TF's tanh/exp/leaky_relu ops turn integers into float32
+    x = tf.constant([-3, 0, 2])
+    for fn in (activations.tanh, activations.exponential, activations.leaky_relu):
+        assert fn(x).dtype == tf.float32
+    assert activations.relu(x, negative_slope=0.5).dtype == tf.float32
+    assert activations.linear(x).dtype == tf.int32
+
+
+def test_softmax_of_scalar_raises_like_tf():
+    x = tf.constant(2.0)
+    with pytest.raises(tf.errors.AbortedError):
+        activations.softmax(x)
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        activations.log_softmax(x)
+    with pytest.raises(tf.errors.InvalidArgumentError):  # float64 has no oneDNN kernel in TF
+        activations.softmax(tf.constant(2.0, tf.float64))
+    for fn in (activations.softmax, activations.log_softmax):
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            fn(x, axis=0)
+        with pytest.raises(ValueError, match="out of bounds") as info:
+            fn(x, axis=(0,))
+        assert not isinstance(info.value, IndexError)  # not numpy's AxisError
+        # axis=None flattens: a scalar gives 1 (softmax) / 0 (log_softmax), as Keras
+        assert float(fn(x, axis=None)) == (1.0 if fn is activations.softmax else 0.0)
+
+
+def test_softmax_over_several_axes():
+    got = np.asarray(activations.softmax(tf.constant(X2), axis=(0, 1)))
+    np.testing.assert_allclose(got, np.exp(X2) / np.exp(X2).sum(), rtol=1e-12)
+    got = np.asarray(activations.log_softmax(tf.constant(X2), axis=(-1,)))
+    np.testing.assert_allclose(got, X2 - np.log(np.exp(X2).sum(-1, keepdims=True)), rtol=1e-12)
+
+
+def test_serialize_gives_keras_3_names_for_aliases():
+    assert activations.serialize(activations.silu) == "silu"
+    assert activations.serialize(activations.swish) == "silu"
+    assert activations.serialize(activations.hard_silu) == "hard_silu"
+    assert activations.serialize(activations.hard_swish) == "hard_silu"
+    assert activations.deserialize("swish") is activations.silu
 
 
 def test_get_and_serialize():
@@ -140,6 +214,6 @@ def test_get_and_serialize():
 
 def test_compare_with_tensorflow():
     real_tf = pytest.importorskip("tensorflow")
-    for name in ["relu", "elu", "selu", "gelu", "softplus", "softsign", "swish", "softmax", "hard_sigmoid"]:
+    for name in ["relu", "elu", "selu", "gelu", "softplus", "softsign", "silu", "softmax", "hard_sigmoid"]:
         want = real_tf.keras.activations.get(name)(real_tf.constant(X2)).numpy()
         np.testing.assert_allclose(np.asarray(activations.get(name)(tf.constant(X2))), want, rtol=1e-6)

@@ -80,3 +80,28 @@ def test_softmax_mask_zeroes_masked_positions():
     np.testing.assert_allclose(out.numpy(), [[e[0], 0.0, e[1]]], rtol=1e-6)
     both = layers.Softmax(axis=[0, 1])(x).numpy()
     np.testing.assert_allclose(both, np.exp(x) / np.exp(x).sum(), rtol=1e-6)
+
+
+def test_activation_layer_does_not_cast_integers():
+    # Keras 3 applies the function as is: relu keeps int32, float-only kernels raise
+    x = tf.constant([[-1, 2]])
+    out = layers.Activation("relu")(x)
+    assert out.dtype == tf.int32
+    np.testing.assert_array_equal(out.numpy(), [[0, 2]])
+    assert layers.Activation("linear")(x).dtype == tf.int32
+    assert layers.Activation("tanh")(x).dtype == tf.float32
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        layers.Activation("sigmoid")(x)
+    with pytest.raises(TypeError):
+        layers.Activation("hard_sigmoid")(x)
+
+
+def test_softmax_layer_of_a_scalar_raises_like_tf():
+    x = tf.constant(2.0)
+    with pytest.raises(tf.errors.AbortedError):
+        layers.Softmax()(x)
+    with pytest.raises(tf.errors.AbortedError):
+        layers.Activation("softmax")(x)
+    for axis in (0, (0,)):
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            layers.Softmax(axis=axis)(x)

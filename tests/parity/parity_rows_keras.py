@@ -1352,10 +1352,6 @@ def _arr(t):
     return np.asarray(t.value) if isinstance(t, T) else np.asarray(t)
 
 
-def _is_int(t):
-    return isinstance(t, T) and _arr(t).dtype.kind in "iub"
-
-
 def _ranks(ts):
     return {_arr(t).ndim for t in ts}
 
@@ -1365,12 +1361,6 @@ def _says(*words):
     return lambda v: all(w in v.detail for w in words)
 
 
-SOFTMAX_SCALAR = ("BUG: softmax of a 0-d tensor: TF's Softmax kernel raises AbortedError ('Input "
-                  "dims must be <= 5 and >=1'); minitf raises InvalidArgumentError")
-known("keras.layers.Softmax",
-      lambda c, v: _arr(_x(c)).ndim == 0 and v.kind in ("error_mismatch", "tf_raises"),
-      SOFTMAX_SCALAR + " (with an explicit axis TF raises InvalidArgumentError and minitf "
-      "returns)")
 for _name in ("Conv1D", "Conv2D", "Conv2DTranspose", "DepthwiseConv2D", "SeparableConv2D"):
     known(f"keras.layers.{_name}",
           lambda c, v: _config(c).get("data_format") == "channels_first" and v.kind == "value_mismatch",
@@ -1415,34 +1405,11 @@ known("keras.metrics.deserialize", lambda c, v: c.args[0] == "nope",
       "raises ValueError naming it")
 
 # activations
-_ACT_INT_REJECT = {
-    "elu": "InvalidArgumentError (Elu)", "selu": "InvalidArgumentError (Selu)",
-    "sigmoid": "InvalidArgumentError (Sigmoid)", "silu": "InvalidArgumentError (Sigmoid)",
-    "softplus": "InvalidArgumentError (Softplus)", "softsign": "InvalidArgumentError (Softsign)",
-    "mish": "InvalidArgumentError (Softplus)", "softmax": "InvalidArgumentError (Softmax)",
-    "log_softmax": "InvalidArgumentError (LogSoftmax)", "gelu": "ValueError",
-    "hard_sigmoid": "TypeError", "hard_silu": "TypeError",
-}
-for _name, _what in _ACT_INT_REJECT.items():
-    known(f"keras.activations.{_name}", lambda c, v: _is_int(c.args[0]) and v.kind == "tf_raises",
-          f"BUG: integer input: Keras 3 {_name} does not cast it and raises {_what}; minitf casts "
-          "to float32 and returns a result")
-for _name in ("relu", "relu6"):
-    known(f"keras.activations.{_name}", lambda c, v: _is_int(c.args[0]),
-          f"BUG: integer input: Keras 3 {_name} keeps int32; minitf casts to float32")
-for _name in ("softmax", "log_softmax"):
-    known(f"keras.activations.{_name}", lambda c, v: _arr(c.args[0]).ndim == 0 and v.kind != "value_mismatch",
-          SOFTMAX_SCALAR + " (or, with an explicit axis, TF raises InvalidArgumentError for "
-          "a 0-d input while minitf returns)")
 for _name in ("gelu", "leaky_relu"):
     known(f"keras.activations.{_name}",
           lambda c, v: _arr(c.args[0]).dtype == np.float64 and v.kind == "value_mismatch",
           "INTENTIONAL: on float64 inputs TF's Keras gelu/leaky_relu use float32 constants "
           "(erf scale, the 0.2 slope), ~1e-8 relative; minitf uses float64 constants")
-known("keras.activations.serialize", lambda c, v: c.args[0] in ("silu", "swish", "hard_silu",
-                                                                "hard_swish"),
-      "BUG: serialize(silu) (= swish): Keras 3 gives 'silu' ('hard_silu' for hard_silu/"
-      "hard_swish); minitf gives the alias name 'swish' / 'hard_swish'")
 known("keras.activations.deserialize", lambda c, v: c.args[0] in ("swish", "hard_swish"),
       "INTENTIONAL: Keras 3.15 deserialize('swish') and ('hard_swish') raise ValueError (the "
       "aliases are not registered, a Keras bug); minitf returns the activation")
@@ -1487,15 +1454,6 @@ known("keras.optimizers.legacy", lambda c, v: _says("TF raised ImportError")(v),
 known("keras.optimizers.legacy", lambda c, v: _says("TF raised AttributeError")(v),
       "BUG: tf.keras.optimizers.legacy has only Adagrad, Adam, Ftrl, Optimizer, RMSprop and SGD "
       "in Keras 3 (AttributeError for Nadam/Adadelta/Adamax); minitf also exposes those")
-known("keras.layers.Activation", lambda c, v: _is_int(_x(c)),
-      "BUG: integer input: Keras 3 Activation applies the function without casting (relu keeps "
-      "int32, sigmoid/elu/... raise InvalidArgumentError); minitf casts to float32 first")
-for _rank in (1, 2):
-    known(f"keras.layers.AveragePooling{_rank}D",
-          lambda c, v: _says("minitf raised InvalidArgumentError (Computed output size would be negative")(v)
-          and v.kind == "minitf_raises",
-          "BUG: pooling window larger than the input with padding='valid': Keras 3 (AvgPool) "
-          "returns an empty output; minitf raises InvalidArgumentError")
 known("keras.losses.get", lambda c, v: c.args[0] == "logcosh",
       "INTENTIONAL: Keras 3.15 losses.get('logcosh') raises ValueError although it exports "
       "logcosh (a Keras lookup gap); minitf returns log_cosh")
@@ -1507,5 +1465,3 @@ for _name in ("Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum"):
               "wrongly when a feature dim equals the batch size: Add()([zeros((2, 2)), [[1], [2]]]) "
               "gives [[1, 2], [1, 2]] (and matching gradients) instead of [[1, 1], [2, 2]]; "
               "(2, 3) inputs broadcast correctly. minitf broadcasts correctly")
-known("keras.layers.Activation", lambda c, v: _arr(_x(c)).ndim == 0 and _says("TF raised AbortedError")(v),
-      SOFTMAX_SCALAR)
