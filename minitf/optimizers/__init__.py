@@ -25,8 +25,14 @@ def serialize(optimizer):
 
 
 def deserialize(config, custom_objects=None):
-    """Build an optimizer from `serialize()` output (class names are case-insensitive)."""
+    """Build an optimizer from `serialize()` output (class names are case-insensitive).
+
+    Like Keras 3, a built-in class name is lower-cased in `config` itself ('SGD' -> 'sgd'),
+    so a dict that went through deserialize reads 'sgd' afterwards.
+    """
     name = config["class_name"]
+    if name.lower() in _BY_NAME:
+        config["class_name"] = name = name.lower()
     custom = custom_objects or {}
     cls = custom.get(name) or _BY_NAME.get(name.lower())
     if cls is None:
@@ -45,10 +51,21 @@ def get(identifier):
     raise ValueError(f"Could not interpret optimizer identifier: {identifier!r}")
 
 
+class LegacyOptimizerWarning:
+    """What `tf.keras.optimizers.legacy.<name>` is in Keras 3: building one raises ImportError."""
+
+    def __init__(self, *args, **kwargs):
+        raise ImportError(
+            "`keras.optimizers.legacy` is not supported in Keras 3. When using `tf.keras`, to "
+            "continue using a `tf.keras.optimizers.legacy` optimizer, you can install the "
+            "`tf_keras` package (Keras 2) and set the environment variable "
+            "`TF_USE_LEGACY_KERAS=True` to configure TensorFlow to use `tf_keras` when accessing "
+            "`tf.keras`. In minitf, use the current optimizer (e.g. `tf.keras.optimizers.Adam`).")
+
+
 class _Legacy:
-    """`tf.keras.optimizers.legacy`: the same classes (minitf has one optimizer family)."""
-    Optimizer, SGD, Adam, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Ftrl = (
-        Optimizer, SGD, Adam, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Ftrl)
+    """`tf.keras.optimizers.legacy`: Keras 3 keeps only these six names, none constructible."""
+    Adagrad = Adam = Ftrl = Optimizer = RMSprop = SGD = LegacyOptimizerWarning
 
 
 legacy = _Legacy()
