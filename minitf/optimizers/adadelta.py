@@ -14,7 +14,7 @@ class Adadelta(Optimizer):
     Other keyword arguments (weight_decay, clipnorm, use_ema, ...) are the base Optimizer's.
     """
 
-    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-7, name="adadelta", **kwargs):
+    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-7, name=None, **kwargs):
         super().__init__(learning_rate, name=name, **kwargs)
         self.rho = rho
         self.epsilon = epsilon

@@ -16,7 +16,7 @@ class Adagrad(Optimizer):
     """
 
     def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7,
-                 name="adagrad", **kwargs):
+                 name=None, **kwargs):
         super().__init__(learning_rate, name=name, **kwargs)
         self.initial_accumulator_value = initial_accumulator_value
         self.epsilon = epsilon

@@ -15,7 +15,7 @@ class Adamax(Optimizer):
     """
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
-                 name="adamax", **kwargs):
+                 name=None, **kwargs):
         super().__init__(learning_rate, name=name, **kwargs)
         self.beta_1 = beta_1
         self.beta_2 = beta_2

@@ -14,7 +14,7 @@ class AdamW(Adam):
                  epsilon=1e-7, amsgrad=False, clipnorm=None, clipvalue=None,
                  global_clipnorm=None, use_ema=False, ema_momentum=0.99,
                  ema_overwrite_frequency=None, loss_scale_factor=None,
-                 gradient_accumulation_steps=None, name="adamw", **kwargs):
+                 gradient_accumulation_steps=None, name=None, **kwargs):
         if weight_decay is None:
             raise ValueError("Argument `weight_decay` must be a float. Received: weight_decay=None")
         super().__init__(learning_rate, beta_1=beta_1, beta_2=beta_2, epsilon=epsilon,

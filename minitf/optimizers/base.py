@@ -72,7 +72,12 @@ def _block_pool():
 class Optimizer(Trackable):
     """Base class of Keras optimizers.
 
-    Subclasses set `_slot_names` and implement `_update_step(grad, var, lr, slots, scratch)`
+    A user's subclass may follow Keras 3's protocol: override `build(variables)` (calling
+    `super().build(variables)`, then making slots with `add_variable_from_reference`) and
+    `update_step(gradient, variable, learning_rate)`, which gets each gradient as a Tensor and
+    updates the variable with `assign`/`assign_add`/`assign_sub`.
+
+    minitf's own optimizers set `_slot_names` and implement `_update_step(grad, var, lr, slots, scratch)`
     on raw arrays (`grad` is a dense array of the variable's dtype, or, for an IndexedSlices
     gradient when `_sparse_ok()`, a (unique rows, summed values) pair; `slots` maps slot names
     to raw slot arrays; `scratch` is a buffer shaped like the variable that may be overwritten).
@@ -94,13 +99,17 @@ class Optimizer(Trackable):
                 raise ValueError(f"Argument `{key}` is no longer supported by Keras 3 optimizers; "
                                  "use `learning_rate` (and a LearningRateSchedule for decay).")
             raise TypeError(f"Optimizer got an unexpected keyword argument {key!r}.")
+        if name is None:  # Keras' auto_name, taken before the checks below as Keras does:
+            # 'sgd', 'sgd_1', 'rm_sprop', 'adam_w', ... (one counter with layer names)
+            from minitf.layers.base import to_snake_case, unique_layer_name
+            name = unique_layer_name(to_snake_case(type(self).__name__))
         if sum(x is not None for x in (clipnorm, clipvalue, global_clipnorm)) > 1:
             raise ValueError("Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. "
                              f"Received: clipnorm={clipnorm}, clipvalue={clipvalue}, "
                              f"global_clipnorm={global_clipnorm}")
         if use_ema and not 0 <= ema_momentum <= 1:
             raise ValueError(f"`ema_momentum` must be in the range [0, 1]. Received: {ema_momentum}")
-        self.name = name or type(self).__name__.lower()
+        self.name = name
         self.weight_decay = weight_decay
         self.clipnorm = clipnorm
         self.clipvalue = clipvalue
@@ -119,6 +128,11 @@ class Optimizer(Trackable):
         self._exclude_names = ()
         self._exclude_ids = set()
         self._scratch = {}
+        self.built = False
+        self._trainable_variables = []
+        self._trainable_variables_indices = {}
+        # a subclass written to Keras 3's protocol overrides update_step (see apply)
+        self._keras_update_step = type(self).update_step is not Optimizer.update_step
 
     # -- learning rate and step counter ----------------------------------------------------
     @property
@@ -211,10 +225,38 @@ class Optimizer(Trackable):
         return list(self._slot_names)
 
     def build(self, var_list):
-        """Create the slots of every variable in `var_list` now (normally done lazily)."""
+        """Create the slots of every variable in `var_list` now (normally done lazily) and
+        remember the variables' order for `_get_variable_index`, as Keras' build does."""
         for var in var_list:
             if var._id not in self._slots:
                 self._create_slots(var)
+            if id(var) not in self._trainable_variables_indices:
+                self._trainable_variables_indices[id(var)] = len(self._trainable_variables)
+                self._trainable_variables.append(var)
+        self.built = True
+
+    def _get_variable_index(self, variable):
+        """The position of `variable` in the list the optimizer was built with."""
+        return self._trainable_variables_indices[id(variable)]
+
+    def assign(self, variable, value):
+        """`variable.assign(value)` (Keras 3 optimizers update variables through these)."""
+        variable.assign(value)
+
+    def assign_add(self, variable, value):
+        """`variable.assign_add(value)`."""
+        variable.assign_add(value)
+
+    def assign_sub(self, variable, value):
+        """`variable.assign_sub(value)`."""
+        variable.assign_sub(value)
+
+    def update_step(self, gradient, variable, learning_rate):
+        """Keras 3's per-variable update, for subclasses: `gradient` is a Tensor, `learning_rate`
+        the learning rate (a float32 variable or tensor). minitf's own optimizers implement
+        `_update_step` on raw arrays instead."""
+        raise NotImplementedError(f"{type(self).__name__} must implement "
+                                  "update_step(gradient, variable, learning_rate).")
 
     def _checkpoint_dependencies(self):
         from minitf.variable import Variable
@@ -285,6 +327,15 @@ class Optimizer(Trackable):
         if len(grads) != len(variables):
             raise ValueError(f"Optimizer.apply: got {len(grads)} gradients for "
                              f"{len(variables)} variables; they must pair up.")
+        if self._keras_update_step:
+            if not self.built:
+                self.build(variables)  # the subclass makes its slots here, as in Keras
+            unknown = [v.name for v in variables if id(v) not in self._trainable_variables_indices]
+            if unknown:
+                raise ValueError(f"Unknown variable: {unknown}. This optimizer can only be called "
+                                 "for the variables it was originally built with. When working "
+                                 "with a new set of variables, you should recreate a new "
+                                 "optimizer instance.")
         if any(g is None for g in grads):
             grads, variables = self._filter_empty(grads, variables)
         raws = [self._gradient_array(g, v) for g, v in zip(grads, variables)]
@@ -298,17 +349,33 @@ class Optimizer(Trackable):
                 self._create_slots(var)
         if self.weight_decay:
             self._apply_weight_decay(variables, lr)
-        update_step, scratch_like = self._update_step, self._scratch_like
-        for grad, var in zip(raws, variables):
-            slots = {k: s._buffer_for_update() for k, s in all_slots[var._id].items()}
-            update_step(grad, var, lr, slots, scratch_like(var._value))
-            if var.constraint is not None:
-                var.assign(var.constraint(var))
-        slots = None  # let go of the slot arrays, or the EMA update below would copy them
+        if self._keras_update_step:
+            self._keras_updates(raws, variables, lr)
+        else:
+            update_step, scratch_like = self._update_step, self._scratch_like
+            for grad, var in zip(raws, variables):
+                slots = {k: s._buffer_for_update() for k, s in all_slots[var._id].items()}
+                update_step(grad, var, lr, slots, scratch_like(var._value))
+                if var.constraint is not None:
+                    var.assign(var.constraint(var))
+            slots = None  # let go of the slot arrays, or the EMA update below would copy them
+            self.built = True
         if self.use_ema:
             self._update_ema(variables)
         # iterations += 1 without assign_add's conversion and checks (same dtype and result)
         self._iterations._set(self._iterations._value + 1)
+
+    def _keras_updates(self, raws, variables, lr):
+        """Run a Keras-protocol subclass's `update_step` on each (gradient Tensor, variable)."""
+        from minitf.tensor import Tensor
+        from minitf.variable import Variable
+        rate = self._learning_rate
+        if not isinstance(rate, Variable):
+            rate = Tensor(np.asarray(lr, dtype=np.float32))
+        for grad, var in zip(raws, variables):
+            self.update_step(Tensor(grad), var, rate)
+            if var.constraint is not None:
+                var.assign(var.constraint(var))
 
     def _filter_empty(self, grads, variables):
         kept = [(g, v) for g, v in zip(grads, variables) if g is not None]

@@ -24,7 +24,7 @@ class Ftrl(Optimizer):
     def __init__(self, learning_rate=0.001, learning_rate_power=-0.5,
                  initial_accumulator_value=0.1, l1_regularization_strength=0.0,
                  l2_regularization_strength=0.0, l2_shrinkage_regularization_strength=0.0,
-                 beta=0.0, name="ftrl", **kwargs):
+                 beta=0.0, name=None, **kwargs):
         super().__init__(learning_rate, name=name, **kwargs)
         _check_non_negative("initial_accumulator_value", initial_accumulator_value)
         if learning_rate_power > 0.0:

@@ -19,7 +19,7 @@ class Nadam(Optimizer):
     """
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
-                 name="nadam", **kwargs):
+                 name=None, **kwargs):
         from minitf.variable import Variable
         super().__init__(learning_rate, name=name, **kwargs)
         self.beta_1 = beta_1

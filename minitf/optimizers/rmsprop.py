@@ -18,7 +18,7 @@ class RMSprop(Optimizer):
     """
 
     def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7,
-                 centered=False, name="rmsprop", **kwargs):
+                 centered=False, name=None, **kwargs):
         super().__init__(learning_rate, name=name, **kwargs)
         self.rho = rho
         self.momentum = momentum

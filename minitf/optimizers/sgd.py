@@ -18,7 +18,7 @@ class SGD(Optimizer):
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, weight_decay=None,
                  clipnorm=None, clipvalue=None, global_clipnorm=None, use_ema=False,
                  ema_momentum=0.99, ema_overwrite_frequency=None, loss_scale_factor=None,
-                 gradient_accumulation_steps=None, name="SGD", **kwargs):
+                 gradient_accumulation_steps=None, name=None, **kwargs):
         super().__init__(learning_rate, weight_decay=weight_decay, clipnorm=clipnorm,
                          clipvalue=clipvalue, global_clipnorm=global_clipnorm, use_ema=use_ema,
                          ema_momentum=ema_momentum,

@@ -379,3 +379,88 @@ def test_step_stays_in_place_without_outstanding_reads(make):
     grads = tape.gradient(loss, [var])
     opt.apply_gradients(zip(grads, [var]))
     assert [id(var._value)] + [id(s._value) for _, _, s in opt._checkpoint_slots()] == ids
+
+
+# -- Keras 3 protocol for user subclasses, names, serialize and legacy ------------------------
+
+def _sign_sgd_class():
+    class SignSGD(tf.keras.optimizers.Optimizer):
+        def __init__(self, learning_rate=0.1, **kwargs):
+            super().__init__(learning_rate=learning_rate, name="sign_sgd", **kwargs)
+
+        def update_step(self, gradient, variable, learning_rate):
+            variable.assign_sub(tf.sign(gradient) * tf.cast(learning_rate, variable.dtype))
+    return SignSGD
+
+
+def test_keras3_subclass_update_step_is_used():
+    opt = _sign_sgd_class()(0.5)
+    v = tf.Variable([1.0, -2.0, 3.0])
+    opt.apply_gradients([(tf.constant([0.3, -4.0, 0.0]), v)])
+    opt.apply_gradients([(tf.constant([0.3, 1.0, -2.0]), v)])
+    np.testing.assert_allclose(v.numpy(), [0.0, -2.0, 3.5])
+    assert int(opt.iterations.numpy()) == 2 and opt.built
+
+
+def test_keras3_subclass_build_and_slots_match_sgd_momentum():
+    class Momentum(tf.keras.optimizers.Optimizer):
+        def __init__(self, learning_rate=0.1, momentum=0.9, **kwargs):
+            super().__init__(learning_rate=learning_rate, **kwargs)
+            self.momentum = momentum
+
+        def build(self, variables):
+            if self.built:
+                return
+            super().build(variables)
+            self.momentums = [self.add_variable_from_reference(v, "momentum") for v in variables]
+
+        def update_step(self, gradient, variable, learning_rate):
+            lr = tf.cast(learning_rate, variable.dtype)
+            m = self.momentums[self._get_variable_index(variable)]
+            self.assign(m, m * self.momentum - gradient * lr)
+            self.assign_add(variable, m)
+
+    custom, builtin = Momentum(0.1, 0.9), tf.keras.optimizers.SGD(0.1, momentum=0.9)
+    assert custom.name.startswith("momentum")  # Keras' auto_name of the class
+    a = [tf.Variable([[0.5, -1.0], [2.0, 0.25]]), tf.Variable([0.1, -0.2])]
+    b = [tf.Variable(v.numpy()) for v in a]
+    for step in range(3):
+        grads = [tf.constant([[0.1, -0.2], [0.3, step * 0.5]]), tf.constant([1.0, -2.0])]
+        custom.apply_gradients(zip(grads, a))
+        builtin.apply_gradients(zip(grads, b))
+    for x, y in zip(a, b):
+        np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-6)
+    with pytest.raises(ValueError, match="Unknown variable"):
+        custom.apply_gradients([(tf.constant([1.0]), tf.Variable([1.0]))])
+
+
+def test_default_names_follow_keras_auto_name():
+    from minitf.layers.base import clear_session
+    clear_session()
+    assert [tf.keras.optimizers.SGD().name for _ in range(2)] == ["sgd", "sgd_1"]
+    assert tf.keras.optimizers.RMSprop().name == "rm_sprop"
+    assert tf.keras.optimizers.AdamW().name == "adam_w"
+    assert tf.keras.optimizers.Adam(name="mine").name == "mine"
+    with pytest.raises(ValueError):  # the name is taken before the argument checks, as in Keras
+        tf.keras.optimizers.Adam(clipnorm=1.0, clipvalue=1.0)
+    assert tf.keras.optimizers.Adam().name == "adam_1"
+
+
+def test_serialize_and_deserialize_lower_cases_class_name_in_place():
+    ns = tf.keras.optimizers
+    config = ns.serialize(ns.SGD(0.5, momentum=0.9))
+    assert config["class_name"] == "SGD" and config["module"] == "keras.optimizers"
+    assert config["registered_name"] is None
+    clone = ns.deserialize(config)
+    assert isinstance(clone, ns.SGD) and clone.momentum == 0.9
+    assert config["class_name"] == "sgd"  # Keras 3 rewrites the dict it was given
+    assert isinstance(ns.deserialize({"class_name": "adamw", "config": {}}), ns.AdamW)
+
+
+def test_legacy_namespace_is_keras3s():
+    legacy = tf.keras.optimizers.legacy
+    for name in ("Adagrad", "Adam", "Ftrl", "Optimizer", "RMSprop", "SGD"):
+        with pytest.raises(ImportError, match="tf_keras"):
+            getattr(legacy, name)(learning_rate=0.1)
+    for name in ("Nadam", "Adadelta", "Adamax"):
+        assert not hasattr(legacy, name)
