@@ -409,10 +409,7 @@ def _layer_scenario(lib, x, kind):
 add("keras.layers.Layer", cases(layer_input(2, side=(1, 3), dtypes=("float32",)),
                                 st.sampled_from(["weights", "names", "config", "freeze",
                                                  "compute_output_shape"])),
-    call=_layer_scenario,
-    known=(Known(lambda c, v: c.args[1] == "names",
-                 "BUG: variable names: Keras 3 names a layer weight by its own name ('w'; the "
-                 "scope is in .path 'scale/w'), minitf gives the TF1-style 'scale/w:0'"),))
+    call=_layer_scenario)
 
 
 def _input_spec_scenario(lib, kwargs, x):
@@ -1418,42 +1415,14 @@ known("keras.activations.deserialize", lambda c, v: c.args[0] == "nope",
       "it raises TypeError); minitf raises ValueError naming it")
 
 # initializers
-known("keras.initializers.Constant", lambda c, v: np.ndim(c.args[1].get("value", 0)) > 0,
-      "BUG: Constant(value=array): Keras 3 computes value * ones(shape) (broadcasting: shape () "
-      "gives the value's shape, incompatible shapes raise InvalidArgumentError); minitf raises "
-      "TypeError unless the shapes match")
-for _name in ("RandomNormal", "RandomUniform", "TruncatedNormal", "Orthogonal", "VarianceScaling",
-              "Identity", "GlorotUniform", "GlorotNormal", "HeNormal", "HeUniform", "LecunNormal",
-              "LecunUniform"):
-    known(f"keras.initializers.{_name}", lambda c, v: c.kwargs.get("dtype") == "int32"
-          and _says("minitf raised ValueError")(v),
-          "BUG: dtype='int32': Keras 3 random (and Identity) initializers fail inside the op "
-          "(TypeError 'Cannot "
-          "convert 0.0 to EagerTensor of dtype int32', or InvalidArgumentError for "
-          "RandomUniform); minitf raises ValueError")
 known("keras.initializers.deserialize", lambda c, v: c.args[0] == "nope",
       "INTENTIONAL: Keras 3.15 deserialize of an unknown name returns the string itself (calling "
       "it raises TypeError); minitf raises ValueError naming it")
-known("keras.initializers.serialize", lambda c, v: _says("result[0]")(v),
-      "BUG: serialize(initializer): Keras 3's dict also has 'module' and 'registered_name'; "
-      "minitf's has only 'class_name' and 'config'")
 
 # optimizers
-known("keras.optimizers.Optimizer", lambda c, v: _says("minitf raised NotImplementedError")(v),
-      "BUG: a Keras 3 custom optimizer overrides update_step(gradient, variable, learning_rate); "
-      "minitf ignores it and raises NotImplementedError asking for _update_step")
-known("keras.optimizers.serialize", lambda c, v: _says("result[0]")(v),
-      "BUG: serialize(optimizer): Keras 3 records class_name in lower case ('sgd', 'adam', "
-      "'rmsprop'); minitf uses the class name ('SGD')")
 known("keras.optimizers.deserialize", lambda c, v: c.args[0] == "Nope",
       "INTENTIONAL: Keras 3.15 deserialize of an unknown class name returns a non-optimizer "
       "(AttributeError later); minitf raises ValueError naming it")
-known("keras.optimizers.legacy", lambda c, v: _says("TF raised ImportError")(v),
-      "BUG: tf.keras.optimizers.legacy.<name>(...): Keras 3 raises ImportError (legacy optimizers "
-      "need tf_keras); minitf returns the current optimizer")
-known("keras.optimizers.legacy", lambda c, v: _says("TF raised AttributeError")(v),
-      "BUG: tf.keras.optimizers.legacy has only Adagrad, Adam, Ftrl, Optimizer, RMSprop and SGD "
-      "in Keras 3 (AttributeError for Nadam/Adadelta/Adamax); minitf also exposes those")
 known("keras.losses.get", lambda c, v: c.args[0] == "logcosh",
       "INTENTIONAL: Keras 3.15 losses.get('logcosh') raises ValueError although it exports "
       "logcosh (a Keras lookup gap); minitf returns log_cosh")
