@@ -661,7 +661,7 @@ def rgb_to_grayscale(images, name=None):
     from minitf.ops.reduce import reduce_sum
     x = as_tensor(images)
     if x._value.ndim < 1:
-        raise ValueError(f"rgb_to_grayscale: 'images' must have a last dimension of 3 (RGB), got a scalar")
+        raise ValueError("rgb_to_grayscale: 'images' must have a last dimension of 3 (RGB), got a scalar")
     if x._value.shape[-1] != 3:  # TF contracts the last axis with the 3 weights: a MatMul error
         raise errors.invalid_argument("MatMul", f"rgb_to_grayscale: the last dimension must be 3 (RGB), "
                                                 f"got shape {list(x.shape)}")

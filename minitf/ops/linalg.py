@@ -152,7 +152,6 @@ def _reduce_max(x, axis, keepdims=False):
     from minitf.ops.reduce import _broadcast_back
     from minitf.ops._core import reduction_axes as _axes
     from minitf.ops.math import equal
-    from minitf.ops.array import where, zeros_like
     from minitf.ops.constant import cast
     axes = _axes(axis, x._value.ndim, "Max")
     xp = array_module(x._value)
@@ -565,7 +564,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
     x = as_tensor(tensor)
     keepdims = bool(keepdims)
     if x._value.dtype.kind == "b":
-        raise TypeError(f"norm: a bool tensor has no norm (TF fails multiplying it); cast it to a float")
+        raise TypeError("norm: a bool tensor has no norm (TF fails multiplying it); cast it to a float")
     nd = x._value.ndim
     if isinstance(axis, Tensor):
         axis = axis.numpy().tolist()
