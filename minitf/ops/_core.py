@@ -128,14 +128,15 @@ def binary(x, y, op_name, hint=False):
     y = _read(y)
     if type(y) is not Tensor:
         y = as_tensor(y)
-    if array_module(x._value) is not array_module(y._value):
+    if type(x._value) is not type(y._value) and array_module(x._value) is not array_module(y._value):
         from minitf.device import unify  # operands on two devices: copy as TF does
         x, y = unify(x, y)
     if x._value.dtype != y._value.dtype:
         raise errors.invalid_argument(
             op_name, f"cannot compute {op_name} as input #1(zero-based) was expected to be a "
                      f"{x.dtype.name} tensor but is a {y.dtype.name} tensor; cast one operand with tf.cast")
-    if op_name in KERNEL_DTYPES:
+    allowed = _KERNEL_NP.get(op_name)
+    if allowed is not None and x._value.dtype not in allowed:
         check_kernel_dtype(x, op_name)
     return x, y
 
