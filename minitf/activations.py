@@ -52,7 +52,11 @@ def _python_constant(value, x, what):
 
 
 def _softmax_axes(x, axis, name):
-    """A tuple/list `axis` checked against x's rank (Keras 3 raises ValueError), non-negative."""
+    """A tuple `axis` checked against x's rank (Keras 3 raises ValueError), non-negative.
+    A list is a TypeError, as in Keras 3."""
+    if not isinstance(axis, tuple):
+        raise TypeError(f"{name}: axis must be an int or a tuple of ints, got {type(axis).__name__} "
+                        f"{axis!r}; pass tuple({axis!r})")
     ndim = x.shape.rank
     for a in axis:
         if not -ndim <= a < ndim:

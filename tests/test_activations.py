@@ -217,3 +217,11 @@ def test_compare_with_tensorflow():
     for name in ["relu", "elu", "selu", "gelu", "softplus", "softsign", "silu", "softmax", "hard_sigmoid"]:
         want = real_tf.keras.activations.get(name)(real_tf.constant(X2)).numpy()
         np.testing.assert_allclose(np.asarray(activations.get(name)(tf.constant(X2))), want, rtol=1e-6)
+
+
+def test_softmax_axis_list_is_a_type_error_as_in_keras():
+    x = tf.ones([2, 2, 3])
+    for fn in (tf.keras.activations.softmax, tf.keras.activations.log_softmax):
+        with pytest.raises(TypeError, match="tuple"):
+            fn(x, axis=[0, 1])
+        assert fn(x, axis=(0, 1)).shape == (2, 2, 3)
