@@ -563,6 +563,10 @@ def _to_bool(x):
     return as_tensor(t, dtype=None if isinstance(t, Tensor) else dtypes.bool)
 
 
+def _read_bool(x):
+    return x.value() if isinstance(x, Variable) else x
+
+
 def _as_bool(t, op_name, index):
     """Tensor input #index of a logical op, which must already be bool (InvalidArgumentError)."""
     t = _to_bool(t)
@@ -574,8 +578,16 @@ def _as_bool(t, op_name, index):
 
 
 def _logical(op_name, x, y, fn):
-    x, y = _to_bool(x), _to_bool(y)  # TF converts every input before it checks any dtype
-    x, y = _as_bool(x, op_name, 0), _as_bool(y, op_name, 1)
+    if isinstance(x, (Tensor, Variable)) and isinstance(y, (Tensor, Variable)):
+        x, y = _as_bool(x, op_name, 0), _as_bool(y, op_name, 1)
+    else:
+        # as TF's eager conversion: a Python scalar that is not a bool fails first (TypeError);
+        # otherwise each input is converted to bool in turn, tensors too (an int tensor is a
+        # ValueError, a list of ints a TypeError)
+        for v in (x, y):
+            if isinstance(v, (int, float, complex, str)) and not isinstance(v, bool):
+                as_tensor(v, dtype=dtypes.bool)
+        x, y = as_tensor(_read_bool(x), dtype=dtypes.bool), as_tensor(_read_bool(y), dtype=dtypes.bool)
     with shape_errors(op_name, x, y):
         return Tensor(fn(array_module(x._value), x._value, y._value))
 

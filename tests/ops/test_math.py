@@ -270,3 +270,17 @@ def test_bitwise_shape_mismatch_and_divide_no_nan_python_x():
 def test_atan2_shape_mismatch_is_invalid_argument():
     with pytest.raises(tf.errors.InvalidArgumentError, match="Incompatible shapes"):
         tf.math.atan2(tf.ones([4, 2, 3]), tf.ones([3, 4]))
+
+
+def test_logical_ops_convert_every_input_when_one_is_a_python_value():
+    """As TF: beside a Python value, a non-bool tensor fails bool conversion (ValueError); two
+    tensors reach the kernel's dtype check (InvalidArgumentError)."""
+    ints, bools = tf.constant([1, 0]), tf.constant([True, False])
+    for fn in (tf.math.logical_and, tf.math.logical_or, tf.math.logical_xor):
+        with pytest.raises(ValueError, match="conversion requested dtype bool"):
+            fn(ints, [True, False])
+        with pytest.raises(TypeError):
+            fn(bools, [1, 0])
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            fn(ints, bools)
+        assert fn(bools, [True, True]).dtype == tf.bool
