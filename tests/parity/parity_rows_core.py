@@ -659,3 +659,21 @@ for _name in ("constant", "convert_to_tensor"):
 TABLE.known("nn.gelu", lambda case, verdict: verdict.kind == "value_mismatch" and "float64" in verdict.detail,
             "INTENTIONAL: TF's gelu uses float32 constants on float64 inputs (about 1e-8 relative); "
             "minitf computes in float64")
+
+
+def _out_of_range_float_to_narrow_int(case, verdict):
+    x, dtype = case.args
+    if verdict.kind != "value_mismatch" or not isinstance(dtype, D) or dtype.name not in (
+            "int8", "uint8", "int16", "uint16"):
+        return False
+    value = np.asarray(x.value)
+    info = np.iinfo(dtype.name)
+    return value.dtype.kind == "f" and value.size >= 16 and bool(
+        np.any((value < info.min) | (value > info.max) | ~np.isfinite(value)))
+
+
+TABLE.known("cast", _out_of_range_float_to_narrow_int,
+            "INTENTIONAL: out-of-range floats cast to an 8/16-bit integer type: TF's vectorized "
+            "kernel saturates whole 16/32-element blocks and wraps the rest, so its result depends "
+            "on the value's position; minitf always follows TF's element-wise rule (truncate "
+            "through int32, then wrap). tf.saturate_cast gives a defined result")
