@@ -242,8 +242,13 @@ def poisson(y_true, y_pred):
 
 
 def _l2_normalize(x, axis):
+    """keras.ops.normalize: x * min(rsqrt(sum(x^2)), 1/epsilon); a 0-d x is a 1-vector."""
     tf = _tf()
-    return x / tf.sqrt(tf.maximum(tf.reduce_sum(tf.square(x), axis=axis, keepdims=True), 1e-12))
+    if _rank(x) == 0:
+        x = tf.expand_dims(x, 0)
+    # rsqrt(max(s, eps^2)) == min(rsqrt(s), 1/eps), without dividing by zero
+    square_sum = tf.reduce_sum(tf.square(x), axis=axis, keepdims=True)
+    return x * tf.math.rsqrt(tf.maximum(square_sum, EPSILON * EPSILON))
 
 
 def cosine_similarity(y_true, y_pred, axis=-1):

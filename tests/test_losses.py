@@ -391,3 +391,13 @@ def test_single_class_categorical_crossentropy_warns():
     with pytest.warns(SyntaxWarning, match="binary_crossentropy"):
         got = losses.categorical_crossentropy(np.ones((2, 1), "float32"), np.full((2, 1), 0.4, "float32"))
     np.testing.assert_allclose(_np(got), [0.0, 0.0], atol=1e-6)
+
+
+def test_cosine_similarity_treats_a_scalar_prediction_as_a_vector():
+    """keras.ops.normalize makes a 0-d input a 1-vector: values from Keras 3.15."""
+    y_true = tf.constant([0.14, 0.39, 0.14, 0.14, 0.89])
+    loss = tf.keras.losses.CosineSimilarity(axis=0)(
+        y_true, tf.constant(0.76), sample_weight=tf.constant([0.5, 0.26, 1.7, 1.39, 0.5]))
+    np.testing.assert_allclose(loss.numpy(), -1.4767866, rtol=1e-6)
+    np.testing.assert_allclose(tf.keras.losses.cosine_similarity(y_true, tf.constant(0.76), axis=0).numpy(),
+                               -1.6974559, rtol=1e-6)
