@@ -677,3 +677,6 @@ TABLE.known("cast", _out_of_range_float_to_narrow_int,
             "kernel saturates whole 16/32-element blocks and wraps the rest, so its result depends "
             "on the value's position; minitf always follows TF's element-wise rule (truncate "
             "through int32, then wrap). tf.saturate_cast gives a defined result")
+TABLE.known("transpose", lambda case, verdict: verdict.kind == "tf_raises" and "InvertPermutation" in verdict.detail,
+            "INTENTIONAL: a perm with negative entries: TF's forward accepts it but its gradient "
+            "(InvertPermutation) raises InvalidArgumentError; minitf differentiates it")
