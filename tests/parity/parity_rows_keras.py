@@ -1374,6 +1374,11 @@ known("keras.layers.Conv2DTranspose", lambda c, v: _says("TF raised AbortedError
       "primitive descriptor for the reorder primitive') on some strided shapes; minitf computes "
       "the gradient")
 
+for _ns in ("losses", "metrics", "activations", "initializers"):
+    known(f"keras.{_ns}.deserialize", lambda c, v: c.args[0] == "nope",
+          "INTENTIONAL: Keras 3.15 deserialize of an unknown name returns the string itself (calling "
+          "it then raises TypeError); minitf raises ValueError naming it")
+
 # losses
 _LOSS_CLASS_ROWS = ([f"keras.losses.{n}" for n in _LOSS_CLASSES]
                     + ["keras.losses.BinaryCrossentropy", "keras.losses.CategoricalCrossentropy",
@@ -1396,14 +1401,6 @@ known("keras.losses.serialize", lambda c, v: c.args[0] == "huber" and _says("res
 known("keras.losses.deserialize", lambda c, v: c.args[0] == "mse",
       "INTENTIONAL: Keras 3.15 deserialize('mse') raises ValueError ('keras.metrics.mse ... not a "
       "KerasSaveable subclass', a Keras bug); minitf returns mean_squared_error")
-known("keras.losses.deserialize", lambda c, v: c.args[0] == "nope",
-      "INTENTIONAL: Keras 3.15 deserialize of an unknown name returns the string itself (calling "
-      "it then raises TypeError); minitf raises ValueError naming the unknown loss")
-
-# metrics
-known("keras.metrics.deserialize", lambda c, v: c.args[0] == "nope",
-      "INTENTIONAL: Keras 3.15 deserialize of an unknown name returns the string itself; minitf "
-      "raises ValueError naming it")
 
 # activations
 for _name in ("gelu", "leaky_relu"):
@@ -1414,14 +1411,6 @@ for _name in ("gelu", "leaky_relu"):
 known("keras.activations.deserialize", lambda c, v: c.args[0] in ("swish", "hard_swish"),
       "INTENTIONAL: Keras 3.15 deserialize('swish') and ('hard_swish') raise ValueError (the "
       "aliases are not registered, a Keras bug); minitf returns the activation")
-known("keras.activations.deserialize", lambda c, v: c.args[0] == "nope",
-      "INTENTIONAL: Keras 3.15 deserialize of an unknown name returns the string itself (calling "
-      "it raises TypeError); minitf raises ValueError naming it")
-
-# initializers
-known("keras.initializers.deserialize", lambda c, v: c.args[0] == "nope",
-      "INTENTIONAL: Keras 3.15 deserialize of an unknown name returns the string itself (calling "
-      "it raises TypeError); minitf raises ValueError naming it")
 
 # optimizers
 known("keras.optimizers.deserialize", lambda c, v: c.args[0] == "Nope",
