@@ -191,31 +191,6 @@ class Variable:
         raise TypeError("Variable is unhashable. Instead, use variable.ref() as the key. "
                         f"(Variable: {self!r})")
 
-    def _equality(self, other, op_name):
-        """TF 2's eager `==` / `!=`: elementwise, with `other` converted to this dtype; a
-        scalar bool tensor (False for ==, True for !=) when the shapes do not broadcast."""
-        from minitf.ops import math as _math  # the ops import this module
-        from minitf.ops._core import binary
-        if other is None:
-            raise ValueError("Attempt to convert a value (None) with an unsupported type "
-                             f"(<class 'NoneType'>) to a Tensor, in {op_name} with variable "
-                             f"{self._name}; to test for a missing variable use `is None`.")
-        x, y = binary(self, other, op_name)
-        try:
-            np.broadcast_shapes(tuple(x._value.shape), tuple(y._value.shape))
-        except ValueError:
-            return Tensor(backend.array_module(x._value).asarray(op_name == "NotEqual"))
-        return _math.equal(x, y) if op_name == "Equal" else _math.not_equal(x, y)
-
-    def __eq__(self, other):
-        """Elementwise equality, a bool tensor (variables are not compared by identity; use
-        `is`, or `v.ref()` as a key)."""
-        return self._equality(other, "Equal")
-
-    def __ne__(self, other):
-        """Elementwise inequality, a bool tensor."""
-        return self._equality(other, "NotEqual")
-
     # -- reading -------------------------------------------------------------------------
     def value(self):
         """The current value as a tensor (recorded on tapes that watch this variable)."""

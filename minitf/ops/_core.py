@@ -43,9 +43,11 @@ KERNEL_DTYPES = {
     "DivNoNan": frozenset(_FLOATS + ("complex64", "complex128")),
     "Xlogy": frozenset(_FLOATS + ("complex64", "complex128")), "Atan2": frozenset(_FLOATS),
     "Floor": frozenset(_FLOATS), "Ceil": frozenset(_FLOATS), "IsNan": frozenset(_FLOATS),
-    "IsFinite": frozenset(_FLOATS), "IsInf": frozenset(_FLOATS), "Round": frozenset(_SIGNED), "Rint": frozenset(_FLOATS),
+    "IsFinite": frozenset(_FLOATS), "IsInf": frozenset(_FLOATS), "Round": frozenset(_SIGNED),
+    "Rint": frozenset(_FLOATS),
     "ClipByValue": frozenset(_REAL), "Relu": frozenset(_REAL), "Softmax": frozenset(_FLOATS),
-    "LogSoftmax": frozenset(_FLOATS), "LeakyRelu": frozenset(_FLOATS), "Cumsum": frozenset(_NUMERIC), "Cumprod": frozenset(_NUMERIC),
+    "LogSoftmax": frozenset(_FLOATS), "LeakyRelu": frozenset(_FLOATS), "Cumsum": frozenset(_NUMERIC),
+    "Cumprod": frozenset(_NUMERIC),
     "ArgMax": frozenset(_REAL + ("bool",)), "ArgMin": frozenset(_REAL + ("bool",)),
 }
 
@@ -187,14 +189,15 @@ def reduction_axes(axis, ndim, op_name):
     """
     if axis is None:
         return tuple(range(ndim))
+    if type(axis) is int and -ndim <= axis < ndim:  # the common case, without numpy
+        return (axis % ndim,)
     if isinstance(axis, (Tensor, Variable)):
-        values = _read(axis).numpy()
+        values = numpy.asarray(_read(axis).numpy())
     elif isinstance(axis, float):
         raise TypeError(f"{op_name}: cannot convert axis {axis!r} to EagerTensor of dtype int32; "
                         f"pass an integer axis")
     else:
         values = numpy.asarray(axis)
-    values = numpy.asarray(values)
     if values.dtype.kind == "b":
         values = values.astype(numpy.int32)
     if values.size and values.dtype.kind not in "iu":

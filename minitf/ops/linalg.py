@@ -1,9 +1,13 @@
 """Linear algebra: matmul, einsum, tensordot, inverses, determinants, solves and norms, with gradients."""
 import numpy as np
 
-from minitf import dtypes, errors
-from minitf.ops._core import (Tensor, Variable, _state, record, register_batchable, array_module,
-                              as_tensor, binary)
+from minitf import backend, dtypes, errors
+from minitf.ops._core import (Tensor, Variable, _state, array_module, as_tensor, binary, record,
+                              reduction_axes as _axes, register_batchable)
+from minitf.ops.array import broadcast_to, reshape, transpose, where, zeros_like
+from minitf.ops.constant import cast
+from minitf.ops.math import abs as abs_, equal, log, maximum, pow as pow_, rsqrt, sqrt
+from minitf.ops.reduce import _broadcast_back, reduce_sum
 
 __all__ = ["matmul", "tensordot", "einsum", "matvec", "matrix_transpose", "adjoint", "eye", "diag",
            "diag_part", "trace", "band_part", "inv", "det", "slogdet", "logdet", "solve", "cholesky",
@@ -126,7 +130,6 @@ register_batchable("MatMul")
 # -- helpers ---------------------------------------------------------------------------------
 
 def _as_float_tensor(x, op_name):
-    from minitf.ops._core import as_tensor
     t = as_tensor(x)
     if t._value.dtype.kind not in "fc":
         raise errors.invalid_argument(op_name, f"{op_name} needs a floating-point tensor, got "
@@ -143,16 +146,11 @@ def _check_square(x, op_name):
 
 def _add_axes(t, count):
     """`t` with `count` trailing size-1 axes (so a batched scalar broadcasts against matrices)."""
-    from minitf.ops.array import reshape
     return reshape(t, tuple(t._value.shape) + (1,) * count)
 
 
 def _reduce_max(x, axis, keepdims=False):
     """Max over `axis` (private; the gradient is shared equally among tied maxima)."""
-    from minitf.ops.reduce import _broadcast_back
-    from minitf.ops._core import reduction_axes as _axes
-    from minitf.ops.math import equal
-    from minitf.ops.constant import cast
     axes = _axes(axis, x._value.ndim, "Max")
     xp = array_module(x._value)
     y = Tensor(xp.asarray(xp.max(x._value, axis=axes, keepdims=keepdims)))
@@ -162,7 +160,6 @@ def _reduce_max(x, axis, keepdims=False):
         def grad(g):
             y_full = _broadcast_back(y, shape, axes, keepdims)
             hit = cast(equal(x, y_full), x.dtype)
-            from minitf.ops.reduce import reduce_sum
             count = _broadcast_back(reduce_sum(hit, axis=axes, keepdims=keepdims), shape, axes, keepdims)
             return _broadcast_back(g, shape, axes, keepdims) * hit / count
         record("Max", (x,), (y,), grad)
@@ -177,7 +174,6 @@ def tensordot(a, b, axes, name=None):
     `axes` is an int N (the last N axes of a with the first N of b) or a pair of axis lists.
     Built from transpose, reshape and one matmul, so its gradient comes for free.
     """
-    from minitf.ops.array import reshape, transpose
     a, b = binary(a, b, "Tensordot")
     na, nb = a._value.ndim, b._value.ndim
     if isinstance(axes, Tensor):
@@ -262,7 +258,6 @@ def einsum(equation, *inputs, **kwargs):
 
     Supports implicit output, ellipsis and repeated labels (traces, diagonals); differentiable.
     """
-    from minitf.ops._core import as_tensor
     tensors = [as_tensor(t) for t in inputs]
     for t in tensors[1:]:
         if t._value.dtype != tensors[0]._value.dtype:
@@ -297,7 +292,6 @@ def _einsum(subs, out, tensors):
 
 def _einsum_operand_grad(g, subs, out, tensors, k):
     """Cotangent of operand k: an einsum of g with the other operands, then broadcast/diagonal."""
-    from minitf.ops.array import reshape, broadcast_to
     used = set("".join(subs) + out)
     spare = [c for c in _LETTERS if c not in used]
     nbatch = g._value.ndim - len(out)
@@ -333,7 +327,6 @@ def _einsum_operand_grad(g, subs, out, tensors, k):
 
 def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None):
     """Matrix-vector product over the last dimensions: a [..., M, N] times b [..., N] gives [..., M]."""
-    from minitf.ops.array import reshape
     a, b = binary(a, b, "MatVec")
     if b._value.ndim < 1:
         raise errors.invalid_argument("MatVec", f"b must be at least a vector, got shape {list(b.shape)}")
@@ -344,8 +337,6 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_spa
 
 def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     """Swap the last two dimensions (conjugating complex values when `conjugate`)."""
-    from minitf.ops._core import as_tensor
-    from minitf.ops.array import transpose
     x = as_tensor(a)
     nd = x._value.ndim
     if nd < 2:
@@ -360,7 +351,6 @@ def adjoint(matrix, name=None):
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype="float32", name=None):
     """An identity matrix (ones on the main diagonal), optionally repeated over `batch_shape`."""
-    from minitf import backend, dtypes
     dt = dtypes.as_dtype(dtype)
     xp = backend.default_module()
     m = xp.eye(int(num_rows), int(num_columns) if num_columns is not None else None, dtype=dt._np)
@@ -372,7 +362,6 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype="float32", name=None
 
 def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT"):
     """Square matrices with `diagonal`'s last dimension on their main diagonal (tf.linalg.diag)."""
-    from minitf.ops._core import as_tensor
     d = as_tensor(diagonal)
     if k != 0 or num_rows != -1 or num_cols != -1 or padding_value != 0:
         raise NotImplementedError("tf.linalg.diag supports only the main diagonal (k=0, default sizes)")
@@ -384,7 +373,6 @@ def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, 
 
 def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT"):  # noqa: A002
     """The main diagonals of the last two dimensions: [..., M, N] -> [..., min(M, N)]."""
-    from minitf.ops._core import as_tensor
     x = as_tensor(input)
     if k != 0:
         raise NotImplementedError("tf.linalg.diag_part supports only the main diagonal (k=0)")
@@ -398,7 +386,6 @@ def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT")
 
 def trace(x, name=None):
     """Sum of the main diagonal of the last two dimensions."""
-    from minitf.ops._core import as_tensor
     x = as_tensor(x)
     if x._value.ndim < 2:
         raise errors.invalid_argument(
@@ -410,7 +397,6 @@ def trace(x, name=None):
 def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
     """Keep a band of each matrix: `num_lower` sub-diagonals and `num_upper` super-diagonals
     (negative means all); everything else becomes zero."""
-    from minitf.ops._core import as_tensor
     x = as_tensor(input)
     if x._value.ndim < 2:
         raise ValueError(f"band_part needs a tensor of rank >= 2, got shape {list(x.shape)}")
@@ -423,7 +409,6 @@ def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
         keep &= offset >= -lo
     if hi >= 0:
         keep &= offset <= hi
-    from minitf.ops.array import where, zeros_like
     return where(Tensor(xp.broadcast_to(keep, x._value.shape)), x, zeros_like(x))
 
 
@@ -483,8 +468,6 @@ def slogdet(input, name=None):  # noqa: A002
 
 def logdet(matrix, name=None):
     """log(det(matrix)) of Hermitian positive-definite matrices, via the Cholesky factor."""
-    from minitf.ops.math import log
-    from minitf.ops.reduce import reduce_sum
     chol = cholesky(matrix)
     return 2.0 * reduce_sum(log(diag_part(chol)), axis=-1)
 
@@ -558,9 +541,6 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
     axis=None treats the whole tensor as one vector. Like TF, the euclidean norm's gradient at
     an all-zero input is NaN (it divides by the norm).
     """
-    from minitf.ops._core import as_tensor
-    from minitf.ops.math import sqrt, abs as abs_, pow as pow_
-    from minitf.ops.reduce import reduce_sum
     x = as_tensor(tensor)
     keepdims = bool(keepdims)
     if x._value.dtype.kind == "b":
@@ -601,7 +581,6 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
     col = reduce_sum(abs_(x), axis=summed, keepdims=True)
     out = _reduce_max(col, kept, keepdims=True)
     if not keepdims:
-        from minitf.ops.array import reshape
         out = reshape(out, tuple(d for i, d in enumerate(out._value.shape) if i not in (a0, a1)))
     return out
 
@@ -609,7 +588,6 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
 def _spectral_norm(x, a0, a1, keepdims):
     """The matrix 2-norm over axes (a0, a1): the largest singular value, with gradient
     g * u1 v1^H (u1, v1 its singular vectors), as TF's SVD-based rule gives."""
-    from minitf.ops.array import reshape, transpose
     if x._value.dtype == np.float16:
         raise errors.NotFoundError(
             None, None, "Could not find device for node: {{node Svd}} = Svd[T=DT_HALF]: the matrix "
@@ -633,9 +611,6 @@ def _spectral_norm(x, a0, a1, keepdims):
 
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     """x / sqrt(max(sum(x^2, axis), epsilon)): unit L2 norm along `axis` (all axes when None)."""
-    from minitf.ops._core import as_tensor
-    from minitf.ops.math import rsqrt, maximum
-    from minitf.ops.reduce import reduce_sum
     x = as_tensor(x)
     axis = dim if axis is None and dim is not None else axis
     square_sum = reduce_sum(x * x, axis=axis, keepdims=True)

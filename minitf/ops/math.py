@@ -6,7 +6,7 @@ rules here are written for the broadcast shape. All ops here accept batched cota
 import math as _pymath
 
 from minitf import dtypes, errors
-from minitf.ops._core import (Tensor, Variable, _KERNEL_NP, _state, record, register_batchable,
+from minitf.ops._core import (Tensor, Variable, _KERNEL_NP, _read, _state, record, register_batchable,
                               array_module, as_tensor, binary, check_kernel_dtype, shape_errors,
                               incompatible_shapes)
 
@@ -123,7 +123,6 @@ def truediv(x, y, name=None):
 
 def divide(x, y, name=None):
     """x / y (Python 3 division); a non-tensor `x` takes `y`'s dtype first."""
-    from minitf.ops._core import Variable
     if not isinstance(x, (Tensor, Variable)) and isinstance(y, (Tensor, Variable)):
         x = as_tensor(x, dtype=y.dtype)
     return truediv(x, y)
@@ -559,12 +558,8 @@ def greater_equal(x, y, name=None):
 
 def _to_bool(x):
     """Input of a logical op: Python values must convert to bool (TypeError otherwise)."""
-    t = x.value() if isinstance(x, Variable) else x
+    t = _read(x)
     return as_tensor(t, dtype=None if isinstance(t, Tensor) else dtypes.bool)
-
-
-def _read_bool(x):
-    return x.value() if isinstance(x, Variable) else x
 
 
 def _as_bool(t, op_name, index):
@@ -587,7 +582,7 @@ def _logical(op_name, x, y, fn):
         for v in (x, y):
             if isinstance(v, (int, float, complex, str)) and not isinstance(v, bool):
                 as_tensor(v, dtype=dtypes.bool)
-        x, y = as_tensor(_read_bool(x), dtype=dtypes.bool), as_tensor(_read_bool(y), dtype=dtypes.bool)
+        x, y = as_tensor(_read(x), dtype=dtypes.bool), as_tensor(_read(y), dtype=dtypes.bool)
     with shape_errors(op_name, x, y):
         return Tensor(fn(array_module(x._value), x._value, y._value))
 

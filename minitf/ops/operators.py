@@ -11,9 +11,9 @@ from minitf.variable import Variable
 
 
 def _compare_or(x, y, fn, unequal):
-    """TF's Tensor.__eq__/__ne__: dtype and conversion errors raise, but operands whose shapes do
-    not broadcast compare as a scalar bool tensor (False for ==, True for !=)."""
-    x, y = binary(x, y, "Equal")
+    """TF's eager `==`/`!=`: elementwise, dtype and conversion errors raise, but operands whose
+    shapes do not broadcast compare as a scalar bool tensor (False for ==, True for !=)."""
+    x, y = binary(x, y, "Equal" if fn is m.equal else "NotEqual")
     try:
         np.broadcast_shapes(x._value.shape, y._value.shape)
     except ValueError:
@@ -114,5 +114,18 @@ _install(Tensor)
 Tensor.__eq__ = _tensor_eq
 Tensor.__ne__ = _tensor_ne
 Tensor.__hash__ = Tensor.__hash__
+def _variable_equality(fn, unequal):
+    """Variable `==`/`!=`: as for tensors, except that None is a conversion error, as in TF
+    (variables are not compared by identity: use `is`, or `v.ref()` as a key)."""
+    def op(self, other):
+        if other is None:
+            raise ValueError("Attempt to convert a value (None) with an unsupported type "
+                             f"(<class 'NoneType'>) to a Tensor, comparing variable {self.name}; "
+                             "to test for a missing variable use `is None`.")
+        return _compare_or(self, other, fn, unequal)
+    return op
+
+
 _install(Variable)
-# Variables compare by identity (they are used as keys and in `in` tests by frameworks).
+Variable.__eq__ = _variable_equality(m.equal, False)
+Variable.__ne__ = _variable_equality(m.not_equal, True)
