@@ -2,11 +2,14 @@
 import functools
 import inspect
 
-from minitf import nest, tape as _tape
+from minitf import nest, recording, tape as _tape
 from minitf.tensor import Tensor
 from minitf.variable import Variable
 
 __all__ = ["custom_gradient"]
+
+# Batched cotangents would reach the user's rule, which expects the forward shapes.
+_CUSTOM_GRADIENT = recording.Op("CustomGradient")
 
 
 def _accepts_variables(fn):
@@ -31,15 +34,15 @@ def custom_gradient(f=None):
     def wrapped(*args, **kwargs):
         from minitf.ops.constant import convert_to_tensor
         tensor_args = [convert_to_tensor(a) if not isinstance(a, Tensor) else a for a in args]
-        outer = _tape._state.active
+        outer = recording._state.active
         # Run f with the outer tapes paused; a private tape notes the variables f reads.
         probe = _tape.GradientTape(watch_accessed_variables=True)
-        _tape._state.active = [probe]
+        recording._state.active = [probe]
         probe._recording = True
         try:
             result, grad_fn = f(*tensor_args, **kwargs)
         finally:
-            _tape._state.active = outer
+            recording._state.active = outer
         variables = [v for v in probe.watched_variables() if v.trainable]
         if variables and not _accepts_variables(grad_fn):
             raise TypeError("If using @custom_gradient with a function that uses variables, then "
@@ -63,7 +66,7 @@ def custom_gradient(f=None):
                     raise ValueError(f"custom_gradient function {f.__name__} returned {len(input_grads)} "
                                      f"input gradients for {n_args} inputs.")
                 return tuple(input_grads) + tuple(var_grads)
-            _tape.record("CustomGradient", tuple(tensor_args) + tuple(variables), outputs, grad)
+            recording.record(_CUSTOM_GRADIENT, tuple(tensor_args) + tuple(variables), outputs, grad)
         return nest.pack_sequence_as(result, list(outputs))
 
     return wrapped

@@ -6,7 +6,7 @@ them to one device (the scope's, else the GPU) with a recorded copy whose gradie
 cotangent back, so tapes differentiate through device moves.
 """
 from minitf import backend
-from minitf.tape import register_batchable
+from minitf.recording import register_batchable
 
 __all__ = ["device", "copy_to_module", "unify"]
 

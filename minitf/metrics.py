@@ -13,7 +13,7 @@ import functools
 import numpy as np
 
 from minitf.module import Module
-from minitf.tape import stop_recording_all
+from minitf.recording import stop_recording_all
 from minitf.variable import Variable
 
 __all__ = ["Metric", "Mean", "Sum", "MeanMetricWrapper", "MeanSquaredError",

@@ -1,6 +1,6 @@
-"""GradientTape and the recording machinery.
+"""GradientTape: walks the records that ops leave through `minitf.recording`.
 
-Every differentiable op calls `record(op_name, inputs, outputs, grad_fn)` when `_state.active`
+Every differentiable op calls `record(op, inputs, outputs, grad_fn)` when `_state.active`
 is non-empty (one attribute check on the fast path). A tape keeps a record only when one of the
 op's inputs is watched by it; the outputs then become watched too. Gradient functions are
 written with minitf ops, so a tape that is still recording while another one runs its backward
@@ -10,93 +10,26 @@ Gradient function contract: `grad_fn(*upstream)` gets one cotangent per output a
 cotangent of each input (one value for a single input, else a tuple). An entry may be None
 (no gradient) or a zero-argument callable, evaluated only when that input needs a gradient.
 Cotangents may carry extra leading batch dimensions (vectorized jacobians); ops whose rules
-allow that are listed with `register_batchable`.
+allow that are declared `Op(..., batchable=True)`.
 """
 import contextlib
 import enum
 import logging
-import threading
 
 from minitf import nest
 from minitf.indexed_slices import IndexedSlices
+from minitf.recording import _state, is_batchable, is_sparse_passthrough
 from minitf.tensor import Tensor
 
-__all__ = ["GradientTape", "UnconnectedGradients", "record", "register_batchable"]
+__all__ = ["GradientTape", "UnconnectedGradients"]
 
 _log = logging.getLogger("minitf")
-
-
-class _State(threading.local):
-    def __init__(self):
-        self.active = []  # tapes currently recording on this thread, outermost first
-
-
-_state = _State()
 
 
 class UnconnectedGradients(enum.Enum):
     """What `gradient` returns for a source the target does not depend on."""
     NONE = "none"
     ZERO = "zero"
-
-
-_BATCHABLE = {"ReadVariableOp", "Identity"}
-
-
-def register_batchable(*op_names):
-    """Declare ops whose gradient rules accept cotangents with extra leading batch dimensions."""
-    _BATCHABLE.update(op_names)
-
-
-def record(op_name, inputs, outputs, grad_fn):
-    """Record an op on every active tape that watches one of its inputs.
-
-    inputs: tuple of Tensors (or Variables for variable reads); outputs: tuple of Tensors.
-    """
-    rec = None
-    for tape in _state.active:
-        watched = tape._watched
-        for x in inputs:
-            if x._id in watched:
-                break
-        else:
-            continue
-        if rec is None:
-            rec = (op_name, inputs, outputs, grad_fn)
-        tape._records.append(rec)
-        for out in outputs:
-            watched.add(out._id)
-
-
-def read_variable(variable):
-    """A tensor of the variable's current value, watched and recorded as a tape requires."""
-    out = Tensor(variable._value)
-    if variable.trainable:
-        for tape in _state.active:
-            if tape._watch_accessed_variables:
-                tape._watch_variable(variable)
-    record("ReadVariableOp", (variable,), (out,), _identity_grad)
-    return out
-
-
-def _identity_grad(g):
-    return g
-
-
-def is_recording():
-    """True when at least one tape is recording on this thread."""
-    return bool(_state.active)
-
-
-@contextlib.contextmanager
-def stop_recording_all():
-    """Pause every tape on this thread (used for non-differentiable bookkeeping)."""
-    saved = _state.active
-    _state.active = []
-    try:
-        yield
-    finally:
-        _state.active = saved
 
 
 def _check_unconnected(value):
@@ -385,16 +318,12 @@ def _relevant_ids(records, sources):
 def _path_is_batchable(records, targets, sources):
     relevant = _relevant_ids(records, sources)
     needed = {t._id for t in targets}
-    for name, inputs, outputs, _ in reversed(records):
+    for op, inputs, outputs, _ in reversed(records):
         if any(o._id in needed for o in outputs) and any(x._id in relevant for x in inputs):
-            if name not in _BATCHABLE:
+            if not is_batchable(op):
                 return False
             needed.update(x._id for x in inputs)
     return True
-
-
-# Ops whose gradient rules pass an IndexedSlices cotangent through untouched.
-_SPARSE_PASSTHROUGH = {"ReadVariableOp", "Identity"}
 
 
 def _dense(g):
@@ -431,7 +360,7 @@ def _backprop(records, targets, seeds, sources, batch_ndim):
     for t, seed in zip(targets, seeds):
         if t._id in relevant:
             grads[t._id] = grads[t._id] + seed if t._id in grads else seed
-    for name, inputs, outputs, grad_fn in reversed(records):
+    for op, inputs, outputs, grad_fn in reversed(records):
         upstream = [grads.get(o._id) for o in outputs]
         if all(g is None for g in upstream):
             continue
@@ -442,7 +371,7 @@ def _backprop(records, targets, seeds, sources, batch_ndim):
             batch_shape = next(g for g in upstream if g is not None)._value.shape[:batch_ndim]
             upstream = [g if g is not None else zeros(batch_shape + o._value.shape, dtype=o.dtype)
                         for g, o in zip(upstream, outputs)]
-        if name not in _SPARSE_PASSTHROUGH:
+        if not is_sparse_passthrough(op):
             upstream = [_dense(g) for g in upstream]
         result = grad_fn(*upstream)
         if not isinstance(result, (tuple, list)):

@@ -5,7 +5,7 @@ import threading
 
 import numpy as np
 
-from minitf import backend, dtypes, errors, tape as _tape
+from minitf import backend, dtypes, errors, recording as _recording
 from minitf.indexed_slices import IndexedSlices
 from minitf.tensor import Tensor, next_id, _Reference
 from minitf.tensor_shape import TensorShape
@@ -194,8 +194,8 @@ class Variable:
     # -- reading -------------------------------------------------------------------------
     def value(self):
         """The current value as a tensor (recorded on tapes that watch this variable)."""
-        if _tape._state.active:
-            return _tape.read_variable(self)
+        if _recording._state.active:
+            return _recording.read_variable(self)
         return Tensor(self._value)
 
     read_value = value

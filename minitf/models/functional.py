@@ -75,7 +75,7 @@ def _dummy_value(kt, batch_value, other_value):
 def _run_dummy(layer, inputs, args, kwargs, batch_value, other_value):
     """Run `layer.call` on zeros shaped like the symbolic inputs (no tape, no losses kept)."""
     from minitf import nest
-    from minitf.tape import stop_recording_all
+    from minitf.recording import stop_recording_all
 
     def fill(x):
         return _dummy_value(x, batch_value, other_value) if isinstance(x, KerasTensor) else x

@@ -6,7 +6,7 @@ convert inputs -> compute on raw arrays of the inputs' array module -> wrap -> r
 import numpy
 
 from minitf import backend, dtypes, errors
-from minitf.tape import _state, record, register_batchable  # noqa: F401 (re-exported)
+from minitf.recording import Op, _state, record, register_batchable  # noqa: F401 (re-exported)
 from minitf.tensor import Tensor
 from minitf.variable import Variable
 
@@ -57,8 +57,17 @@ _KERNEL_NP = {op: frozenset(dtypes.as_dtype(n)._np for n in names)
               for op, names in KERNEL_DTYPES.items()}
 
 
+def _kernel_np(op):
+    """The numpy dtypes `op` (an Op, or a name during the move to Op declarations) accepts."""
+    if type(op) is Op:
+        return op.np_dtypes
+    return _KERNEL_NP.get(op)
+
+
 def check_kernel_dtype(x, op_name, attr="T"):
     """InvalidArgumentError (TF's wording) when `op_name` has no kernel for `x`'s dtype."""
+    if type(op_name) is Op:
+        return op_name.check_dtype(x, attr)
     allowed = _KERNEL_NP.get(op_name)
     if allowed is not None and x._value.dtype not in allowed:
         names = ", ".join(sorted(KERNEL_DTYPES[op_name]))
@@ -101,7 +110,7 @@ def binary(x, y, op_name, hint=False):
         vx, vy = x._value, y._value
         # fast path: same array type (hence same device) and dtype; anything else is checked below
         if type(vx) is type(vy) and vx.dtype == vy.dtype:
-            allowed = _KERNEL_NP.get(op_name)
+            allowed = _kernel_np(op_name)
             if allowed is not None and vx.dtype not in allowed:
                 check_kernel_dtype(x, op_name)
             return x, y
@@ -134,10 +143,11 @@ def binary(x, y, op_name, hint=False):
         from minitf.device import unify  # operands on two devices: copy as TF does
         x, y = unify(x, y)
     if x._value.dtype != y._value.dtype:
+        name = op_name.name if type(op_name) is Op else op_name
         raise errors.invalid_argument(
-            op_name, f"cannot compute {op_name} as input #1(zero-based) was expected to be a "
+            name, f"cannot compute {name} as input #1(zero-based) was expected to be a "
                      f"{x.dtype.name} tensor but is a {y.dtype.name} tensor; cast one operand with tf.cast")
-    allowed = _KERNEL_NP.get(op_name)
+    allowed = _kernel_np(op_name)
     if allowed is not None and x._value.dtype not in allowed:
         check_kernel_dtype(x, op_name)
     return x, y

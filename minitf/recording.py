@@ -1,0 +1,161 @@
+"""What every op needs from the tape machinery, and nothing more: the thread-local stack of
+recording tapes, op declarations, `record`, and the hook that watches variable reads.
+
+This module knows no op. `GradientTape` (in `minitf.tape`) sits above the ops and walks the
+records this module collects.
+
+An op is declared once, next to its forward function, as an `Op`:
+
+    ADD = Op("AddV2", batchable=True, dtypes=NUMERIC)
+
+The declaration owns the TF name (used in error messages and on the tape), whether the gradient
+rule accepts cotangents with extra leading batch dimensions (vectorized jacobians), the dtypes
+the kernel accepts, and the conversion of array-library shape errors into TF's
+InvalidArgumentError. The op body then reads: convert, compute, wrap, `record(ADD, ...)`.
+
+Gradient rule contract: `grad_fn(*upstream)` gets one cotangent per output and returns the
+cotangent of each input (one value for a single input, else a tuple). An entry may be None
+(no gradient) or a zero-argument callable, evaluated only when that input needs a gradient.
+"""
+import contextlib
+import threading
+
+from minitf import dtypes, errors
+from minitf.tensor import Tensor
+
+__all__ = ["Op", "record", "read_variable", "is_recording", "stop_recording_all"]
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.active = []  # tapes currently recording on this thread, outermost first
+
+
+_state = _State()
+
+
+class Op:
+    """The single declaration of an op: TF name, batchable gradient rule, kernel dtypes.
+
+    Args:
+      name: the op's TF name (`"MatMul"`), shown in errors as `[Op:MatMul]`.
+      batchable: True when the gradient rule accepts cotangents with extra leading batch
+        dimensions, so `tape.jacobian` can push all one-hot seeds through one backward pass.
+      dtypes: names of the dtypes TF registers a kernel for; None accepts every dtype.
+      sparse_passthrough: True when the rule passes an IndexedSlices cotangent through
+        unchanged (identity-like ops), so sparse gradients stay sparse.
+    """
+
+    __slots__ = ("name", "batchable", "dtypes", "np_dtypes", "sparse_passthrough")
+    registry = {}  # name -> Op, every op declared in the package
+
+    def __init__(self, name, *, batchable=False, dtypes=None, sparse_passthrough=False):
+        if name in Op.registry:
+            raise ValueError(f"op {name!r} is declared twice; declare each op once and share it")
+        self.name = name
+        self.batchable = batchable
+        self.dtypes = None if dtypes is None else tuple(dtypes)
+        self.np_dtypes = None if dtypes is None else frozenset(_np_dtype(n) for n in dtypes)
+        self.sparse_passthrough = sparse_passthrough
+        Op.registry[name] = self
+
+    def __repr__(self):
+        return f"Op({self.name!r})"
+
+    def check_dtype(self, x, attr="T"):
+        """InvalidArgumentError, in TF's words, when this op has no kernel for tensor `x`'s dtype."""
+        allowed = self.np_dtypes
+        if allowed is not None and x._value.dtype not in allowed:
+            names = ", ".join(sorted(self.dtypes))
+            raise errors.invalid_argument(
+                self.name, f"Value for attr '{attr}' of {x.dtype.name} is not in the list of allowed "
+                           f"values: {names}; cast the input with tf.cast")
+
+    def shape_error(self, error, *tensors):
+        """TF's InvalidArgumentError for operands whose shapes do not fit, naming this op.
+
+        Use as `except ValueError as e: raise OP.shape_error(e, x, y) from None`.
+        """
+        shapes = " vs. ".join(str(list(t._value.shape)) for t in tensors)
+        return errors.invalid_argument(self.name, f"Incompatible shapes: {shapes} ({error})")
+
+    def invalid(self, message):
+        """InvalidArgumentError tagged with this op's name."""
+        return errors.invalid_argument(self.name, message)
+
+
+# Names recorded as plain strings by op modules not yet declared with `Op` (transition only).
+_LEGACY_BATCHABLE = set()
+
+
+def register_batchable(*op_names):
+    """Transition shim: mark ops still recorded by name as batchable. Declare an `Op` instead."""
+    _LEGACY_BATCHABLE.update(op_names)
+
+
+def is_batchable(op):
+    """Whether the recorded `op` accepts batched cotangents."""
+    return op.batchable if type(op) is Op else op in _LEGACY_BATCHABLE
+
+
+def is_sparse_passthrough(op):
+    """Whether the recorded `op` passes IndexedSlices cotangents through unchanged."""
+    return op.sparse_passthrough if type(op) is Op else op == "Identity"
+
+
+def _np_dtype(name):
+    return dtypes.as_dtype(name)._np
+
+
+def record(op, inputs, outputs, grad_fn):
+    """Record `op` on every active tape that watches one of its inputs.
+
+    inputs: tuple of Tensors (or Variables for variable reads); outputs: tuple of Tensors.
+    """
+    rec = None
+    for tape in _state.active:
+        watched = tape._watched
+        for x in inputs:
+            if x._id in watched:
+                break
+        else:
+            continue
+        if rec is None:
+            rec = (op, inputs, outputs, grad_fn)
+        tape._records.append(rec)
+        for out in outputs:
+            watched.add(out._id)
+
+
+READ_VARIABLE = Op("ReadVariableOp", batchable=True, sparse_passthrough=True)
+
+
+def read_variable(variable):
+    """A tensor of the variable's current value, watched and recorded as the active tapes need."""
+    out = Tensor(variable._value)
+    if variable.trainable:
+        for tape in _state.active:
+            if tape._watch_accessed_variables:
+                tape._watch_variable(variable)
+    record(READ_VARIABLE, (variable,), (out,), _identity_grad)
+    return out
+
+
+def _identity_grad(g):
+    return g
+
+
+def is_recording():
+    """True when at least one tape is recording on this thread."""
+    return bool(_state.active)
+
+
+@contextlib.contextmanager
+def stop_recording_all():
+    """Pause every tape on this thread (for non-differentiable bookkeeping)."""
+    saved = _state.active
+    _state.active = []
+    try:
+        yield
+    finally:
+        _state.active = saved
