@@ -12,7 +12,7 @@ __all__ = ["reshape", "broadcast_to", "transpose", "stack", "unstack", "where", 
            "expand_dims", "squeeze", "concat", "split", "tile", "pad", "gather", "gather_nd",
            "scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
            "tensor_scatter_nd_sub", "boolean_mask", "one_hot", "range", "linspace", "eye", "shape",
-           "size", "rank", "clip_by_norm", "clip_by_global_norm", "global_norm", "roll", "reverse",
+           "size", "rank", "roll", "reverse",
            "sort", "argsort", "repeat", "meshgrid", "sequence_mask", "unique", "identity_n"]
 
 # This module defines tf.range, which shadows the builtin inside it: use _range for loops.
@@ -926,80 +926,6 @@ def rank(input, name=None):  # noqa: A002
     """The number of dimensions of `input` as an int32 scalar tensor."""
     x = as_tensor(input)
     return Tensor(np.asarray(x._value.ndim, dtype=np.int32))
-
-
-# -- norms and clipping --------------------------------------------------------------------------
-
-def clip_by_norm(t, clip_norm, axes=None, name=None):
-    """`t` scaled so its L2 norm over `axes` is at most `clip_norm` (unchanged when already
-    within). An IndexedSlices is clipped by its values."""
-    from minitf.indexed_slices import IndexedSlices
-    from minitf.ops.math import sqrt, maximum
-    from minitf.ops.reduce import reduce_sum
-    if isinstance(t, IndexedSlices):
-        return IndexedSlices(clip_by_norm(t.values, clip_norm, axes), t.indices, t.dense_shape)
-    t = as_tensor(t)
-    if t._value.dtype.kind not in "fc":  # TF's Sqrt of the squared sum rejects it first
-        raise errors.invalid_argument("Sqrt", f"Value for attr 'T' of {t.dtype.name} is not in the list "
-                                              f"of allowed values (floating types); cast t to a float")
-    clip = as_tensor(clip_norm, dtype=None if isinstance(clip_norm, Tensor) else t.dtype)
-    l2sum = reduce_sum(t * t, axes, keepdims=True)
-    positive = l2sum > 0
-    safe = where(positive, l2sum, ones_like(l2sum))
-    l2norm = where(positive, sqrt(safe), l2sum)
-    return t * clip / maximum(l2norm, clip)
-
-
-def global_norm(t_list, name=None):
-    """sqrt of the sum of squared L2 norms of all tensors in `t_list` (None entries skipped)."""
-    from minitf.indexed_slices import IndexedSlices
-    from minitf.ops.math import sqrt
-    from minitf.ops.reduce import reduce_sum
-    if isinstance(t_list, (Tensor, IndexedSlices)) or not hasattr(t_list, "__iter__"):
-        raise TypeError("global_norm: t_list should be a sequence of tensors")
-    total = None
-    for t in t_list:
-        if t is None:
-            continue
-        v = as_tensor(t.values if isinstance(t, IndexedSlices) else t)
-        sq = reduce_sum(v * v)
-        total = sq if total is None else total + _cast_like(sq, total)
-    if total is None:
-        return Tensor(np.asarray(0.0, dtype=np.float32))
-    return sqrt(total)
-
-
-def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
-    """Scale every tensor in `t_list` by clip_norm / max(global_norm, clip_norm).
-
-    Returns (list_clipped, global_norm); None entries stay None, IndexedSlices keep their indices.
-    If the global norm is infinite or NaN, every entry becomes NaN (as TF).
-    """
-    from minitf.indexed_slices import IndexedSlices
-    from minitf.ops.math import minimum
-    if isinstance(t_list, (Tensor, IndexedSlices)) or not hasattr(t_list, "__iter__"):
-        raise TypeError("clip_by_global_norm: t_list should be a sequence of tensors")
-    t_list = list(t_list)
-    norm = global_norm(t_list) if use_norm is None else as_tensor(use_norm)
-    clip = as_tensor(clip_norm, dtype=None if isinstance(clip_norm, Tensor) else norm.dtype)
-    one = as_tensor(1.0, dtype=norm.dtype)
-    scale = clip * minimum(one / norm, one / clip) + (norm - norm)  # NaN when the norm is not finite
-    out = []
-    for t in t_list:
-        if t is None:
-            out.append(None)
-        elif isinstance(t, IndexedSlices):
-            v = as_tensor(t.values)
-            out.append(IndexedSlices(v * _cast_like(scale, v), t.indices, t.dense_shape))
-        else:
-            v = as_tensor(t)
-            out.append(v * _cast_like(scale, v))
-    return out, norm
-
-
-def _cast_like(s, v):
-    from minitf.ops.constant import cast
-    return s if s.dtype == v.dtype else cast(s, v.dtype)
 
 
 # -- reordering ------------------------------------------------------------------------------------

@@ -7,8 +7,7 @@ from minitf import backend, dtypes, errors
 from minitf.indexed_slices import IndexedSlices
 from minitf.ops._core import Tensor, Variable, _state, record, register_batchable, array_module
 
-__all__ = ["constant", "convert_to_tensor", "cast", "identity", "stop_gradient", "is_tensor",
-           "saturate_cast"]
+__all__ = ["constant", "convert_to_tensor", "cast", "identity", "stop_gradient", "is_tensor"]
 
 from minitf.tensor import is_tensor  # noqa: E402
 
@@ -316,68 +315,6 @@ def _float_to_int(xp, v, np_dtype):
         w = xp.where(bad, 0, v).astype(wide)
     w = xp.where(bad, wide(info.min), w)
     return w.astype(np_dtype)
-
-
-# ClipByValue, which saturate_cast runs first, has no CPU kernel for these input types.
-_NO_CLIP_KERNEL = frozenset(("uint32", "uint64"))
-
-
-def _limit(value, np_dtype):
-    """`value` stored in `np_dtype` by a C cast (wrapping where it overflows), as TF's numpy does."""
-    with np.errstate(invalid="ignore", over="ignore"):
-        return np.array(value).astype(np_dtype)[()]
-
-
-def saturate_cast(value, dtype, name=None):
-    """Cast with values first clamped to the target's range (TF's saturate_cast, limits included)."""
-    dtype = dtypes.as_dtype(dtype)
-    x = convert_to_tensor(value)
-    in_dtype = x.dtype
-    for d in (in_dtype, dtype):
-        if d is dtypes.string or d is dtypes.bool:
-            raise TypeError(f"Cannot find minimum value of {d!r} with type {d!r}; "
-                            f"saturate_cast needs numeric dtypes (got {in_dtype.name} -> {dtype.name}).")
-    from minitf.ops.math import clip_by_value
-    real_of = {"complex64": dtypes.float32, "complex128": dtypes.float64}
-    if in_dtype.is_complex:
-        if dtype.is_complex:
-            real_in, real_out = real_of[in_dtype.name], real_of[dtype.name]
-            v = x._value
-            if real_in.min < real_out.min or real_in.max > real_out.max:
-                xp = array_module(v)
-                v = (xp.clip(v.real, real_out.min, real_out.max)
-                     + 1j * xp.clip(v.imag, real_out.min, real_out.max)).astype(v.dtype)
-            return cast(Tensor(v), dtype)
-        x = Tensor(x._value.real)
-        in_dtype = x.dtype
-    out_real = real_of.get(dtype.name, dtype)
-    if in_dtype.name in _NO_CLIP_KERNEL:
-        raise errors.NotFoundError(
-            None, None, f"Could not find a kernel for ClipByValue with T={in_dtype.name} (saturate_cast "
-                        f"clamps before casting); cast the input to int64 or float64 first. [Op:ClipByValue]")
-    # TF's limits: the target's range expressed in the input type, nudged inward when rounding
-    # in that type would overshoot (so the result may saturate a little below the true limit).
-    np_dtype = in_dtype._np
-    try:
-        promoted_type = np.promote_types(np_dtype, out_real._np)
-    except TypeError:
-        promoted_type = float
-    min_limit = _limit(np.maximum(in_dtype.min, out_real.min), np_dtype)
-    promoted = np.array([min_limit, out_real.min], dtype=promoted_type)
-    if promoted[0] < promoted[1]:
-        min_limit = np.nextafter(min_limit, np_dtype.type(0), dtype=np_dtype)
-    max_limit = _limit(np.minimum(float(in_dtype.max), float(out_real.max)), np_dtype)
-    promoted = np.array([max_limit, out_real.max], dtype=promoted_type)
-    if promoted[0] > promoted[1]:
-        max_limit = np.nextafter(max_limit, np_dtype.type(0), dtype=np_dtype)
-    if max_limit < min_limit:
-        # an overflowed limit (int64 -> uint64): TF's kernel applies the upper bound, then the lower
-        xp = array_module(x._value)
-        x = Tensor(xp.maximum(xp.minimum(x._value, max_limit), min_limit).astype(np_dtype))
-    else:
-        x = clip_by_value(x, Tensor(np.asarray(min_limit, dtype=np_dtype)),
-                          Tensor(np.asarray(max_limit, dtype=np_dtype)))
-    return cast(x, dtype)
 
 
 def identity(input, name=None):  # noqa: A002 (TF's argument name)

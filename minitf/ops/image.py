@@ -581,7 +581,8 @@ def convert_image_dtype(image, dtype, saturate=False, name=None):
 
     float -> int multiplies by (max + 0.5) and truncates; `saturate=True` clips first.
     """
-    from minitf.ops.constant import cast, saturate_cast, identity
+    from minitf.ops.constant import cast, identity
+    from minitf.ops.clip import saturate_cast
     from minitf.ops.math import multiply, floordiv
     x = as_tensor(image)
     dtype = dtypes.as_dtype(dtype)
