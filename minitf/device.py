@@ -1,14 +1,13 @@
-"""tf.device and the differentiable copy of tensors between devices.
+"""tf.device: the scope that places new tensors and variables.
 
 `with tf.device('/GPU:0'):` places the tensors and variables created inside on that device; ops
-keep running where their inputs live. When an op meets inputs on two devices, `unify` copies
-them to one device (the scope's, else the GPU) with a recorded copy whose gradient copies the
-cotangent back, so tapes differentiate through device moves.
+keep running where their inputs live. When an op meets inputs on two devices, the ops copy them
+to one device with a recorded copy (`minitf.ops._core.unify`), so tapes differentiate through
+device moves.
 """
 from minitf import backend
-from minitf.recording import register_batchable
 
-__all__ = ["device", "copy_to_module", "unify"]
+__all__ = ["device"]
 
 
 class device:  # noqa: N801 (TF's name)
@@ -49,27 +48,3 @@ class device:  # noqa: N801 (TF's name)
 
     def __repr__(self):
         return f"tf.device({self._name!r})"
-
-
-def copy_to_module(x, xp):
-    """Tensor `x` copied to array module `xp` (itself when it is there already), differentiably."""
-    from minitf.ops._core import Tensor, _state, record
-    src = backend.array_module(x._value)
-    if src is xp:
-        return x
-    y = Tensor(backend.coerce_to_module(x._value, xp))
-    if _state.active:
-        record("CopyToDevice", (x,), (y,), lambda g: copy_to_module(g, src))
-    return y
-
-
-def unify(*tensors):
-    """The tensors moved to one device (TF's rule: the scope's device, else the GPU).
-
-    Returns them unchanged, as a tuple, when they already share an array module.
-    """
-    xp = backend.target_module(*(t._value for t in tensors))
-    return tuple(copy_to_module(t, xp) for t in tensors)
-
-
-register_batchable("CopyToDevice")

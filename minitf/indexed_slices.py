@@ -1,6 +1,8 @@
 """IndexedSlices: a sparse gradient (rows `indices` of a dense tensor), as gather's gradient gives."""
 import numpy as np
 
+from minitf import backend
+from minitf.recording import Op, _state, record
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 
@@ -13,6 +15,8 @@ class IndexedSlices:
     Repeated indices add up. Optimizers update only those rows; `tf.convert_to_tensor` (and any
     op given one) densifies it.
     """
+
+    _is_tensor_like = True  # tf.is_tensor says True, as in TF
 
     def __init__(self, values, indices, dense_shape=None):
         self.values = values
@@ -34,27 +38,11 @@ class IndexedSlices:
 
     def to_dense(self):
         """The equivalent dense tensor (rows with repeated indices summed), differentiable."""
-        from minitf.ops._core import Tensor, _state, record, array_module
-        values = self.values
-        xp = array_module(values._value)
-        out = xp.zeros(self._dims, dtype=values._value.dtype)
-        xp.add.at(out, self.indices._value, values._value)
-        result = Tensor(out)
-        if _state.active:
-            from minitf.ops.array import gather
-            indices = self.indices
-            record("IndexedSlicesToDense", (values,), (result,), lambda g: gather(g, indices))
-        return result
+        return scatter_rows(self.values, self.indices, self._dims)
 
-    def __add__(self, other):
-        from minitf.ops.array import concat
-        if isinstance(other, IndexedSlices):
-            return IndexedSlices(concat([self.values, other.values], 0),
-                                 concat([self.indices, other.indices], 0), self.dense_shape)
-        return self.to_dense() + other
-
-    def __radd__(self, other):
-        return other + self.to_dense()
+    def __tf_tensor__(self, dtype=None, name=None):
+        """How `tf.convert_to_tensor` (and any op given an IndexedSlices) densifies it."""
+        return self.to_dense()
 
     def __mul__(self, scalar):
         return IndexedSlices(self.values * scalar, self.indices, self.dense_shape)
@@ -64,3 +52,28 @@ class IndexedSlices:
     def __repr__(self):
         return (f"IndexedSlices(indices={self.indices!r}, values={self.values!r}, "
                 f"dense_shape={self.dense_shape!r})")
+
+
+# Densifying and gathering rows are each other's gradient, so both live here, below the ops.
+SCATTER_ROWS = Op("IndexedSlicesToDense")
+GATHER_ROWS = Op("IndexedSlicesGatherRows")
+
+
+def scatter_rows(values, indices, dims):
+    """A zero tensor of shape `dims` with `values[i]` added at row `indices[i]` (differentiable)."""
+    xp = backend.array_module(values._value)
+    out = xp.zeros(dims, dtype=values._value.dtype)
+    xp.add.at(out, indices._value, values._value)
+    result = Tensor(out)
+    if _state.active:
+        record(SCATTER_ROWS, (values,), (result,), lambda g: gather_rows(g, indices))
+    return result
+
+
+def gather_rows(dense, indices):
+    """Rows `indices` of `dense` (the gradient of `scatter_rows`, and differentiable itself)."""
+    result = Tensor(dense._value[indices._value])
+    if _state.active:
+        dims = tuple(dense._value.shape)
+        record(GATHER_ROWS, (dense,), (result,), lambda g: scatter_rows(g, indices, dims))
+    return result

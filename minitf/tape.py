@@ -17,9 +17,14 @@ import enum
 import logging
 
 from minitf import nest
+from minitf.convert import convert_to_tensor
 from minitf.indexed_slices import IndexedSlices
+from minitf.ops.array import broadcast_to, concat, eye_like_seed, ones_like, reshape, stack, transpose, zeros
+from minitf.ops.constant import cast
+from minitf.ops.reduce import reduce_sum
 from minitf.recording import _state, is_batchable, is_sparse_passthrough
 from minitf.tensor import Tensor
+from minitf.variable import Variable
 
 __all__ = ["GradientTape", "UnconnectedGradients"]
 
@@ -84,7 +89,6 @@ class GradientTape:
     # -- watching ------------------------------------------------------------------------
     def watch(self, tensor):
         """Watch a tensor, variable, or nested structure of them so that ops on it are recorded."""
-        from minitf.variable import Variable
         for item in nest.flatten(tensor):
             if isinstance(item, Variable):
                 self._watch_variable(item)
@@ -145,8 +149,6 @@ class GradientTape:
             self._watched = None
 
     def _target_tensor(self, target):
-        from minitf.variable import Variable
-        from minitf.ops.constant import convert_to_tensor
         if isinstance(target, Variable):
             # Read the variable as if inside the tape, as TF does, so d(v)/d(v) is one.
             saved = _state.active
@@ -178,7 +180,6 @@ class GradientTape:
 
     @staticmethod
     def _flat_sources(sources):
-        from minitf.variable import Variable
         flat = nest.flatten(sources)
         for s in flat:
             if not isinstance(s, (Tensor, Variable)):
@@ -187,8 +188,6 @@ class GradientTape:
 
     @staticmethod
     def _seeds(flat_targets, output_gradients):
-        from minitf.ops.constant import convert_to_tensor
-        from minitf.ops.array import ones_like
         if output_gradients is None:
             return [ones_like(t) for t in flat_targets]
         flat_og = nest.flatten(output_gradients)
@@ -202,7 +201,6 @@ class GradientTape:
             else:
                 og = convert_to_tensor(og, dtype=t.dtype)
                 if tuple(og.shape) != tuple(t.shape):
-                    from minitf.ops.array import broadcast_to
                     og = broadcast_to(og, t._value.shape)
                 seeds.append(og)
         return seeds
@@ -214,7 +212,6 @@ class GradientTape:
         Vectorized (one backward pass over a batch of one-hot cotangents) when every op on the
         path allows it; otherwise one backward pass per target element.
         """
-        from minitf.ops.array import reshape, stack, eye_like_seed
         if not experimental_use_pfor and not self._persistent:
             raise RuntimeError("GradientTape must be created with persistent=True to compute the "
                                "jacobian with experimental_use_pfor=False.")
@@ -252,7 +249,6 @@ class GradientTape:
 
         Assumes example i of the target depends only on example i of the source.
         """
-        from minitf.ops.array import reshape, stack, transpose, eye_like_seed, broadcast_to
         if not experimental_use_pfor and not self._persistent:
             raise RuntimeError("GradientTape must be created with persistent=True to compute the "
                                "batch_jacobian with experimental_use_pfor=False.")
@@ -264,7 +260,6 @@ class GradientTape:
         if not tshape or not sshape or tshape[0] != sshape[0]:
             raise ValueError(f"Need first dimension of target shape ({tshape}) and source shape "
                              f"({sshape}) to match.")
-        b = tshape[0]
         m = 1
         for d in tshape[1:]:
             m *= d
@@ -287,13 +282,11 @@ class GradientTape:
                 g = reshape(stack(rows, axis=1), tshape + sshape[1:])
         self._finish_answer()
         if g is None and unconnected is UnconnectedGradients.ZERO:
-            from minitf.ops.array import zeros
             g = zeros(tshape + sshape[1:], dtype=source.dtype)
         return g
 
 
 def _zeros(source, prefix):
-    from minitf.ops.array import zeros
     return zeros(tuple(prefix) + tuple(source._value.shape), dtype=source.dtype)
 
 
@@ -330,18 +323,11 @@ def _dense(g):
     return g.to_dense() if isinstance(g, IndexedSlices) else g
 
 
-def _is_variable(x):
-    from minitf.variable import Variable
-    return isinstance(x, Variable)
-
-
 def _unbroadcast(grad, shape, batch_ndim):
     """Sum `grad` down to batch dims + `shape`, undoing numpy broadcasting in the forward op."""
     gshape = grad._value.shape
     if gshape[batch_ndim:] == shape:
         return grad
-    from minitf.ops.reduce import reduce_sum
-    from minitf.ops.array import reshape
     extra = len(gshape) - batch_ndim - len(shape)
     axes = list(range(batch_ndim, batch_ndim + extra))
     for i, d in enumerate(shape):
@@ -352,9 +338,16 @@ def _unbroadcast(grad, shape, batch_ndim):
     return reshape(grad, gshape[:batch_ndim] + tuple(shape))
 
 
+def _accumulate(a, b):
+    """The sum of two cotangents; two IndexedSlices stay sparse (their rows are concatenated)."""
+    if isinstance(a, IndexedSlices) and isinstance(b, IndexedSlices):
+        return IndexedSlices(concat([a.values, b.values], 0), concat([a.indices, b.indices], 0),
+                             a.dense_shape)
+    return _dense(a) + _dense(b)
+
+
 def _backprop(records, targets, seeds, sources, batch_ndim):
     """Walk `records` backwards from `targets` (seeded with `seeds`); gradients for `sources`."""
-    from minitf.ops.array import zeros
     relevant = _relevant_ids(records, sources)
     grads = {}
     for t, seed in zip(targets, seeds):
@@ -386,14 +379,14 @@ def _backprop(records, targets, seeds, sources, batch_ndim):
             if not isinstance(gx, IndexedSlices):
                 gx = _unbroadcast(gx, x._value.shape, batch_ndim)
             prev = grads.get(x._id)
-            grads[x._id] = gx if prev is None else prev + gx
+            grads[x._id] = gx if prev is None else _accumulate(prev, gx)
     out = []
     for s in sources:
         g = grads.get(s._id)
-        if isinstance(g, IndexedSlices) and not _is_variable(s):
+        if isinstance(g, IndexedSlices) and not isinstance(s, Variable):
             g = g.to_dense()
-        if g is not None and not isinstance(g, IndexedSlices) and g._value.dtype != s._value.dtype and s._value.dtype.kind in "fc":
-            from minitf.ops.constant import cast
+        if g is not None and not isinstance(g, IndexedSlices) and g._value.dtype != s._value.dtype \
+                and s._value.dtype.kind in "fc":
             g = cast(g, s.dtype)
         out.append(g if g is None or _differentiable(s) else None)
     return out

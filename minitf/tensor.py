@@ -20,6 +20,7 @@ class Tensor:
     """An immutable multi-dimensional value, the result of every minitf op."""
 
     __slots__ = ("_value", "_id", "__weakref__")
+    _is_tensor_like = True  # tf.is_tensor; Variable says the same
     # Make numpy hand `ndarray <op> Tensor` to the Tensor's reflected operators.
     __array_ufunc__ = None
     __array_priority__ = 100
@@ -159,5 +160,4 @@ class _Reference:
 
 def is_tensor(x):
     """True for minitf tensors and variables (tf.is_tensor)."""
-    from minitf.variable import Variable
-    return isinstance(x, (Tensor, Variable))
+    return getattr(type(x), "_is_tensor_like", False)

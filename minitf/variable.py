@@ -6,6 +6,7 @@ import threading
 import numpy as np
 
 from minitf import backend, dtypes, errors, recording as _recording
+from minitf.convert import convert_to_tensor
 from minitf.indexed_slices import IndexedSlices
 from minitf.tensor import Tensor, next_id, _Reference
 from minitf.tensor_shape import TensorShape
@@ -88,6 +89,7 @@ class Variable:
 
     __array_ufunc__ = None
     __array_priority__ = 100
+    _is_tensor_like = True  # tf.is_tensor
     # Hooks run on every new variable (checkpoint restoration that waits for creation).
     _creation_hooks = []
 
@@ -95,7 +97,6 @@ class Variable:
                  name=None, variable_def=None, dtype=None, import_scope=None, constraint=None,
                  synchronization=VariableSynchronization.AUTO,
                  aggregation=VariableAggregation.NONE, shape=None, **kwargs):
-        from minitf.ops.constant import convert_to_tensor
         if initial_value is None:
             raise ValueError("The initial_value must be specified when creating a tf.Variable.")
         if callable(initial_value):
@@ -200,7 +201,8 @@ class Variable:
 
     read_value = value
 
-    def _as_tensor(self):
+    def __tf_tensor__(self, dtype=None, name=None):
+        """The current value as a tensor: how `tf.convert_to_tensor` reads a variable."""
         return self.value()
 
     def numpy(self):
@@ -214,7 +216,6 @@ class Variable:
 
     # -- writing -------------------------------------------------------------------------
     def _new_value(self, value, op):
-        from minitf.ops.constant import convert_to_tensor
         if isinstance(value, Variable):
             value = value._value
         try:
@@ -271,7 +272,6 @@ class Variable:
     # -- sparse updates ------------------------------------------------------------------
     def _scatter(self, op, indices, updates, how):
         """Write `updates` at `indices` (raw integer arrays/tuples) in place with ufunc `how`."""
-        from minitf.ops.constant import convert_to_tensor
         try:
             values = convert_to_tensor(updates, dtype=self.dtype)._value
         except (TypeError, ValueError) as e:
@@ -291,7 +291,6 @@ class Variable:
         if not isinstance(sparse_delta, IndexedSlices):
             raise TypeError("Argument `sparse_delta` must be a `tf.IndexedSlices`. "
                             f"Received arg: {sparse_delta!r}")
-        from minitf.ops.constant import convert_to_tensor
         indices = np.asarray(backend.to_host(convert_to_tensor(sparse_delta.indices)._value))
         if indices.dtype.kind not in "iu":
             raise TypeError(f"{op}: indices must be integers, got dtype {indices.dtype}.")
@@ -314,7 +313,6 @@ class Variable:
         return xp.asarray(indices) if xp is not np else indices, values
 
     def _nd_indices(self, op, indices, updates):
-        from minitf.ops.constant import convert_to_tensor
         idx = np.asarray(backend.to_host(convert_to_tensor(indices)._value))
         shape = tuple(self._value.shape)
         if idx.dtype.kind not in "iu" or idx.ndim == 0 or idx.shape[-1] > len(shape):

@@ -12,7 +12,8 @@ import pytest
 
 import minitf as tf
 from minitf import backend
-from minitf.device import device, copy_to_module, unify
+from minitf.device import device
+from minitf.ops._core import copy_to_module, unify
 
 GPU0 = "/job:localhost/replica:0/task:0/device:GPU:0"
 GPU1 = "/job:localhost/replica:0/task:0/device:GPU:1"

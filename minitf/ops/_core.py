@@ -6,6 +6,7 @@ convert inputs -> compute on raw arrays of the inputs' array module -> wrap -> r
 import numpy
 
 from minitf import backend, dtypes, errors
+from minitf.convert import convert_to_tensor
 from minitf.recording import Op, _state, record, register_batchable  # noqa: F401 (re-exported)
 from minitf.tensor import Tensor
 from minitf.variable import Variable
@@ -13,11 +14,33 @@ from minitf.variable import Variable
 array_module = backend.array_module
 
 
+COPY_TO_DEVICE = Op("CopyToDevice", batchable=True)
+
+
+def copy_to_module(x, xp):
+    """Tensor `x` copied to array module `xp` (itself when it is there already), differentiably."""
+    src = backend.array_module(x._value)
+    if src is xp:
+        return x
+    y = Tensor(backend.coerce_to_module(x._value, xp))
+    if _state.active:
+        record(COPY_TO_DEVICE, (x,), (y,), lambda g: copy_to_module(g, src))
+    return y
+
+
+def unify(*tensors):
+    """The tensors moved to one device (TF's rule: the scope's device, else the GPU).
+
+    Returns them unchanged, as a tuple, when they already share an array module.
+    """
+    xp = backend.target_module(*(t._value for t in tensors))
+    return tuple(copy_to_module(t, xp) for t in tensors)
+
+
 def as_tensor(x, dtype=None):
     """`x` as a Tensor (fast path for tensors; variables are read, tape-aware)."""
     if type(x) is Tensor and dtype is None:
         return x
-    from minitf.ops.constant import convert_to_tensor
     return convert_to_tensor(x, dtype=dtype)
 
 
@@ -118,7 +141,6 @@ def binary(x, y, op_name, hint=False):
     if hint:
         x = as_tensor(_read(x))
         if not ty:
-            from minitf.ops.constant import convert_to_tensor
             y = convert_to_tensor(y, dtype_hint=x.dtype)
     elif tx:
         x = _read(x)
@@ -140,8 +162,7 @@ def binary(x, y, op_name, hint=False):
     if type(y) is not Tensor:
         y = as_tensor(y)
     if type(x._value) is not type(y._value) and array_module(x._value) is not array_module(y._value):
-        from minitf.device import unify  # operands on two devices: copy as TF does
-        x, y = unify(x, y)
+        x, y = unify(x, y)  # operands on two devices: copy as TF does
     if x._value.dtype != y._value.dtype:
         name = op_name.name if type(op_name) is Op else op_name
         raise errors.invalid_argument(

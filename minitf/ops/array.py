@@ -3,6 +3,7 @@ import builtins
 
 import numpy as np
 
+from minitf.convert import register_packer
 from minitf import backend, dtypes, errors
 from minitf.ops._core import (Tensor, Variable, _state, record, register_batchable, array_module,
                               as_tensor, check_attr_dtype, normalize_axis)
@@ -188,6 +189,9 @@ def stack(values, axis=0, name="stack"):
             return tuple(unstack(g, axis=axis + _batch_ndim(g, nd)))
         record("Pack", tuple(tensors), (y,), grad)
     return y
+
+
+register_packer(stack)  # tf.convert_to_tensor packs lists holding tensors with stack
 
 
 def unstack(value, num=None, axis=0, name="unstack"):

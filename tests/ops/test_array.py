@@ -308,14 +308,6 @@ def test_unique_and_identity_n():
     assert a.numpy() == 1.0 and b.numpy().tolist() == [2, 3]
 
 
-def test_indexed_slices_add_uses_concat():
-    s1 = IndexedSlices(tf.constant([[1.0, 2.0]]), tf.constant([0]), (3, 2))
-    s2 = IndexedSlices(tf.constant([[3.0, 4.0]]), tf.constant([0]), (3, 2))
-    total = s1 + s2
-    assert isinstance(total, IndexedSlices) and total.indices.numpy().tolist() == [0, 0]
-    np.testing.assert_array_equal(total.to_dense().numpy(), [[4, 6], [0, 0], [0, 0]])
-
-
 @pytest.mark.parametrize("fn", [
     lambda t: tf.concat([t, t * t], 1),
     lambda t: tf.split(t, [1, 3], 1)[1] * 2.0,
