@@ -10,20 +10,57 @@ import numpy as np
 from minitf import backend, dtypes
 from minitf.tensor_shape import TensorShape
 
-__all__ = ["Tensor", "is_tensor"]
+__all__ = ["Tensor", "TensorLike", "is_tensor"]
 
 # Tape identity of tensors and variables: a counter, never id() (ids are reused after GC).
 next_id = itertools.count(1).__next__
 
 
-class Tensor:
+class TensorLike:
+    """What Tensor and Variable share: numpy and Python number protocols read from `numpy()`.
+
+    The operators (`+`, `*`, `==`, `[]` ...) are installed on both classes by
+    `minitf.ops.operators`; methods TF gives only to tensors (`__index__`, `__len__`,
+    `__format__` with a spec) stay on Tensor.
+    """
+
+    __slots__ = ()
+    _is_tensor_like = True  # tf.is_tensor
+    # Make numpy hand `ndarray <op> tensor` to the reflected operators.
+    __array_ufunc__ = None
+    __array_priority__ = 100
+
+    def __array__(self, dtype=None, copy=None):
+        value = np.asarray(backend.to_host(self._value))
+        return value if dtype is None else value.astype(dtype, copy=False)
+
+    def ref(self):
+        """A hashable reference to this object, for use as a dict key or set member."""
+        return _Reference(self)
+
+    def experimental_ref(self):
+        """Deprecated alias of `ref()`."""
+        return self.ref()
+
+    def __bool__(self):
+        if self._value.size == 0:
+            return False  # as TF (numpy would call an empty array ambiguous)
+        return bool(self.numpy())
+
+    def __float__(self):
+        return float(self.numpy())
+
+    def __int__(self):
+        return int(self.numpy())
+
+    def __complex__(self):
+        return complex(self.numpy())
+
+
+class Tensor(TensorLike):
     """An immutable multi-dimensional value, the result of every minitf op."""
 
     __slots__ = ("_value", "_id", "__weakref__")
-    _is_tensor_like = True  # tf.is_tensor; Variable says the same
-    # Make numpy hand `ndarray <op> Tensor` to the Tensor's reflected operators.
-    __array_ufunc__ = None
-    __array_priority__ = 100
 
     def __init__(self, value):
         self._value = value
@@ -60,18 +97,6 @@ class Tensor:
             return value[()]
         return value
 
-    def __array__(self, dtype=None, copy=None):
-        value = np.asarray(backend.to_host(self._value))
-        return value if dtype is None else value.astype(dtype, copy=False)
-
-    def ref(self):
-        """A hashable reference to this tensor, for use as a dict key or set member."""
-        return _Reference(self)
-
-    def experimental_ref(self):
-        """Deprecated alias of `ref()`."""
-        return self.ref()
-
     def __hash__(self):
         raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
 
@@ -87,26 +112,10 @@ class Tensor:
     def __str__(self):
         return f"tf.Tensor({self._numpy_text(False)}, shape={self.shape}, dtype={self.dtype.name})"
 
-    def __bool__(self):
-        if self._value.size == 0:
-            return False  # as TF (numpy would call an empty array ambiguous)
-        return bool(self.numpy())
-
-    def __float__(self):
-        return float(self.numpy())
-
-    def __int__(self):
-        return int(self.numpy())
-
     def __index__(self):
-        if not self.dtype.is_integer:
-            # TF defers to the numpy value, whose float types have no __index__
-            raise AttributeError(f"'{self.dtype.name}' tensor has no attribute '__index__': only "
-                                 f"integer scalar tensors can be used as an index.")
-        return int(self.numpy())
-
-    def __complex__(self):
-        return complex(self.numpy())
+        # as TF: the numpy value decides (integer scalars only; numpy's float scalars have no
+        # __index__, so a float tensor raises AttributeError and a vector TypeError)
+        return self.numpy().__index__()
 
     def __len__(self):
         if self._value.ndim == 0:

@@ -8,7 +8,7 @@ import numpy as np
 from minitf import backend, dtypes, errors, recording as _recording
 from minitf.convert import convert_to_tensor
 from minitf.indexed_slices import IndexedSlices
-from minitf.tensor import Tensor, next_id, _Reference
+from minitf.tensor import Tensor, TensorLike, next_id
 from minitf.tensor_shape import TensorShape
 
 __all__ = ["Variable", "VariableSynchronization", "VariableAggregation", "name_scope"]
@@ -79,7 +79,7 @@ class _Holder:
 _UNSHARED_REFS = _Holder().refs()
 
 
-class Variable:
+class Variable(TensorLike):
     """A mutable tensor-like value. Usable wherever a tensor is; reads are watched by tapes.
 
     `assign`, `assign_add` and `assign_sub` check shape and dtype and give the variable a new
@@ -87,9 +87,6 @@ class Variable:
     earlier keep the value they had.
     """
 
-    __array_ufunc__ = None
-    __array_priority__ = 100
-    _is_tensor_like = True  # tf.is_tensor
     # Hooks run on every new variable (checkpoint restoration that waits for creation).
     _creation_hooks = []
 
@@ -180,14 +177,6 @@ class Variable:
         """This variable (minitf has no separate resource handles)."""
         return self
 
-    def ref(self):
-        """A hashable reference to this variable."""
-        return _Reference(self)
-
-    def experimental_ref(self):
-        """Deprecated alias of `ref()`."""
-        return self.ref()
-
     def __hash__(self):
         raise TypeError("Variable is unhashable. Instead, use variable.ref() as the key. "
                         f"(Variable: {self!r})")
@@ -209,10 +198,6 @@ class Variable:
         """A host numpy copy of the current value."""
         value = np.array(backend.to_host(self._value), copy=True)
         return value[()] if value.ndim == 0 else value
-
-    def __array__(self, dtype=None, copy=None):
-        value = np.asarray(backend.to_host(self._value))
-        return value if dtype is None else value.astype(dtype, copy=False)
 
     # -- writing -------------------------------------------------------------------------
     def _new_value(self, value, op):
@@ -406,23 +391,6 @@ class Variable:
         text = repr(value) if isinstance(value, np.ndarray) else str(value)
         return (f"<tf.Variable '{self._name}' shape={self.shape} dtype={self.dtype.name}, "
                 f"numpy={text}>")
-
-    def __bool__(self):
-        return bool(self.numpy())
-
-    def __float__(self):
-        return float(self.numpy())
-
-    def __int__(self):
-        return int(self.numpy())
-
-    def __index__(self):
-        return int(self.numpy())
-
-    def __len__(self):
-        if self._value.ndim == 0:
-            raise TypeError("Scalar variable has no `len()`")
-        return self._value.shape[0]
 
     def __iter__(self):
         return iter(self.value())
