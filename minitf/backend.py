@@ -119,7 +119,7 @@ class _GpuInfo:
 
 
 def _import_cupy():
-    import cupy
+    import cupy  # lazy: optional dependency (the `gpu` extra)
     return cupy
 
 

@@ -3,8 +3,8 @@ import functools
 import inspect
 
 from minitf import nest, recording, tape as _tape
+from minitf.convert import convert_to_tensor
 from minitf.tensor import Tensor
-from minitf.variable import Variable
 
 __all__ = ["custom_gradient"]
 
@@ -32,7 +32,6 @@ def custom_gradient(f=None):
 
     @functools.wraps(f)
     def wrapped(*args, **kwargs):
-        from minitf.ops.constant import convert_to_tensor
         tensor_args = [convert_to_tensor(a) if not isinstance(a, Tensor) else a for a in args]
         outer = recording._state.active
         # Run f with the outer tapes paused; a private tape notes the variables f reads.

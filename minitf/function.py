@@ -5,6 +5,7 @@ import inspect
 import numpy as np
 
 from minitf import dtypes, nest
+from minitf.convert import convert_to_tensor
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 from minitf.variable import Variable
@@ -114,7 +115,6 @@ def _same_literal(value, default):
 
 def _to_tensor_leaf(value):
     if isinstance(value, np.ndarray):
-        from minitf.ops.constant import convert_to_tensor
         return convert_to_tensor(value)
     return value
 
@@ -201,7 +201,6 @@ class Function:
 
     def _convert(self, i, arg, spec):
         """`arg` as tensors matching `spec` (a TensorSpec or a structure of them)."""
-        from minitf.ops.constant import convert_to_tensor
         flat_spec = nest.flatten(spec)
         if nest.is_nested(spec):
             try:

@@ -2,14 +2,16 @@
 import numpy as np
 
 from minitf import backend
+from minitf.convert import convert_to_tensor
+from minitf.ops.array import reshape
+from minitf.ops.reduce import reduce_sum
+from minitf.tape import GradientTape
+from minitf.tensor import Tensor
 
 __all__ = ["compute_gradient", "max_error", "assert_gradients_close"]
 
 
 def _jacobian_theoretical(f, xs, i, y_size):
-    from minitf.tape import GradientTape
-    from minitf.ops.array import reshape
-    from minitf.ops.constant import convert_to_tensor
     x = xs[i]
     rows = []
     with GradientTape(persistent=True) as tape:
@@ -24,7 +26,6 @@ def _jacobian_theoretical(f, xs, i, y_size):
 
 
 def _jacobian_numerical(f, xs, i, y_size, delta):
-    from minitf.tensor import Tensor
     x = xs[i]
     base = np.array(backend.to_host(x._value), dtype=x._value.dtype, copy=True)
     xp = backend.array_module(x._value)
@@ -48,7 +49,6 @@ def compute_gradient(f, x, delta=None):
     Returns two lists with one 2-D numpy array per argument, of shape (y_size, x_size).
     Use float64 inputs for tight comparisons.
     """
-    from minitf.ops.constant import convert_to_tensor
     xs = [convert_to_tensor(v) for v in x]
     if delta is None:
         delta = 1e-3 if any(t.dtype.name != "float64" for t in xs) else 1e-6
@@ -70,9 +70,6 @@ def assert_gradients_close(f, x, order=1, rtol=1e-5, atol=1e-6, delta=1e-6):
     order=1 checks the jacobians of f; order=2 also checks the jacobians of the gradient of
     sum(f) (so the gradient rules themselves must be differentiable). Use float64 inputs.
     """
-    from minitf.tape import GradientTape
-    from minitf.ops.reduce import reduce_sum
-    from minitf.ops.constant import convert_to_tensor
     xs = [convert_to_tensor(v) for v in x]
     theo, num = compute_gradient(f, xs, delta=delta)
     for i, (a, b) in enumerate(zip(theo, num)):

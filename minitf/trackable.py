@@ -15,6 +15,8 @@ are public attributes call `_track_attribute(name, value)` from `__setattr__`, s
 assigned after `restore()` (a sub-module, an optimizer) is restored when it is attached.
 """
 
+from minitf.variable import Variable
+
 __all__ = ["Trackable"]
 
 
@@ -54,7 +56,6 @@ class Trackable:
         when a restore is waiting on this object (cheap no-op otherwise)."""
         if "_pending_restore" not in self.__dict__ or name.startswith("_"):
             return
-        from minitf.variable import Variable
         if isinstance(value, (Variable, Trackable)):
             self._track_child(name, value)
 
@@ -68,7 +69,6 @@ class Trackable:
 
 
 def _apply_pending(child, value):
-    from minitf.variable import Variable
     if callable(value):
         value(child)
     elif isinstance(child, Variable):
