@@ -24,13 +24,10 @@ def _data(*shape, positive=False):
 
 
 def _op(path):
-    """The minitf callable at dotted `path` ('nn.conv2d'), or skip when it is not written yet."""
+    """The minitf callable at dotted `path` ('nn.conv2d'); a missing one fails the test."""
     obj = tf
     for part in path.split("."):
-        try:
-            obj = getattr(obj, part)
-        except (AttributeError, ImportError):
-            pytest.skip(f"tf.{path} does not exist yet")
+        obj = getattr(obj, part)
     return obj
 
 
@@ -96,7 +93,7 @@ CASES = [
      [_spd(3), _data(3, 2)], True),
     ("cholesky", lambda: lambda a: _op("linalg.cholesky")(a), [_spd(3)], True),
     ("norm_trace", lambda: lambda a: _op("norm")(a) + _op("linalg.trace")(a), [_data(3, 3)], True),
-    # neural-network ops (skipped until written)
+    # neural-network ops
     ("relu_softmax", lambda: lambda a: _op("nn.softmax")(_op("nn.relu")(a)), [_data(2, 5)], True),
     ("log_softmax", lambda: lambda a: _op("nn.log_softmax")(a, axis=-1), [_data(2, 5)], True),
     ("softmax_xent", lambda: lambda a: _op("nn.softmax_cross_entropy_with_logits")(
@@ -135,7 +132,7 @@ CASES = [
      [_data(1, 4, 3), _data(3, 2, 3)], True),
     ("pool1d", lambda: lambda x: _op("nn.max_pool1d")(x, 2, 2, "VALID") + _op("nn.avg_pool1d")(x, 2, 2, "VALID"),
      [_data(2, 6, 3)], True),
-    # image ops (skipped until written)
+    # image ops
     ("resize_bilinear", lambda: lambda x: _op("image.resize")(x, [6, 6]), [_data(1, 3, 3, 2)], True),
     ("resize_nearest", lambda: lambda x: _op("image.resize")(x, [2, 2], method="nearest"), [_data(1, 4, 4, 1)], True),
     ("flip_lr", lambda: lambda x: _op("image.flip_left_right")(x), [_data(1, 3, 3, 1)], True),
@@ -215,18 +212,13 @@ def test_variable_assign_and_read_stay_on_device(fake_gpu):
 
 
 def _import(name):
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        pytest.skip(f"{name} does not exist yet")
+    return importlib.import_module(name)
 
 
 def _dense_sgd_step(optimizer_name):
     """One Dense-layer training step; returns the weights after it and the loss."""
     layers = _import("minitf.layers")
     optimizers = _import("minitf.optimizers")
-    if not hasattr(layers, "Dense") or not hasattr(optimizers, optimizer_name):
-        pytest.skip(f"layers.Dense or optimizers.{optimizer_name} does not exist yet")
     x = tf.constant(np.linspace(-1, 1, 12).reshape(4, 3), dtype=tf.float32)
     target = tf.constant([[1.0], [0.0], [-1.0], [0.5]])
     layer = layers.Dense(1, activation="tanh")
@@ -300,8 +292,6 @@ def test_keras_layer_forward_and_backward_stay_on_device(case, fake_gpu):
 
 def test_random_ops_create_values_on_the_device(fake_gpu):
     random = tf.random
-    if not hasattr(random, "normal") or not hasattr(random, "uniform"):
-        pytest.skip("tf.random.normal/uniform do not exist yet")
     tf.random.set_seed(3)
     for t in (random.normal([3, 2]), random.uniform([4], maxval=2.0), random.truncated_normal([2])):
         _assert_on_device(t, fake_gpu, "random tensor")

@@ -4,7 +4,6 @@ The first part runs everywhere on two fake GPUs (see tests/conftest.py). The `gp
 needs cupy and a real GPU and is skipped cleanly without one: placement, copies, CPU/GPU
 numerical agreement, a training step and a checkpoint written from GPU variables.
 """
-import importlib
 import threading
 
 import numpy as np
@@ -185,11 +184,10 @@ def _both_devices(fn, *arrays):
 
 
 def _maybe(path):
+    """The minitf callable at dotted `path`; a missing one fails the test."""
     obj = tf
     for part in path.split("."):
-        obj = getattr(obj, part, None)
-        if obj is None:
-            pytest.skip(f"tf.{path} does not exist yet")
+        obj = getattr(obj, part)
     return obj
 
 
@@ -244,10 +242,7 @@ def test_cpu_and_gpu_agree(name, fn, shapes):
 
 
 def _train(device_name, steps=3):
-    layers = pytest.importorskip("minitf.layers")
-    optimizers = pytest.importorskip("minitf.optimizers")
-    if not hasattr(layers, "Dense") or not hasattr(optimizers, "Adam"):
-        pytest.skip("layers.Dense or optimizers.Adam does not exist yet")
+    layers, optimizers = tf.keras.layers, tf.keras.optimizers
     rng = np.random.default_rng(1)
     x_np, y_np = rng.standard_normal((16, 4)).astype(np.float32), rng.standard_normal((16, 1)).astype(np.float32)
     with device(device_name):
@@ -278,10 +273,7 @@ def test_a_training_step_matches_between_cpu_and_gpu():
 
 @pytest.mark.gpu
 def test_checkpoint_written_from_gpu_variables_loads_on_cpu(tmp_path):
-    try:
-        Checkpoint = importlib.import_module("minitf.checkpoint").Checkpoint
-    except (ImportError, AttributeError):
-        pytest.skip("minitf.checkpoint.Checkpoint does not exist yet")
+    Checkpoint = tf.train.Checkpoint
     with device("/GPU:0"):
         w = tf.Variable(np.arange(6, dtype=np.float32).reshape(2, 3))
         step = tf.Variable(7, dtype=tf.int64)
