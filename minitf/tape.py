@@ -50,11 +50,28 @@ def _differentiable(x):
 
 
 class GradientTape:
-    """Records operations on watched tensors and variables so their gradients can be computed.
+    """Records the ops run on watched values, so their gradients can be computed afterwards.
 
-    Use as a context manager. Trainable variables read inside the context are watched
-    automatically unless `watch_accessed_variables=False`; tensors are watched with `watch()`.
-    A non-persistent tape answers one `gradient()` (or jacobian) call and then frees its records.
+    Inside `with tf.GradientTape() as tape:` every op whose input is watched is recorded;
+    `tape.gradient(target, sources)` then walks those records backwards (reverse-mode
+    differentiation). Trainable variables are watched the moment they are read; tensors are
+    watched with `tape.watch(x)`. The gradient rules are themselves minitf ops, so a tape that
+    is still recording while an inner tape computes a gradient records that computation too:
+    nesting tapes gives second and higher derivatives.
+
+    Args:
+      persistent: False (the default) lets the tape answer one `gradient`, `jacobian` or
+        `batch_jacobian` call, after which its records are freed. True keeps them for any
+        number of calls; drop the tape (`del tape`) to free the memory.
+      watch_accessed_variables: True (the default) watches every trainable variable read
+        while the tape is recording. With False only what `watch()` names is watched. A layer
+        builds its variables on its first call, so with False and an unbuilt layer there is
+        nothing to `watch()` before the call, and the gradients come back None: build the
+        layer first (call it once, or `layer.build(shape)`), then watch its variables.
+
+    Raises:
+      RuntimeError: when a non-persistent tape is asked a second time, or re-entered after
+        answering.
     """
 
     def __init__(self, persistent=False, watch_accessed_variables=True):
@@ -88,7 +105,16 @@ class GradientTape:
 
     # -- watching ------------------------------------------------------------------------
     def watch(self, tensor):
-        """Watch a tensor, variable, or nested structure of them so that ops on it are recorded."""
+        """Record the ops that use `tensor` from now on, so gradients with respect to it exist.
+
+        Args:
+          tensor: a Tensor, a Variable, or a nested structure (list, tuple, dict) of them.
+            Integer tensors are accepted with a warning: their gradients are always None.
+
+        Raises:
+          ValueError: for anything else (a numpy array, a Python number): convert it first
+            with `tf.convert_to_tensor` and watch the result.
+        """
         for item in nest.flatten(tensor):
             if isinstance(item, Variable):
                 self._watch_variable(item)
@@ -162,11 +188,27 @@ class GradientTape:
 
     def gradient(self, target, sources, output_gradients=None,
                  unconnected_gradients=UnconnectedGradients.NONE):
-        """Gradient of `target` (a tensor or structure of tensors, summed) with respect to `sources`.
+        """The gradient of `target` with respect to each of `sources`.
 
-        Returns the structure of `sources` with one gradient per source: None (or zeros with
-        `unconnected_gradients='zero'`) where the target does not depend on the source.
-        `output_gradients` seeds the backward pass instead of ones.
+        Args:
+          target: a Tensor or Variable, or a nested structure of them; a non-scalar target
+            (and a structure of targets) is differentiated as the sum of its elements.
+          sources: a Tensor or Variable, or a nested structure of them.
+          output_gradients: optional cotangents, one per flattened target (None means ones),
+            broadcast to the target's shape: `gradient` then returns the vector-jacobian
+            product with them instead of the gradient of the sum.
+          unconnected_gradients: what a source the target does not depend on gets:
+            `tf.UnconnectedGradients.NONE` / `"none"` (the default) gives None,
+            `tf.UnconnectedGradients.ZERO` / `"zero"` gives zeros of the source's shape.
+
+        Returns:
+          The structure of `sources`, holding for each source a Tensor of its shape and dtype,
+          an IndexedSlices (a variable used through `tf.gather`), or None.
+
+        Raises:
+          RuntimeError: on a second call to a non-persistent tape.
+          ValueError: when a source is not a tensor or variable, when `output_gradients` has
+            the wrong number of entries, or for an unknown `unconnected_gradients` value.
         """
         self._begin_answer("gradient")
         unconnected = _check_unconnected(unconnected_gradients)
@@ -207,10 +249,27 @@ class GradientTape:
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
-        """Full jacobian of `target` w.r.t. each source: shape target.shape + source.shape.
+        """The full jacobian of `target` with respect to each source.
 
-        Vectorized (one backward pass over a batch of one-hot cotangents) when every op on the
-        path allows it; otherwise one backward pass per target element.
+        When every op between the sources and the target declares a batchable gradient rule,
+        all target elements are differentiated in one backward pass over a batch of one-hot
+        cotangents; otherwise there is one backward pass per target element.
+
+        Args:
+          target: a Tensor (or Variable) of any shape.
+          sources: a Tensor or Variable, or a nested structure of them.
+          unconnected_gradients: None or zeros for unconnected sources, as in `gradient`.
+          parallel_iterations: accepted for TF compatibility; minitf ignores it.
+          experimental_use_pfor: True (the default) allows the one-pass form; False always
+            loops and needs a persistent tape, as in TF.
+
+        Returns:
+          The structure of `sources` with a Tensor of shape `target.shape + source.shape`
+          (or None) for each source.
+
+        Raises:
+          RuntimeError: on a second call to a non-persistent tape, or with
+            `experimental_use_pfor=False` on a non-persistent tape.
         """
         if not experimental_use_pfor and not self._persistent:
             raise RuntimeError("GradientTape must be created with persistent=True to compute the "
@@ -245,9 +304,25 @@ class GradientTape:
 
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
                        parallel_iterations=None, experimental_use_pfor=True):
-        """Per-example jacobians: target [b, ...] and source [b, ...] give [b, *target[1:], *source[1:]].
+        """Per-example jacobians of a batch: `result[i] = d target[i] / d source[i]`.
 
-        Assumes example i of the target depends only on example i of the source.
+        Only correct when example `i` of the target depends on example `i` of the source
+        alone (no batch normalization across the batch, for example).
+
+        Args:
+          target: a Tensor of shape `[b, ...]`.
+          source: a Tensor or Variable of shape `[b, ...]` with the same first dimension.
+          unconnected_gradients: None or zeros when unconnected, as in `gradient`.
+          parallel_iterations: accepted for TF compatibility; minitf ignores it.
+          experimental_use_pfor: as in `jacobian`.
+
+        Returns:
+          A Tensor of shape `[b] + target.shape[1:] + source.shape[1:]`, or None.
+
+        Raises:
+          ValueError: when target and source disagree on the first dimension, or either is a
+            scalar.
+          RuntimeError: as in `jacobian`.
         """
         if not experimental_use_pfor and not self._persistent:
             raise RuntimeError("GradientTape must be created with persistent=True to compute the "

@@ -80,11 +80,34 @@ _UNSHARED_REFS = _Holder().refs()
 
 
 class Variable(TensorLike):
-    """A mutable tensor-like value. Usable wherever a tensor is; reads are watched by tapes.
+    """State that persists across steps: a mutable value that works wherever a tensor does.
 
-    `assign`, `assign_add` and `assign_sub` check shape and dtype and give the variable a new
-    value; the `scatter_*` methods and optimizers update it in place. Either way, tensors read
-    earlier keep the value they had.
+    Model weights, optimizer slots and counters are variables. Passing one to an op reads its
+    current value; while a `GradientTape` records, reading a trainable variable makes the tape
+    watch it. `assign`, `assign_add` and `assign_sub` check the shape and dtype and give the
+    variable a new value; the `scatter_*` methods and optimizers update it in place. Either way,
+    tensors read earlier keep the value they had. Variables are unhashable (`==` compares
+    elementwise): key dicts by `v.ref()`.
+
+    Args:
+      initial_value: the first value: a Tensor, a numpy array, Python data, or a callable
+        returning one (called once, here). Required.
+      trainable: whether tapes watch it automatically and `Model.trainable_variables` lists
+        it. Defaults to True (False with `synchronization=ON_READ`).
+      validate_shape: True (the default) refuses later assignments of another shape. False,
+        or a `shape` with None dimensions, allows shapes compatible with `shape`.
+      name: the name, to which TF's ':0' suffix and any enclosing `tf.name_scope` are added.
+      dtype: converts `initial_value` to this dtype (a tensor of another dtype is an error;
+        cast it first).
+      constraint: a function applied to the value after each optimizer update (a projection
+        such as a max-norm), or None.
+      synchronization, aggregation: TF's distribution settings, recorded and returned.
+      shape: the declared shape, which may hold None dimensions (see `validate_shape`).
+      caching_device, variable_def, import_scope: accepted for TF compatibility; unused.
+
+    Raises:
+      ValueError: when `initial_value` is missing, when its shape does not fit `shape`, or
+        when `trainable=True` is combined with `synchronization=ON_READ`.
     """
 
     # Hooks run on every new variable (checkpoint restoration that waits for creation).
@@ -183,7 +206,12 @@ class Variable(TensorLike):
 
     # -- reading -------------------------------------------------------------------------
     def value(self):
-        """The current value as a tensor (recorded on tapes that watch this variable)."""
+        """The current value as a Tensor.
+
+        While a tape records, the read is recorded, and a trainable variable becomes watched by
+        tapes created with `watch_accessed_variables=True`. The tensor keeps this value when
+        the variable is assigned later.
+        """
         if _recording._state.active:
             return _recording.read_variable(self)
         return Tensor(self._value)
@@ -236,20 +264,48 @@ class Variable(TensorLike):
         return self._value
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
-        """Give the variable a new value of the same shape and dtype; returns the variable."""
+        """Replace the value with `value`.
+
+        Args:
+          value: a Tensor, Variable, numpy array or Python data of the variable's shape,
+            converted to the variable's dtype (no implicit float -> int casts).
+          use_locking, name: accepted for TF compatibility.
+          read_value: True returns the variable, False returns None.
+
+        Returns:
+          The variable (so `v.assign(x).numpy()` works), or None when `read_value=False`.
+
+        Raises:
+          ValueError: when the shape does not match (with `validate_shape`) or the value
+            cannot be converted to the variable's dtype.
+        """
         new = self._new_value(value, "assign")
         xp = backend.array_module(self._value)
         self._set(xp.array(new, copy=True))
         return self if read_value else None
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
-        """Add `delta` to the variable; returns the variable."""
+        """Add `delta` (of the variable's shape and dtype) to the value.
+
+        Returns:
+          The variable, or None when `read_value=False`.
+
+        Raises:
+          ValueError: for a shape or dtype mismatch, as in `assign`.
+        """
         new = self._new_value(delta, "assign_add")
         self._set(self._value + new)
         return self if read_value else None
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        """Subtract `delta` from the variable; returns the variable."""
+        """Subtract `delta` (of the variable's shape and dtype) from the value.
+
+        Returns:
+          The variable, or None when `read_value=False`.
+
+        Raises:
+          ValueError: for a shape or dtype mismatch, as in `assign`.
+        """
         new = self._new_value(delta, "assign_sub")
         self._set(self._value - new)
         return self if read_value else None
