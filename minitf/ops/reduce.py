@@ -2,24 +2,26 @@
 sums and products, each differentiable one with its gradient beside it."""
 import numpy as np
 
-from minitf import dtypes, errors
-from minitf.ops._core import (Tensor, _state, record, register_batchable, array_module, as_tensor,
-                              check_kernel_dtype, normalize_axis, reduction_axes)
+from minitf import dtypes
+from minitf.ops._core import (_NUMERIC, _REAL, Op, Tensor, _state, array_module, as_tensor, normalize_axis,
+                              record, reduction_axes)
+from minitf.ops.array import broadcast_to, reshape, transpose, where, zeros_like
+from minitf.ops.constant import stop_gradient
+from minitf.ops.math import abs as abs_, exp, is_finite, log, sqrt, square
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
            "reduce_logsumexp", "reduce_euclidean_norm", "reduce_any", "reduce_all", "reduce_variance",
-           "reduce_std", "argmax", "argmin", "cumsum", "cumprod", "count_nonzero", "l2_normalize"]
+           "reduce_std", "argmax", "argmin", "cumsum", "cumprod", "count_nonzero"]
 
 
 _axes = reduction_axes  # the one axis normalizer shared by all reductions
 
 
-def _numeric_only(x, op_name):
+def _numeric_only(x, op):
     """TF's arithmetic reductions have no bool (or string) kernel: InvalidArgumentError."""
     if x._value.dtype.kind in "bO":
-        raise errors.invalid_argument(
-            op_name, f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed values "
-                     f"(numeric types only); cast the input with tf.cast, or use reduce_any/reduce_all")
+        raise op.invalid(f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed values "
+                         f"(numeric types only); cast the input with tf.cast, or use reduce_any/reduce_all")
 
 
 def _keepdims(keepdims):
@@ -35,7 +37,6 @@ def _kept_shape(shape, axes):
 
 def _broadcast_back(g, in_shape, axes, keepdims):
     """Expand a reduced cotangent back to the input's shape (batch dims in front preserved)."""
-    from minitf.ops.array import reshape, broadcast_to
     batch = tuple(g._value.shape[:g._value.ndim - (len(in_shape) if keepdims else len(in_shape) - len(axes))])
     g = reshape(g, batch + _kept_shape(in_shape, axes))
     return broadcast_to(g, batch + tuple(in_shape))
@@ -48,11 +49,14 @@ def _count(shape, axes):
     return n
 
 
+SUM = Op("Sum", batchable=True)
+
+
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
     """Sum of elements across `axis` (all axes when None)."""
     x = as_tensor(input_tensor)
-    _numeric_only(x, "Sum")
-    axes = _axes(axis, x._value.ndim, "Sum")
+    _numeric_only(x, SUM)
+    axes = _axes(axis, x._value.ndim, SUM.name)
     keepdims = _keepdims(keepdims)
     xp = array_module(x._value)
     v = x._value
@@ -61,15 +65,18 @@ def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
     y = Tensor(xp.asarray(xp.sum(v, axis=axes, keepdims=keepdims), dtype=v.dtype))
     if _state.active:
         shape = x._value.shape
-        record("Sum", (x,), (y,), lambda g: _broadcast_back(g, shape, axes, keepdims))
+        record(SUM, (x,), (y,), lambda g: _broadcast_back(g, shape, axes, keepdims))
     return y
+
+
+MEAN = Op("Mean", batchable=True)
 
 
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     """Mean of elements across `axis` (integer inputs give an integer, truncated mean, as TF)."""
     x = as_tensor(input_tensor)
-    _numeric_only(x, "Mean")
-    axes = _axes(axis, x._value.ndim, "Mean")
+    _numeric_only(x, MEAN)
+    axes = _axes(axis, x._value.ndim, MEAN.name)
     keepdims = _keepdims(keepdims)
     xp = array_module(x._value)
     count = _count(x._value.shape, axes)
@@ -82,8 +89,11 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     y = Tensor(xp.asarray(xp.mean(v, axis=axes, keepdims=keepdims), dtype=v.dtype))
     if _state.active:
         shape = x._value.shape
-        record("Mean", (x,), (y,), lambda g: _broadcast_back(g / count, shape, axes, keepdims))
+        record(MEAN, (x,), (y,), lambda g: _broadcast_back(g / count, shape, axes, keepdims))
     return y
+
+
+EUCLIDEAN_NORM = Op("EuclideanNorm", batchable=True)
 
 
 def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
@@ -96,10 +106,9 @@ def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
     x = as_tensor(input_tensor)
     v = x._value
     if v.dtype.kind in "bO":
-        raise errors.invalid_argument(
-            "EuclideanNorm", f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed values "
-                             f"(numeric types only); cast the input with tf.cast")
-    axes = _axes(axis, v.ndim, "EuclideanNorm")
+        raise EUCLIDEAN_NORM.invalid(f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed "
+                                     f"values (numeric types only); cast the input with tf.cast")
+    axes = _axes(axis, v.ndim, EUCLIDEAN_NORM.name)
     keepdims = _keepdims(keepdims)
     xp = array_module(v)
     if v.dtype.kind == "c":
@@ -116,9 +125,8 @@ def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
         shape = v.shape
 
         def grad(g):
-            from minitf.ops.array import reshape
             return x * (_broadcast_back(g, shape, axes, keepdims) / reshape(y, _kept_shape(shape, axes)))
-        record("EuclideanNorm", (x,), (y,), grad)
+        record(EUCLIDEAN_NORM, (x,), (y,), grad)
     return y
 
 
@@ -132,14 +140,13 @@ def _extreme_identity(dtype, largest):
     return info.min if largest else info.max
 
 
-def _reduce_extreme(input_tensor, axis, keepdims, op_name, largest):
+def _reduce_extreme(input_tensor, axis, keepdims, op, largest):
     x = as_tensor(input_tensor)
-    _numeric_only(x, op_name)
+    _numeric_only(x, op)
     if x._value.dtype.kind == "c":
-        raise errors.invalid_argument(op_name, f"{op_name} is not defined for complex tensors "
-                                               f"(got {x.dtype.name})")
+        raise op.invalid(f"{op.name} is not defined for complex tensors (got {x.dtype.name})")
     shape = x._value.shape
-    axes = _axes(axis, x._value.ndim, op_name)
+    axes = _axes(axis, x._value.ndim, op.name)
     keepdims = _keepdims(keepdims)
     xp = array_module(x._value)
     if x._value.size == 0 or any(shape[a] == 0 for a in axes):
@@ -151,7 +158,7 @@ def _reduce_extreme(input_tensor, axis, keepdims, op_name, largest):
         raw = xp.asarray(fn(x._value, axis=axes, keepdims=keepdims), dtype=x._value.dtype)
     y = Tensor(raw)
     if _state.active and x._value.dtype.kind == "f":
-        record(op_name, (x,), (y,), lambda g: _extreme_grad(x, y, g, axes, keepdims))
+        record(op, (x,), (y,), lambda g: _extreme_grad(x, y, g, axes, keepdims))
     return y
 
 
@@ -164,36 +171,47 @@ def _extreme_grad(x, y, g, axes, keepdims):
     return _broadcast_back(g, shape, axes, keepdims) * weights
 
 
+MAX = Op("Max", batchable=True)
+
+
 def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
     """Largest element across `axis`; the gradient is split equally among tied maxima."""
-    return _reduce_extreme(input_tensor, axis, keepdims, "Max", largest=True)
+    return _reduce_extreme(input_tensor, axis, keepdims, MAX, largest=True)
+
+
+MIN = Op("Min", batchable=True)
 
 
 def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
     """Smallest element across `axis`; the gradient is split equally among tied minima."""
-    return _reduce_extreme(input_tensor, axis, keepdims, "Min", largest=False)
+    return _reduce_extreme(input_tensor, axis, keepdims, MIN, largest=False)
+
+
+PROD = Op("Prod", batchable=True)
 
 
 def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
     """Product of elements across `axis`; the gradient is exact even where inputs are zero."""
     x = as_tensor(input_tensor)
-    _numeric_only(x, "Prod")
-    axes = _axes(axis, x._value.ndim, "Prod")
+    _numeric_only(x, PROD)
+    axes = _axes(axis, x._value.ndim, PROD.name)
     keepdims = _keepdims(keepdims)
     xp = array_module(x._value)
     v = x._value.astype("int32") if x._value.dtype.kind == "b" else x._value
     y = Tensor(xp.asarray(xp.prod(v, axis=axes, keepdims=keepdims), dtype=v.dtype))
     if _state.active and v.dtype.kind in "fc":
         shape = x._value.shape
-        record("Prod", (x,), (y,),
+        record(PROD, (x,), (y,),
                lambda g: _broadcast_back(g, shape, axes, keepdims) * _product_of_others(x, axes))
     return y
+
+
+PROD_OTHERS = Op("ProdOthers")
 
 
 def _product_of_others(x, axes):
     """For each element, the product of the other elements of its reduction group (no division,
     so zeros are handled): exclusive cumulative products from both ends, multiplied."""
-    from minitf.ops.array import reshape, transpose
     shape = x._value.shape
     if not axes or x._value.size == 0:  # (an empty input has an empty gradient)
         xp = array_module(x._value)
@@ -201,7 +219,7 @@ def _product_of_others(x, axes):
         if _state.active:
             # connected to x with a zero gradient, as TF's cumprod-based rule is: second
             # derivatives of a reduction over no axes are zeros, not None
-            record("ProdOthers", (x,), (ones,), lambda g: Tensor(xp.zeros_like(x._value)))
+            record(PROD_OTHERS, (x,), (ones,), lambda g: Tensor(xp.zeros_like(x._value)))
         return ones
     kept = [i for i in range(len(shape)) if i not in axes]
     perm = list(axes) + kept
@@ -215,9 +233,6 @@ def _product_of_others(x, axes):
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     """log(sum(exp(x))) across `axis`, computed stably by subtracting the (finite) maximum."""
-    from minitf.ops.array import reshape, where, zeros_like
-    from minitf.ops.constant import stop_gradient
-    from minitf.ops.math import exp, log, is_finite
     x = as_tensor(input_tensor)
     keepdims = _keepdims(keepdims)
     axes = _axes(axis, x._value.ndim, "LogSumExp")
@@ -229,35 +244,40 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     return result
 
 
-def _reduce_bool(input_tensor, axis, keepdims, op_name, fn_name):
+def _reduce_bool(input_tensor, axis, keepdims, op, fn_name):
     x = as_tensor(input_tensor)
     if x._value.dtype.kind != "b" and isinstance(axis, (list, tuple)):
         # with a Python list of axes TF's op falls back to converting the input to bool itself
         raise ValueError(f"Tensor conversion requested dtype bool for Tensor with dtype {x.dtype.name} "
-                         f"in {op_name}; compare or cast it to tf.bool first")
+                         f"in {op.name}; compare or cast it to tf.bool first")
     if x._value.dtype.kind != "b":
-        raise errors.invalid_argument(
-            op_name, f"cannot compute {op_name} as input #0(zero-based) was expected to be a bool "
-                     f"tensor but is a {x.dtype.name} tensor; compare or cast it to tf.bool first")
-    axes = _axes(axis, x._value.ndim, op_name)
+        raise op.invalid(f"cannot compute {op.name} as input #0(zero-based) was expected to be a bool "
+                         f"tensor but is a {x.dtype.name} tensor; compare or cast it to tf.bool first")
+    axes = _axes(axis, x._value.ndim, op.name)
     xp = array_module(x._value)
     return Tensor(xp.asarray(getattr(xp, fn_name)(x._value, axis=axes, keepdims=_keepdims(keepdims))))
 
 
+ANY = Op("Any")
+
+
 def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
     """Logical OR of a bool tensor across `axis`."""
-    return _reduce_bool(input_tensor, axis, keepdims, "Any", "any")
+    return _reduce_bool(input_tensor, axis, keepdims, ANY, "any")
+
+
+ALL = Op("All")
 
 
 def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
     """Logical AND of a bool tensor across `axis`."""
-    return _reduce_bool(input_tensor, axis, keepdims, "All", "all")
+    return _reduce_bool(input_tensor, axis, keepdims, ALL, "all")
 
 
 def _check_real_or_complex(x, axis, op_name):
     # TF takes the mean first, so its axis and bool errors come before this TypeError
-    _numeric_only(x, "Mean")
-    _axes(axis, x._value.ndim, "Mean")
+    _numeric_only(x, MEAN)
+    _axes(axis, x._value.ndim, MEAN.name)
     if x._value.dtype.kind not in "fc":
         raise TypeError(f"{op_name}: input must be either real or complex, got {x.dtype.name}; "
                         "cast it with tf.cast(x, tf.float32)")
@@ -265,7 +285,6 @@ def _check_real_or_complex(x, axis, op_name):
 
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     """Population variance (mean squared deviation from the mean) across `axis`."""
-    from minitf.ops.math import square, abs as abs_
     x = as_tensor(input_tensor)
     _check_real_or_complex(x, axis, "reduce_variance")
     mean = reduce_mean(x, axis, keepdims=True)
@@ -276,39 +295,43 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
 
 def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     """Population standard deviation across `axis` (square root of reduce_variance)."""
-    from minitf.ops.math import sqrt
     x = as_tensor(input_tensor)
     _check_real_or_complex(x, axis, "reduce_std")
     return sqrt(reduce_variance(x, axis, keepdims=keepdims))
 
 
-def _arg_extreme(input, axis, output_type, op_name, fn_name):  # noqa: A002
+def _arg_extreme(input, axis, output_type, op, fn_name):  # noqa: A002
     x = as_tensor(input)
-    check_kernel_dtype(x, op_name)
+    op.check_dtype(x)
     output_type = dtypes.as_dtype(output_type)
     if output_type.name not in ("int32", "int64", "int16", "uint16"):
-        raise TypeError(f"{op_name}: output_type must be tf.int32 or tf.int64, got {output_type.name}")
+        raise TypeError(f"{op.name}: output_type must be tf.int32 or tf.int64, got {output_type.name}")
     if isinstance(axis, Tensor):
         axis = int(axis.numpy())
     nd = x._value.ndim
     if nd == 0:
-        raise errors.invalid_argument(op_name, f"{op_name} needs an input of rank >= 1, got a scalar")
-    axis = normalize_axis(0 if axis is None else int(axis), nd, op_name)
+        raise op.invalid(f"{op.name} needs an input of rank >= 1, got a scalar")
+    axis = normalize_axis(0 if axis is None else int(axis), nd, op.name)
     if x._value.shape[axis] == 0:
-        raise errors.invalid_argument(
-            op_name, f"Reduction axis {axis} is empty in shape {list(x.shape)}; nothing to pick")
+        raise op.invalid(f"Reduction axis {axis} is empty in shape {list(x.shape)}; nothing to pick")
     xp = array_module(x._value)
     return Tensor(getattr(xp, fn_name)(x._value, axis=axis).astype(output_type._np))
 
 
+ARG_MAX = Op("ArgMax", dtypes=_REAL + ("bool",))
+
+
 def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
     """Index of the largest value along `axis` (axis None means 0); first index on ties."""
-    return _arg_extreme(input, axis, output_type, "ArgMax", "argmax")
+    return _arg_extreme(input, axis, output_type, ARG_MAX, "argmax")
+
+
+ARG_MIN = Op("ArgMin", dtypes=_REAL + ("bool",))
 
 
 def argmin(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
     """Index of the smallest value along `axis` (axis None means 0); first index on ties."""
-    return _arg_extreme(input, axis, output_type, "ArgMin", "argmin")
+    return _arg_extreme(input, axis, output_type, ARG_MIN, "argmin")
 
 
 def _scan_raw(xp, v, axis, exclusive, reverse, product):
@@ -328,43 +351,49 @@ def _scan_raw(xp, v, axis, exclusive, reverse, product):
     return xp.ascontiguousarray(out)
 
 
-def _scan(x, axis, exclusive, reverse, op_name, product):
+def _scan(x, axis, exclusive, reverse, op, product):
     x = as_tensor(x)
-    check_kernel_dtype(x, op_name)
+    op.check_dtype(x)
     if isinstance(axis, Tensor):
         axis = axis.numpy()
     if isinstance(axis, float):
-        raise TypeError(f"{op_name}: cannot convert axis {axis!r} to EagerTensor of dtype int32; "
+        raise TypeError(f"{op.name}: cannot convert axis {axis!r} to EagerTensor of dtype int32; "
                         f"pass an integer axis")
     if np.ndim(axis) != 0:
-        raise errors.invalid_argument(op_name, f"ScanOp: axis must be a scalar, not {np.asarray(axis).tolist()}")
+        raise op.invalid(f"ScanOp: axis must be a scalar, not {np.asarray(axis).tolist()}")
     nd = x._value.ndim
     if nd == 0:
-        raise errors.invalid_argument(op_name, f"{op_name} needs an input of rank >= 1, got a scalar")
-    axis = normalize_axis(int(axis), nd, op_name)
+        raise op.invalid(f"{op.name} needs an input of rank >= 1, got a scalar")
+    axis = normalize_axis(int(axis), nd, op.name)
     xp = array_module(x._value)
     v = x._value.astype("int32") if x._value.dtype.kind == "b" else x._value
     return x, axis, Tensor(_scan_raw(xp, v, axis, bool(exclusive), bool(reverse), product))
 
 
+CUMSUM = Op("Cumsum", batchable=True, dtypes=_NUMERIC)
+
+
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     """Cumulative sum along `axis`; `exclusive` leaves out the current element, `reverse` scans
     from the end."""
-    x, axis, y = _scan(x, axis, exclusive, reverse, "Cumsum", product=False)
+    x, axis, y = _scan(x, axis, exclusive, reverse, CUMSUM, product=False)
     if _state.active and x._value.dtype.kind in "fc":
         nd = x._value.ndim
-        record("Cumsum", (x,), (y,),
+        record(CUMSUM, (x,), (y,),
                lambda g: cumsum(g, axis + g._value.ndim - nd, exclusive, not reverse))
     return y
+
+
+CUMPROD = Op("Cumprod", batchable=True, dtypes=_NUMERIC)
 
 
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     """Cumulative product along `axis` (options as in cumsum). Like TF, the gradient divides by
     x, so it is not defined where x is zero."""
-    x, axis, y = _scan(x, axis, exclusive, reverse, "Cumprod", product=True)
+    x, axis, y = _scan(x, axis, exclusive, reverse, CUMPROD, product=True)
     if _state.active and x._value.dtype.kind in "fc":
         nd = x._value.ndim
-        record("Cumprod", (x,), (y,),
+        record(CUMPROD, (x,), (y,),
                lambda g: cumsum(y * g, axis + g._value.ndim - nd, exclusive, not reverse) / x)
     return y
 
@@ -378,16 +407,3 @@ def count_nonzero(input, axis=None, keepdims=None, dtype=dtypes.int64, name=None
     nonzero = (v != b"") if v.dtype.kind in "SUO" else (v != 0)
     counts = xp.sum(nonzero, axis=axes, keepdims=_keepdims(keepdims))
     return Tensor(xp.asarray(counts).astype(dtypes.as_dtype(dtype)._np))
-
-
-def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
-    """x / sqrt(max(sum(x**2, axis), epsilon)): unit L2 norm along `axis` (all axes when None)."""
-    from minitf.ops.math import square, rsqrt, maximum
-    if dim is not None:
-        axis = dim
-    x = as_tensor(x)
-    sq_sum = reduce_sum(square(x), axis, keepdims=True)
-    return x * rsqrt(maximum(sq_sum, as_tensor(epsilon, dtype=x.dtype)))
-
-
-register_batchable("Sum", "Mean", "EuclideanNorm", "Max", "Min", "Prod", "Cumsum", "Cumprod")

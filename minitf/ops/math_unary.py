@@ -1,0 +1,332 @@
+"""Elementwise functions of one tensor (negative, abs, powers and roots, exp/log, trig and
+hyperbolic functions, sigmoid and softplus, erf, rounding), each with its gradient rule beside it.
+
+Every differentiable op here accepts batched cotangents. tf.math re-exports them through
+`minitf.ops.math`, which builds the binary arithmetic on top of them.
+"""
+import math as _pymath
+
+from minitf import errors
+from minitf.ops._core import (_FLOATS, _NUMERIC, _SIGNED, Op, Tensor, _state, array_module, as_tensor,
+                              record)
+from minitf.ops._special import erf as _erf_any
+
+__all__ = [
+    "negative", "abs", "sign", "square", "reciprocal", "sqrt", "rsqrt", "exp", "expm1", "log", "log1p",
+    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "softplus",
+    "log_sigmoid", "erf", "floor", "ceil", "round", "rint",
+]
+
+# TF's floating-point-only ops: their dtype list is the one float guard (InvalidArgumentError)
+_FLOAT_OR_COMPLEX = _FLOATS + ("complex64", "complex128")
+
+
+def _unary(op, x, forward, grad):
+    """Run `forward(xp, value)` after `op`'s dtype check; record `grad(g, x, y)` as the gradient."""
+    if type(x) is not Tensor:
+        x = as_tensor(x)
+    v = x._value
+    if v.dtype not in op.np_dtypes:
+        op.check_dtype(x)
+    y = Tensor(forward(array_module(v), v))
+    if _state.active:
+        record(op, (x,), (y,), lambda g: grad(g, x, y))
+    return y
+
+
+NEG = Op("Neg", batchable=True, dtypes=_SIGNED)
+
+
+def negative(x, name=None):
+    """-x, elementwise."""
+    return _unary(NEG, x, lambda xp, v: -v, lambda g, x, y: negative(g))
+
+
+ABS = Op("Abs", batchable=True, dtypes=_SIGNED)
+
+
+def abs(x, name=None):  # noqa: A001
+    """|x|, elementwise."""
+    return _unary(ABS, x, lambda xp, v: xp.abs(v), lambda g, x, y: g * sign(x))
+
+
+SIGN = Op("Sign", batchable=True, dtypes=_SIGNED)
+
+
+def sign(x, name=None):
+    """-1, 0 or 1 by the sign of x (zero gradient)."""
+    return _unary(SIGN, x, lambda xp, v: xp.sign(v), lambda g, x, y: g * 0)
+
+
+SQUARE = Op("Square", batchable=True, dtypes=_NUMERIC)
+
+
+def square(x, name=None):
+    """x * x, elementwise."""
+    return _unary(SQUARE, x, lambda xp, v: v * v, lambda g, x, y: g * (2 * x))
+
+
+RECIPROCAL = Op("Reciprocal", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+
+
+def reciprocal(x, name=None):
+    """1 / x, elementwise."""
+    x = as_tensor(x)
+    if x._value.dtype.kind == "i":  # TF declares integer Reciprocal but registers no kernel
+        raise errors.NotFoundError(
+            None, None, f"Could not find a kernel for Reciprocal with dtype {x.dtype.name}. Cast "
+                        f"the input with tf.cast(x, tf.float32). [Op:Reciprocal]")
+    return _unary(RECIPROCAL, x, lambda xp, v: 1 / v, lambda g, x, y: negative(g) * y * y)
+
+
+SQRT = Op("Sqrt", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+
+
+def sqrt(x, name=None):
+    """Square root, elementwise."""
+    return _unary(SQRT, x, lambda xp, v: xp.sqrt(v), lambda g, x, y: g * 0.5 / y)
+
+
+RSQRT = Op("Rsqrt", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+
+
+def rsqrt(x, name=None):
+    """1 / sqrt(x), elementwise."""
+    return _unary(RSQRT, x, lambda xp, v: 1 / xp.sqrt(v), lambda g, x, y: g * (-0.5) * y * y * y)
+
+
+EXP = Op("Exp", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+
+
+def exp(x, name=None):
+    """e^x, elementwise."""
+    return _unary(EXP, x, lambda xp, v: xp.exp(v), lambda g, x, y: g * y)
+
+
+EXPM1 = Op("Expm1", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+
+
+def expm1(x, name=None):
+    """e^x - 1, accurate for small x."""
+    return _unary(EXPM1, x, lambda xp, v: xp.expm1(v), lambda g, x, y: g * (y + 1))
+
+
+LOG = Op("Log", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+
+
+def log(x, name=None):
+    """Natural logarithm, elementwise."""
+    return _unary(LOG, x, lambda xp, v: xp.log(v), lambda g, x, y: g / x)
+
+
+LOG1P = Op("Log1p", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+
+
+def log1p(x, name=None):
+    """log(1 + x), accurate for small x."""
+    return _unary(LOG1P, x, lambda xp, v: xp.log1p(v), lambda g, x, y: g / (x + 1))
+
+
+SIN = Op("Sin", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+
+
+def sin(x, name=None):
+    """Sine, elementwise."""
+    return _unary(SIN, x, lambda xp, v: xp.sin(v), lambda g, x, y: g * cos(x))
+
+
+COS = Op("Cos", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+
+
+def cos(x, name=None):
+    """Cosine, elementwise."""
+    return _unary(COS, x, lambda xp, v: xp.cos(v), lambda g, x, y: negative(g) * sin(x))
+
+
+TAN = Op("Tan", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+
+
+def tan(x, name=None):
+    """Tangent, elementwise."""
+    return _unary(TAN, x, lambda xp, v: xp.tan(v), lambda g, x, y: g * (1 + y * y))
+
+
+ASIN = Op("Asin", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+
+
+def asin(x, name=None):
+    """Inverse sine, elementwise."""
+    return _unary(ASIN, x, lambda xp, v: xp.arcsin(v), lambda g, x, y: g * rsqrt(1 - x * x))
+
+
+ACOS = Op("Acos", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+
+
+def acos(x, name=None):
+    """Inverse cosine, elementwise."""
+    return _unary(ACOS, x, lambda xp, v: xp.arccos(v), lambda g, x, y: negative(g) * rsqrt(1 - x * x))
+
+
+ATAN = Op("Atan", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+
+
+def atan(x, name=None):
+    """Inverse tangent, elementwise."""
+    return _unary(ATAN, x, lambda xp, v: xp.arctan(v), lambda g, x, y: g / (1 + x * x))
+
+
+SINH = Op("Sinh", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+
+
+def sinh(x, name=None):
+    """Hyperbolic sine, elementwise."""
+    return _unary(SINH, x, lambda xp, v: xp.sinh(v), lambda g, x, y: g * cosh(x))
+
+
+COSH = Op("Cosh", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+
+
+def cosh(x, name=None):
+    """Hyperbolic cosine, elementwise."""
+    return _unary(COSH, x, lambda xp, v: xp.cosh(v), lambda g, x, y: g * sinh(x))
+
+
+TANH = Op("Tanh", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+
+
+def tanh(x, name=None):
+    """Hyperbolic tangent, elementwise.
+
+    Args:
+      x: a floating-point or complex tensor (or a value converting to one).
+      name: ignored.
+
+    Returns:
+      tanh(x), of x's dtype and shape; its gradient is g * (1 - tanh(x)^2).
+
+    Raises:
+      InvalidArgumentError: x has an integer, bool or string dtype.
+    """
+    # written out rather than through _unary: tanh is on the hot path of small models
+    if type(x) is not Tensor:
+        x = as_tensor(x)
+    v = x._value
+    if v.dtype not in TANH.np_dtypes:
+        TANH.check_dtype(x)
+    y = Tensor(array_module(v).tanh(v))
+    if _state.active:
+        record(TANH, (x,), (y,), lambda g: _tanh_grad(y, g))
+    return y
+
+
+TANH_GRAD = Op("TanhGrad", batchable=True)
+
+
+def _tanh_grad(y, g):
+    """g * (1 - y^2) in one pass (TF's TanhGrad), itself differentiable."""
+    v = y._value
+    out = Tensor(g._value * (1 - v * v))
+    if _state.active:
+        record(TANH_GRAD, (y, g), (out,),
+               lambda u: (lambda: u * g * y * -2.0, lambda: _tanh_grad(y, u)))
+    return out
+
+
+SIGMOID = Op("Sigmoid", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+
+
+def _sigmoid_forward(xp, v):
+    # exp of a non-positive number never overflows
+    e = xp.exp(-xp.abs(v))
+    return xp.where(v >= 0, 1 / (1 + e), e / (1 + e)).astype(v.dtype)
+
+
+def sigmoid(x, name=None):
+    """Logistic function 1 / (1 + e^-x), elementwise, computed without overflow."""
+    return _unary(SIGMOID, x, _sigmoid_forward, lambda g, x, y: _sigmoid_grad(y, g))
+
+
+SIGMOID_GRAD = Op("SigmoidGrad", batchable=True)
+
+
+def _sigmoid_grad(y, g):
+    """g * y * (1 - y) in one pass (TF's SigmoidGrad), itself differentiable."""
+    v = y._value
+    out = Tensor(g._value * v * (1 - v))
+    if _state.active:
+        record(SIGMOID_GRAD, (y, g), (out,),
+               lambda u: (lambda: u * g * (1 - 2 * y), lambda: _sigmoid_grad(y, u)))
+    return out
+
+
+SOFTPLUS = Op("Softplus", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+
+
+def softplus(x, name=None):
+    """log(1 + e^x), elementwise, stable for large |x|."""
+    return _unary(SOFTPLUS, x, lambda xp, v: xp.logaddexp(v, 0).astype(v.dtype),
+                  lambda g, x, y: g * sigmoid(x))
+
+
+def log_sigmoid(x, name=None):
+    """log(sigmoid(x)) = -softplus(-x), stable."""
+    return negative(softplus(negative(x)))
+
+
+ERF = Op("Erf", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+_ERF_COEF = 2.0 / _pymath.sqrt(_pymath.pi)
+
+
+def erf(x, name=None):
+    """The Gauss error function, elementwise."""
+    return _unary(ERF, x, _erf_any, lambda g, x, y: g * _ERF_COEF * exp(negative(square(x))))
+
+
+# -- rounding (no gradients) -------------------------------------------------------------------
+
+FLOOR = Op("Floor", dtypes=_FLOATS)
+
+
+def floor(x, name=None):
+    """Largest integer not greater than x, elementwise (no gradient)."""
+    x = as_tensor(x)
+    FLOOR.check_dtype(x)
+    return Tensor(array_module(x._value).floor(x._value))
+
+
+CEIL = Op("Ceil", dtypes=_FLOATS)
+
+
+def ceil(x, name=None):
+    """Smallest integer not less than x, elementwise (no gradient)."""
+    x = as_tensor(x)
+    CEIL.check_dtype(x)
+    return Tensor(array_module(x._value).ceil(x._value))
+
+
+ROUND = Op("Round", dtypes=_SIGNED)
+
+
+def round(x, name=None):  # noqa: A001
+    """Round half to even, elementwise (no gradient); integer tensors come back as they are."""
+    x = as_tensor(x)
+    if x._value.dtype.kind in "iu":
+        return x
+    if x._value.dtype.kind == "c":
+        raise errors.NotFoundError(None, None, f"Could not find a Round kernel for {x.dtype.name}; round "
+                                               f"the real and imaginary parts separately. [Op:Round]")
+    ROUND.check_dtype(x)
+    return Tensor(array_module(x._value).round(x._value))
+
+
+RINT = Op("Rint", dtypes=_FLOATS)
+
+
+def rint(x, name=None):
+    """Round half to even, elementwise; float32/float64 only (TF has no float16 or integer Rint kernel)."""
+    x = as_tensor(x)
+    if x._value.dtype == "float16":
+        raise errors.NotFoundError(None, None, "Could not find a Rint kernel for float16 on this device; "
+                                               "cast to float32 or use tf.round. [Op:Rint]")
+    RINT.check_dtype(x)
+    return Tensor(array_module(x._value).rint(x._value))
