@@ -6,6 +6,8 @@ unlike tf.nest, so datasets use these helpers instead of `minitf.nest`.
 import numpy as np
 
 from minitf import dtypes
+from minitf.convert import convert_to_tensor
+from minitf.function import TensorSpec
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 
@@ -62,7 +64,6 @@ def same_structure(a, b):
 
 def to_tensor(value, dtype=None):
     """One leaf as a Tensor (lists are stacked into one tensor, as tf.data does)."""
-    from minitf.ops.constant import convert_to_tensor
     return convert_to_tensor(value, dtype=dtype)
 
 
@@ -75,13 +76,11 @@ def normalize(value):
 
 def spec_of(element):
     """The TensorSpec structure describing `element` (a structure of Tensors)."""
-    from minitf.function import TensorSpec
     return map_leaves(lambda t: TensorSpec(t.shape, t.dtype), element)
 
 
 def relax_spec(a, b):
     """A spec structure compatible with both `a` and `b`: differing dims become None."""
-    from minitf.function import TensorSpec
 
     def merge(x, y):
         if x.dtype != y.dtype:
@@ -96,7 +95,6 @@ def relax_spec(a, b):
 
 def spec_with_leading(spec, dim):
     """Each TensorSpec in `spec` with a new leading dimension `dim` (None for unknown)."""
-    from minitf.function import TensorSpec
 
     def add(s):
         if s.shape.rank is None:
@@ -108,7 +106,6 @@ def spec_with_leading(spec, dim):
 
 def spec_without_leading(spec):
     """Each TensorSpec in `spec` with its leading dimension removed."""
-    from minitf.function import TensorSpec
 
     def drop(s):
         if s.shape.rank is None:
@@ -128,7 +125,6 @@ def to_numpy(element):
 
 def signature_leaf(spec):
     """Validate one leaf of an output_signature."""
-    from minitf.function import TensorSpec
     if not isinstance(spec, TensorSpec):
         raise TypeError(f"output_signature must contain objects that are subtype of tf.TypeSpec "
                         f"(tf.TensorSpec) but found {type(spec).__name__}.")
@@ -137,7 +133,6 @@ def signature_leaf(spec):
 
 def spec_from_types(types, shapes):
     """TensorSpecs from from_generator's legacy output_types / output_shapes."""
-    from minitf.function import TensorSpec
     if shapes is None:
         return map_leaves(lambda t: TensorSpec(None, dtypes.as_dtype(t)), types)
     type_leaves = flatten(types)

@@ -1,0 +1,354 @@
+"""Transformation nodes of tf.data pipelines: map, filter, batch, unbatch, shuffle, repeat,
+take, skip and take_while. Each wraps one input node and pulls its elements lazily.
+
+Prefetch and cache, which hold elements in buffers, are in `buffering.py`.
+"""
+import collections
+import concurrent.futures
+import math
+import os
+
+import numpy as np
+
+from minitf import backend, dtypes
+from minitf.data import structure as st
+from minitf.data.pipeline import (AUTOTUNE, INFINITE_CARDINALITY as _INF, UNKNOWN_CARDINALITY as _UNK,
+                                  IterContext, Node, call_with_element)
+from minitf.function import TensorSpec
+from minitf.ops.random import get_seed
+from minitf.tensor import Tensor
+
+__all__ = ["UnaryDataset", "IdentityDataset", "MapDataset", "FilterDataset", "TakeWhileDataset",
+           "BatchDataset", "UnbatchDataset", "ShuffleDataset", "RepeatDataset", "TakeDataset",
+           "SkipDataset"]
+
+
+class UnaryDataset(Node):
+    """A node with one input; by default it keeps the input's cardinality and element spec."""
+
+    def __init__(self, input_node):
+        super().__init__((input_node,))
+        self._input = input_node
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+    def _compute_spec(self):
+        return self._input.element_spec
+
+
+class IdentityDataset(UnaryDataset):
+    """The input's elements unchanged (`with_options` needs a new dataset with the same ones)."""
+
+    def _generate(self, ctx):
+        return self._input._generate(ctx)
+
+
+class MapDataset(UnaryDataset):
+    def __init__(self, input_node, fn, num_parallel_calls):
+        super().__init__(input_node)
+        self._fn = fn
+        if num_parallel_calls == AUTOTUNE:
+            num_parallel_calls = os.cpu_count() or 1
+        self._workers = int(num_parallel_calls) if num_parallel_calls else 1
+
+    def _apply(self, element):
+        return st.normalize(call_with_element(self._fn, element))
+
+    def _generate(self, ctx):
+        if self._workers <= 1:
+            for element in self._input._generate(ctx):
+                yield self._apply(element)
+            return
+        # order-preserving parallel map: keep up to `workers` calls in flight
+        with concurrent.futures.ThreadPoolExecutor(self._workers) as pool:
+            pending = collections.deque()
+            for element in self._input._generate(ctx):
+                pending.append(pool.submit(self._apply, element))
+                if len(pending) >= self._workers:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+
+    def _compute_spec(self):
+        # run the function on the first input element (minitf does not trace)
+        for element in self._input._generate(IterContext()):
+            return st.spec_of(self._apply(element))
+        raise ValueError("Cannot infer the element_spec of a map over an empty dataset.")
+
+
+def _check_predicate_result(value, what):
+    t = st.to_tensor(value) if not isinstance(value, Tensor) else value
+    if t.dtype != dtypes.bool or t.ndim != 0:
+        raise ValueError(f"Invalid `predicate` of {what}: it must return a tf.bool scalar tensor, "
+                         f"but returned dtype {t.dtype.name} with shape {t.shape}.")
+    return bool(t.numpy())
+
+
+class FilterDataset(UnaryDataset):
+    def __init__(self, input_node, predicate):
+        super().__init__(input_node)
+        self._predicate = predicate
+
+    def _generate(self, ctx):
+        for element in self._input._generate(ctx):
+            if _check_predicate_result(call_with_element(self._predicate, element), "filter"):
+                yield element
+
+    def _cardinality(self):
+        return _UNK
+
+
+class TakeWhileDataset(FilterDataset):
+    def _generate(self, ctx):
+        for element in self._input._generate(ctx):
+            if not _check_predicate_result(call_with_element(self._predicate, element),
+                                           "take_while"):
+                return
+            yield element
+
+
+def _stack(tensors):
+    raws = [t._value for t in tensors]
+    xp = backend.array_module(raws[0])
+    shapes = {r.shape for r in raws}
+    if len(shapes) > 1:
+        raise ValueError(f"Cannot batch tensors with different shapes in component 0: got "
+                         f"{sorted(shapes)}. Use padded_batch, or make the shapes equal.")
+    return Tensor(xp.stack(raws))
+
+
+def _pad_stack(tensors, padded_shape, padding_value):
+    raws = [t._value for t in tensors]
+    xp = backend.array_module(raws[0])
+    rank = raws[0].ndim
+    target = [max(r.shape[i] for r in raws) for i in range(rank)]
+    if padded_shape is not None:
+        for i, d in enumerate(list(padded_shape)):
+            d = None if d is None or (isinstance(d, int) and d < 0) else int(d)
+            if d is not None:
+                if d < target[i]:
+                    raise ValueError(f"padded_batch: an element has size {target[i]} in "
+                                     f"dimension {i}, larger than the padded shape {d}.")
+                target[i] = d
+    fill = 0 if padding_value is None else (
+        padding_value.numpy() if isinstance(padding_value, Tensor) else padding_value)
+    out = xp.full([len(raws)] + target, fill, dtype=raws[0].dtype)
+    for k, r in enumerate(raws):
+        out[(k,) + tuple(slice(0, s) for s in r.shape)] = r
+    return Tensor(out)
+
+
+class BatchDataset(UnaryDataset):
+    def __init__(self, input_node, batch_size, drop_remainder, padded=False,
+                 padded_shapes=None, padding_values=None):
+        super().__init__(input_node)
+        batch_size = int(batch_size)
+        if batch_size <= 0:
+            raise ValueError(f"batch_size must be greater than zero, got {batch_size}.")
+        self._batch_size = batch_size
+        self._drop = bool(drop_remainder)
+        self._padded = padded
+        self._padded_shapes = padded_shapes
+        self._padding_values = padding_values
+
+    def _combine(self, elements):
+        template = elements[0]
+        columns = list(zip(*[st.flatten(e) for e in elements]))
+        if not self._padded:
+            return st.pack(template, [_stack(c) for c in columns])
+        n = len(columns)
+        shapes = ([None] * n if self._padded_shapes is None
+                  else _flatten_like(template, self._padded_shapes, n))
+        values = ([None] * n if self._padding_values is None
+                  else _flatten_like(template, self._padding_values, n))
+        return st.pack(template, [_pad_stack(c, s, v) for c, s, v in zip(columns, shapes, values)])
+
+    def _generate(self, ctx):
+        buffer = []
+        for element in self._input._generate(ctx):
+            buffer.append(element)
+            if len(buffer) == self._batch_size:
+                yield self._combine(buffer)
+                buffer = []
+        if buffer and not self._drop:
+            yield self._combine(buffer)
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if n < 0:
+            return n
+        return n // self._batch_size if self._drop else math.ceil(n / self._batch_size)
+
+    def _compute_spec(self):
+        inner = self._input.element_spec
+        if self._padded:
+            inner = st.map_leaves(lambda s: TensorSpec([None] * (s.shape.rank or 0), s.dtype)
+                                  if s.shape.rank is not None else s, inner)
+        return st.spec_with_leading(inner, self._batch_size if self._drop else None)
+
+
+def _flatten_like(template, values, n):
+    """Leaves of per-component `values` (shapes or scalars) matching `template`'s n leaves."""
+    if n == 1 and not st.is_nested(template):
+        return [values]
+    if isinstance(values, list):
+        values = tuple(values)
+    if st.is_nested(values):
+        out = []
+        if isinstance(values, dict):
+            return [values[k] for k in sorted(values)]
+        for v in values:
+            out.append(v)
+        if len(out) == n:
+            return out
+    return [values] * n
+
+
+class UnbatchDataset(UnaryDataset):
+    def _generate(self, ctx):
+        for element in self._input._generate(ctx):
+            leaves = st.flatten(element)
+            for t in leaves:
+                if t.ndim == 0:
+                    raise ValueError("Cannot unbatch an input with scalar components.")
+            n = {int(t._value.shape[0]) for t in leaves}
+            if len(n) > 1:
+                raise ValueError(f"unbatch: components have different first dimensions {sorted(n)}.")
+            for i in range(n.pop() if n else 0):
+                yield st.pack(element, [Tensor(t._value[i]) for t in leaves])
+
+    def _cardinality(self):
+        return _UNK
+
+    def _compute_spec(self):
+        return st.spec_without_leading(self._input.element_spec)
+
+
+def _seed_int(*parts):
+    """A 63-bit seed (fits an int64 Variable) derived from non-negative integer parts."""
+    state = np.random.SeedSequence([int(p) & 0xFFFFFFFFFFFFFFFF for p in parts])
+    return int(state.generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+def _resolve_seed(seed):
+    """The base seed of a shuffle: from (global seed, op seed) as TF, else fresh entropy."""
+    global_seed, op_seed = get_seed(seed)
+    if global_seed is None:  # neither seed set (get_seed supplies TF's default global seed)
+        return _seed_int(np.random.SeedSequence().entropy)
+    return _seed_int(global_seed, 0 if op_seed is None else op_seed)
+
+
+class ShuffleDataset(UnaryDataset):
+    """A random permutation through a buffer of `buffer_size` elements.
+
+    Its order depends on a base seed (fixed at construction), an iteration key (a new one per
+    iterator when reshuffling each iteration) and how many times it was entered in this
+    iteration (a `repeat` above it reshuffles every epoch).
+    """
+
+    shuffles = True
+
+    def __init__(self, input_node, buffer_size, seed, reshuffle):
+        super().__init__(input_node)
+        buffer_size = int(buffer_size)
+        if buffer_size == AUTOTUNE:
+            buffer_size = 1024
+        if buffer_size <= 0:
+            raise ValueError(f"shuffle: buffer_size must be greater than zero, got {buffer_size}.")
+        self._buffer_size = buffer_size
+        self._base_seed = _resolve_seed(seed)
+        self._reshuffle = bool(reshuffle)
+        self._keys_issued = 0
+
+    def _next_key(self):
+        """The iteration key of a new iterator: a fresh one when reshuffling each iteration."""
+        if not self._reshuffle:
+            return 0
+        key = self._keys_issued
+        self._keys_issued += 1
+        return key
+
+    def _generate(self, ctx):
+        base, key = ctx.shuffle_state.get(id(self), (self._base_seed, 0))
+        epoch = ctx.enter(self) if self._reshuffle else 0
+        rng = np.random.default_rng([base, key, epoch])
+        buffer = []
+        for element in self._input._generate(ctx):
+            if len(buffer) < self._buffer_size:
+                buffer.append(element)
+                continue
+            # buffer full: emit a random element, its slot takes the new one
+            i = int(rng.integers(len(buffer)))
+            out, buffer[i] = buffer[i], element
+            yield out
+        while buffer:
+            i = int(rng.integers(len(buffer)))
+            buffer[i], buffer[-1] = buffer[-1], buffer[i]
+            yield buffer.pop()
+
+
+class RepeatDataset(UnaryDataset):
+    def __init__(self, input_node, count):
+        super().__init__(input_node)
+        self._count = -1 if count is None else int(count)
+
+    def _generate(self, ctx):
+        epoch = 0
+        while self._count < 0 or epoch < self._count:
+            produced = False
+            for element in self._input._generate(ctx):
+                produced = True
+                yield element
+            if not produced:
+                return  # an empty input repeated forever is still empty
+            epoch += 1
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if self._count < 0:
+            return 0 if n == 0 else (_UNK if n == _UNK else _INF)
+        if n < 0:
+            return 0 if self._count == 0 else n
+        return n * self._count
+
+
+class TakeDataset(UnaryDataset):
+    def __init__(self, input_node, count):
+        super().__init__(input_node)
+        self._count = int(count)
+
+    def _generate(self, ctx):
+        if self._count == 0:
+            return
+        for i, element in enumerate(self._input._generate(ctx)):
+            yield element
+            if self._count >= 0 and i + 1 >= self._count:
+                return
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if self._count < 0:
+            return n
+        if n == _INF:
+            return self._count
+        return n if n == _UNK else min(n, self._count)
+
+
+class SkipDataset(UnaryDataset):
+    def __init__(self, input_node, count):
+        super().__init__(input_node)
+        self._count = int(count)
+
+    def _generate(self, ctx):
+        if self._count < 0:
+            return
+        for i, element in enumerate(self._input._generate(ctx)):
+            if i >= self._count:
+                yield element
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if self._count < 0:
+            return 0 if n >= 0 else n
+        return n if n < 0 else max(0, n - self._count)
