@@ -2,7 +2,8 @@
 import numpy as np
 
 from minitf import errors
-from minitf.ops._core import Tensor, Variable, _state, record, register_batchable, array_module, as_tensor
+from minitf.ops._core import Op, Tensor, Variable, _state, array_module, as_tensor, record
+from minitf.ops.gather import boolean_mask
 
 __all__ = ["getitem"]
 
@@ -52,28 +53,30 @@ def _is_bool_mask(key):
     return isinstance(key, np.ndarray) and key.dtype.kind == "b"
 
 
+STRIDED_SLICE = Op("StridedSlice", batchable=True)
+STRIDED_SLICE_GRAD = Op("StridedSliceGrad", batchable=True)
+
+
 def getitem(tensor, key):
     """`tensor[key]` with TF's strided-slice semantics; the gradient scatters back."""
     x = as_tensor(tensor)
     if _is_bool_mask(key):  # as TF: a bool key (Python, numpy or tensor) is a boolean mask
-        from minitf.ops.array import boolean_mask
         if np.ndim(key.numpy() if isinstance(key, (Tensor, Variable)) else key) == 0:
             raise ValueError("mask cannot be scalar: index with an integer or a bool vector")
         return boolean_mask(x, key)
     key = _normalize_key(key)
     if any(isinstance(k, slice) and k.step == 0 for k in key):
-        raise errors.invalid_argument("StridedSlice", f"slice step cannot be zero (index {key} into "
-                                                      f"shape {list(x.shape)})")
+        raise STRIDED_SLICE.invalid(f"slice step cannot be zero (index {key} into shape "
+                                    f"{list(x.shape)})")
     try:
         raw = x._value[key]
     except IndexError as e:
-        raise errors.invalid_argument("StridedSlice", f"slice index out of bounds for shape "
-                                                      f"{list(x.shape)}: {e}") from None
+        raise STRIDED_SLICE.invalid(f"slice index out of bounds for shape {list(x.shape)}: {e}") from None
     # A full integer index gives a numpy scalar: keep tensors backed by arrays.
     y = Tensor(raw if type(raw) is type(x._value) else array_module(x._value).asarray(raw))
     if _state.active and x._value.dtype.kind in "fc":
         shape, out_ndim = x._value.shape, y._value.ndim
-        record("StridedSlice", (x,), (y,), lambda g: _slice_grad(g, shape, key, out_ndim))
+        record(STRIDED_SLICE, (x,), (y,), lambda g: _slice_grad(g, shape, key, out_ndim))
     return y
 
 
@@ -86,9 +89,6 @@ def _slice_grad(g, shape, key, out_ndim):
     out[full_key] = g._value
     result = Tensor(out)
     if _state.active:
-        record("StridedSliceGrad", (g,), (result,),
+        record(STRIDED_SLICE_GRAD, (g,), (result,),
                lambda u: getitem(u, (slice(None),) * (u._value.ndim - len(shape)) + key))
     return result
-
-
-register_batchable("StridedSlice", "StridedSliceGrad")

@@ -317,6 +317,7 @@ def test_unique_and_identity_n():
     lambda t: tf.gather(t, [2, 0, 2]),
     lambda t: tf.gather(t, [[1], [3]], axis=1),
     lambda t: tf.gather_nd(t, [[0, 1], [2, 3]]),
+    lambda t: tf.gather_nd(t, [[1], [3], [0]], batch_dims=1),
     lambda t: tf.scatter_nd([[1], [0]], t[:2], [3, 4]),
     lambda t: tf.tensor_scatter_nd_update(t, [[1]], t[:1] * 3.0),
     lambda t: tf.roll(t, 1, 1) + tf.reverse(t, [0]),
@@ -332,6 +333,27 @@ def test_jacobian_pfor_matches_loop(fn):
     fast = tape.jacobian(y, x, experimental_use_pfor=True)
     slow = tape.jacobian(y, x, experimental_use_pfor=False)
     np.testing.assert_allclose(fast.numpy(), slow.numpy(), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda t: tf.tile(t * t, [2, 3]),
+    lambda t: tf.pad(t * t, [[1, 0], [0, 2]]),
+    lambda t: tf.gather_nd(t * t, [[1], [3], [0]], batch_dims=1),
+])
+def test_hessian_through_gradient_ops_matches_loop(fn):
+    # the gradient rules of tile and pad record TileGrad / PadGrad: batched cotangents flow through
+    # them when the jacobian of a gradient is vectorized
+    x = tf.constant(rand(3, 4))
+    with tf.GradientTape(persistent=True) as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = tf.reduce_sum(fn(x) * tf.constant(rand(*fn(x).shape)))
+        g = inner.gradient(y, x)
+    fast = outer.jacobian(g, x, experimental_use_pfor=True)
+    slow = outer.jacobian(g, x, experimental_use_pfor=False)
+    np.testing.assert_allclose(fast.numpy(), slow.numpy(), rtol=1e-12, atol=1e-14)
+    assert np.abs(fast.numpy()).sum() > 0
 
 
 def test_gather_second_order_through_variable():

@@ -1,0 +1,248 @@
+"""Making tensors from sizes and values: zeros/ones/fill (and the _like forms), one_hot, range,
+linspace, eye, meshgrid and sequence_mask. None of them is differentiable.
+"""
+import numpy as np
+
+from minitf import backend, dtypes, errors
+from minitf.ops._core import Tensor, Variable, array_module, as_tensor, check_attr_dtype
+from minitf.ops.constant import convert_to_tensor
+from minitf.ops.shaping import _int_list, _scalar_int, _shape_arg, broadcast_to, reshape
+
+__all__ = ["zeros", "ones", "zeros_like", "ones_like", "fill", "one_hot", "range", "linspace", "eye",
+           "meshgrid", "sequence_mask"]
+
+# This module defines tf.range, which shadows the builtin inside it.
+
+
+def _fill_dims(shape, op_name="Fill"):
+    """The shape of a filled tensor: integer, non-negative sizes (TypeError / InvalidArgumentError)."""
+    if isinstance(shape, (list, tuple)) and any(isinstance(d, float) for d in shape):
+        raise TypeError(f"Cannot convert {list(shape)!r} to EagerTensor of dtype int32; {op_name} needs "
+                        f"integer sizes")
+    dims = _shape_arg(shape)
+    if dims and min(dims) < 0:
+        bad = next(d for d in dims if d < 0)
+        raise errors.invalid_argument(op_name, f"Dimension {bad} must be >= 0 (shape {list(dims)})")
+    return dims
+
+
+def _filled(xp, dims, dtype, one):
+    """xp.zeros / xp.ones of `dtype`; string tensors are filled with b'' (ones has no string kernel)."""
+    if dtype is dtypes.string:
+        if one:
+            raise TypeError("Cannot convert 1 to EagerTensor of dtype string; tf.ones has no string form, "
+                            "use tf.fill(dims, 'text')")
+        out = np.empty(dims, dtype=object)
+        out.fill(b"")
+        return out
+    return (xp.ones if one else xp.zeros)(dims, dtype=dtype._np)
+
+
+def zeros(shape, dtype=dtypes.float32, name=None):
+    """A tensor of zeros of the given shape and dtype (b'' for strings)."""
+    dtype = dtypes.as_dtype(dtype)
+    return Tensor(_filled(backend.default_module(), _fill_dims(shape), dtype, one=False))
+
+
+def ones(shape, dtype=dtypes.float32, name=None):
+    """A tensor of ones of the given shape and dtype."""
+    dtype = dtypes.as_dtype(dtype)
+    return Tensor(_filled(backend.default_module(), _fill_dims(shape), dtype, one=True))
+
+
+def zeros_like(input, dtype=None, name=None):  # noqa: A002
+    """Zeros with the shape (and dtype, unless given) of `input`, on its device (b'' for strings)."""
+    x = as_tensor(input)
+    xp = array_module(x._value)
+    target = dtypes.as_dtype(dtype) if dtype else x.dtype
+    return Tensor(_filled(xp, x._value.shape, target, one=False))
+
+
+def ones_like(input, dtype=None, name=None):  # noqa: A002
+    """Ones with the shape (and dtype, unless given) of `input`, on its device."""
+    x = as_tensor(input)
+    xp = array_module(x._value)
+    target = dtypes.as_dtype(dtype) if dtype else x.dtype
+    if target is dtypes.string:
+        raise errors.invalid_argument("OnesLike", "Value for attr 'T' of string is not in the list of "
+                                                  "allowed values (numeric and bool types)")
+    return Tensor(xp.ones(x._value.shape, dtype=target._np))
+
+
+def fill(dims, value, name=None):
+    """A tensor of shape `dims` filled with the scalar `value` (dtype inferred from it)."""
+    v = as_tensor(value)
+    if v._value.ndim != 0:
+        raise errors.invalid_argument("Fill", f"value must be a scalar, got shape {list(v.shape)}")
+    dims = _fill_dims(dims)
+    if v._value.dtype == object:
+        out = np.empty(dims, dtype=object)
+        out.fill(v._value[()])
+        return Tensor(out)
+    xp = array_module(v._value)
+    return Tensor(xp.full(dims, v._value, dtype=v._value.dtype))
+
+
+def eye_like_seed(target, n, shape):
+    """n one-hot cotangents for `target`, reshaped to `shape` (used by jacobians)."""
+    xp = array_module(target._value)
+    return Tensor(xp.eye(n, dtype=target._value.dtype).reshape(shape))
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    """One-hot vectors of length `depth` for each index (out-of-range indices give all
+    `off_value`); the new dimension goes at `axis` (last by default). dtype float32 unless set
+    or implied by on_value/off_value."""
+    # TF's dtype rules: on/off values fix the dtype, which must agree with each other and `dtype`
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype)
+    on = None if on_value is None else convert_to_tensor(on_value, dtype_hint=dtype)
+    off = None if off_value is None else convert_to_tensor(off_value, dtype_hint=dtype)
+    if on is not None or off is not None:
+        for label, t in (("on_value", on), ("off_value", off)):
+            if t is not None and dtype is not None and t.dtype != dtype:
+                raise TypeError(f"dtype {t.dtype!r} of {label} does not match dtype parameter {dtype!r}")
+        if dtype is None:
+            dtype = on.dtype if on is not None else off.dtype
+    elif dtype is None:
+        dtype = dtypes.float32
+    on = as_tensor(1, dtype=dtype) if on is None else on
+    off = as_tensor(0, dtype=dtype) if off is None else off
+    if on.dtype != off.dtype:
+        raise TypeError(f"dtype {on.dtype!r} of on_value does not match dtype {off.dtype!r} of off_value")
+    if isinstance(indices, (Tensor, Variable)):
+        idx = as_tensor(indices)
+    else:  # Python data converts as int64 (the op's default index type) where it can
+        try:
+            idx = as_tensor(indices, dtype=dtypes.int64)
+        except (TypeError, ValueError):
+            idx = as_tensor(indices)
+    check_attr_dtype(idx, "OneHot", "TI", ("uint8", "int8", "int32", "int64"))
+    if isinstance(depth, (Tensor, Variable)):
+        depth = as_tensor(depth, dtype=dtypes.int32)  # ValueError for an int64 depth, as TF
+    elif isinstance(depth, float):
+        raise TypeError(f"one_hot: cannot convert depth {depth!r} to EagerTensor of dtype int32")
+    depth = _scalar_int(depth)
+    if depth < 0:
+        raise errors.invalid_argument("OneHot", f"depth must be non-negative, got {depth}")
+    xp = array_module(idx._value)
+    nd = idx._value.ndim
+    axis = nd if axis is None or axis == -1 else _scalar_int(axis)
+    if not 0 <= axis <= nd:
+        raise errors.invalid_argument("OneHot", f"Expected axis to be -1 or between [0, {nd}), got {axis}")
+    hot = xp.expand_dims(idx._value, -1) == xp.arange(depth)
+    hot = xp.moveaxis(hot, -1, axis)
+    return Tensor(xp.where(hot, on._value, off._value).astype(dtype._np))
+
+
+def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 (TF's name)
+    """Numbers from `start` up to (not including) `limit` in steps of `delta` (range(n) counts
+    from 0). int32 for integer arguments, float32 when any is a float, unless `dtype` is given."""
+    if limit is None:
+        start, limit = 0, start
+    args = [start, limit, delta]
+    vals = [a.numpy() if isinstance(a, Tensor) else a for a in args]
+    if dtype is None:
+        tensor_dtypes = [a.dtype for a in args if isinstance(a, Tensor)]
+        if any(d.is_floating for d in tensor_dtypes):
+            dtype = next(d for d in tensor_dtypes if d.is_floating)
+        elif any(isinstance(v, (float, np.floating)) for v in vals):
+            dtype = dtypes.float32
+        elif tensor_dtypes:
+            dtype = tensor_dtypes[0]
+        else:
+            dtype = dtypes.int32
+    dtype = dtypes.as_dtype(dtype)
+    _check_range_dtype(dtype, args)
+    s, lim, d = (float(v) if dtype.is_floating else int(v) for v in vals)
+    if d == 0:
+        raise errors.invalid_argument("Range", f"Requires delta != 0: {d}")
+    if (d > 0 and s > lim) or (d < 0 and s < lim):
+        raise errors.invalid_argument(
+            "Range", f"Requires start <= limit when delta > 0 (or start >= limit when delta < 0): "
+                     f"start={s}, limit={lim}, delta={d}")
+    xp = backend.default_module()
+    return Tensor(xp.arange(s, lim, d).astype(dtype._np))
+
+
+_RANGE_KERNELS = frozenset(("bfloat16", "float16", "float32", "float64", "int32", "int64"))
+_RANGE_DECLARED = frozenset(("int8", "int16", "uint16", "uint32", "uint64"))  # no CPU kernel
+
+
+def _check_range_dtype(dtype, args):
+    """TF's errors for range: Python values must convert to `dtype`, which needs a Range kernel."""
+    for a in args:
+        if isinstance(a, (Tensor, Variable)):
+            continue
+        if (isinstance(a, float) and not dtype.is_floating) or dtype.is_bool or dtype is dtypes.string:
+            raise TypeError(f"Cannot convert {a!r} to EagerTensor of dtype {dtype.name} in range; use "
+                            f"a numeric dtype matching the arguments")
+    if dtype.name in _RANGE_KERNELS:
+        return
+    if dtype.name in _RANGE_DECLARED:
+        raise errors.NotFoundError(None, None, f"Could not find a Range kernel for Tidx={dtype.name}; use "
+                                               f"int32/int64 and tf.cast. [Op:Range]")
+    raise errors.invalid_argument("Range", f"Value for attr 'Tidx' of {dtype.name} is not in the list of "
+                                           f"allowed values; use int32, int64 or a float type")
+
+
+def linspace(start, stop, num, name=None, axis=0):
+    """`num` evenly spaced values from `start` to `stop`, both included (float dtype of start)."""
+    a, b = as_tensor(start), as_tensor(stop)
+    dtype = a.dtype if a.dtype.is_floating else dtypes.float32
+    num = _scalar_int(num)
+    if num < 0:
+        raise errors.invalid_argument("LinSpace", f"Requires num >= 0: {num}")
+    xp = array_module(a._value)
+    out = xp.linspace(a._value.astype(dtype._np), b._value.astype(dtype._np), num, axis=axis)
+    return Tensor(xp.asarray(out, dtype=dtype._np))
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
+    """An identity matrix [num_rows, num_columns], optionally tiled to batch_shape + that."""
+    dtype = dtypes.as_dtype(dtype)
+    n = _scalar_int(num_rows)
+    m = n if num_columns is None else _scalar_int(num_columns)
+    xp = backend.default_module()
+    out = xp.eye(n, m, dtype=dtype._np)
+    if batch_shape is not None:
+        batch = tuple(_int_list(batch_shape))
+        out = xp.ascontiguousarray(xp.broadcast_to(out, batch + (n, m)))
+    return Tensor(out)
+
+
+def meshgrid(*args, **kwargs):
+    """Coordinate grids from 1-D tensors; indexing 'xy' (default, Cartesian) or 'ij' (matrix)."""
+    indexing = kwargs.pop("indexing", "xy")
+    kwargs.pop("name", None)
+    if kwargs:
+        raise TypeError(f"meshgrid: unexpected keyword arguments {sorted(kwargs)}")
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    tensors = [reshape(as_tensor(a), (-1,)) for a in args]
+    n = len(tensors)
+    sizes = [t._value.shape[0] for t in tensors]
+    if indexing == "xy" and n >= 2:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    out = []
+    for i, t in enumerate(tensors):
+        pos = i
+        if indexing == "xy" and n >= 2 and i < 2:
+            pos = 1 - i
+        view = [1] * n
+        view[pos] = -1
+        out.append(broadcast_to(reshape(t, view), sizes))
+    return out
+
+
+def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
+    """mask[..., j] = j < lengths[...]: a [*lengths.shape, maxlen] mask (maxlen defaults to
+    max(lengths))."""
+    lens = as_tensor(lengths)
+    xp = array_module(lens._value)
+    if maxlen is None:
+        maxlen = int(lens._value.max()) if lens._value.size else 0
+    maxlen = _scalar_int(maxlen)
+    if maxlen < 0:
+        raise errors.invalid_argument("SequenceMask", f"maxlen must be non-negative, got {maxlen}")
+    mask = xp.arange(maxlen) < xp.expand_dims(lens._value, -1)
+    return Tensor(mask.astype(dtypes.as_dtype(dtype)._np))

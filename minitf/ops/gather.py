@@ -1,0 +1,399 @@
+"""Reading and writing entries by index or condition: where, gather/gather_nd, scatter_nd and the
+tensor_scatter_nd_* updates, boolean_mask, and the ops built on gathers (pad, repeat), with
+gradients.
+"""
+import numpy as np
+
+from minitf import errors
+from minitf.indexed_slices import IndexedSlices
+from minitf.ops._core import (Op, Tensor, Variable, _state, array_module, as_tensor, binary,
+                              check_attr_dtype, normalize_axis, record)
+from minitf.ops.creation import zeros_like
+from minitf.ops.shaping import (_batch_ndim, _int_list, _scalar_int, _shape_arg, reshape, stack,
+                                unstack)
+
+__all__ = ["where", "gather", "gather_nd", "scatter_nd", "tensor_scatter_nd_update",
+           "tensor_scatter_nd_add", "tensor_scatter_nd_sub", "boolean_mask", "pad", "repeat"]
+
+
+SELECT = Op("SelectV2", batchable=True)
+
+
+def where(condition, x=None, y=None, name=None):
+    """With x and y: elements of x where condition is true, else of y (broadcasting).
+    With only condition: the coordinates of true elements as an int64 [n, rank] tensor."""
+    cond = as_tensor(condition)
+    xp = array_module(cond._value)
+    if x is None and y is None:
+        if cond._value.ndim == 0:
+            raise errors.invalid_argument("Where", "WhereOp : Unhandled input dimensions: 0; pass a "
+                                                   "tensor of rank >= 1")
+        return Tensor(xp.argwhere(cond._value).astype("int64"))
+    if x is None or y is None:
+        raise ValueError("where needs both x and y, or neither.")
+    x, y = binary(x, y, SELECT)
+    if cond._value.dtype.kind != "b":
+        raise SELECT.invalid(f"condition must be a bool tensor, got {cond.dtype.name}")
+    try:
+        z = Tensor(xp.where(cond._value, x._value, y._value))
+    except ValueError:
+        raise SELECT.invalid(f"condition {list(cond.shape)}, x {list(x.shape)} and y {list(y.shape)} "
+                             "must be broadcastable to one shape") from None
+    if _state.active:
+        def grad(g):
+            zero = zeros_like(g)
+            return (None, lambda: where(cond, g, zero), lambda: where(cond, zero, g))
+        record(SELECT, (cond, x, y), (z,), grad)
+    return z
+
+
+def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
+    """Pad `tensor` with paddings[i] = [before, after] entries along each dimension, filled with
+    `constant_values` (mode CONSTANT) or mirrored (REFLECT excludes the edge, SYMMETRIC repeats it)."""
+    x = as_tensor(tensor)
+    raw = np.asarray(paddings.numpy() if isinstance(paddings, (Tensor, Variable)) else paddings)
+    if raw.size and raw.dtype.kind not in "iu":
+        raise errors.invalid_argument(
+            "Pad", f"Value for attr 'Tpaddings' of {raw.dtype.name} is not in the list of allowed "
+                   f"values: int32, int64; pass integer paddings")
+    if raw.ndim != 2 or raw.shape[1] != 2:
+        raise errors.invalid_argument(
+            "Pad", f"paddings must be a matrix with 2 columns: {list(raw.shape)}; give one "
+                   f"[before, after] pair per dimension")
+    pads = _int_list(raw)
+    nd = x._value.ndim
+    mode_up = str(mode).upper()
+    if mode_up not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
+        raise ValueError(f"pad: unknown padding mode {mode!r}; use 'CONSTANT', 'REFLECT' or 'SYMMETRIC'")
+    if len(pads) != 2 * nd:
+        raise errors.invalid_argument(
+            "Pad", f"The first dimension of paddings must be the rank of inputs: paddings has "
+                   f"{len(pads) // 2 if len(pads) % 2 == 0 else len(pads)} rows, input shape {list(x.shape)}")
+    pairs = [(pads[2 * i], pads[2 * i + 1]) for i in range(nd)]
+    if any(p < 0 for pr in pairs for p in pr):
+        raise errors.invalid_argument("Pad", f"Paddings must be non-negative, got {pairs}")
+    if mode_up == "CONSTANT":
+        return _pad_constant(x, pairs, constant_values)
+    return _pad_mirror(x, pairs, mode_up)
+
+
+PAD = Op("Pad", batchable=True)
+PAD_GRAD = Op("PadGrad", batchable=True)
+
+
+def _pad_constant(x, pairs, constant_values):
+    xp = array_module(x._value)
+    fill_value = as_tensor(constant_values, dtype=x.dtype)
+    out_shape = tuple(d + a + b for d, (a, b) in zip(x._value.shape, pairs))
+    out = xp.full(out_shape, fill_value._value, dtype=x._value.dtype)
+    inner = tuple(slice(a, a + d) for d, (a, _) in zip(x._value.shape, pairs))
+    out[inner] = x._value
+    y = Tensor(out)
+    if _state.active:
+        record(PAD, (x,), (y,), lambda g: _pad_grad(g, pairs, inner) if inner else g)
+    return y
+
+
+def _pad_grad(g, pairs, inner):
+    """The cotangent of a constant pad: the inner block of `g` (after any batch dimensions)."""
+    y = Tensor(g._value[(Ellipsis,) + inner])
+    if _state.active:
+        record(PAD_GRAD, (g,), (y,),
+               lambda u: _pad_constant(u, [(0, 0)] * (u._value.ndim - len(pairs)) + list(pairs), 0))
+    return y
+
+
+def _pad_mirror(x, pairs, mode):
+    """Mirror padding as one gather per padded axis, so the gradient comes from gather's rule."""
+    offset = 0 if mode == "SYMMETRIC" else 1
+    for axis, (before, after) in enumerate(pairs):
+        n = x._value.shape[axis]
+        if before > n - offset or after > n - offset:
+            raise errors.invalid_argument(
+                "MirrorPad", f"paddings must be no greater than the dimension size{'' if offset == 0 else ' - 1'}"
+                             f" in {mode} mode: got {before}, {after} for dimension {axis} of size {n}")
+        if before == 0 and after == 0:
+            continue
+        left = np.arange(before, 0, -1) - 1 + offset
+        right = n - 1 - offset - np.arange(after)
+        idx = np.concatenate([left, np.arange(n), right]).astype(np.int64)
+        x = gather(x, idx, axis=axis)
+    return x
+
+
+# -- gather and scatter ------------------------------------------------------------------------
+
+def _check_indices(idx, limit, op_name, what="indices"):
+    """InvalidArgumentError when an index is outside [0, limit), as TF's CPU kernels check."""
+    if idx.size == 0:
+        return
+    lo, hi = int(idx.min()), int(idx.max())
+    if lo < 0 or hi >= limit:
+        bad = lo if lo < 0 else hi
+        raise errors.invalid_argument(op_name, f"{what} value {bad} is not in [0, {limit})")
+
+
+def _gather_raw(p, idx, axis, batch_dims, lead):
+    """xp.take along `lead + axis`, per batch element when batch_dims > 0."""
+    xp = array_module(p)
+    if batch_dims == 0:
+        return xp.take(p, idx, axis=lead + axis)
+    bshape = idx.shape[:batch_dims]
+    out_shape = (p.shape[:lead] + p.shape[lead:lead + axis] + idx.shape[batch_dims:]
+                 + p.shape[lead + axis + 1:])
+    out = xp.empty(out_shape, dtype=p.dtype)
+    pre = (slice(None),) * lead
+    for b in np.ndindex(*bshape):
+        out[pre + b] = xp.take(p[pre + b], idx[b], axis=lead + axis - batch_dims)
+    return out
+
+
+def _scatter_add_raw(g, idx, params_shape, axis, batch_dims, lead):
+    """The transpose of _gather_raw: zeros of lead + params_shape with g added at the indices."""
+    xp = array_module(g)
+    out = xp.zeros(g.shape[:lead] + tuple(params_shape), dtype=g.dtype)
+    pre = (slice(None),) * lead
+    for b in (np.ndindex(*idx.shape[:batch_dims]) if batch_dims else [()]):
+        target = out[pre + b]
+        where_ = (slice(None),) * (lead + axis - batch_dims) + (idx[b] if b else idx,)
+        xp.add.at(target, where_, g[pre + b])
+    return out
+
+
+GATHER = Op("GatherV2", batchable=True)
+GATHER_GRAD = Op("GatherGrad", batchable=True)
+
+
+def _gather_op(params, indices, axis, batch_dims, lead):
+    y = Tensor(_gather_raw(params._value, indices._value, axis, batch_dims, lead))
+    if _state.active:
+        pshape = params._value.shape[lead:]
+        out_nd = y._value.ndim
+
+        def grad(g):
+            extra = lead + _batch_ndim(g, out_nd)
+            if extra == 0 and axis == 0 and batch_dims == 0:
+                n = int(indices._value.size)
+                return (IndexedSlices(reshape(g, (n,) + tuple(pshape[1:])), reshape(indices, (n,)),
+                                      tuple(int(d) for d in pshape)), None)
+            return (_scatter_add_op(g, indices, pshape, axis, batch_dims, extra), None)
+        record(GATHER, (params, indices), (y,), grad)
+    return y
+
+
+def _scatter_add_op(g, indices, params_shape, axis, batch_dims, lead):
+    out = Tensor(_scatter_add_raw(g._value, indices._value, params_shape, axis, batch_dims, lead))
+    if _state.active:
+        nd = out._value.ndim
+        record(GATHER_GRAD, (g,), (out,),
+               lambda u: _gather_op(u, indices, axis, batch_dims, lead + _batch_ndim(u, nd)))
+    return out
+
+
+def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
+    """Slices of `params` along `axis` at `indices`: output shape is params.shape[:axis] +
+    indices.shape[batch_dims:] + params.shape[axis + 1:]. The gradient for axis 0 is an
+    IndexedSlices (sparse rows), which optimizers can apply without densifying."""
+    p = as_tensor(params)
+    idx = as_tensor(indices)
+    check_attr_dtype(idx, "GatherV2", "Tindices", ("int16", "int32", "int64"))
+    nd = p._value.ndim
+    batch_dims = _scalar_int(batch_dims)
+    if batch_dims < 0:
+        batch_dims += idx._value.ndim
+    if axis is not None and not isinstance(axis, int):
+        check_attr_dtype(as_tensor(axis), "GatherV2", "Taxis", ("int32", "int64"))
+    axis = batch_dims if axis is None else _scalar_int(axis)
+    if nd == 0:
+        raise GATHER.invalid("params must be at least 1 dimensional, got a scalar")
+    axis = normalize_axis(axis, nd, "GatherV2")
+    if not 0 <= batch_dims <= min(axis, idx._value.ndim):
+        raise errors.invalid_argument(
+            "GatherV2", f"batch_dims ({batch_dims}) must be in [0, min(axis={axis}, rank(indices)="
+                        f"{idx._value.ndim})]")
+    if tuple(p._value.shape[:batch_dims]) != tuple(idx._value.shape[:batch_dims]):
+        raise errors.invalid_argument(
+            "GatherV2", f"params.shape[:{batch_dims}] = {list(p.shape)[:batch_dims]} must equal "
+                        f"indices.shape[:{batch_dims}] = {list(idx.shape)[:batch_dims]}")
+    _check_indices(idx._value, p._value.shape[axis], "GatherV2",
+                   f"indices for params of shape {list(p.shape)} along axis {axis}:")
+    return _gather_op(p, idx, axis, batch_dims, 0)
+
+
+def _nd_key(idx, lead):
+    """A numpy index tuple from an [..., M] integer array (preceded by `lead` full slices)."""
+    return (slice(None),) * lead + tuple(idx[..., i] for i in range(idx.shape[-1]))
+
+
+GATHER_ND = Op("GatherNd", batchable=True)
+SCATTER_ND = Op("ScatterNd", batchable=True)
+
+
+def _gather_nd_op(params, indices, lead):
+    y = Tensor(params._value[_nd_key(indices._value, lead)])
+    if _state.active:
+        pshape = params._value.shape[lead:]
+        out_nd = y._value.ndim
+        record(GATHER_ND, (params, indices), (y,),
+               lambda g: (_scatter_nd_op(g, indices, pshape, lead + _batch_ndim(g, out_nd)), None))
+    return y
+
+
+def _scatter_nd_op(updates, indices, shape, lead):
+    xp = array_module(updates._value)
+    out = xp.zeros(updates._value.shape[:lead] + tuple(shape), dtype=updates._value.dtype)
+    xp.add.at(out, _nd_key(indices._value, lead), updates._value)
+    y = Tensor(out)
+    if _state.active:
+        nd = y._value.ndim
+        record(SCATTER_ND, (updates, indices), (y,),
+               lambda g: (_gather_nd_op(g, indices, lead + _batch_ndim(g, nd)), None))
+    return y
+
+
+def _check_nd(indices, shape, op_name):
+    idx = indices._value
+    if idx.dtype.kind not in "iu":
+        raise errors.invalid_argument(
+            op_name, f"Value for attr 'Tindices' of {indices.dtype.name} is not in the list of allowed "
+                     f"values: int16, int32, int64; pass integer indices")
+    if idx.ndim == 0 or idx.shape[-1] > len(shape):
+        raise errors.invalid_argument(
+            op_name, f"indices of shape {list(idx.shape)} need a last dimension of at most the rank "
+                     f"{len(shape)} of shape {list(shape)}")
+    for i in range(idx.shape[-1]):
+        _check_indices(idx[..., i], shape[i], op_name, f"indices[..., {i}] for shape {list(shape)}:")
+
+
+def gather_nd(params, indices, batch_dims=0, name=None):
+    """Slices of `params` at the multi-indices in the last dimension of `indices`."""
+    p = as_tensor(params)
+    idx = as_tensor(indices)
+    batch_dims = _scalar_int(batch_dims)
+    if batch_dims:
+        bshape = p._value.shape[:batch_dims]
+        if tuple(bshape) != tuple(idx._value.shape[:batch_dims]):
+            raise GATHER_ND.invalid(f"batch dimensions of params {list(p.shape)} and indices "
+                                    f"{list(idx.shape)} must match for batch_dims={batch_dims}")
+        # one gather_nd per batch element, on the rows of params and indices flattened to [n, ...]
+        n = int(np.prod(bshape, dtype=np.int64))
+        rows = [gather_nd(a, b) for a, b in
+                zip(unstack(reshape(p, (n,) + p._value.shape[batch_dims:])),
+                    unstack(reshape(idx, (n,) + idx._value.shape[batch_dims:])))]
+        inner = rows[0]._value.shape if rows else ()
+        return reshape(stack(rows), bshape + inner)
+    _check_nd(idx, p._value.shape, "GatherNd")
+    return _gather_nd_op(p, idx, 0)
+
+
+def _check_updates(idx, updates, shape, op_name):
+    want = tuple(idx._value.shape[:-1]) + tuple(shape[idx._value.shape[-1]:])
+    if tuple(updates._value.shape) != want:
+        raise errors.invalid_argument(
+            op_name, f"updates must have shape indices.shape[:-1] + shape[indices.shape[-1]:] = "
+                     f"{list(want)}, got {list(updates.shape)} (indices {list(idx.shape)}, "
+                     f"shape {list(shape)})")
+
+
+def scatter_nd(indices, updates, shape, name=None):
+    """A zero tensor of `shape` with `updates` added at `indices` (repeated indices sum)."""
+    idx = as_tensor(indices)
+    upd = as_tensor(updates)
+    shape = _shape_arg(shape)
+    _check_nd(idx, shape, "ScatterNd")
+    _check_updates(idx, upd, shape, "ScatterNd")
+    return _scatter_nd_op(upd, idx, shape, 0)
+
+
+TENSOR_SCATTER_UPDATE = Op("TensorScatterUpdate", batchable=True)
+
+
+def tensor_scatter_nd_update(tensor, indices, updates, name=None):
+    """A copy of `tensor` with the slices at `indices` replaced by `updates`."""
+    t = as_tensor(tensor)
+    idx = as_tensor(indices)
+    upd = as_tensor(updates, dtype=t.dtype if not isinstance(updates, Tensor) else None)
+    shape = t._value.shape
+    _check_nd(idx, shape, "TensorScatterUpdate")
+    if upd.dtype != t.dtype:
+        raise TENSOR_SCATTER_UPDATE.invalid(
+            f"cannot compute TensorScatterUpdate as input #2(zero-based) was expected to be a "
+            f"{t.dtype.name} tensor but is a {upd.dtype.name} tensor; cast the updates with tf.cast")
+    _check_updates(idx, upd, shape, "TensorScatterUpdate")
+    out = t._value.copy()
+    key = _nd_key(idx._value, 0)
+    out[key] = upd._value
+    y = Tensor(out)
+    if _state.active:
+        xp = array_module(t._value)
+        keep = xp.ones(shape, dtype=t._value.dtype)
+        keep[key] = 0
+        keep = Tensor(keep)
+        nd = len(shape)
+        record(TENSOR_SCATTER_UPDATE, (t, idx, upd), (y,),
+               lambda g: (lambda: g * keep, None,
+                          lambda: _gather_nd_op(g, idx, _batch_ndim(g, nd))))
+    return y
+
+
+def tensor_scatter_nd_add(tensor, indices, updates, name=None):
+    """A copy of `tensor` with `updates` added at `indices` (repeated indices sum)."""
+    t = as_tensor(tensor)
+    upd = as_tensor(updates, dtype=t.dtype if not isinstance(updates, Tensor) else None)
+    return t + scatter_nd(indices, upd, t._value.shape)
+
+
+def tensor_scatter_nd_sub(tensor, indices, updates, name=None):
+    """A copy of `tensor` with `updates` subtracted at `indices`."""
+    t = as_tensor(tensor)
+    upd = as_tensor(updates, dtype=t.dtype if not isinstance(updates, Tensor) else None)
+    return t - scatter_nd(indices, upd, t._value.shape)
+
+
+def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
+    """The entries of `tensor` where `mask` is true; mask covers dimensions axis..axis+k-1,
+    which become one dimension holding the selected entries."""
+    t = as_tensor(tensor)
+    m = as_tensor(mask)
+    if m._value.dtype.kind != "b":
+        raise TypeError(f"boolean_mask: mask must be a bool tensor, got {m.dtype.name}")
+    k = m._value.ndim
+    axis = 0 if axis is None else _scalar_int(axis)
+    if axis < 0:
+        axis += t._value.ndim
+    if k == 0:
+        raise ValueError("boolean_mask: mask cannot be a scalar.")
+    shape = t._value.shape
+    if tuple(shape[axis:axis + k]) != tuple(m._value.shape):
+        raise ValueError(f"boolean_mask: shapes {list(shape)[axis:axis + k]} (tensor {list(shape)} "
+                         f"from axis {axis}) and mask {list(m.shape)} are incompatible")
+    flat = reshape(t, shape[:axis] + (-1,) + shape[axis + k:])
+    xp = array_module(m._value)
+    idx = Tensor(xp.flatnonzero(m._value).astype("int64"))
+    return gather(flat, idx, axis=axis)
+
+
+def repeat(input, repeats, axis=None, name=None):  # noqa: A002
+    """Each element (or slice along `axis`) repeated `repeats` times; with axis None the input
+    is flattened first."""
+    x = as_tensor(input)
+    if axis is None:
+        x = reshape(x, (-1,))
+        axis = 0
+    nd = x._value.ndim
+    if nd == 0:
+        x, nd = reshape(x, (1,)), 1
+    axis = _scalar_int(axis)
+    if not -nd <= axis < nd:
+        raise ValueError(f"axis={axis} out of bounds: expected {-nd}<=axis<{nd} for repeat on a tensor "
+                         f"of shape {list(x.shape)}")
+    axis = normalize_axis(axis, nd, "Repeat")
+    n = x._value.shape[axis]
+    reps = _int_list(repeats)
+    if len(reps) not in (1, n):
+        raise ValueError(f"Dimensions {n} and {len(reps)} are not compatible: repeat needs one count "
+                         f"or one per entry of dimension {axis} of shape {list(x.shape)}")
+    if any(r < 0 for r in reps):
+        raise errors.invalid_argument("Repeat", f"repeats must be non-negative, got {reps}")
+    idx = np.repeat(np.arange(n), reps if len(reps) == n else reps[0]).astype(np.int64)
+    return gather(x, idx, axis=axis)

@@ -1,0 +1,421 @@
+"""Shape manipulation: reshape, transpose, broadcast, stack/unstack, concat/split, tile, and the
+shape queries (shape, size, rank), with gradients.
+
+The helpers `_shape_arg`, `_int_list`, `_scalar_int` and `_batch_ndim` are shared by the sibling
+array modules (creation, gather, reorder), which sit above this one.
+"""
+import numpy as np
+
+from minitf import backend, dtypes, errors
+from minitf.convert import register_packer
+from minitf.ops._core import (Op, Tensor, Variable, _state, array_module, as_tensor, check_attr_dtype,
+                              normalize_axis, record)
+from minitf.ops.constant import identity
+
+__all__ = ["reshape", "broadcast_to", "transpose", "stack", "unstack", "newaxis", "expand_dims",
+           "squeeze", "concat", "split", "tile", "shape", "size", "rank", "identity_n"]
+
+newaxis = None
+
+
+def _shape_arg(shape):
+    """A tuple of ints from a list, tuple, TensorShape or 1-D integer tensor."""
+    if isinstance(shape, Tensor):
+        return tuple(int(d) for d in np.asarray(shape.numpy()).reshape(-1))
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(d) if not isinstance(d, Tensor) else int(d.numpy()) for d in shape)
+
+
+def _int_list(value):
+    """A list of Python ints from an int, list, tuple, numpy array or integer tensor."""
+    if isinstance(value, Tensor):
+        value = value.numpy()
+    return [int(v) for v in np.asarray(value).reshape(-1)]
+
+
+def _scalar_int(value):
+    return int(value.numpy()) if isinstance(value, Tensor) else int(value)
+
+
+def _batch_ndim(g, out_ndim):
+    """Leading batch dimensions a cotangent carries beyond the op's output (vectorized jacobians)."""
+    return g._value.ndim - out_ndim
+
+
+def _reshape_sizes(shape):
+    """The target of tf.reshape as a tuple of ints, with TF's errors for non-integer or non-1-D sizes."""
+    if isinstance(shape, (list, tuple)) and all(type(d) is int for d in shape):
+        return tuple(shape)
+    if isinstance(shape, (Tensor, Variable)):
+        check_attr_dtype(as_tensor(shape), "Reshape", "Tshape", ("int32", "int64"))
+        arr = np.asarray(as_tensor(shape).numpy())
+    elif isinstance(shape, (list, tuple)) and not any(isinstance(d, (Tensor, Variable)) for d in shape):
+        flat = np.ravel(np.asarray(shape, dtype=object)) if shape else ()
+        kinds = {bool if isinstance(d, (bool, np.bool_)) else
+                 int if isinstance(d, (int, np.integer)) else float for d in flat}
+        if bool in kinds and int in kinds:
+            raise ValueError(f"Can't convert Python sequence with mixed types to Tensor: reshape sizes "
+                             f"{shape!r} mix bools and ints; pass ints")
+        arr = np.asarray(shape)
+        if arr.dtype.kind not in "iub" and arr.size:
+            raise errors.invalid_argument(
+                "Reshape", f"Value for attr 'Tshape' of {arr.dtype.name} is not in the list of allowed "
+                           f"values: int32, int64; pass integer sizes")
+    else:
+        return _shape_arg(shape)
+    if arr.ndim > 1:
+        raise errors.invalid_argument(
+            "Reshape", f"sizes input must be 1-D, not {list(arr.shape)}; pass a flat list of sizes")
+    return tuple(int(d) for d in arr.reshape(-1))
+
+
+def _infer_reshape(size_in, in_shape, shape):
+    """TF's Reshape shape inference for targets with negative sizes (which numpy treats loosely)."""
+    unknown, product = -1, 1
+    for i, d in enumerate(shape):
+        if d == -1:
+            if unknown != -1:
+                raise errors.invalid_argument(
+                    "Reshape", f"Only one input size may be -1, not both {unknown} and {i}")
+            unknown = i
+        elif d < 0:
+            raise errors.invalid_argument("Reshape", f"Size {i} must be non-negative, not {d}")
+        elif d:
+            product *= d
+    if unknown == -1:
+        return shape
+    # when the target has a zero size, TF infers -1 from the input's non-zero sizes alone
+    target_has_zero = 0 in shape
+    known, skipped_zero = 1, False
+    for d in in_shape:
+        if d > 0 or not target_has_zero:
+            known *= d
+        else:
+            skipped_zero = True
+    missing = known // product
+    if not skipped_zero and known != product * missing:
+        raise errors.invalid_argument(
+            "Reshape", f"Input to reshape is a tensor with {size_in} values, but the requested shape "
+                       f"requires a multiple of {product}; check the target shape {list(shape)}")
+    return shape[:unknown] + (missing,) + shape[unknown + 1:]
+
+
+RESHAPE = Op("Reshape", batchable=True)
+
+
+def reshape(tensor, shape, name=None):
+    """The same values in a new shape; one dimension may be -1 (inferred)."""
+    x = as_tensor(tensor)
+    shape = _reshape_sizes(shape)
+    if shape and min(shape) < 0:
+        shape = _infer_reshape(x._value.size, x._value.shape, shape)
+    try:
+        y = Tensor(x._value.reshape(shape))
+    except ValueError:
+        raise RESHAPE.invalid(f"Input to reshape is a tensor with {x._value.size} values, but the "
+                              f"requested shape {list(shape)} has {int(np.prod(shape))}; check the "
+                              f"target shape") from None
+    if _state.active:
+        in_shape, out_ndim = x._value.shape, y._value.ndim
+        record(RESHAPE, (x,), (y,),
+               lambda g: reshape(g, g._value.shape[:_batch_ndim(g, out_ndim)] + in_shape))
+    return y
+
+
+BROADCAST_TO = Op("BroadcastTo", batchable=True)
+
+
+def broadcast_to(input, shape, name=None):  # noqa: A002
+    """`input` broadcast to `shape` with numpy's rules (the gradient sums back)."""
+    x = as_tensor(input)
+    shape = _shape_arg(shape)
+    xp = array_module(x._value)
+    try:
+        y = Tensor(xp.broadcast_to(x._value, shape))
+    except ValueError:
+        raise BROADCAST_TO.invalid(
+            f"Unable to broadcast tensor of shape {list(x.shape)} to shape {list(shape)}") from None
+    if _state.active:
+        record(BROADCAST_TO, (x,), (y,), lambda g: g)
+    return y
+
+
+TRANSPOSE = Op("Transpose", batchable=True)
+
+
+def transpose(a, perm=None, conjugate=False, name="transpose"):
+    """Permute the dimensions of `a` (reverse them when perm is None)."""
+    x = as_tensor(a)
+    nd = x._value.ndim
+    perm = tuple(range(nd))[::-1] if perm is None else _shape_arg(perm)
+    for p in perm:
+        if not -nd <= p < nd:
+            raise TRANSPOSE.invalid(f"{p} is out of range [0 .. {nd}) in perm {list(perm)} for a "
+                                    f"tensor of shape {list(x.shape)}")
+    if sorted(p % nd if nd else p for p in perm) != list(range(nd)) or len(perm) != nd:
+        raise TRANSPOSE.invalid(f"perm {list(perm)} is not a permutation of the {nd} dimensions of "
+                                f"a tensor of shape {list(x.shape)}")
+    y = Tensor(x._value.transpose(perm))
+    if _state.active:
+        inverse = tuple(np.argsort(perm))
+
+        def grad(g):
+            b = _batch_ndim(g, nd)
+            return transpose(g, tuple(range(b)) + tuple(p + b for p in inverse))
+        record(TRANSPOSE, (x,), (y,), grad)
+    return y
+
+
+PACK = Op("Pack", batchable=True)
+
+
+def stack(values, axis=0, name="stack"):
+    """Join same-shaped tensors along a new axis (Python values take the tensors' dtype).
+
+    As in TF, stacking nothing gives an empty float32 vector and an axis outside the result's
+    rank is a ValueError.
+    """
+    if not isinstance(values, (list, tuple)):
+        values = list(values)
+    if not values:
+        if _scalar_int(axis) != 0:  # TF only converts an empty list as a constant for axis 0
+            raise IndexError("list index out of range: stack got no values to stack along axis "
+                             f"{axis}")
+        return Tensor(backend.default_module().zeros((0,), dtype=np.float32))
+    like = next((v for v in values if isinstance(v, (Tensor, Variable))), None)
+    tensors = [as_tensor(v) if like is None or isinstance(v, (Tensor, Variable))
+               else as_tensor(v, dtype=like.dtype) for v in values]
+    first = tensors[0]
+    nd = first._value.ndim + 1
+    axis = _scalar_int(axis)
+    if not -nd <= axis < nd:
+        raise ValueError(f"Argument `axis` = {axis} not in range [{-nd}, {nd}) for stacking tensors of "
+                         f"shape {list(first.shape)}")
+    for t in tensors[1:]:
+        if t._value.dtype != first._value.dtype:
+            raise PACK.invalid(f"cannot stack tensors of dtypes {first.dtype.name} and "
+                               f"{t.dtype.name}; cast them to one dtype")
+        if t._value.shape != first._value.shape:
+            raise PACK.invalid(f"Shapes of all inputs must match: values[0].shape = {list(first.shape)} "
+                               f"!= values[k].shape = {list(t.shape)}")
+    axis = normalize_axis(axis, nd, "Pack")
+    xp = array_module(first._value)
+    y = Tensor(xp.stack([t._value for t in tensors], axis=axis))
+    if _state.active:
+        def grad(g):
+            return tuple(unstack(g, axis=axis + _batch_ndim(g, nd)))
+        record(PACK, tuple(tensors), (y,), grad)
+    return y
+
+
+register_packer(stack)  # tf.convert_to_tensor packs lists holding tensors with stack
+
+
+UNPACK = Op("Unpack", batchable=True)
+
+
+def unstack(value, num=None, axis=0, name="unstack"):
+    """Split a tensor into a list of tensors along `axis`, removing that axis."""
+    x = as_tensor(value)
+    nd = x._value.ndim
+    axis = _scalar_int(axis)
+    if not -nd <= axis < nd:
+        raise ValueError(f"Argument `axis` = {axis} not in range [{-nd}, {nd}) for unstacking a tensor "
+                         f"of shape {list(x.shape)}")
+    axis = normalize_axis(axis, nd, "Unpack")
+    n = x._value.shape[axis]
+    if num is not None and num != n:
+        raise UNPACK.invalid(f"Input shape axis {axis} must equal {num}, got shape {list(x.shape)}; "
+                             f"pass num={n} or leave it out")
+    xp = array_module(x._value)
+    outs = tuple(Tensor(v) for v in xp.moveaxis(x._value, axis, 0))
+    if _state.active and outs:
+        def grad(*gs):
+            return stack(gs, axis=axis + _batch_ndim(gs[0], nd - 1))
+        record(UNPACK, (x,), outs, grad)
+    return list(outs)
+
+def expand_dims(input, axis, name=None):  # noqa: A002
+    """`input` with a new dimension of size 1 inserted at `axis` (negative counts from the end)."""
+    x = as_tensor(input)
+    nd = x._value.ndim
+    axis = _scalar_int(axis)
+    if not -nd - 1 <= axis <= nd:
+        raise errors.invalid_argument(
+            "ExpandDims", f"Tried to expand dim index {axis} for tensor with {nd} dimensions "
+                          f"(shape {list(x.shape)}); axis must be in [{-nd - 1}, {nd}]")
+    axis = axis % (nd + 1)
+    shape = x._value.shape
+    return reshape(x, shape[:axis] + (1,) + shape[axis:])
+
+
+def squeeze(input, axis=None, name=None):  # noqa: A002
+    """`input` without dimensions of size 1 (only those listed in `axis`, when given)."""
+    x = as_tensor(input)
+    shape = x._value.shape
+    nd = len(shape)
+    if axis is None:
+        axes = [i for i, d in enumerate(shape) if d == 1]
+    else:
+        axes = []
+        for a in ([axis] if isinstance(axis, (int, np.integer)) else _int_list(axis)):
+            if not -nd <= a < nd:
+                raise errors.invalid_argument(
+                    "Squeeze", f"Tried to squeeze dim index {a} for tensor with {nd} dimensions "
+                               f"(shape {list(shape)})")
+            a %= nd
+            if shape[a] != 1:
+                raise errors.invalid_argument(
+                    "Squeeze", f"Can not squeeze dim[{a}], expected a dimension of 1, got {shape[a]} "
+                               f"(shape {list(shape)})")
+            axes.append(a)
+    return reshape(x, tuple(d for i, d in enumerate(shape) if i not in axes))
+
+
+CONCAT = Op("ConcatV2", batchable=True)
+
+
+def concat(values, axis, name="concat"):
+    """Join tensors along an existing `axis`; all other dimensions must match.
+
+    As in TF, a single value (or a lone tensor) comes back unchanged whatever `axis` is, and Python
+    values take the dtype of the first tensor or variable among `values`.
+    """
+    if isinstance(axis, float) or (isinstance(axis, Tensor) and axis.dtype.name not in ("int32", "int64")):
+        raise TypeError(f"concat: cannot convert axis {axis!r} to EagerTensor of dtype int32; "
+                        f"pass an integer axis")
+    if not isinstance(values, (list, tuple)):
+        values = [values]
+    if len(values) == 1:
+        if np.ndim(axis.numpy() if isinstance(axis, Tensor) else axis) != 0:
+            raise ValueError(f"concat: axis must be a scalar, got {axis!r}")
+        return identity(values[0])
+    if not values:
+        raise errors.invalid_argument(
+            "ConcatV2", "ConcatV2 needs at least one tensor (attr 'T' is not set for N=0); "
+                        "pass a non-empty list")
+    like = next((v for v in values if isinstance(v, (Tensor, Variable))), None)
+    tensors = [as_tensor(v) if like is None or isinstance(v, (Tensor, Variable))
+               else as_tensor(v, dtype=like.dtype) for v in values]
+    first = tensors[0]
+    nd = first._value.ndim
+    if nd == 0:
+        raise errors.invalid_argument("ConcatV2", "Can't concatenate scalars (use tf.stack instead)")
+    axis = normalize_axis(_scalar_int(axis), nd, "ConcatV2")
+    for i, t in enumerate(tensors[1:], 1):
+        if t._value.dtype != first._value.dtype:
+            raise errors.invalid_argument("ConcatV2", f"cannot concatenate tensors of dtypes "
+                                                      f"{first.dtype.name} and {t.dtype.name}")
+        s0, s1 = first._value.shape, t._value.shape
+        if len(s0) != len(s1) or any(a != b for k, (a, b) in enumerate(zip(s0, s1)) if k != axis):
+            raise errors.invalid_argument(
+                "ConcatV2", f"ConcatOp : Dimension mismatch in values[{i}]: shape {list(s1)} vs. "
+                            f"values[0] shape {list(s0)} along axis {axis}; all dimensions but the "
+                            "concatenation axis must match")
+    xp = array_module(first._value)
+    y = Tensor(xp.concatenate([t._value for t in tensors], axis=axis))
+    if _state.active:
+        sizes = [t._value.shape[axis] for t in tensors]
+
+        def grad(g):
+            return tuple(split(g, sizes, axis=axis + _batch_ndim(g, nd)))
+        record(CONCAT, tuple(tensors), (y,), grad)
+    return y
+
+
+SPLIT = Op("Split", batchable=True)
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name="split"):
+    """Split `value` along `axis` into equal parts (an int) or parts of the given sizes (a list;
+    one size may be -1, meaning the rest)."""
+    x = as_tensor(value)
+    nd = x._value.ndim
+    axis = normalize_axis(_scalar_int(axis), nd, "Split")
+    n = x._value.shape[axis]
+    if isinstance(num_or_size_splits, (int, np.integer)) or (
+            isinstance(num_or_size_splits, Tensor) and num_or_size_splits._value.ndim == 0):
+        parts = _scalar_int(num_or_size_splits)
+        if parts <= 0 or n % parts:
+            raise errors.invalid_argument(
+                "Split", f"Number of ways to split should evenly divide the split dimension, but got "
+                         f"split_dim {axis} (size = {n}) and num_split {parts}")
+        sizes = [n // parts] * parts
+    else:
+        sizes = _int_list(num_or_size_splits)
+        if sizes.count(-1) > 1:
+            raise errors.invalid_argument("SplitV", f"size_splits {sizes} may contain at most one -1")
+        if -1 in sizes:
+            sizes[sizes.index(-1)] = n - (sum(sizes) + 1)
+        if sum(sizes) != n or any(s < 0 for s in sizes):
+            raise errors.invalid_argument(
+                "SplitV", f"Determined shape must either match input shape along split_dim exactly if "
+                          f"fully specified, or be less than the size of the input along split_dim if "
+                          f"not fully specified. Got size_splits {sizes} for dimension {axis} of size {n}")
+    xp = array_module(x._value)
+    bounds = np.cumsum(sizes)[:-1].tolist()
+    outs = tuple(Tensor(v) for v in xp.split(x._value, bounds, axis=axis))
+    if _state.active:
+        def grad(*gs):
+            return concat(gs, axis=axis + _batch_ndim(gs[0], nd))
+        record(SPLIT, (x,), outs, grad)
+    return list(outs)
+
+
+TILE = Op("Tile", batchable=True)
+TILE_GRAD = Op("TileGrad", batchable=True)
+
+
+def tile(input, multiples, name=None):  # noqa: A002
+    """`input` repeated `multiples[i]` times along dimension i."""
+    x = as_tensor(input)
+    reps = _int_list(multiples)
+    nd = x._value.ndim
+    if len(reps) != nd:
+        raise errors.invalid_argument(
+            "Tile", f"Expected multiples argument to be a vector of length {nd} but got length "
+                    f"{len(reps)} (input shape {list(x.shape)})")
+    if any(r < 0 for r in reps):
+        raise errors.invalid_argument("Tile", f"Expected multiples to be non-negative, got {reps}")
+    xp = array_module(x._value)
+    y = Tensor(xp.tile(x._value, reps) if nd else x._value)
+    if _state.active:
+        shape = x._value.shape
+        record(TILE, (x,), (y,), lambda g: _tile_grad(g, reps, shape))
+    return y
+
+
+def _tile_grad(g, reps, shape):
+    """The cotangent of tile: `g` summed over its `reps` copies, back to (batch dims +) `shape`."""
+    b = g._value.ndim - len(shape)
+    split_shape = g._value.shape[:b] + tuple(v for r, d in zip(reps, shape) for v in (r, d))
+    xp = array_module(g._value)
+    summed = xp.sum(g._value.reshape(split_shape), axis=tuple(b + 2 * i for i in range(len(shape))))
+    y = Tensor(xp.asarray(summed, dtype=g._value.dtype))
+    if _state.active:
+        record(TILE_GRAD, (g,), (y,), lambda u: tile(u, [1] * (u._value.ndim - len(shape)) + reps))
+    return y
+
+
+def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
+    """The shape of `input` as a 1-D tensor (int32 unless out_type says int64)."""
+    x = input if isinstance(input, Tensor) else as_tensor(input)
+    return Tensor(np.asarray(x._value.shape, dtype=dtypes.as_dtype(out_type)._np).reshape(-1))
+
+
+def size(input, out_type=dtypes.int32, name=None):  # noqa: A002
+    """The number of elements of `input` as a scalar tensor."""
+    x = as_tensor(input)
+    return Tensor(np.asarray(x._value.size, dtype=dtypes.as_dtype(out_type)._np))
+
+
+def rank(input, name=None):  # noqa: A002
+    """The number of dimensions of `input` as an int32 scalar tensor."""
+    x = as_tensor(input)
+    return Tensor(np.asarray(x._value.ndim, dtype=np.int32))
+
+
+def identity_n(input, name=None):  # noqa: A002
+    """A list of identities of the tensors in `input`."""
+    return [identity(t) for t in input]
