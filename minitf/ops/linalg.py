@@ -1,13 +1,13 @@
-"""Linear algebra: matmul, einsum, tensordot, inverses, determinants, solves and norms, with gradients."""
+"""Linear algebra: matmul, einsum, tensordot, inverses, determinants, solves and factorizations,
+with gradients. The norms live in ops/norms.py and are re-exported here (tf.linalg.norm)."""
 import numpy as np
 
-from minitf import backend, dtypes, errors
-from minitf.ops._core import (Tensor, Variable, _state, array_module, as_tensor, binary, record,
-                              reduction_axes as _axes, register_batchable)
-from minitf.ops.array import broadcast_to, reshape, transpose, where, zeros_like
-from minitf.ops.constant import cast
-from minitf.ops.math import abs as abs_, equal, log, maximum, pow as pow_, rsqrt, sqrt
-from minitf.ops.reduce import _broadcast_back, reduce_sum
+from minitf import dtypes, errors
+from minitf.ops._core import Op, Tensor, Variable, _state, array_module, as_tensor, binary, check_float, record
+from minitf.ops.array import broadcast_to, eye, reshape, transpose, where, zeros_like
+from minitf.ops.math import log
+from minitf.ops.norms import l2_normalize, norm
+from minitf.ops.reduce import reduce_sum
 
 __all__ = ["matmul", "tensordot", "einsum", "matvec", "matrix_transpose", "adjoint", "eye", "diag",
            "diag_part", "trace", "band_part", "inv", "det", "slogdet", "logdet", "solve", "cholesky",
@@ -16,6 +16,9 @@ __all__ = ["matmul", "tensordot", "einsum", "matvec", "matrix_transpose", "adjoi
 
 def _swap(v, xp):
     return xp.swapaxes(v, -1, -2)
+
+
+MATMUL = Op("MatMul", batchable=True)
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
@@ -41,7 +44,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
             ta_ = as_tensor(a)
             b_rank = len(b.shape) if isinstance(b, (Tensor, Variable)) else np.ndim(b)
             _check_matmul_kernel(ta_, ta_, None, ta_._value.ndim > 2 or b_rank > 2)
-        a, b = binary(a, b, "MatMul", hint=True)
+        a, b = binary(a, b, MATMUL, hint=True)
     ta, tb = transpose_a or adjoint_a, transpose_b or adjoint_b
     va, vb = a._value, b._value
     _check_matmul_kernel(a, b, out_dtype, va.ndim > 2 or vb.ndim > 2)
@@ -71,7 +74,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
             "BatchMatMulV2", f"Incompatible batch dimensions: In[0]: {list(a.shape)}, "
                              f"In[1]: {list(b.shape)}") from None
     if _state.active:
-        record("MatMul", (a, b), (c,), _matmul_grad(a, b, ta, tb))
+        record(MATMUL, (a, b), (c,), _matmul_grad(a, b, ta, tb))
     return c
 
 
@@ -124,16 +127,11 @@ def _matmul_grad(a, b, ta, tb):
     return grad
 
 
-register_batchable("MatMul")
-
-
 # -- helpers ---------------------------------------------------------------------------------
 
 def _as_float_tensor(x, op_name):
     t = as_tensor(x)
-    if t._value.dtype.kind not in "fc":
-        raise errors.invalid_argument(op_name, f"{op_name} needs a floating-point tensor, got "
-                                               f"{t.dtype.name}; cast it with tf.cast")
+    check_float(t, op_name)
     return t
 
 
@@ -149,24 +147,10 @@ def _add_axes(t, count):
     return reshape(t, tuple(t._value.shape) + (1,) * count)
 
 
-def _reduce_max(x, axis, keepdims=False):
-    """Max over `axis` (private; the gradient is shared equally among tied maxima)."""
-    axes = _axes(axis, x._value.ndim, "Max")
-    xp = array_module(x._value)
-    y = Tensor(xp.asarray(xp.max(x._value, axis=axes, keepdims=keepdims)))
-    if _state.active:
-        shape = x._value.shape
-
-        def grad(g):
-            y_full = _broadcast_back(y, shape, axes, keepdims)
-            hit = cast(equal(x, y_full), x.dtype)
-            count = _broadcast_back(reduce_sum(hit, axis=axes, keepdims=keepdims), shape, axes, keepdims)
-            return _broadcast_back(g, shape, axes, keepdims) * hit / count
-        record("Max", (x,), (y,), grad)
-    return y
-
-
 # -- tensordot and einsum --------------------------------------------------------------------
+
+TENSORDOT = Op("Tensordot")  # names the op in errors; it records the ops it is built from
+
 
 def tensordot(a, b, axes, name=None):
     """Sum of products over the given axes of `a` and `b`.
@@ -174,7 +158,7 @@ def tensordot(a, b, axes, name=None):
     `axes` is an int N (the last N axes of a with the first N of b) or a pair of axis lists.
     Built from transpose, reshape and one matmul, so its gradient comes for free.
     """
-    a, b = binary(a, b, "Tensordot")
+    a, b = binary(a, b, TENSORDOT)
     na, nb = a._value.ndim, b._value.ndim
     if isinstance(axes, Tensor):
         axes = axes.numpy().tolist()
@@ -271,10 +255,14 @@ def einsum(equation, *inputs, **kwargs):
     return _einsum(subs, out, tensors)
 
 
+EINSUM = Op("Einsum", batchable=True)
+
+
 def _einsum(subs, out, tensors):
     """The Einsum op on explicit subscripts (no ellipsis)."""
     xp = array_module(tensors[0]._value)
     spec = ",".join(subs) + "->" + out
+    # numpy's einsum takes `optimize` (contraction order); cupy's has no such keyword
     kwargs = {"optimize": len(tensors) > 1} if xp is np else {}
     try:
         raw = xp.einsum(spec, *[t._value for t in tensors], **kwargs)
@@ -286,7 +274,7 @@ def _einsum(subs, out, tensors):
         def grad(g):
             return tuple((lambda k=k: _einsum_operand_grad(g, subs, out, tensors, k))
                          for k in range(len(tensors)))
-        record("Einsum", tuple(tensors), (y,), grad)
+        record(EINSUM, tuple(tensors), (y,), grad)
     return y
 
 
@@ -325,9 +313,12 @@ def _einsum_operand_grad(g, subs, out, tensors, k):
 
 # -- products with vectors, transposes, diagonals ---------------------------------------------
 
+MATVEC = Op("MatVec")  # names the op in errors; it records a matmul
+
+
 def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None):
     """Matrix-vector product over the last dimensions: a [..., M, N] times b [..., N] gives [..., M]."""
-    a, b = binary(a, b, "MatVec")
+    a, b = binary(a, b, MATVEC)
     if b._value.ndim < 1:
         raise errors.invalid_argument("MatVec", f"b must be at least a vector, got shape {list(b.shape)}")
     col = reshape(b, tuple(b._value.shape) + (1,))
@@ -347,17 +338,6 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
 def adjoint(matrix, name=None):
     """Conjugate transpose of the last two dimensions."""
     return matrix_transpose(matrix, conjugate=True)
-
-
-def eye(num_rows, num_columns=None, batch_shape=None, dtype="float32", name=None):
-    """An identity matrix (ones on the main diagonal), optionally repeated over `batch_shape`."""
-    dt = dtypes.as_dtype(dtype)
-    xp = backend.default_module()
-    m = xp.eye(int(num_rows), int(num_columns) if num_columns is not None else None, dtype=dt._np)
-    if batch_shape is not None:
-        shape = tuple(int(d) for d in batch_shape) + m.shape
-        m = xp.ascontiguousarray(xp.broadcast_to(m, shape))
-    return Tensor(m)
 
 
 def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT"):
@@ -414,6 +394,9 @@ def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
 
 # -- inverse, determinants, solves, cholesky ---------------------------------------------------
 
+MATRIX_INVERSE = Op("MatrixInverse", batchable=True)
+
+
 def inv(input, adjoint=False, name=None):  # noqa: A002
     """Inverse of each square matrix in the last two dimensions."""
     x = _as_float_tensor(input, "MatrixInverse")
@@ -433,8 +416,11 @@ def inv(input, adjoint=False, name=None):  # noqa: A002
             # d(A^-1) = -A^-1 dA A^-1, so dA = -A^-T g A^-T
             ga = -matmul(matmul(y, g, adjoint_a=True), y, adjoint_b=True)
             return matrix_transpose(ga, conjugate=True) if adjoint else ga
-        record("MatrixInverse", (x,), (y,), grad)
+        record(MATRIX_INVERSE, (x,), (y,), grad)
     return y
+
+
+MATRIX_DETERMINANT = Op("MatrixDeterminant", batchable=True)
 
 
 def det(input, name=None):  # noqa: A002
@@ -447,9 +433,12 @@ def det(input, name=None):  # noqa: A002
     xp = array_module(x._value)
     y = Tensor(xp.asarray(xp.linalg.det(x._value), dtype=x._value.dtype))
     if _state.active:
-        record("MatrixDeterminant", (x,), (y,),
+        record(MATRIX_DETERMINANT, (x,), (y,),
                lambda g: _add_axes(g * y, 2) * matrix_transpose(inv(x)))
     return y
+
+
+LOG_MATRIX_DETERMINANT = Op("LogMatrixDeterminant", batchable=True)
 
 
 def slogdet(input, name=None):  # noqa: A002
@@ -461,7 +450,7 @@ def slogdet(input, name=None):  # noqa: A002
     dt = x._value.dtype
     s, la = Tensor(xp.asarray(sign, dtype=dt)), Tensor(xp.asarray(logabs, dtype=dt))
     if _state.active:
-        record("LogMatrixDeterminant", (x,), (s, la),
+        record(LOG_MATRIX_DETERMINANT, (x,), (s, la),
                lambda gs, gl: _add_axes(gl, 2) * matrix_transpose(inv(x)))
     return s, la
 
@@ -472,10 +461,13 @@ def logdet(matrix, name=None):
     return 2.0 * reduce_sum(log(diag_part(chol)), axis=-1)
 
 
+MATRIX_SOLVE = Op("MatrixSolve", batchable=True)
+
+
 def solve(matrix, rhs, adjoint=False, name=None):
     """X with matrix @ X = rhs (or adjoint(matrix) @ X = rhs), for [..., M, M] and [..., M, K]."""
     a = _as_float_tensor(matrix, "MatrixSolve")
-    a, b = binary(a, rhs, "MatrixSolve")
+    a, b = binary(a, rhs, MATRIX_SOLVE)
     _check_square(a, "MatrixSolve")
     if b._value.ndim < 2 or b._value.shape[-2] != a._value.shape[-1]:
         raise errors.invalid_argument("MatrixSolve", f"Input matrix and right-hand side must have "
@@ -494,8 +486,11 @@ def solve(matrix, rhs, adjoint=False, name=None):
                 out = -matmul(gb, x, adjoint_b=True)
                 return matrix_transpose(out, conjugate=True) if adjoint else out
             return ga, gb
-        record("MatrixSolve", (a, b), (x,), grad)
+        record(MATRIX_SOLVE, (a, b), (x,), grad)
     return x
+
+
+CHOLESKY = Op("Cholesky", batchable=True)
 
 
 def cholesky(input, name=None):  # noqa: A002
@@ -510,7 +505,7 @@ def cholesky(input, name=None):  # noqa: A002
                                                   "input might not be valid (it must be symmetric "
                                                   "positive definite).") from None
     if _state.active:
-        record("Cholesky", (x,), (y,), lambda g: _cholesky_grad(y, g))
+        record(CHOLESKY, (x,), (y,), lambda g: _cholesky_grad(y, g))
     return y
 
 
@@ -524,98 +519,3 @@ def _cholesky_grad(chol, g):
     phi = matmul(chol, g, adjoint_a=True) * lower_half
     s = matmul(matmul(l_inv, phi, adjoint_a=True), l_inv)
     return 0.5 * (s + matrix_transpose(s, conjugate=True))
-
-
-# -- norms -------------------------------------------------------------------------------------
-
-def _is_inf_ord(ord):  # noqa: A002
-    return isinstance(ord, (int, float)) and not isinstance(ord, bool) and ord == float("inf")
-
-
-def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa: A002
-    """Vector or matrix norm.
-
-    ord: 'euclidean' (default), 1, 2, np.inf or any p > 0 for vectors; for matrices
-    (`axis` a pair) 'euclidean'/'fro', 1 (max column sum), 2 (largest singular value) and
-    np.inf (max row sum).
-    axis=None treats the whole tensor as one vector. Like TF, the euclidean norm's gradient at
-    an all-zero input is NaN (it divides by the norm).
-    """
-    x = as_tensor(tensor)
-    keepdims = bool(keepdims)
-    if x._value.dtype.kind == "b":
-        raise TypeError("norm: a bool tensor has no norm (TF fails multiplying it); cast it to a float")
-    nd = x._value.ndim
-    if isinstance(axis, Tensor):
-        axis = axis.numpy().tolist()
-    is_matrix = isinstance(axis, (list, tuple)) and len(axis) == 2
-    if isinstance(axis, (list, tuple)) and len(axis) not in (1, 2):
-        raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {axis}")
-    if is_matrix:
-        a0, a1 = (int(a) % nd if nd else 0 for a in axis)
-        if a0 == a1:
-            raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {axis}")
-        if ord not in ("euclidean", "fro", 1, 2) and not _is_inf_ord(ord):
-            raise ValueError(f"'ord' must be a supported matrix norm in ['euclidean', 'fro', 1, 2, "
-                             f"np.inf], got {ord!r}")
-    else:
-        valid = ord == "euclidean" or _is_inf_ord(ord) or (
-            isinstance(ord, (int, float)) and not isinstance(ord, bool) and ord > 0)
-        if not valid:
-            raise ValueError(f"'ord' must be a supported vector norm, got {ord!r}")
-        if isinstance(axis, (list, tuple)):
-            axis = axis[0]
-    x = _as_float_tensor(x, "Norm")
-    if ord in ("euclidean", "fro") or (ord == 2 and not is_matrix):
-        return sqrt(reduce_sum(x * x, axis=axis, keepdims=keepdims))
-    if not is_matrix:
-        if _is_inf_ord(ord):
-            return _reduce_max(abs_(x), axis, keepdims)
-        if ord == 1:
-            return reduce_sum(abs_(x), axis=axis, keepdims=keepdims)
-        return pow_(reduce_sum(pow_(abs_(x), float(ord)), axis=axis, keepdims=keepdims), 1.0 / ord)
-    if ord == 2:
-        return _spectral_norm(x, a0, a1, keepdims)
-    # 1: max over columns of the column sums; inf: max over rows of the row sums.
-    summed, kept = (a0, a1) if ord == 1 else (a1, a0)
-    col = reduce_sum(abs_(x), axis=summed, keepdims=True)
-    out = _reduce_max(col, kept, keepdims=True)
-    if not keepdims:
-        out = reshape(out, tuple(d for i, d in enumerate(out._value.shape) if i not in (a0, a1)))
-    return out
-
-
-def _spectral_norm(x, a0, a1, keepdims):
-    """The matrix 2-norm over axes (a0, a1): the largest singular value, with gradient
-    g * u1 v1^H (u1, v1 its singular vectors), as TF's SVD-based rule gives."""
-    if x._value.dtype == np.float16:
-        raise errors.NotFoundError(
-            None, None, "Could not find device for node: {{node Svd}} = Svd[T=DT_HALF]: the matrix "
-                        "2-norm needs an SVD, which has no float16 kernel; cast to float32 [Op:Svd]")
-    nd = x._value.ndim
-    rest = [i for i in range(nd) if i not in (a0, a1)]
-    moved = transpose(x, rest + [a0, a1])
-    xp = array_module(moved._value)
-    u, s, vh = xp.linalg.svd(moved._value, full_matrices=False)
-    out = Tensor(s[..., 0])
-    if _state.active:
-        u1, v1h = u[..., :, 0], vh[..., 0, :]
-        record("SpectralNorm", (moved,), (out,),
-               lambda g: reshape(g, tuple(g.shape) + (1, 1)) * Tensor(xp.conj(u1[..., :, None] * v1h[..., None, :])))
-    if keepdims:
-        shape = list(x._value.shape)
-        shape[a0] = shape[a1] = 1
-        out = reshape(out, tuple(shape))
-    return out
-
-
-def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
-    """x / sqrt(max(sum(x^2, axis), epsilon)): unit L2 norm along `axis` (all axes when None)."""
-    x = as_tensor(x)
-    axis = dim if axis is None and dim is not None else axis
-    square_sum = reduce_sum(x * x, axis=axis, keepdims=True)
-    return x * rsqrt(maximum(square_sum, epsilon))
-
-
-register_batchable("Einsum", "MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant",
-                   "MatrixSolve", "Cholesky", "Max")
