@@ -8,8 +8,9 @@ The assertions return None, as TF's eager assertions do (assert_all_finite retur
 import numpy as np
 
 from minitf import backend, dtypes, errors
-from minitf.ops._core import (Tensor, _state, record, register_batchable, as_tensor, binary,
-                              check_kernel_dtype, incompatible_shapes)
+from minitf.ops._core import _FLOATS, Op, Tensor, _state, as_tensor, binary, record
+from minitf.ops.compare import EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL, NOT_EQUAL
+from minitf.ops.math import SUB
 
 __all__ = [
     "check_numerics", "assert_equal", "assert_none_equal", "assert_less", "assert_less_equal",
@@ -22,7 +23,6 @@ __all__ = [
 # (minitf/math.py imports them); TF 2's tf.debugging has no is_nan/is_inf/is_finite either.
 
 _DEFAULT_SUMMARIZE = 3
-_CHECK_NUMERICS_TYPES = ("bfloat16", "float16", "float32", "float64")
 _NUMERIC_TYPES = ("float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64",
                   "uint8", "uint16", "uint32", "uint64", "complex64", "complex128")
 
@@ -71,6 +71,9 @@ def _summarize_eager(item, summarize):
     return ", ".join(lst)
 
 
+CHECK_NUMERICS = Op("CheckNumerics", batchable=True, dtypes=_FLOATS)
+
+
 def check_numerics(tensor, message, name=None):
     """`tensor` unchanged, or InvalidArgumentError naming `message` if it holds NaN or Inf.
 
@@ -78,39 +81,36 @@ def check_numerics(tensor, message, name=None):
     dtypes raise InvalidArgumentError, as in TF.
     """
     x = as_tensor(tensor)
-    if x.dtype.name not in _CHECK_NUMERICS_TYPES:
-        raise errors.invalid_argument(
-            "CheckNumerics", f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed "
-                             f"values: bfloat16, half, float, double; check_numerics only checks "
-                             f"floating-point tensors (cast with tf.cast first)")
+    CHECK_NUMERICS.check_dtype(x)
     v = _host(x)
     has_inf, has_nan = bool(np.isinf(v).any()), bool(np.isnan(v).any())
     if has_inf or has_nan:
         kinds = " and ".join(k for k, bad in (("Inf", has_inf), ("NaN", has_nan)) if bad)
-        raise errors.invalid_argument("CheckNumerics", f"{message} : Tensor had {kinds} values")
+        raise CHECK_NUMERICS.invalid(f"{message} : Tensor had {kinds} values")
     y = Tensor(x._value)
     if _state.active:
-        record("CheckNumerics", (x,), (y,), lambda g: check_numerics(
+        record(CHECK_NUMERICS, (x,), (y,), lambda g: check_numerics(
             g, f"Not a number (NaN) or infinity (Inf) values detected in gradient. {message}"))
     return y
 
 
 def _holds(x, y, op, kernel):
-    """`op` applied to the host values of `x` and `y`; shape mismatches as TF's kernel raises them."""
+    """`op` applied to the host values of `x` and `y`; shape mismatches as TF's `kernel` (an Op)
+    raises them."""
     xv, yv = _host(x), _host(y)
     try:
         np.broadcast_shapes(xv.shape, yv.shape)
     except ValueError as e:
-        raise incompatible_shapes(kernel, e, x, y) from None
+        raise kernel.shape_error(e, x, y) from None
     with np.errstate(invalid="ignore", over="ignore"):
         return xv, yv, np.asarray(op(xv, yv))
 
 
 def _compare(x, y, op, kernel, symbol, message, summarize, data=None):
-    """TF's eager `_binary_assert`: x and y are converted separately, so their dtypes must match."""
+    """TF's eager `_binary_assert`: x and y are converted separately, so their dtypes must match
+    (and have a `kernel`, the comparison Op)."""
     x, y = as_tensor(x), as_tensor(y)
     x, y = binary(x, y, kernel)
-    check_kernel_dtype(x, kernel)
     xv, yv, holds = _holds(x, y, op, kernel)
     if holds.all():
         return None
@@ -136,32 +136,32 @@ def _compare(x, y, op, kernel, symbol, message, summarize, data=None):
 
 def assert_equal(x, y, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x == y everywhere (broadcasting); x and y share one dtype."""
-    return _compare(x, y, np.equal, "Equal", "==", message, summarize)
+    return _compare(x, y, np.equal, EQUAL, "==", message, summarize)
 
 
 def assert_none_equal(x, y, summarize=None, message=None, name=None):
     """InvalidArgumentError unless x != y everywhere."""
-    return _compare(x, y, np.not_equal, "NotEqual", "!=", message, summarize)
+    return _compare(x, y, np.not_equal, NOT_EQUAL, "!=", message, summarize)
 
 
 def assert_less(x, y, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x < y everywhere."""
-    return _compare(x, y, np.less, "Less", "<", message, summarize)
+    return _compare(x, y, np.less, LESS, "<", message, summarize)
 
 
 def assert_less_equal(x, y, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x <= y everywhere."""
-    return _compare(x, y, np.less_equal, "LessEqual", "<=", message, summarize)
+    return _compare(x, y, np.less_equal, LESS_EQUAL, "<=", message, summarize)
 
 
 def assert_greater(x, y, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x > y everywhere."""
-    return _compare(x, y, np.greater, "Greater", ">", message, summarize)
+    return _compare(x, y, np.greater, GREATER, ">", message, summarize)
 
 
 def assert_greater_equal(x, y, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x >= y everywhere."""
-    return _compare(x, y, np.greater_equal, "GreaterEqual", ">=", message, summarize)
+    return _compare(x, y, np.greater_equal, GREATER_EQUAL, ">=", message, summarize)
 
 
 def _assert_failed(condition, data, summarize):
@@ -187,7 +187,7 @@ def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=N
     eps = np.finfo(np.dtype(real)).eps
     rtol = as_tensor(10 * eps if rtol is None else rtol, dtype=dtypes.as_dtype(real))
     atol = as_tensor(10 * eps if atol is None else atol, dtype=dtypes.as_dtype(real))
-    xv, yv, close = _holds(x, y, lambda a, b: np.abs(a - b) < _host(atol) + _host(rtol) * np.abs(b), "Sub")
+    xv, yv, close = _holds(x, y, lambda a, b: np.abs(a - b) < _host(atol) + _host(rtol) * np.abs(b), SUB)
     if close.all():
         return None
     data = [_prefix(message), f"x and y not equal to tolerance rtol = {str(rtol)}, atol = {str(atol)}",
@@ -208,22 +208,22 @@ def _compare_zero(x, op, kernel, symbol, message, summarize):
 
 def assert_positive(x, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x > 0 everywhere (TypeError for bool/string tensors)."""
-    return _compare_zero(x, np.greater, "Greater", ">", message, summarize)
+    return _compare_zero(x, np.greater, GREATER, ">", message, summarize)
 
 
 def assert_negative(x, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x < 0 everywhere (TypeError for bool/string tensors)."""
-    return _compare_zero(x, np.less, "Less", "<", message, summarize)
+    return _compare_zero(x, np.less, LESS, "<", message, summarize)
 
 
 def assert_non_negative(x, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x >= 0 everywhere (TypeError for bool/string tensors)."""
-    return _compare_zero(x, np.greater_equal, "GreaterEqual", ">=", message, summarize)
+    return _compare_zero(x, np.greater_equal, GREATER_EQUAL, ">=", message, summarize)
 
 
 def assert_non_positive(x, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x <= 0 everywhere (TypeError for bool/string tensors)."""
-    return _compare_zero(x, np.less_equal, "LessEqual", "<=", message, summarize)
+    return _compare_zero(x, np.less_equal, LESS_EQUAL, "<=", message, summarize)
 
 
 def assert_all_finite(x, message, name=None):
@@ -401,19 +401,17 @@ def _monotonic(x, op, kernel):
     flat = Tensor(x._value.reshape(-1))
     if not is_numeric_tensor(flat):
         raise TypeError(f"Expected x to be numeric, instead found: {str(flat)}")
-    check_kernel_dtype(flat, kernel)
+    kernel.check_dtype(flat)
     v = _host(flat)
     return Tensor(backend.array_module(x._value).asarray(bool(np.all(op(v[1:], v[:-1])))))
 
 
 def is_non_decreasing(x, name=None):
     """True (a bool scalar tensor) if the flattened numeric `x` never decreases (tf.math)."""
-    return _monotonic(x, np.greater_equal, "GreaterEqual")
+    return _monotonic(x, np.greater_equal, GREATER_EQUAL)
 
 
 def is_strictly_increasing(x, name=None):
     """True (a bool scalar tensor) if the flattened numeric `x` always increases (tf.math)."""
-    return _monotonic(x, np.greater, "Greater")
+    return _monotonic(x, np.greater, GREATER)
 
-
-register_batchable("CheckNumerics")

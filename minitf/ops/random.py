@@ -13,7 +13,8 @@ import collections
 import numpy as np
 
 from minitf import backend, dtypes, errors
-from minitf.ops._core import as_tensor
+from minitf.ops._core import Op, as_tensor
+from minitf.ops.math import ADD, MUL, SUB
 from minitf.tensor import Tensor
 from minitf.trackable import Trackable
 from minitf.variable import Variable
@@ -78,8 +79,23 @@ def _host_rng(seed):
 
 _FLOAT_KERNEL = ("float16", "bfloat16", "float32", "float64")
 
+# The kernels behind the random ops: they record no gradients, so each declaration names the op
+# in errors only.
+RANDOM_STANDARD_NORMAL = Op("RandomStandardNormal")
+RANDOM_UNIFORM = Op("RandomUniform")
+RANDOM_UNIFORM_INT = Op("RandomUniformInt")
+TRUNCATED_NORMAL = Op("TruncatedNormal")
+MULTINOMIAL = Op("Multinomial")
+STATELESS_GET_KEY_COUNTER = Op("StatelessRandomGetKeyCounter")
+STATELESS_NORMAL = Op("StatelessRandomNormalV2")
+STATELESS_UNIFORM = Op("StatelessRandomUniformV2")
+STATELESS_UNIFORM_INT = Op("StatelessRandomUniformIntV2")
+STATELESS_UNIFORM_FULL_INT = Op("StatelessRandomUniformFullIntV2")
+STATELESS_TRUNCATED_NORMAL = Op("StatelessTruncatedNormalV2")
+STATEFUL_BINOMIAL = Op("StatefulRandomBinomial")
 
-def _shape(shape, op_name, attr="T"):
+
+def _shape(shape, op, attr="T"):
     """An output shape checked as TF's random kernels check it: a vector (list, tuple,
     TensorShape or 1-D tensor) of int32/int64 sizes, none negative (InvalidArgumentError)."""
     if isinstance(shape, (list, tuple)) and len(shape) == 0:
@@ -88,16 +104,14 @@ def _shape(shape, op_name, attr="T"):
         shape = shape.as_list()
     s = as_tensor(shape)
     if s.dtype.name not in ("int32", "int64"):
-        raise errors.invalid_argument(
-            op_name, f"Value for attr '{attr}' of {s.dtype.name} is not in the list of allowed values: "
-                     f"int32, int64; pass the shape as integers")
+        raise op.invalid(f"Value for attr '{attr}' of {s.dtype.name} is not in the list of allowed values: "
+                         f"int32, int64; pass the shape as integers")
     v = np.asarray(backend.to_host(s._value))
     if v.ndim != 1:
-        raise errors.invalid_argument(
-            op_name, f"shape must be a vector of {{int32,int64}}, got shape {list(v.shape)}; pass a list "
-                     f"such as [{', '.join(str(int(d)) for d in v.reshape(-1)[:2]) or 'n'}]")
+        raise op.invalid(f"shape must be a vector of {{int32,int64}}, got shape {list(v.shape)}; pass a list "
+                         f"such as [{', '.join(str(int(d)) for d in v.reshape(-1)[:2]) or 'n'}]")
     if (v < 0).any():
-        raise errors.invalid_argument(op_name, f"Dimension {int(v[v < 0][0])} must be >= 0")
+        raise op.invalid(f"Dimension {int(v[v < 0][0])} must be >= 0")
     return tuple(int(d) for d in v)
 
 
@@ -116,21 +130,20 @@ def _place(array, dtype):
     return Tensor(backend.default_module().asarray(np.asarray(array, dtype=dtype._np)))
 
 
-def _kernel_dtype(dtype, op_name, allowed, attr="dtype", names=None):
+def _kernel_dtype(dtype, op, allowed, attr="dtype", names=None):
     if dtype.name not in allowed:
-        raise errors.invalid_argument(
-            op_name, f"Value for attr '{attr}' of {dtype.name} is not in the list of allowed values: "
-                     f"{names or ', '.join(allowed)}")
+        raise op.invalid(f"Value for attr '{attr}' of {dtype.name} is not in the list of allowed values: "
+                         f"{names or ', '.join(allowed)}")
 
 
-def _normal_args(shape, mean, stddev, dtype, op_name, shape_attr="T"):
+def _normal_args(shape, mean, stddev, dtype, op, shape_attr="T"):
     """(shape, mean, stddev, dtype) checked in TF's order: the shape, then mean and stddev
     converted to `dtype` (a float mean for an int dtype: TypeError; a tensor of another dtype:
     ValueError), then the kernel's float-only dtype attr (InvalidArgumentError)."""
     dtype = dtypes.as_dtype(dtype)
-    shape = _shape(shape, op_name, shape_attr)
+    shape = _shape(shape, op, shape_attr)
     mean, stddev = as_tensor(mean, dtype=dtype), as_tensor(stddev, dtype=dtype)
-    _kernel_dtype(dtype, op_name, _FLOAT_KERNEL, names="half, bfloat16, float, double")
+    _kernel_dtype(dtype, op, _FLOAT_KERNEL, names="half, bfloat16, float, double")
     return shape, mean, stddev, dtype
 
 
@@ -138,13 +151,12 @@ def _scale_shift(values, scale, shift, dtype):
     """values * scale + shift in `dtype`, broadcasting as TF's Mul/AddV2 (InvalidArgumentError)."""
     v = np.asarray(values, dtype=dtype._np)
     a, b = _host(scale), _host(shift)
-    for op, other in (("Mul", a), ("AddV2", b)):
+    for op, other in ((MUL, a), (ADD, b)):
         try:
             np.broadcast_shapes(v.shape, other.shape)
         except ValueError:
-            raise errors.invalid_argument(op, f"Incompatible shapes: {list(v.shape)} vs. "
-                                              f"{list(other.shape)}") from None
-        v = v * other if op == "Mul" else v + other
+            raise op.invalid(f"Incompatible shapes: {list(v.shape)} vs. {list(other.shape)}") from None
+        v = v * other if op is MUL else v + other
     return _place(v, dtype)
 
 
@@ -163,17 +175,17 @@ def _draw_truncated(rng, shape, dtype):
     return out
 
 
-def _draw_int(rng, shape, lo, hi, dtype, op_name):
+def _draw_int(rng, shape, lo, hi, dtype, op):
     """Integers in [lo, hi) as TF's uniform-int kernels: scalar bounds, lo < hi unless empty."""
     lo_v, hi_v = _host(lo), _host(hi)
     for which, v in (("minval", lo_v), ("maxval", hi_v)):
         if v.ndim != 0:
-            raise errors.invalid_argument(op_name, f"{which} must be 0-D, got shape {list(v.shape)}; "
-                                                   f"integer bounds do not broadcast")
+            raise op.invalid(f"{which} must be 0-D, got shape {list(v.shape)}; integer bounds do not "
+                             f"broadcast")
     if int(np.prod(shape)) == 0:
         return np.zeros(shape, dtype=dtype._np)
     if lo_v >= hi_v:
-        raise errors.invalid_argument(op_name, f"Need minval < maxval: {lo_v} >= {hi_v}")
+        raise op.invalid(f"Need minval < maxval: {lo_v} >= {hi_v}")
     return rng.integers(lo_v, hi_v, size=shape, dtype=dtype._np)
 
 
@@ -189,8 +201,8 @@ def _draw_float_uniform(rng, shape, lo, hi, dtype):
     try:
         np.broadcast_shapes(h.shape, lo_v.shape)
     except ValueError:
-        raise errors.invalid_argument("Sub", f"Incompatible shapes: {list(h.shape)} vs. {list(lo_v.shape)} "
-                                             f"(maxval and minval)") from None
+        raise SUB.invalid(f"Incompatible shapes: {list(h.shape)} vs. {list(lo_v.shape)} "
+                          f"(maxval and minval)") from None
     return _scale_shift(unit, Tensor(np.asarray(h - lo_v, dtype=dtype._np)), lo, dtype)
 
 
@@ -210,7 +222,7 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=No
 
     `mean` and `stddev` broadcast against `shape`; `dtype` must be a float type.
     """
-    shape, mean, stddev, dtype = _normal_args(shape, mean, stddev, dtype, "RandomStandardNormal")
+    shape, mean, stddev, dtype = _normal_args(shape, mean, stddev, dtype, RANDOM_STANDARD_NORMAL)
     return _scale_shift(_draw_normal(_host_rng(seed), shape, dtype), stddev, mean, dtype)
 
 
@@ -226,17 +238,17 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
         if dtype.is_integer:
             raise ValueError(f"Must specify maxval for integer dtype {dtype!r} in tf.random.uniform")
         maxval = 1
-    shape = _shape(shape, "RandomUniformInt" if dtype.is_integer else "RandomUniform")
+    shape = _shape(shape, RANDOM_UNIFORM_INT if dtype.is_integer else RANDOM_UNIFORM)
     lo, hi = as_tensor(minval, dtype=dtype), as_tensor(maxval, dtype=dtype)
     rng = _host_rng(seed)
     if dtype.is_integer:
-        return _place(_draw_int(rng, shape, lo, hi, dtype, "RandomUniformInt"), dtype)
+        return _place(_draw_int(rng, shape, lo, hi, dtype, RANDOM_UNIFORM_INT), dtype)
     return _draw_float_uniform(rng, shape, lo, hi, dtype)
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Normal values, with any value more than two standard deviations from the mean redrawn."""
-    shape, mean, stddev, dtype = _normal_args(shape, mean, stddev, dtype, "TruncatedNormal")
+    shape, mean, stddev, dtype = _normal_args(shape, mean, stddev, dtype, TRUNCATED_NORMAL)
     return _scale_shift(_draw_truncated(_host_rng(seed), shape, dtype), stddev, mean, dtype)
 
 
@@ -262,9 +274,8 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     dtype = dtypes.int64 if dtype is None else dtypes.as_dtype(dtype)
     _accepted(dtype, ("int32", "int64"))
     if isinstance(num_samples, (Tensor, Variable)) and num_samples.dtype.name != "int32":
-        raise errors.invalid_argument(
-            "Multinomial", f"cannot compute Multinomial as input #1(zero-based) was expected to be a "
-                           f"int32 tensor but is a {num_samples.dtype.name} tensor")
+        raise MULTINOMIAL.invalid(f"cannot compute Multinomial as input #1(zero-based) was expected to be "
+                                  f"a int32 tensor but is a {num_samples.dtype.name} tensor")
     n = _host(as_tensor(num_samples, dtype=dtypes.int32))
     name_ = logits.dtype.name
     if name_ not in _FLOAT_KERNEL:
@@ -272,18 +283,17 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None):
             raise errors.NotFoundError(None, None, f"Could not find device for node: Multinomial"
                                                    f"[T={name_}]: no CPU kernel for {name_} logits; "
                                                    f"cast them to float32")
-        _kernel_dtype(logits.dtype, "Multinomial", _FLOAT_KERNEL, attr="T")
+        _kernel_dtype(logits.dtype, MULTINOMIAL, _FLOAT_KERNEL, attr="T")
     v = _host(logits)
     if v.ndim != 2:
-        raise errors.invalid_argument("Multinomial", f"logits should be a matrix [batch_size, "
-                                                     f"num_classes], got shape {list(v.shape)}")
+        raise MULTINOMIAL.invalid(f"logits should be a matrix [batch_size, num_classes], got shape "
+                                  f"{list(v.shape)}")
     if n.ndim != 0:
-        raise errors.invalid_argument("Multinomial", f"num_samples should be a scalar, got shape "
-                                                     f"{list(n.shape)}")
+        raise MULTINOMIAL.invalid(f"num_samples should be a scalar, got shape {list(n.shape)}")
     if n < 0:
-        raise errors.invalid_argument("Multinomial", f"num_samples should be nonnegative, got {int(n)}")
+        raise MULTINOMIAL.invalid(f"num_samples should be nonnegative, got {int(n)}")
     if v.shape[1] == 0:
-        raise errors.invalid_argument("Multinomial", "num_classes should be positive, got 0")
+        raise MULTINOMIAL.invalid("num_classes should be positive, got 0")
     return _place(_sample_categorical(_host_rng(seed), v, int(n), dtype), dtype)
 
 
@@ -299,24 +309,23 @@ def shuffle(value, seed=None, name=None):
 
 # -- stateless ops -------------------------------------------------------------------------------
 
-def _stateless_rng(seed, op_name):
+def _stateless_rng(seed):
     key = as_tensor(seed)
     if key.dtype.name not in ("int32", "int64"):
-        raise errors.invalid_argument(
-            op_name, f"Value for attr 'Tseed' of {key.dtype.name} is not in the list of allowed values: "
-                     f"int32, int64; pass an integer seed pair")
+        raise STATELESS_GET_KEY_COUNTER.invalid(
+            f"Value for attr 'Tseed' of {key.dtype.name} is not in the list of allowed values: int32, int64; "
+            f"pass an integer seed pair")
     key = _host(key)
     if key.shape != (2,):
-        raise errors.invalid_argument(
-            "StatelessRandomGetKeyCounter", f"seed must have shape [2], not {list(key.shape)}; pass a "
-                                            f"pair such as [1, 2]")
+        raise STATELESS_GET_KEY_COUNTER.invalid(f"seed must have shape [2], not {list(key.shape)}; pass a "
+                                                f"pair such as [1, 2]")
     return _philox(int(key[0]), int(key[1]))
 
 
 def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None, alg="auto_select"):
     """Normal values fully determined by `shape` and the [2] integer `seed`."""
-    shape, mean, stddev, dtype = _normal_args(shape, mean, stddev, dtype, "StatelessRandomNormalV2", "Tshape")
-    rng = _stateless_rng(seed, "StatelessRandomGetKeyCounter")
+    shape, mean, stddev, dtype = _normal_args(shape, mean, stddev, dtype, STATELESS_NORMAL, "Tshape")
+    rng = _stateless_rng(seed)
     return _scale_shift(_draw_normal(rng, shape, dtype), stddev, mean, dtype)
 
 
@@ -339,22 +348,22 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, 
                              f"None. Please don't use unsigned integers in this case.")
     elif maxval is None:
         maxval = 1
-    shape = _shape(shape, "StatelessRandomUniformV2", "Tshape")
-    rng = _stateless_rng(seed, "StatelessRandomGetKeyCounter")
+    shape = _shape(shape, STATELESS_UNIFORM, "Tshape")
+    rng = _stateless_rng(seed)
     if dtype.is_integer and minval is None:
         return _place(_draw_full_int(rng, shape, dtype), dtype)
     lo, hi = as_tensor(minval, dtype=dtype), as_tensor(maxval, dtype=dtype)
     if dtype.is_integer:
-        return _place(_draw_int(rng, shape, lo, hi, dtype, "StatelessRandomUniformIntV2"), dtype)
+        return _place(_draw_int(rng, shape, lo, hi, dtype, STATELESS_UNIFORM_INT), dtype)
     return _draw_float_uniform(rng, shape, lo, hi, dtype)
 
 
 def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None,
                                alg="auto_select"):
     """Truncated normal values fully determined by `shape` and the [2] integer `seed`."""
-    shape, mean, stddev, dtype = _normal_args(shape, mean, stddev, dtype, "StatelessTruncatedNormalV2",
+    shape, mean, stddev, dtype = _normal_args(shape, mean, stddev, dtype, STATELESS_TRUNCATED_NORMAL,
                                               "Tshape")
-    rng = _stateless_rng(seed, "StatelessRandomGetKeyCounter")
+    rng = _stateless_rng(seed)
     return _scale_shift(_draw_truncated(rng, shape, dtype), stddev, mean, dtype)
 
 
@@ -372,7 +381,6 @@ class Generator(Trackable):
     """
 
     def __init__(self, copy_from=None, state=None, alg=None):
-        from minitf.variable import Variable
         if copy_from is not None:
             initial = np.asarray(copy_from.state.numpy(), dtype=np.int64)
         elif state is not None:
@@ -440,7 +448,7 @@ class Generator(Trackable):
 
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
         """Normal values; advances the state."""
-        shape, mean, stddev, dtype = _normal_args(shape, mean, stddev, dtype, "StatelessRandomNormalV2",
+        shape, mean, stddev, dtype = _normal_args(shape, mean, stddev, dtype, STATELESS_NORMAL,
                                                   "Tshape")
         return _scale_shift(self._draw(lambda rng: _draw_normal(rng, shape, dtype)), stddev, mean, dtype)
 
@@ -458,12 +466,12 @@ class Generator(Trackable):
             maxval = 1
         if dtype.is_integer and minval is None:
             return self.uniform_full_int(shape, dtype)
-        op = "StatelessRandomUniformIntV2" if dtype.is_integer else "StatelessRandomUniformV2"
+        op = STATELESS_UNIFORM_INT if dtype.is_integer else STATELESS_UNIFORM
         shape = _shape(shape, op, "Tshape")
         lo, hi = as_tensor(minval, dtype=dtype), as_tensor(maxval, dtype=dtype)
         if dtype.is_integer:
             if dtype.name in ("uint32", "uint64"):
-                raise errors.NotFoundError(None, None, f"Could not find device for node: {op}"
+                raise errors.NotFoundError(None, None, f"Could not find device for node: {op.name}"
                                                        f"[dtype={dtype.name}]: no CPU kernel for bounded "
                                                        f"{dtype.name} draws; use int32 or int64")
             _kernel_dtype(dtype, op, ("int32", "int64", "uint32", "uint64"))
@@ -474,14 +482,14 @@ class Generator(Trackable):
     def uniform_full_int(self, shape, dtype=dtypes.uint64, name=None):
         """Integers covering the whole range of `dtype` (int32, int64, uint32 or uint64)."""
         dtype = dtypes.as_dtype(dtype)
-        op = "StatelessRandomUniformFullIntV2"
+        op = STATELESS_UNIFORM_FULL_INT
         shape = _shape(shape, op, "Tshape")
         _kernel_dtype(dtype, op, ("int32", "int64", "uint32", "uint64"))
         return _place(self._draw(lambda rng: _draw_full_int(rng, shape, dtype)), dtype)
 
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
         """Normal values redrawn beyond two standard deviations; advances the state."""
-        shape, mean, stddev, dtype = _normal_args(shape, mean, stddev, dtype, "StatelessTruncatedNormalV2",
+        shape, mean, stddev, dtype = _normal_args(shape, mean, stddev, dtype, STATELESS_TRUNCATED_NORMAL,
                                                   "Tshape")
         return _scale_shift(self._draw(lambda rng: _draw_truncated(rng, shape, dtype)), stddev, mean, dtype)
 
@@ -490,16 +498,15 @@ class Generator(Trackable):
         broadcasting against the rightmost dimensions of `shape`; advances the state."""
         dtype = dtypes.as_dtype(dtype)
         counts, probs = as_tensor(counts), as_tensor(probs)
-        op = "StatefulRandomBinomial"
+        op = STATEFUL_BINOMIAL
         shape = _shape(shape, op)
         _kernel_dtype(dtype, op, ("float16", "float32", "float64", "int32", "int64"))
         n, p = _host(counts), _host(probs)
         try:
             np.broadcast_shapes(n.shape, p.shape, shape)
         except ValueError:
-            raise errors.invalid_argument(op, f"counts {list(n.shape)} and probs {list(p.shape)} must "
-                                              f"broadcast to the rightmost dimensions of shape "
-                                              f"{list(shape)}") from None
+            raise op.invalid(f"counts {list(n.shape)} and probs {list(p.shape)} must broadcast to the "
+                             f"rightmost dimensions of shape {list(shape)}") from None
         return _place(self._draw(lambda rng: rng.binomial(n.astype(np.int64), p.astype(np.float64),
                                                           size=shape)), dtype)
 
