@@ -10,7 +10,14 @@ to a dataset inside that group, listed in the layer's `weights` order.
 import json
 import os
 
+import h5py
 import numpy as np
+
+from minitf.convert import convert_to_tensor
+from minitf.models.functional import Input, InputLayer
+from minitf.models.keras_tensor import KerasTensor
+from minitf.ops.constant import cast, constant
+from minitf.utils.data_utils import get_file
 
 __all__ = ["preprocess_input", "decode_predictions"]
 
@@ -44,11 +51,10 @@ def preprocess_input(x, data_format=None, mode="caffe"):
         if not np.issubdtype(x.dtype, np.floating):
             x = x.astype("float32")
         return _preprocess(x, data_format, mode, lambda v: np.asarray(v, x.dtype))
-    import minitf as tf
-    x = tf.convert_to_tensor(x)
+    x = convert_to_tensor(x)
     if not x.dtype.is_floating:
-        x = tf.cast(x, "float32")
-    return _preprocess(x, data_format, mode, lambda v: tf.constant(v, dtype=x.dtype))
+        x = cast(x, "float32")
+    return _preprocess(x, data_format, mode, lambda v: constant(v, dtype=x.dtype))
 
 
 def _preprocess(x, data_format, mode, const):
@@ -99,7 +105,6 @@ def decode_predictions(preds, top=5):
 def _class_index():
     global _CLASS_INDEX
     if _CLASS_INDEX is None:
-        from minitf.utils import get_file
         path = get_file("imagenet_class_index.json", CLASS_INDEX_PATH, cache_subdir="models",
                         file_hash=CLASS_INDEX_HASH)
         with open(path) as f:
@@ -163,8 +168,6 @@ def check_weights_argument(weights, include_top, classes, classifier_activation=
 
 def model_inputs(input_tensor, input_shape):
     """(image input KerasTensor, the model's inputs) for an `input_tensor` argument or a shape."""
-    from minitf.models import Input
-    from minitf.models.keras_tensor import KerasTensor
     if input_tensor is None:
         img = Input(shape=input_shape)
         return img, img
@@ -176,7 +179,6 @@ def model_inputs(input_tensor, input_shape):
 
 def _source_inputs(tensor):
     """The Input KerasTensors `tensor` was computed from (one, or a list)."""
-    from minitf.models.functional import InputLayer
     found, seen, stack = [], set(), [tensor]
     while stack:
         t = stack.pop()
@@ -198,7 +200,6 @@ def _decode(names):
 
 def _read_legacy_layers(path):
     """{layer name: [arrays in weight_names order]} and the weighted names in file order."""
-    import h5py
     with h5py.File(path, "r") as f:
         group = f["model_weights"] if "model_weights" in f else f
         if "layer_names" not in group.attrs:
@@ -255,7 +256,6 @@ def load_legacy_h5_weights(model, path):
 
 def save_legacy_h5_weights(model, path):
     """Write `model`'s weights in the Keras 2 legacy h5 layout (see the module docstring)."""
-    import h5py
     with h5py.File(path, "w") as f:
         f.attrs["layer_names"] = np.array([layer.name.encode("utf8") for layer in model.layers],
                                           dtype="S")
@@ -278,6 +278,5 @@ def resolve_weights(weights, include_top, url_top, url_notop, hash_top, hash_not
     """Path of the weights file: downloaded (cached) for 'imagenet', else `weights` itself."""
     if weights != "imagenet":
         return weights
-    from minitf.utils import get_file
     url, file_hash = (url_top, hash_top) if include_top else (url_notop, hash_notop)
     return get_file(os.path.basename(url), url, cache_subdir="models", file_hash=file_hash)

@@ -1,7 +1,9 @@
 """tf.keras.applications.inception_v3: Inception v3 (Szegedy et al., 2015) with Keras' layer
 structure (conv + BatchNormalization(scale=False) + relu units, blocks mixed0 ... mixed10), so
 the published Keras ImageNet weights load into it."""
+from minitf import layers
 from minitf.applications import imagenet_utils
+from minitf.models.model import Model
 
 __all__ = ["InceptionV3", "preprocess_input", "decode_predictions"]
 
@@ -16,7 +18,6 @@ CHANNEL_AXIS = 3
 
 def conv2d_bn(x, filters, num_row, num_col, padding="same", strides=(1, 1), name=None):
     """Conv2D without bias, BatchNormalization without scale, then relu (Keras' unit)."""
-    from minitf import layers
     conv_name = f"{name}_conv" if name else None
     bn_name = f"{name}_bn" if name else None
     x = layers.Conv2D(filters, (num_row, num_col), strides=strides, padding=padding,
@@ -26,14 +27,12 @@ def conv2d_bn(x, filters, num_row, num_col, padding="same", strides=(1, 1), name
 
 
 def _avg_pool_branch(x, filters):
-    from minitf import layers
     pooled = layers.AveragePooling2D((3, 3), strides=(1, 1), padding="same")(x)
     return conv2d_bn(pooled, filters, 1, 1)
 
 
 def _block_35(x, pool_filters, name):
     """mixed0-2: 1x1, 5x5, double 3x3 and pooled branches on the 35x35 grid."""
-    from minitf import layers
     b1 = conv2d_bn(x, 64, 1, 1)
     b5 = conv2d_bn(conv2d_bn(x, 48, 1, 1), 64, 5, 5)
     b3 = conv2d_bn(conv2d_bn(conv2d_bn(x, 64, 1, 1), 96, 3, 3), 96, 3, 3)
@@ -43,7 +42,6 @@ def _block_35(x, pool_filters, name):
 
 def _reduce_35(x):
     """mixed3: strided 3x3, strided double 3x3 and max-pooled branches (35 -> 17)."""
-    from minitf import layers
     b3 = conv2d_bn(x, 384, 3, 3, strides=(2, 2), padding="valid")
     bd = conv2d_bn(conv2d_bn(x, 64, 1, 1), 96, 3, 3)
     bd = conv2d_bn(bd, 96, 3, 3, strides=(2, 2), padding="valid")
@@ -53,7 +51,6 @@ def _reduce_35(x):
 
 def _block_17(x, width, name):
     """mixed4-7: factorised 7x7 branches with `width` inner filters on the 17x17 grid."""
-    from minitf import layers
     b1 = conv2d_bn(x, 192, 1, 1)
     b7 = conv2d_bn(x, width, 1, 1)
     b7 = conv2d_bn(b7, width, 1, 7)
@@ -69,7 +66,6 @@ def _block_17(x, width, name):
 
 def _reduce_17(x):
     """mixed8: strided 3x3 and 7x7-then-strided-3x3 branches plus max pooling (17 -> 8)."""
-    from minitf import layers
     b3 = conv2d_bn(x, 192, 1, 1)
     b3 = conv2d_bn(b3, 320, 3, 3, strides=(2, 2), padding="valid")
     b7 = conv2d_bn(x, 192, 1, 1)
@@ -82,7 +78,6 @@ def _reduce_17(x):
 
 def _block_8(x, index):
     """mixed9-10: expanded-filter-bank block on the 8x8 grid."""
-    from minitf import layers
     b1 = conv2d_bn(x, 320, 1, 1)
     b3 = conv2d_bn(x, 384, 1, 1)
     b3 = layers.Concatenate(axis=CHANNEL_AXIS, name=f"mixed9_{index}")(
@@ -102,8 +97,6 @@ def InceptionV3(include_top=True, weights="imagenet", input_tensor=None,  # noqa
     through `tf.keras.utils.get_file` and cached) or the path of a Keras 2 h5 weights file.
     `include_top` adds avg_pool + predictions; otherwise `pooling` None, 'avg' or 'max'.
     """
-    from minitf import layers
-    from minitf.models import Model
     imagenet_utils.check_weights_argument(weights, include_top, classes, classifier_activation)
     input_shape = imagenet_utils.obtain_input_shape(input_shape, default_size=299, min_size=75,
                                                     require_flatten=include_top,

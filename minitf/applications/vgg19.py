@@ -1,6 +1,8 @@
 """tf.keras.applications.vgg19: the VGG19 network (Simonyan & Zisserman, 2014) with Keras' layer
 names, so the published Keras ImageNet weights load into it."""
+from minitf import layers
 from minitf.applications import imagenet_utils
+from minitf.models.model import Model
 
 __all__ = ["VGG19", "preprocess_input", "decode_predictions"]
 
@@ -25,8 +27,6 @@ def VGG19(include_top=True, weights="imagenet", input_tensor=None, input_shape=N
     ImageNet weights); otherwise `pooling` None, 'avg' or 'max' chooses the output.
     Layers are named block1_conv1 ... block5_pool as in Keras.
     """
-    from minitf import layers
-    from minitf.models import Model
     imagenet_utils.check_weights_argument(weights, include_top, classes, classifier_activation)
     input_shape = imagenet_utils.obtain_input_shape(input_shape, default_size=224, min_size=32,
                                                     require_flatten=include_top,

@@ -17,10 +17,12 @@ import os
 import warnings
 import weakref
 
-from minitf import backend
+from minitf import backend, dtypes, errors
+from minitf.checkpoint import graph, h5format
+from minitf.checkpoint.manager import latest_checkpoint, record_plain_save
 from minitf.module import _collect_deps
 from minitf.trackable import Trackable
-from minitf.checkpoint import graph, h5format
+from minitf.variable import Variable
 
 __all__ = ["Checkpoint", "CheckpointLoadStatus"]
 
@@ -182,7 +184,6 @@ class _SubtreeRestorer:
 
 def _match_child(restore, child, node, path, plan, seen=None):
     """Plan the restoration of `child` from trie `node`; defer what cannot be matched yet."""
-    from minitf.variable import Variable
     if isinstance(child, Variable):
         if node.key is not None:
             key = node.key
@@ -368,7 +369,6 @@ class Checkpoint(Trackable):
     """
 
     def __init__(self, root=None, **kwargs):
-        from minitf.variable import Variable
         for name, value in kwargs.items():
             if not isinstance(value, (Trackable, Variable)):
                 raise ValueError(f"`Checkpoint` was expecting a trackable object (an object "
@@ -390,7 +390,6 @@ class Checkpoint(Trackable):
         object.__setattr__(self, name, value)
         if name.startswith("_") or "_deps" not in self.__dict__:
             return
-        from minitf.variable import Variable
         if isinstance(value, (Trackable, Variable)):
             self._deps[name] = value
             self._track_attribute(name, value)
@@ -412,8 +411,6 @@ class Checkpoint(Trackable):
     def save_counter(self):
         """How many times `save()` ran (an int64 variable, saved with the checkpoint)."""
         if self._save_counter is None:
-            from minitf.variable import Variable
-            from minitf import dtypes
             self._save_counter = Variable(0, dtype=dtypes.int64, trainable=False,
                                           name="save_counter")
             self._track_child("save_counter", self._save_counter)  # a restore may be waiting
@@ -440,10 +437,9 @@ class Checkpoint(Trackable):
     def save(self, file_prefix, options=None):
         """Bump `save_counter`, write '<file_prefix>-<n>', record it in the directory's
         'checkpoint' state file; returns the path."""
-        from minitf.checkpoint.manager import _record_plain_save
         self.save_counter.assign_add(1)
         path = self.write(f"{os.fspath(file_prefix)}-{int(self.save_counter._value)}")
-        _record_plain_save(path)
+        record_plain_save(path)
         return path
 
     def read(self, save_path, options=None):
@@ -460,10 +456,8 @@ class Checkpoint(Trackable):
             return InitializationOnlyStatus()
         save_path = os.fspath(save_path)
         if os.path.isdir(save_path):
-            from minitf.checkpoint.manager import latest_checkpoint
             latest = latest_checkpoint(save_path)
             if latest is None:
-                from minitf import errors
                 raise errors.NotFoundError(None, None, f"No checkpoint found in directory "
                                            f"{save_path!r}.")
             save_path = latest

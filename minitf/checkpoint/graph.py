@@ -12,16 +12,12 @@ weights, when it also becomes 'layer_with_weights-0'.
 from collections import deque
 
 from minitf.trackable import Trackable
+from minitf.variable import Variable
 
 VALUE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 SLOT_MARK = "/.OPTIMIZER_SLOT/"
 
-__all__ = ["walk", "saveable_variables", "object_aliases", "VALUE_SUFFIX", "SLOT_MARK"]
-
-
-def _is_variable(obj):
-    from minitf.variable import Variable
-    return isinstance(obj, Variable)
+__all__ = ["walk", "saveable_variables", "VALUE_SUFFIX", "SLOT_MARK"]
 
 
 def walk(root, aliases=None):
@@ -43,7 +39,7 @@ def walk(root, aliases=None):
                     aliases[child_path] = seen[id(child)]
                 continue
             seen[id(child)] = child_path
-            if _is_variable(child):
+            if isinstance(child, Variable):
                 variables.append((child_path, child))
             elif isinstance(child, Trackable):
                 objects.append((child_path, child))

@@ -9,6 +9,7 @@ import os
 import threading
 import uuid
 
+import h5py
 import numpy as np
 
 from minitf import errors
@@ -110,7 +111,6 @@ def _remove_in_background(paths):
 
 def write_arrays(path, arrays, attrs=None):
     """Write {key: numpy array} to the HDF5 file `path`, atomically."""
-    import h5py
 
     def write(tmp):
         with h5py.File(tmp, "w") as f:
@@ -132,7 +132,6 @@ def read_arrays(path):
 
 def read_checkpoint(path):
     """({key: numpy array}, {attribute: str}) of checkpoint file `path` (see `read_arrays`)."""
-    import h5py
     if not os.path.isfile(path):
         raise errors.NotFoundError(None, None, f"Checkpoint file {path!r} does not exist.")
     try:

@@ -86,7 +86,7 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
     return path if _exists(path) else None
 
 
-def _record_plain_save(path):
+def record_plain_save(path):
     """After `Checkpoint.save`: add `path` to its directory's state file (nothing deleted)."""
     directory = os.path.dirname(os.path.abspath(path))
     state = read_state(directory) or {"all_model_checkpoint_paths": []}

@@ -1,7 +1,9 @@
 """Reading checkpoints without an object graph: tf.train.list_variables / load_checkpoint."""
 import os
 
+from minitf import dtypes, errors
 from minitf.checkpoint import h5format
+from minitf.checkpoint.manager import latest_checkpoint
 
 __all__ = ["CheckpointReader", "load_checkpoint", "list_variables", "load_variable"]
 
@@ -9,8 +11,6 @@ __all__ = ["CheckpointReader", "load_checkpoint", "list_variables", "load_variab
 def _resolve(ckpt_dir_or_file):
     path = os.fspath(ckpt_dir_or_file)
     if os.path.isdir(path):
-        from minitf.checkpoint.manager import latest_checkpoint
-        from minitf import errors
         latest = latest_checkpoint(path)
         if latest is None:
             raise errors.NotFoundError(None, None, f"No checkpoint found in directory {path!r}.")
@@ -27,7 +27,6 @@ class CheckpointReader:
 
     def get_tensor(self, name):
         """The stored numpy value of key `name` (NotFoundError if absent)."""
-        from minitf import errors
         if name not in self._values:
             raise errors.NotFoundError(None, None, f"Key {name} not found in checkpoint "
                                        f"{self._path!r}.")
@@ -43,7 +42,6 @@ class CheckpointReader:
 
     def get_variable_to_dtype_map(self):
         """{key: minitf dtype}."""
-        from minitf import dtypes
         return {k: dtypes.as_dtype(v.dtype) for k, v in self._values.items()}
 
 

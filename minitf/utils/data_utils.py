@@ -13,6 +13,8 @@ import urllib.error
 import urllib.request
 import zipfile
 
+from tqdm.auto import tqdm
+
 __all__ = ["get_file", "cache_root", "validate_file", "hash_file", "extract_archive",
            "DownloadError"]
 
@@ -57,10 +59,7 @@ def validate_file(fpath, file_hash, algorithm="auto", chunk_size=_CHUNK):
 
 
 def _progress_bar(total, name):
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover (tqdm is a dependency)
-        return None
+    """A tqdm bar over `total` bytes (hidden when MINITF_NO_PROGRESS=1)."""
     return tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, desc=name,
                 disable=os.environ.get("MINITF_NO_PROGRESS") == "1", leave=False)
 
@@ -102,14 +101,12 @@ def _copy_url(origin, out, fname):
                     break
                 out.write(chunk)
                 received += len(chunk)
-                if bar is not None:
-                    bar.update(len(chunk))
+                bar.update(len(chunk))
         except (OSError, ValueError) as e:  # http.client.IncompleteRead, reset connections
             raise DownloadError(f"The transfer from {origin} was interrupted after {received} bytes: "
                                 f"{e!r}") from e
         finally:
-            if bar is not None:
-                bar.close()
+            bar.close()
     if total is not None and received != total:
         raise DownloadError(f"The transfer from {origin} was interrupted: received {received} of "
                             f"{total} bytes.")
