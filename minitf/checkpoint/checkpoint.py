@@ -1,25 +1,17 @@
 """tf.train.Checkpoint: save and restore an object graph of variables to HDF5 files.
 
-Restoring walks the current object graph against the checkpoint's keys. Values whose variables
-exist are validated (shape, dtype) all together before any is assigned, so a failed restore
-changes nothing. Values whose objects do not exist yet are deferred on the nearest existing
-parent (`Trackable._defer_restore`) and applied when the parent calls `_track_child`; optimizer
-slot values wait in the optimizer until the slot is created. A slot whose optimizer is not in
-the graph yet (attached to the Checkpoint, or created, after `restore()`) waits in the restore
-until an object with `_restore_slot` is matched at the optimizer's path.
-
-As in TF, values left unused are reported (a warning, unless `expect_partial()`) when the
-restore can no longer use them: once its status is gone and no object still holds a deferred
-part of it. The restore refers to matched objects weakly so that this happens on time.
+Saving walks the object graph from the Checkpoint (`graph.py`) and writes every variable under
+its attribute path (`h5format.py`); restoring matches those paths against the objects that exist
+at restore time (`restore.py`).
 """
 import json
 import os
-import warnings
-import weakref
 
 from minitf import backend, dtypes, errors
 from minitf.checkpoint import graph, h5format
 from minitf.checkpoint.manager import latest_checkpoint, record_plain_save
+from minitf.checkpoint.restore import (ALIASES_ATTR, CheckpointLoadStatus,  # noqa: F401
+                                       InitializationOnlyStatus, restore_into)
 from minitf.module import _collect_deps
 from minitf.trackable import Trackable
 from minitf.variable import Variable
@@ -27,345 +19,49 @@ from minitf.variable import Variable
 __all__ = ["Checkpoint", "CheckpointLoadStatus"]
 
 
-class _Node:
-    """One step of the checkpoint's key trie: children by name, a value key, slot keys."""
-
-    __slots__ = ("children", "key", "slots")
-
-    def __init__(self):
-        self.children = {}
-        self.key = None
-        self.slots = []  # (optimizer path, slot name, key)
-
-    def find(self, parts):
-        node = self
-        for part in parts:
-            node = node.children.get(part)
-            if node is None:
-                return None
-        return node
-
-    def keys(self, _seen=None):
-        """Every checkpoint key in this subtree (a node shared through an alias counts once)."""
-        seen = _seen if _seen is not None else set()
-        if id(self) in seen:
-            return []
-        seen.add(id(self))
-        out = [self.key] if self.key else []
-        out.extend(key for _, _, key in self.slots)
-        for child in self.children.values():
-            out.extend(child.keys(seen))
-        return out
-
-
-def _build_trie(keys):
-    root = _Node()
-    for key in keys:
-        if not key.endswith(graph.VALUE_SUFFIX):
-            continue
-        body = key[:-len(graph.VALUE_SUFFIX)]
-        if graph.SLOT_MARK in body:
-            var_path, rest = body.split(graph.SLOT_MARK, 1)
-            opt_path, _, slot_name = rest.rpartition("/")
-            _descend_create(root, var_path).slots.append((opt_path, slot_name, key))
-        else:
-            _descend_create(root, body).key = key
-    return root
-
-
-def _graft_aliases(root, aliases):
-    """Make each alias path lead to the same trie node as the path it stands for."""
-    for alias, target in aliases.items():
-        if target == alias or alias.startswith(target + "/"):
-            continue  # a path back into its own subtree would make the trie a cycle
-        node = root.find(target.split("/"))
-        if node is None:
-            continue
-        parent_path, _, last = alias.rpartition("/")
-        parent = _descend_create(root, parent_path) if parent_path else root
-        parent.children.setdefault(last, node)
-
-
-def _descend_create(node, path):
-    for part in path.split("/"):
-        node = node.children.setdefault(part, _Node())
-    return node
-
-
-class _Restore:
-    """The shared state of one restore: file values, what was used, objects by path."""
-
-    def __init__(self, path, values, root):
-        self.path = path
-        self.values = values
-        self.consumed = set()
-        self.restored_ids = set()
-        self.silenced = False
-        self._objects = {}  # checkpoint path -> weak reference to the matched Trackable
-        self.planned = set()  # keys already headed for a variable (now or on creation)
-        self.orphan_slots = []  # (var, optimizer path, slot name, key) before the optimizer
-        self.root_ref = weakref.ref(root) if _weakrefable(root) else (lambda r=root: r)
-
-    def remember(self, path, obj):
-        """Note that `obj` was matched at checkpoint `path` (held weakly: no cycle through the
-        deferred restorers that objects hold)."""
-        self._objects[path] = weakref.ref(obj) if _weakrefable(obj) else (lambda o=obj: o)
-
-    def object_at(self, path):
-        """The object matched at `path`, or None."""
-        ref = self._objects.get(path)
-        return ref() if ref is not None else None
-
-    def unused_keys(self):
-        """Checkpoint value keys not restored (so far)."""
-        return sorted(k for k in self.values
-                      if k.endswith(graph.VALUE_SUFFIX) and k not in self.consumed)
-
-    def __del__(self):
-        if self.silenced:
-            return
-        try:
-            unused = self.unused_keys()
-        except Exception:  # interpreter shutdown
-            return
-        if unused:
-            warnings.warn(f"Checkpoint {self.path!r} was restored partially; values "
-                          f"never used: {unused[:10]}{' ...' if len(unused) > 10 else ''}. "
-                          "Call expect_partial() on the load status to silence this.",
-                          stacklevel=2)
-
-    def check(self, key, var):
-        value = self.values[key]
-        if tuple(value.shape) != tuple(var._value.shape):
-            raise ValueError(f"Checkpoint {self.path!r}: value {key!r} has shape "
-                             f"{tuple(value.shape)} but variable {var.name} has shape "
-                             f"{tuple(var._value.shape)}; the shapes must match to restore.")
-        if value.dtype != var._value.dtype:
-            raise ValueError(f"Checkpoint {self.path!r}: value {key!r} has dtype {value.dtype} but "
-                             f"variable {var.name} has dtype {var._value.dtype}; the dtypes "
-                             "must match to restore.")
-
-    def assign(self, key, var, copy=False):
-        value = self.values[key]
-        xp = backend.array_module(var._value)
-        var._set(xp.array(value, copy=True) if copy or xp.__name__ != "numpy" else value)
-        self.consumed.add(key)
-        self.restored_ids.add(var._id)
-
-
-def _weakrefable(obj):
-    try:
-        weakref.ref(obj)
-        return True
-    except TypeError:
-        return False
-
-
-class _SubtreeRestorer:
-    """Deferred restoration of a checkpoint subtree, applied to an object created later."""
-
-    def __init__(self, restore, node, path):
-        self.restore, self.node, self.path = restore, node, path
-
-    def __call__(self, child):
-        plan = []
-        _match_child(self.restore, child, self.node, self.path, plan)
-        for check in plan:  # deferred values: validate then assign, still all-or-nothing
-            check[0]()
-        for item in plan:
-            item[1]()
-
-    def descend(self, parts):
-        node = self.node.find(parts)
-        if node is None:
-            return None
-        return _SubtreeRestorer(self.restore, node, self.path + "/" + "/".join(parts))
-
-
-def _match_child(restore, child, node, path, plan, seen=None):
-    """Plan the restoration of `child` from trie `node`; defer what cannot be matched yet."""
-    if isinstance(child, Variable):
-        if node.key is not None:
-            key = node.key
-            restore.planned.add(key)
-            plan.append((lambda k=key: restore.check(k, child),
-                         lambda k=key: restore.assign(k, child)))
-        for opt_path, slot_name, key in node.slots:
-            _plan_slot(restore, child, opt_path, slot_name, key, plan)
-        return
-    if not isinstance(child, Trackable):
-        return
-    seen = seen if seen is not None else set()
-    if id(child) in seen:
-        return
-    seen.add(id(child))
-    restore.remember(path, child)
-    if hasattr(child, "_restore_slot"):
-        _adopt_orphan_slots(restore, path, plan)
-    used = set()
-    for name, grandchild in child._checkpoint_dependencies():
-        parts = name.split("/")
-        used.add(parts[0])
-        sub = node.find(parts)
-        if sub is not None:
-            _match_child(restore, grandchild, sub, f"{path}/{name}" if path else name, plan, seen)
-    for part, sub in node.children.items():
-        if part in used and not _has_unclaimed(restore, sub):
-            continue
-        if _has_unclaimed(restore, sub):
-            child._defer_restore(part, _SubtreeRestorer(restore, sub,
-                                                        f"{path}/{part}" if path else part))
-
-
-def _has_unclaimed(restore, node):
-    return any(k not in restore.consumed and k not in restore.planned for k in node.keys())
-
-
-def _plan_slot(restore, var, opt_path, slot_name, key, plan):
-    optimizer = restore.object_at(opt_path)
-    if optimizer is None or not hasattr(optimizer, "_restore_slot"):
-        restore.orphan_slots.append((var, opt_path, slot_name, key))
-        return
-    restore.planned.add(key)
-    slot = optimizer._slots.get(var._id, {}).get(slot_name)
-    if slot is not None:
-        plan.append((lambda k=key: restore.check(k, slot), lambda k=key: restore.assign(k, slot)))
-        return
-
-    def when_created(new_slot):
-        restore.check(key, new_slot)
-        restore.assign(key, new_slot, copy=True)
-    optimizer._restore_slot(var, slot_name, when_created)
-
-
-def _adopt_orphan_slots(restore, opt_path, plan):
-    """Plan the slots that were waiting for an optimizer at `opt_path`, now that it is matched."""
-    waiting = [item for item in restore.orphan_slots if item[1] == opt_path]
-    if not waiting:
-        return
-    restore.orphan_slots = [item for item in restore.orphan_slots if item[1] != opt_path]
-    for var, _, slot_name, key in waiting:
-        _plan_slot(restore, var, opt_path, slot_name, key, plan)
-
-
-ALIASES_ATTR = "object_aliases"
-
-
-def _load_aliases(text):
-    if not text:
-        return {}
-    try:
-        aliases = json.loads(text)
-    except ValueError:
-        return {}
-    return {str(k): str(v) for k, v in aliases.items()} if isinstance(aliases, dict) else {}
-
-
-def restore_into(root, prefix):
-    """Restore checkpoint `prefix` into the graph under `root`; returns a CheckpointLoadStatus."""
-    path = h5format.find_data_path(prefix)
-    values, attrs = h5format.read_checkpoint(path)
-    restore = _Restore(path, values, root)
-    trie = _build_trie(values)
-    _graft_aliases(trie, _load_aliases(attrs.get(ALIASES_ATTR)))
-    plan = []
-    # Slots met before their optimizer are adopted when the walk reaches it; the rest wait for
-    # an optimizer attached later (`_adopt_orphan_slots` from a subtree restorer).
-    try:
-        _match_child(restore, root, trie, "", plan)
-        for check, _ in plan:
-            check()
-    except BaseException:
-        restore.silenced = True  # the error says it all; no "restored partially" warning
-        raise
-    for _, apply in plan:
-        apply()
-    return CheckpointLoadStatus(root, restore)
-
-
-class CheckpointLoadStatus:
-    """What a restore matched: assertions about it, and a warning if values went unused."""
-
-    def __init__(self, root, restore):
-        self._root = root
-        self._restore = restore
-
-    def _unused_keys(self):
-        return self._restore.unused_keys()
-
-    def _unmatched_variables(self):
-        current = graph.saveable_variables(self._root)
-        return sorted(key for key, var in current.items()
-                      if var._id not in self._restore.restored_ids)
-
-    def assert_consumed(self):
-        """Every checkpoint value was restored and every current variable got a value."""
-        unused = self._unused_keys()
-        if unused:
-            raise AssertionError(f"Unresolved values in checkpoint {self._restore.path!r} "
-                                 f"(their objects do not exist or were not created yet): {unused}")
-        self.assert_existing_objects_matched()
-        return self
-
-    def assert_existing_objects_matched(self):
-        """Every variable that exists now in the object graph was restored."""
-        missing = self._unmatched_variables()
-        if missing:
-            raise AssertionError(f"Variables not found in checkpoint {self._restore.path!r}: "
-                                 f"{missing}")
-        return self
-
-    def assert_nontrivial_match(self):
-        """Something besides the save counter was restored."""
-        real = [k for k in self._restore.consumed if not k.startswith("save_counter/")]
-        if not real:
-            raise AssertionError(f"Nothing except the save counter matched checkpoint "
-                                 f"{self._restore.path!r}; check the object names.")
-        return self
-
-    def expect_partial(self):
-        """Silence the warning about checkpoint values left unused."""
-        self._restore.silenced = True
-        return self
-
-    def run_restore_ops(self, session=None):
-        """No-op in eager mode (values are restored already)."""
-
-    def initialize_or_restore(self, session=None):
-        """No-op in eager mode (values are restored already)."""
-
-
-class InitializationOnlyStatus:
-    """The status of `restore(None)`: nothing is restored."""
-
-    def assert_consumed(self):
-        """Always fails: no checkpoint was given."""
-        raise AssertionError("No checkpoint specified (save_path=None); nothing is being restored.")
-
-    assert_existing_objects_matched = assert_consumed
-    assert_nontrivial_match = assert_consumed
-
-    def expect_partial(self):
-        """Nothing to silence."""
-        return self
-
-    def run_restore_ops(self, session=None):
-        """No-op."""
-
-    def initialize_or_restore(self, session=None):
-        """No-op."""
-
-
 class Checkpoint(Trackable):
-    """Groups trackable objects and variables for saving and restoring.
+    """Saves and restores the variables of a group of objects, found by walking attributes.
 
-    `Checkpoint(model=model, optimizer=opt)` saves every variable reachable from its keyword
-    arguments, keyed by attribute paths (`model/dense/kernel`), plus its own `save_counter`.
-    As in TF the counter is made lazily, by `save()`, `restore()` or reading `save_counter`
-    (not by `write()`), so a Checkpoint used only as a node of another one (a stand-in for a
-    layer in a partial restore) adds no `save_counter` of its own.
-    `root` (optional) contributes its own dependencies at the top level. Attributes set later
-    (`ckpt.optimizer = opt`, even after `restore()`) become dependencies too, as in TF.
+    A Checkpoint does not store a list of variables: it stores an object graph. Its keyword
+    arguments name the root's children (`model=..., optimizer=...`), and every variable
+    reachable from them is saved under the path of attribute names that leads to it, such as
+    `model/layer_with_weights-0/kernel`. Restoring walks the same names in the objects you have
+    now, so a checkpoint can be loaded into freshly built objects, even into a different
+    program, as long as the paths match. Python variable names and the order in which objects
+    were created do not matter.
+
+    Example:
+
+    >>> model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    >>> opt = tf.keras.optimizers.Adam()
+    >>> ckpt = tf.train.Checkpoint(model=model, optimizer=opt)
+    >>> path = ckpt.save("/tmp/training/ckpt")     # '/tmp/training/ckpt-1'
+    >>> ckpt.restore(path)                          # later, or in another process
+
+    Values whose objects do not exist yet (a layer not built, an optimizer slot not created)
+    are kept and assigned when the object appears, so `restore()` can run before the first
+    training step. The returned status object checks how much matched (`assert_consumed()`,
+    `assert_existing_objects_matched()`, `expect_partial()`).
+
+    A `save_counter` variable counts the saves and numbers the files. As in TF it is made
+    lazily, by `save()`, `restore()` or reading `save_counter` (not by `write()`), so a
+    Checkpoint used only as a stand-in node of another one adds none of its own. Attributes set
+    later (`ckpt.optimizer = opt`, even after `restore()`) become dependencies too; lists,
+    tuples and dicts of trackables are saved as `name/0`, `name/key`.
+
+    Files are HDF5 ('<prefix>.h5'), written atomically: a crash leaves the old file or the
+    complete new one. Use `tf.train.CheckpointManager` to number checkpoints in a directory
+    and delete old ones.
+
+    Args:
+        root: An optional trackable object whose own dependencies are saved at the top level
+            (as if they were keyword arguments).
+        **kwargs: Trackable objects (models, layers, optimizers, variables, dataset
+            iterators, other Checkpoints), saved under these names. Lists and dicts of them
+            can be attached later as attributes.
+
+    Raises:
+        ValueError: If a keyword argument is not trackable, or is named `save_counter`.
     """
 
     def __init__(self, root=None, **kwargs):
@@ -425,7 +121,19 @@ class Checkpoint(Trackable):
         return deps
 
     def write(self, file_prefix, options=None):
-        """Write the checkpoint to `file_prefix` (file '<prefix>.h5'); returns `file_prefix`."""
+        """Writes the checkpoint to exactly `file_prefix` ('<file_prefix>.h5'), nothing else.
+
+        The low-level form of `save`: no number is appended, `save_counter` is not touched and
+        the directory's 'checkpoint' state file is not updated (so `tf.train.latest_checkpoint`
+        does not see it). An existing file is replaced atomically.
+
+        Args:
+            file_prefix: The path prefix of the file to write (str or path-like).
+            options: Unused; accepted for TF compatibility.
+
+        Returns:
+            `file_prefix`, to pass to `restore` or `read`.
+        """
         file_prefix = os.fspath(file_prefix)
         aliases = {}
         variables = graph.saveable_variables(self, aliases)
@@ -435,21 +143,71 @@ class Checkpoint(Trackable):
         return file_prefix
 
     def save(self, file_prefix, options=None):
-        """Bump `save_counter`, write '<file_prefix>-<n>', record it in the directory's
-        'checkpoint' state file; returns the path."""
+        """Saves a new numbered checkpoint and records it as the directory's latest.
+
+        Adds one to `save_counter`, writes '<file_prefix>-<save_counter>' (so repeated saves
+        never overwrite each other) and updates the 'checkpoint' state file in that directory,
+        which `tf.train.latest_checkpoint` reads. Old checkpoints are never deleted; a
+        `tf.train.CheckpointManager` does that.
+
+        Args:
+            file_prefix: The path prefix, e.g. '/tmp/training/ckpt' (str or path-like).
+            options: Unused; accepted for TF compatibility.
+
+        Returns:
+            The prefix written, e.g. '/tmp/training/ckpt-3'.
+        """
         self.save_counter.assign_add(1)
         path = self.write(f"{os.fspath(file_prefix)}-{int(self.save_counter._value)}")
         record_plain_save(path)
         return path
 
     def read(self, save_path, options=None):
-        """Restore from `save_path` (see `restore`)."""
+        """Restores from `save_path`, the counterpart of `write`.
+
+        Behaves as `restore` (values of objects not created yet are applied on creation).
+
+        Args:
+            save_path: A prefix returned by `write` or `save`.
+            options: Unused; accepted for TF compatibility.
+
+        Returns:
+            A load status object (see `restore`).
+
+        Raises:
+            NotFoundError: If no checkpoint file exists for `save_path`.
+            ValueError: If a saved value's shape or dtype differs from its variable's.
+        """
         return self.restore(save_path, options)
 
     def restore(self, save_path, options=None):
-        """Restore values from checkpoint `save_path` (a prefix or a directory's latest).
+        """Restores the values of checkpoint `save_path` into the objects of this Checkpoint.
 
-        Returns a status object; values for objects not created yet are applied on creation.
+        Values are matched by attribute path. Those whose variables exist are checked first
+        (shape and dtype) and only then assigned, so a failing restore changes nothing. Those
+        whose objects do not exist yet are applied when the objects are created (a Keras
+        layer's weights on its first call, an optimizer's slots on its first step).
+
+        The returned status can assert how much matched: `assert_consumed()` (every saved
+        value used and every variable restored), `assert_existing_objects_matched()` (every
+        variable existing now was restored), `assert_nontrivial_match()`. If values stay unused
+        when the status is dropped, a warning names them; `expect_partial()` silences it, for
+        example when loading only a model out of a training checkpoint.
+
+        Args:
+            save_path: A prefix returned by `save` or `write`, a directory (its latest
+                checkpoint is used), or None (nothing is restored; `assert_consumed()` on the
+                status then fails).
+            options: Unused; accepted for TF compatibility.
+
+        Returns:
+            A `CheckpointLoadStatus` (an `InitializationOnlyStatus` for None).
+
+        Raises:
+            NotFoundError: If no checkpoint file exists for `save_path`, or the directory has
+                no recorded checkpoint.
+            DataLossError: If the file is truncated, corrupt or not a minitf checkpoint.
+            ValueError: If a saved value's shape or dtype differs from its variable's.
         """
         self.save_counter  # noqa: B018 (made now, as TF does, so it is restored too)
         if save_path is None:

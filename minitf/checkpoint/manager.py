@@ -78,7 +78,24 @@ def _exists(prefix):
 
 
 def latest_checkpoint(checkpoint_dir, latest_filename=None):
-    """The prefix of the newest checkpoint recorded in `checkpoint_dir`, or None."""
+    """Finds the newest checkpoint saved in a directory.
+
+    Reads the directory's 'checkpoint' state file, which `Checkpoint.save` and
+    `CheckpointManager.save` keep up to date (`Checkpoint.write` does not). The usual way to
+    resume training:
+
+    >>> ckpt.restore(tf.train.latest_checkpoint("/tmp/training"))
+
+    (`restore(None)` restores nothing, so this also works on the first run.)
+
+    Args:
+        checkpoint_dir: The directory the checkpoints were saved in.
+        latest_filename: The name of the state file (default 'checkpoint').
+
+    Returns:
+        The prefix of the newest checkpoint (e.g. '/tmp/training/ckpt-3'), or None if the
+        directory has no state file or the checkpoint it names no longer exists.
+    """
     state = read_state(checkpoint_dir, latest_filename)
     if state is None or not state["model_checkpoint_path"]:
         return None
@@ -96,11 +113,40 @@ def record_plain_save(path):
 
 
 class CheckpointManager:
-    """Saves numbered checkpoints into a directory and keeps only the newest `max_to_keep`.
+    """Saves numbered checkpoints into a directory and deletes all but the newest few.
 
-    Checkpoints older than the window are deleted unless `keep_checkpoint_every_n_hours` says
-    to preserve one per that many hours. With `checkpoint_interval`, `save()` skips (returns
-    None) until `step_counter` has advanced that many steps since the last save.
+    Each `save()` writes '<directory>/<checkpoint_name>-<n>', with n taken from the
+    checkpoint's `save_counter` (or given), records it in the directory's 'checkpoint' state
+    file and deletes the checkpoints that fell out of the `max_to_keep` window. A manager
+    created on a directory that already has checkpoints picks up their list, so a restarted
+    program continues the numbering and the deletion where the previous one stopped:
+
+    >>> ckpt = tf.train.Checkpoint(model=model, optimizer=opt)
+    >>> manager = tf.train.CheckpointManager(ckpt, "/tmp/training", max_to_keep=3)
+    >>> ckpt.restore(manager.latest_checkpoint)   # None on the first run: nothing restored
+    >>> for epoch in range(10):
+    ...     train_one_epoch()
+    ...     manager.save()
+
+    The state file is written only after the new checkpoint is complete, and old files are
+    deleted only after that, so the state file never names a missing checkpoint.
+
+    Args:
+        checkpoint: The `tf.train.Checkpoint` to save and restore.
+        directory: The directory to write checkpoints in (created by the first save).
+        max_to_keep: How many recent checkpoints to keep; None keeps all of them.
+        keep_checkpoint_every_n_hours: Additionally keep one checkpoint per this many hours
+            of the ones that leave the window (None: keep none of them).
+        checkpoint_name: The file name prefix of the checkpoints (default 'ckpt').
+        step_counter: A variable (or int) holding the training step, needed with
+            `checkpoint_interval`.
+        checkpoint_interval: The minimum number of steps between two saves; `save()` does
+            nothing earlier.
+        init_fn: Called by `restore_or_initialize()` when there is no checkpoint to restore.
+
+    Raises:
+        ValueError: If `checkpoint` is missing, `max_to_keep` is not positive, or
+            `checkpoint_interval` is given without `step_counter`.
     """
 
     def __init__(self, checkpoint, directory, max_to_keep, keep_checkpoint_every_n_hours=None,
@@ -161,12 +207,20 @@ class CheckpointManager:
 
     @property
     def latest_checkpoint(self):
-        """The prefix of the newest checkpoint, or None."""
+        """The prefix of the newest checkpoint this manager knows of, or None.
+
+        Found in the directory when the manager was created, then updated by each `save()`;
+        pass it to `Checkpoint.restore` to resume.
+        """
         return self._latest
 
     @property
     def checkpoints(self):
-        """Prefixes of the checkpoints being kept, oldest first."""
+        """The prefixes of the checkpoints currently kept, oldest first.
+
+        At most `max_to_keep` of them (the ones preserved by `keep_checkpoint_every_n_hours`
+        are no longer listed, as in TF). A new list, so changing it changes nothing.
+        """
         return list(self._maybe_delete)
 
     def restore_or_initialize(self):
@@ -193,9 +247,23 @@ class CheckpointManager:
         return doomed
 
     def save(self, checkpoint_number=None, check_interval=True, options=None):
-        """Write a new checkpoint, update the state file, delete old ones; returns its path.
+        """Saves a new checkpoint, records it and deletes those beyond `max_to_keep`.
 
-        Returns None when `checkpoint_interval` says it is too early (and `check_interval`).
+        Adds one to the checkpoint's `save_counter` and writes
+        '<directory>/<checkpoint_name>-<n>'. Then the state file is rewritten (so
+        `tf.train.latest_checkpoint` finds the new checkpoint) and the oldest checkpoints
+        beyond `max_to_keep` are deleted.
+
+        Args:
+            checkpoint_number: The number n to use in the file name instead of the save
+                counter (an int or an integer variable, e.g. the training step).
+            check_interval: With `checkpoint_interval`, whether to skip the save when too few
+                steps passed since the last one. False saves anyway.
+            options: Unused; accepted for TF compatibility.
+
+        Returns:
+            The prefix of the new checkpoint, or None if it was skipped because of
+            `checkpoint_interval`.
         """
         if self._checkpoint_interval is not None:
             step = int(getattr(self._step_counter, "_value", self._step_counter))
