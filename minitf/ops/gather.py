@@ -20,8 +20,22 @@ SELECT = Op("SelectV2", batchable=True)
 
 
 def where(condition, x=None, y=None, name=None):
-    """With x and y: elements of x where condition is true, else of y (broadcasting).
-    With only condition: the coordinates of true elements as an int64 [n, rank] tensor."""
+    """Elementwise choice between `x` and `y`, or the coordinates of true entries.
+
+    Args:
+      condition: a bool tensor.
+      x, y: both or neither; with both, they and `condition` broadcast to one shape.
+      name: ignored (TF's op name).
+
+    Returns:
+      With x and y: the entries of x where `condition` is true, else of y (the gradient goes to
+      the chosen side). With neither: an int64 [n, rank] tensor of the true coordinates.
+
+    Raises:
+      ValueError: only one of x and y.
+      InvalidArgumentError: a non-bool condition, shapes that do not broadcast, or a scalar
+        condition without x and y.
+    """
     cond = as_tensor(condition)
     xp = array_module(cond._value)
     if x is None and y is None:
@@ -191,9 +205,26 @@ def _scatter_add_op(g, indices, params_shape, axis, batch_dims, lead):
 
 
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
-    """Slices of `params` along `axis` at `indices`: output shape is params.shape[:axis] +
-    indices.shape[batch_dims:] + params.shape[axis + 1:]. The gradient for axis 0 is an
-    IndexedSlices (sparse rows), which optimizers can apply without densifying."""
+    """Slices of `params` along `axis` at `indices`.
+
+    Args:
+      params: the tensor to read from (rank >= 1).
+      indices: int16/int32/int64 indices into dimension `axis`, each in [0, size).
+      validate_indices: ignored (indices are always checked, as TF's CPU kernel does).
+      axis: the dimension to index; defaults to `batch_dims`.
+      batch_dims: the number of leading dimensions params and indices share; each batch
+        element gathers from its own slice.
+      name: ignored (TF's op name).
+
+    Returns:
+      A tensor of shape params.shape[:axis] + indices.shape[batch_dims:] +
+      params.shape[axis + 1:]. For axis 0 the gradient is an IndexedSlices (sparse rows), which
+      optimizers apply without densifying.
+
+    Raises:
+      InvalidArgumentError: an index out of range, a scalar `params`, non-integer indices or
+        an invalid `axis`/`batch_dims`.
+    """
     p = as_tensor(params)
     idx = as_tensor(indices)
     check_attr_dtype(idx, "GatherV2", "Tindices", ("int16", "int32", "int64"))

@@ -23,11 +23,25 @@ MATMUL = Op("MatMul", batchable=True)
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            a_is_sparse=False, b_is_sparse=False, output_type=None, name=None):
-    """Matrix product of the last two dimensions, broadcasting leading (batch) dimensions.
+    """Matrix product over the last two dimensions, broadcasting leading (batch) dimensions.
 
-    transpose_a/transpose_b (or adjoint_*, the conjugate transpose) transpose an operand first.
-    Dtypes follow TF's CPU kernels: float, int32/int64 and complex everywhere, int16 only with
-    batch dimensions, int8/uint8 only with output_type=tf.int32; others raise (nothing wraps).
+    Args:
+      a, b: tensors of rank >= 2 and one dtype: float, int32/int64 or complex; int16 only with
+        batch dimensions; int8/uint8 only with output_type=tf.int32 (TF's CPU kernels).
+      transpose_a, transpose_b: transpose that operand's last two dimensions first.
+      adjoint_a, adjoint_b: conjugate-transpose that operand first.
+      a_is_sparse, b_is_sparse: accepted for TF's signature.
+      output_type: the product's dtype (int32 for int8/uint8 operands).
+      name: ignored (TF's op name).
+
+    Returns:
+      The product, [..., M, K] for a [..., M, N] and b [..., N, K].
+
+    Raises:
+      ValueError: both transpose_x and adjoint_x for one operand.
+      InvalidArgumentError: rank < 2, inner dimensions that differ, batch dimensions that do
+        not broadcast, or a dtype without a kernel.
+      NotFoundError: a dtype TF declares but has no CPU kernel for (unsigned integers).
     """
     for t, adj, side in ((transpose_a, adjoint_a, "a"), (transpose_b, adjoint_b, "b")):
         if t and adj:
@@ -240,7 +254,20 @@ def _parse_einsum(equation, shapes):
 def einsum(equation, *inputs, **kwargs):
     """Einstein summation: `einsum('ij,jk->ik', a, b)` is a matrix product.
 
-    Supports implicit output, ellipsis and repeated labels (traces, diagonals); differentiable.
+    Args:
+      equation: subscripts per input, comma separated, and optionally `->` and the output's;
+        `...` stands for broadcast dimensions and a label repeated within one input takes its
+        diagonal. Without `->` the output is the labels used once, sorted.
+      *inputs: tensors of one dtype (float, int32/int64 or complex).
+      **kwargs: accepted for TF's signature (name, optimize).
+
+    Returns:
+      The summed product; differentiable in every input.
+
+    Raises:
+      ValueError: an equation that does not match the inputs' count or ranks.
+      InvalidArgumentError: mixed dtypes or sizes that disagree for one label.
+      NotFoundError: a dtype with no Einsum kernel.
     """
     tensors = [as_tensor(t) for t in inputs]
     for t in tensors[1:]:

@@ -105,7 +105,21 @@ RESHAPE = Op("Reshape", batchable=True)
 
 
 def reshape(tensor, shape, name=None):
-    """The same values in a new shape; one dimension may be -1 (inferred)."""
+    """The values of `tensor`, in row-major order, laid out in a new shape.
+
+    Args:
+      tensor: a tensor or anything convertible to one.
+      shape: the new sizes (list, tuple, TensorShape or 1-D int32/int64 tensor); one size may
+        be -1, inferred from the number of values.
+      name: ignored (TF's op name).
+
+    Returns:
+      A tensor of `tensor`'s dtype with the new shape. Its gradient reshapes back.
+
+    Raises:
+      InvalidArgumentError: the sizes do not hold exactly the input's values, more than one
+        size is -1, a size is negative, or the sizes are not integers.
+    """
     x = as_tensor(tensor)
     shape = _reshape_sizes(shape)
     if shape and min(shape) < 0:
@@ -145,7 +159,20 @@ TRANSPOSE = Op("Transpose", batchable=True)
 
 
 def transpose(a, perm=None, conjugate=False, name="transpose"):
-    """Permute the dimensions of `a` (reverse them when perm is None)."""
+    """`a` with its dimensions permuted: output dimension i is input dimension perm[i].
+
+    Args:
+      a: a tensor.
+      perm: a permutation of range(rank); None reverses the dimensions.
+      conjugate: accepted for TF's signature.
+      name: ignored (TF's op name).
+
+    Returns:
+      The transposed tensor; its gradient applies the inverse permutation.
+
+    Raises:
+      InvalidArgumentError: `perm` is not a permutation of the dimensions.
+    """
     x = as_tensor(a)
     nd = x._value.ndim
     perm = tuple(range(nd))[::-1] if perm is None else _shape_arg(perm)
@@ -171,10 +198,20 @@ PACK = Op("Pack", batchable=True)
 
 
 def stack(values, axis=0, name="stack"):
-    """Join same-shaped tensors along a new axis (Python values take the tensors' dtype).
+    """Join same-shaped tensors along a new axis.
 
-    As in TF, stacking nothing gives an empty float32 vector and an axis outside the result's
-    rank is a ValueError.
+    Args:
+      values: a list of tensors of one shape and dtype (Python values take the tensors' dtype).
+      axis: where the new axis goes, in [-(rank + 1), rank + 1).
+      name: ignored (TF's op name).
+
+    Returns:
+      A tensor of rank one more than the inputs'. Stacking nothing gives an empty float32
+      vector, as in TF.
+
+    Raises:
+      ValueError: `axis` is outside the result's rank.
+      InvalidArgumentError: the inputs differ in shape or dtype.
     """
     if not isinstance(values, (list, tuple)):
         values = list(values)
@@ -277,10 +314,20 @@ CONCAT = Op("ConcatV2", batchable=True)
 
 
 def concat(values, axis, name="concat"):
-    """Join tensors along an existing `axis`; all other dimensions must match.
+    """Join tensors along an existing axis.
 
-    As in TF, a single value (or a lone tensor) comes back unchanged whatever `axis` is, and Python
-    values take the dtype of the first tensor or variable among `values`.
+    Args:
+      values: a list of tensors of one rank and dtype whose sizes agree except along `axis`
+        (Python values take the dtype of the first tensor or variable among them).
+      axis: the axis to join along (an int or int32/int64 scalar tensor).
+      name: ignored (TF's op name).
+
+    Returns:
+      The joined tensor. As in TF, a single value comes back unchanged whatever `axis` is.
+
+    Raises:
+      TypeError: a float `axis`.
+      InvalidArgumentError: no values, scalars, or mismatched dtypes or sizes.
     """
     if isinstance(axis, float) or (isinstance(axis, Tensor) and axis.dtype.name not in ("int32", "int64")):
         raise TypeError(f"concat: cannot convert axis {axis!r} to EagerTensor of dtype int32; "
