@@ -291,3 +291,13 @@ def test_matrix_2_norm_gradient_matches_finite_differences():
 def test_matrix_2_norm_has_no_float16_kernel():
     with pytest.raises(tf.errors.NotFoundError, match="Svd"):
         tf.linalg.norm(tf.ones([2, 2], tf.float16), ord=2, axis=[0, 1])
+
+
+def test_inf_norm_gradient_splits_ties_and_namespaces_share_one_function():
+    x = tf.constant([[1.0, -3.0, 3.0], [2.0, 0.5, -1.0]], dtype=tf.float64)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(tf.norm(x, ord=np.inf, axis=-1))
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), [[0, -0.5, 0.5], [1, 0, 0]])
+    assert tf.linalg.l2_normalize is tf.math.l2_normalize is tf.nn.l2_normalize
+    assert tf.linalg.eye is tf.eye
