@@ -18,10 +18,16 @@ import errno
 import os
 import warnings
 
+import h5py
 import numpy as np
 
-from minitf import backend
+from minitf import backend, errors
+from minitf._keras_naming import to_snake_case
 from minitf.checkpoint import h5format
+from minitf.checkpoint.checkpoint import Checkpoint, restore_into
+from minitf.layers.base import Layer
+from minitf.module import Module
+from minitf.variable import Variable
 
 __all__ = ["save_weights", "load_weights"]
 
@@ -30,7 +36,6 @@ KERAS_SUFFIX = ".weights.h5"
 
 def _own_variables(obj):
     """The object's own variables, trainable first, in creation order (Keras 3's order)."""
-    from minitf.variable import Variable
     if hasattr(obj, "_weights") and isinstance(obj._weights, list):
         own = [v for _, v in obj._weights]
     else:
@@ -40,24 +45,18 @@ def _own_variables(obj):
 
 
 def _is_saveable(obj):
-    from minitf.module import Module
     return isinstance(obj, Module)
 
 
 def _group_name(obj):
     """Keras' name for an object in a list: its class name in Keras' snake case (a plain
     functional `Model` is Keras' class `Functional`)."""
-    from minitf.layers.base import to_snake_case
-    from minitf.models.model import Model
-    if type(obj) is Model and getattr(obj, "_graph", None) is not None:
-        return "functional"
-    return to_snake_case(type(obj).__name__)
+    return to_snake_case(getattr(obj, "_keras_class_name", type(obj).__name__))
 
 
 def _attribute_names(obj):
     """The attributes Keras' saver visits, in its order: 'layers' first for Sequential and
     functional models, then public names sorted, then private (tracked) names sorted."""
-    from minitf.layers.base import Layer
     public = {k for k in vars(obj) if not k.startswith("_")}
     private = set()
     if isinstance(obj, Layer):
@@ -129,12 +128,9 @@ def save_weights(model, filepath, overwrite=True):
     """Write `model`'s weights to `filepath` ('.weights.h5': Keras 3 layout; else a TF checkpoint)."""
     filepath = os.fspath(filepath)
     if not filepath.endswith(KERAS_SUFFIX):
-        from minitf.checkpoint.checkpoint import Checkpoint
         return Checkpoint(root=model).write(filepath)
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"save_weights: {filepath!r} exists and overwrite=False.")
-    import h5py
-
     def write(tmp):
         with h5py.File(tmp, "w") as f:
             for path, obj in _walk(model):
@@ -157,7 +153,6 @@ def _check_exists(filepath):
         return
     if os.path.isdir(filepath):
         return
-    from minitf import errors
     try:
         h5format.find_data_path(filepath)
     except errors.NotFoundError:
@@ -173,10 +168,7 @@ def load_weights(model, filepath, skip_mismatch=False):
     filepath = os.fspath(filepath)
     _check_exists(filepath)
     if not filepath.endswith(KERAS_SUFFIX):
-        from minitf.checkpoint.checkpoint import restore_into
         return restore_into(model, filepath)  # no Checkpoint: its restore adds a save_counter
-    import h5py
-    from minitf import errors
     assignments = []
     try:
         f = h5py.File(filepath, "r")

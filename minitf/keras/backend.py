@@ -1,7 +1,17 @@
-"""tf.keras.backend: global Keras settings (float type, epsilon, image layout) and clear_session."""
-import importlib
+"""tf.keras.backend: global Keras settings (float type, epsilon, image layout) and clear_session.
+
+This module is the bottom of the Keras tier: it imports nothing from minitf. Modules that keep
+per-session state (the automatic layer names) register a reset with `on_clear_session`.
+"""
 
 _settings = {"floatx": "float32", "epsilon": 1e-7, "image_data_format": "channels_last"}
+_session_resets = []  # functions that forget per-session state, run by clear_session()
+
+
+def on_clear_session(reset):
+    """Run `reset()` on every `clear_session()` (each function is registered once)."""
+    if reset not in _session_resets:
+        _session_resets.append(reset)
 
 
 def floatx():
@@ -42,5 +52,5 @@ def set_image_data_format(data_format):
 
 def clear_session():
     """Forget global Keras state: automatic layer names start again from 'dense', 'dense_1', ..."""
-    base = importlib.import_module("minitf.layers.base")
-    base.clear_session()
+    for reset in _session_resets:
+        reset()

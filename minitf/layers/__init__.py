@@ -1,5 +1,6 @@
 """tf.keras.layers: the Layer base class and the built-in layers."""
 from minitf.layers.base import Layer, InputSpec  # noqa: F401
+from minitf.layers.input_layer import Input, InputLayer  # noqa: F401
 from minitf.layers.core import *  # noqa: F401,F403
 from minitf.layers.convolutional import (Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D,  # noqa: F401
                                          SeparableConv2D, Convolution1D, Convolution2D,
@@ -14,13 +15,3 @@ from minitf.layers.embedding import *  # noqa: F401,F403
 from minitf.layers.preprocessing import *  # noqa: F401,F403
 from minitf.layers.serialization import deserialize, serialize  # noqa: F401
 
-
-def __getattr__(name):
-    # InputLayer lives with the functional API; import it on first use (no import cycle).
-    if name == "InputLayer":
-        from minitf.models.functional import InputLayer
-        return InputLayer
-    if name == "Input":
-        from minitf.models.functional import Input
-        return Input
-    raise AttributeError(f"module 'minitf.layers' has no attribute {name!r}")

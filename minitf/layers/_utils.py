@@ -1,4 +1,6 @@
 """Small helpers shared by the layer modules: argument normalization and (de)serialization."""
+from minitf import activations, constraints, initializers, regularizers
+from minitf.ops.constant import cast
 
 __all__ = ["normalize_tuple", "normalize_padding", "activation", "initializer", "regularizer",
            "serialize"]
@@ -30,13 +32,11 @@ def normalize_padding(value, allowed=("valid", "same")):
 
 def activation(identifier):
     """The activation function for a name, callable or None (linear)."""
-    from minitf import activations
     return activations.get(identifier)
 
 
 def initializer(identifier):
     """The initializer object for a name, dict, class instance or callable."""
-    from minitf import initializers
     return initializers.get(identifier)
 
 
@@ -44,7 +44,6 @@ def regularizer(identifier):
     """The regularizer for a name, dict or callable (None stays None)."""
     if identifier is None:
         return None
-    from minitf import regularizers
     return regularizers.get(identifier)
 
 
@@ -52,17 +51,18 @@ def constraint(identifier):
     """The constraint object for a name, dict or callable (None stays None)."""
     if identifier is None:
         return None
-    from minitf import constraints
     return constraints.get(identifier)
+
+
+_FAMILIES = {"activations": activations, "initializers": initializers,
+             "regularizers": regularizers, "constraints": constraints}
 
 
 def serialize(obj, module_name):
     """Config form of an activation/initializer/regularizer/constraint, via its module's `serialize`."""
     if obj is None:
         return None
-    import importlib
-    module = importlib.import_module(f"minitf.{module_name}")
-    fn = getattr(module, "serialize", None)
+    fn = getattr(_FAMILIES[module_name], "serialize", None)
     if fn is not None:
         try:
             return fn(obj)
@@ -78,7 +78,6 @@ def as_floating(x, dtype):
     normalization) promotes an int/bool operand to the float dtype instead, so a uint8 image
     batch into Dense gives float32. Layers whose math does that call this helper.
     """
-    from minitf.ops.constant import cast
     if getattr(x, "dtype", None) is None or x.dtype.is_floating or x.dtype.is_complex:
         return x
     return cast(x, dtype)

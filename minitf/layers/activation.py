@@ -1,5 +1,13 @@
 """Activation layers with parameters: ReLU, LeakyReLU, ELU, Softmax."""
+from minitf import dtypes, errors
+from minitf.convert import convert_to_tensor
+from minitf.layers._utils import as_floating
 from minitf.layers.base import Layer
+from minitf.ops import array as array_ops
+from minitf.ops import math as math_ops
+from minitf.ops import nn as nn_ops
+from minitf.ops import reduce as reduce_ops
+from minitf.ops.constant import cast
 from minitf.tensor_shape import TensorShape
 
 __all__ = ["ReLU", "LeakyReLU", "ELU", "Softmax"]
@@ -34,30 +42,29 @@ class ReLU(_Elementwise):
         # Keras 3's relu step by step, so dtypes follow it too: integer inputs stay integer
         # unless a negative slope needs floats (leaky_relu casts to float32), and x equal to a
         # non-zero threshold maps to 0
-        import minitf as tf
-        x = tf.convert_to_tensor(inputs)
+        x = convert_to_tensor(inputs)
         slope, threshold, max_value = self.negative_slope, self.threshold, self.max_value
         if slope != 0:
             if max_value is None and threshold == 0:
-                return tf.nn.leaky_relu(x, alpha=slope)
+                return nn_ops.leaky_relu(x, alpha=slope)
             if threshold != 0 and not (x.dtype.is_floating or x.dtype.is_complex):
-                raise tf.errors.InvalidArgumentError(
+                raise errors.InvalidArgumentError(
                     None, None, f"Layer {self.name!r}: cannot compute AddV2 as input #1 "
                     f"(zero-based) was expected to be a {x.dtype.name} tensor but is a float "
                     f"tensor: ReLU(negative_slope={slope}, threshold={threshold}) needs a "
                     f"floating input; cast it with tf.cast(x, tf.float32). [Op:AddV2]")
-            negative_part = tf.nn.relu(threshold - x if threshold != 0 else -x)
+            negative_part = nn_ops.relu(threshold - x if threshold != 0 else -x)
         clip_max = max_value is not None
         if threshold != 0:
-            t = tf.cast(threshold, x.dtype)
-            x = tf.where(x > t, x, tf.zeros_like(x))
+            t = cast(threshold, x.dtype)
+            x = array_ops.where(x > t, x, array_ops.zeros_like(x))
         elif max_value == 6:
-            x = tf.minimum(tf.nn.relu(x), tf.cast(6, x.dtype))
+            x = math_ops.minimum(nn_ops.relu(x), cast(6, x.dtype))
             clip_max = False
         else:
-            x = tf.nn.relu(x)
+            x = nn_ops.relu(x)
         if clip_max:
-            x = tf.clip_by_value(x, tf.cast(0.0, x.dtype), tf.cast(max_value, x.dtype))
+            x = math_ops.clip_by_value(x, cast(0.0, x.dtype), cast(max_value, x.dtype))
         if slope != 0:
             x = x - slope * negative_part
         return x
@@ -87,10 +94,8 @@ class LeakyReLU(_Elementwise):
         return self.negative_slope
 
     def call(self, inputs):
-        from minitf.layers._utils import as_floating
-        from minitf.ops.nn import leaky_relu
         # Keras' leaky_relu works in floats: integer inputs come out as the compute dtype
-        return leaky_relu(as_floating(inputs, self.compute_dtype), alpha=self.negative_slope)
+        return nn_ops.leaky_relu(as_floating(inputs, self.compute_dtype), alpha=self.negative_slope)
 
     def get_config(self):
         """negative_slope."""
@@ -108,12 +113,11 @@ class ELU(_Elementwise):
 
     def call(self, inputs):
         # Keras 3's elu: the Elu op (which rejects integer inputs), scaled below 0 by alpha
-        import minitf as tf
-        x = tf.convert_to_tensor(inputs)
-        res = tf.nn.elu(x)
+        x = convert_to_tensor(inputs)
+        res = nn_ops.elu(x)
         if self.alpha == 1:
             return res
-        return tf.where(x > 0, res, self.alpha * res)
+        return array_ops.where(x > 0, res, self.alpha * res)
 
     def get_config(self):
         """alpha."""
@@ -132,33 +136,32 @@ class Softmax(_Elementwise):
     def call(self, inputs, mask=None):
         # As Keras 3: one axis goes to the Softmax op (which rejects integer and 0-d inputs),
         # several use exp(x - logsumexp(x)); a mask sends masked positions to 0
-        import minitf as tf
-        x = tf.convert_to_tensor(inputs)
+        x = convert_to_tensor(inputs)
         if mask is not None:
-            mask = tf.convert_to_tensor(mask)
+            mask = convert_to_tensor(mask)
             if mask.shape.rank > x.shape.rank or any(
                     m is not None and i is not None and m not in (1, i)
                     for m, i in zip(mask.shape.as_list()[::-1], x.shape.as_list()[::-1])):
                 raise ValueError(f"Layer {self.name!r}: the `mask` must be broadcastable to "
                                  f"`inputs`. Received: inputs.shape={x.shape}, "
                                  f"mask.shape={mask.shape}")
-            if mask.dtype != tf.bool:
-                mask = mask > tf.cast(0.5, mask.dtype)
-            large_negative = -3e4 if x.dtype == tf.float16 else -1e9
-            x = tf.where(mask, x, tf.cast(large_negative, x.dtype))
+            if mask.dtype != dtypes.bool:
+                mask = mask > cast(0.5, mask.dtype)
+            large_negative = -3e4 if x.dtype == dtypes.float16 else -1e9
+            x = array_ops.where(mask, x, cast(large_negative, x.dtype))
         axis = self.axis
         if isinstance(axis, (tuple, list)) and len(axis) == 1:
             axis = axis[0]
         if isinstance(axis, (tuple, list)):
             if not x.dtype.is_floating:
-                raise tf.errors.InvalidArgumentError(
+                raise errors.InvalidArgumentError(
                     None, None, f"Layer {self.name!r}: softmax over axes {list(axis)} needs a "
                     f"floating-point input, got {x.dtype.name}; cast it with tf.cast.")
-            out = tf.exp(x - tf.math.reduce_logsumexp(x, axis=list(axis), keepdims=True))
+            out = math_ops.exp(x - reduce_ops.reduce_logsumexp(x, axis=list(axis), keepdims=True))
         else:
-            out = tf.nn.softmax(x, axis=axis)
+            out = nn_ops.softmax(x, axis=axis)
         if mask is not None:
-            out = tf.where(mask, out, tf.zeros_like(out))
+            out = array_ops.where(mask, out, array_ops.zeros_like(out))
         return out
 
     def get_config(self):

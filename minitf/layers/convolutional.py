@@ -2,8 +2,14 @@
 
 Each takes data_format 'channels_last' (NWC / NHWC inputs) or 'channels_first' (NCW / NCHW);
 kernels have the same shape in both layouts, as in Keras."""
+from minitf import nest
+from minitf.keras import backend as keras_backend
 from minitf.layers import _utils as U
 from minitf.layers.base import InputSpec, Layer
+from minitf.layers.input_spec import shape_of
+from minitf.ops import array as array_ops
+from minitf.ops import conv as conv_ops
+from minitf.ops import nn as nn_ops
 from minitf.tensor_shape import TensorShape
 
 __all__ = ["Conv1D", "Conv2D", "Conv2DTranspose", "DepthwiseConv2D", "SeparableConv2D",
@@ -45,8 +51,7 @@ def standardize_data_format(data_format, name):
     """'channels_first' or 'channels_last' (case-insensitive); None means the Keras backend's
     image_data_format(). Anything else is a ValueError naming the layer, as in Keras."""
     if data_format is None:
-        from minitf.keras import backend
-        return backend.image_data_format()
+        return keras_backend.image_data_format()
     value = str(data_format).lower()
     if value not in ("channels_first", "channels_last"):
         raise ValueError(f"Layer {name!r}: the `data_format` argument must be one of "
@@ -154,9 +159,7 @@ class _Conv(Layer):
 
     def _check_inputs(self, inputs):
         super()._check_inputs(inputs)
-        from minitf import nest
-        from minitf.layers.base import _shape_of
-        self._check_rank(_shape_of(nest.flatten(inputs)[0]))
+        self._check_rank(shape_of(nest.flatten(inputs)[0]))
 
     def _channels(self, input_shape):
         shape = TensorShape(input_shape)
@@ -226,35 +229,32 @@ class _Conv(Layer):
 
     def _finish(self, out):
         if self.use_bias:
-            import minitf as tf
-            out = tf.nn.bias_add(out, self.bias, data_format=self._op_format)
+            out = nn_ops.bias_add(out, self.bias, data_format=self._op_format)
         return self.activation(out) if self.activation is not None else out
 
     def _convolve(self, x, kernel):
-        import minitf as tf
         if self.rank == 1:
             if self.padding == "causal":
                 left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
                 pads = [[0, 0], [0, 0], [0, 0]]
                 pads[2 if self.data_format == "channels_first" else 1] = [left, 0]
-                x = tf.pad(x, pads)
+                x = array_ops.pad(x, pads)
                 padding = "VALID"
             else:
                 padding = self.padding.upper()
-            return tf.nn.conv1d(x, kernel, self.strides[0], padding, data_format=self._op_format,
+            return conv_ops.conv1d(x, kernel, self.strides[0], padding, data_format=self._op_format,
                                 dilations=self.dilation_rate[0])
-        return tf.nn.conv2d(x, kernel, self.strides, self.padding.upper(),
+        return conv_ops.conv2d(x, kernel, self.strides, self.padding.upper(),
                             data_format=self._op_format, dilations=self.dilation_rate)
 
     def call(self, inputs):
-        import minitf as tf
         self._check_input_dtype(inputs)
         if self.groups == 1:
             return self._finish(self._convolve(inputs, self.kernel))
         axis = self._channel_axis
-        xs = tf.split(inputs, self.groups, axis=axis)
-        ks = tf.split(self.kernel, self.groups, axis=-1)
-        out = tf.concat([self._convolve(x, k) for x, k in zip(xs, ks)], axis=axis)
+        xs = array_ops.split(inputs, self.groups, axis=axis)
+        ks = array_ops.split(self.kernel, self.groups, axis=-1)
+        out = array_ops.concat([self._convolve(x, k) for x, k in zip(xs, ks)], axis=axis)
         return self._finish(out)
 
     def compute_output_shape(self, input_shape):
@@ -360,12 +360,11 @@ class Conv2DTranspose(Conv2D):
                 for i, size in enumerate((height, width))]
 
     def call(self, inputs):
-        import minitf as tf
         self._check_input_dtype(inputs)
         shape = inputs.shape.as_list()
         out_shape = with_channels(shape[0], self._out_sizes(*spatial_dims(shape, self.data_format)),
                                   self.filters, self.data_format)
-        out = tf.nn.conv2d_transpose(inputs, self.kernel, out_shape, self.strides,
+        out = conv_ops.conv2d_transpose(inputs, self.kernel, out_shape, self.strides,
                                      self.padding.upper(), data_format=self._op_format,
                                      dilations=self.dilation_rate)
         return self._finish(out)
@@ -422,8 +421,7 @@ class DepthwiseConv2D(Conv2D):
         self.built = True
 
     def call(self, inputs):
-        import minitf as tf
-        out = tf.nn.depthwise_conv2d(inputs, self.depthwise_kernel, self._strides4(),
+        out = conv_ops.depthwise_conv2d(inputs, self.depthwise_kernel, self._strides4(),
                                      self.padding.upper(), data_format=self._op_format,
                                      dilations=self.dilation_rate)
         return self._finish(out)
@@ -489,8 +487,7 @@ class SeparableConv2D(Conv2D):
         self.built = True
 
     def call(self, inputs):
-        import minitf as tf
-        out = tf.nn.separable_conv2d(inputs, self.depthwise_kernel, self.pointwise_kernel,
+        out = conv_ops.separable_conv2d(inputs, self.depthwise_kernel, self.pointwise_kernel,
                                      self._strides4(), self.padding.upper(),
                                      data_format=self._op_format, dilations=self.dilation_rate)
         return self._finish(out)

@@ -1,6 +1,12 @@
 """Core layers: Dense, Activation, Lambda."""
+import inspect
+
+from minitf import nest
+from minitf.keras.keras_tensor import set_operator_layer
 from minitf.layers import _utils as U
+from minitf.layers import serialization as S
 from minitf.layers.base import InputSpec, Layer
+from minitf.ops.linalg import matmul, tensordot
 from minitf.tensor_shape import TensorShape
 
 __all__ = ["Dense", "Activation", "Lambda"]
@@ -49,12 +55,11 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
-        import minitf as tf
         inputs = U.as_floating(inputs, self.compute_dtype)  # uint8 images -> float32, as Keras
         if inputs.shape.rank == 2:
-            out = tf.matmul(inputs, self.kernel)
+            out = matmul(inputs, self.kernel)
         else:
-            out = tf.tensordot(inputs, self.kernel, [[inputs.shape.rank - 1], [0]])
+            out = tensordot(inputs, self.kernel, [[inputs.shape.rank - 1], [0]])
         if self.use_bias:
             out = out + self.bias
         return self.activation(out) if self.activation is not None else out
@@ -120,7 +125,6 @@ class Lambda(Layer):
         self._output_shape = output_shape
 
     def call(self, inputs, mask=None, training=None):
-        import inspect
         kwargs = dict(self.arguments)
         try:
             params = inspect.signature(self.function).parameters
@@ -138,7 +142,6 @@ class Lambda(Layer):
             return super().compute_output_shape(input_shape)
         if callable(self._output_shape):
             return self._output_shape(input_shape)
-        from minitf import nest
         batch = nest.flatten(_shape_as_tuple(input_shape))[0] if input_shape is not None \
             else None
         return TensorShape((batch,) + tuple(self._output_shape))
@@ -151,7 +154,6 @@ class Lambda(Layer):
 
     def get_config(self):
         """function (by name, or bytecode for a lambda), output_shape, mask, arguments."""
-        from minitf.layers import serialization as S
         config = super().get_config()
         config["function"] = S.serialize_function(self.function)
         if self._output_shape is not None:
@@ -171,7 +173,6 @@ class Lambda(Layer):
         deserialization was enabled); named functions resolve through `custom_objects` and
         minitf's built-in activations/losses/metrics.
         """
-        from minitf.layers import serialization as S
         config = S._standardize_layer_config(config)
         config["function"] = S.deserialize_function(
             config["function"], custom_objects, safe_mode, "the `function` of a `Lambda` layer")
@@ -189,3 +190,7 @@ def _shape_as_tuple(shape):
     if isinstance(shape, TensorShape):
         return tuple(shape.as_list()) if shape.rank is not None else (None,)
     return shape
+
+
+# Python operators on KerasTensors (x + 1, x[:, 0]) become Lambda layers in the graph.
+set_operator_layer(Lambda)

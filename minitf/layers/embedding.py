@@ -1,6 +1,10 @@
 """Embedding: integer ids -> rows of a trainable matrix (sparse IndexedSlices gradients)."""
+from minitf import dtypes
 from minitf.layers import _utils as U
 from minitf.layers.base import Layer
+from minitf.ops import array as array_ops
+from minitf.ops import compare as compare_ops
+from minitf.ops.constant import cast
 from minitf.tensor_shape import TensorShape
 
 __all__ = ["Embedding"]
@@ -36,15 +40,13 @@ class Embedding(Layer):
         self.built = True
 
     def call(self, inputs):
-        import minitf as tf
-        if inputs.dtype not in (tf.int32, tf.int64):  # tf.gather takes no uint8/int8 indices
-            inputs = tf.cast(inputs, "int32")
-        return tf.gather(self.embeddings, inputs)
+        if inputs.dtype not in (dtypes.int32, dtypes.int64):  # tf.gather takes no uint8/int8 indices
+            inputs = cast(inputs, "int32")
+        return array_ops.gather(self.embeddings, inputs)
 
     def compute_mask(self, inputs, mask=None):
         """inputs != 0 when mask_zero, else None."""
-        import minitf as tf
-        return tf.not_equal(inputs, 0) if self.mask_zero else None
+        return compare_ops.not_equal(inputs, 0) if self.mask_zero else None
 
     def compute_output_shape(self, input_shape):
         """input_shape + (output_dim,)."""

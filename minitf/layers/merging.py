@@ -2,6 +2,8 @@
 Concatenate, and their functional forms add(), concatenate(), ..."""
 from minitf.layers._utils import promote_inputs
 from minitf.layers.base import Layer
+from minitf.ops import array as array_ops
+from minitf.ops import math as math_ops
 from minitf.tensor_shape import TensorShape
 
 __all__ = ["Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate",
@@ -73,7 +75,6 @@ class _Merge(Layer):
         inputs = promote_inputs(inputs)
         ranks = [x.shape.rank for x in inputs]
         if len(set(ranks)) > 1:
-            import minitf as tf
             expanded = []
             for x, rank in zip(inputs, ranks):
                 if rank == 0:
@@ -82,7 +83,7 @@ class _Merge(Layer):
                                      f"bounds for an array with dimension 1. Give the input a "
                                      f"batch axis.")
                 for _ in range(max(ranks) - rank):
-                    x = tf.expand_dims(x, axis=1)
+                    x = array_ops.expand_dims(x, axis=1)
                 expanded.append(x)
             inputs = expanded
         out = inputs[0]
@@ -135,16 +136,14 @@ class Maximum(_Merge):
     """Elementwise maximum of the inputs."""
 
     def _merge(self, a, b):
-        import minitf as tf
-        return tf.maximum(a, b)
+        return math_ops.maximum(a, b)
 
 
 class Minimum(_Merge):
     """Elementwise minimum of the inputs."""
 
     def _merge(self, a, b):
-        import minitf as tf
-        return tf.minimum(a, b)
+        return math_ops.minimum(a, b)
 
 
 class Concatenate(Layer):
@@ -189,9 +188,8 @@ class Concatenate(Layer):
         self.built = True
 
     def call(self, inputs):
-        import minitf as tf
         self._check([x.shape for x in inputs])
-        return tf.concat(promote_inputs(inputs), axis=self.axis)
+        return array_ops.concat(promote_inputs(inputs), axis=self.axis)
 
     def compute_output_shape(self, input_shape):
         """The inputs' shape with the concatenation axis summed."""

@@ -1,6 +1,10 @@
 """BatchNormalization and LayerNormalization."""
 from minitf.layers import _utils as U
 from minitf.layers.base import InputSpec, Layer
+from minitf.ops import array as array_ops
+from minitf.ops import math as math_ops
+from minitf.ops import reduce as reduce_ops
+from minitf.ops.constant import cast, stop_gradient
 from minitf.tensor_shape import TensorShape
 
 __all__ = ["BatchNormalization", "LayerNormalization"]
@@ -20,8 +24,7 @@ def _axes_list(axis, rank, name):
 
 def _normalize(x, mean, variance, offset, scale, epsilon):
     """(x - mean) / sqrt(variance + epsilon) * scale + offset, with minitf ops."""
-    import minitf as tf
-    inv = tf.math.rsqrt(variance + epsilon)
+    inv = math_ops.rsqrt(variance + epsilon)
     if scale is not None:
         inv = inv * scale
     out = (x - mean) * inv
@@ -86,7 +89,6 @@ class BatchNormalization(Layer):
 
     def _broadcast(self, v, rank):
         """A parameter of shape param_shape, reshaped to broadcast against the input."""
-        import minitf as tf
         if v is None:
             return None
         if self._axes == [rank - 1]:
@@ -94,32 +96,30 @@ class BatchNormalization(Layer):
         shape = [1] * rank
         for a in self._axes:
             shape[a] = -1 if len(self._axes) == 1 else int(v.shape[self._axes.index(a)])
-        return tf.reshape(v, shape)
+        return array_ops.reshape(v, shape)
 
     def call(self, inputs, training=None):
-        import minitf as tf
         inputs = U.as_floating(inputs, self.compute_dtype)  # Keras casts int inputs
         rank = inputs.shape.rank
         dtype = inputs.dtype
-        gamma = None if self.gamma is None else tf.cast(self.gamma, dtype)
-        beta = None if self.beta is None else tf.cast(self.beta, dtype)
+        gamma = None if self.gamma is None else cast(self.gamma, dtype)
+        beta = None if self.beta is None else cast(self.beta, dtype)
         gamma, beta = self._broadcast(gamma, rank), self._broadcast(beta, rank)
         if bool(training) and self.trainable:
-            mean = tf.reduce_mean(inputs, axis=self._reduction_axes, keepdims=True)
-            variance = tf.reduce_mean(tf.square(inputs - mean),
+            mean = reduce_ops.reduce_mean(inputs, axis=self._reduction_axes, keepdims=True)
+            variance = reduce_ops.reduce_mean(math_ops.square(inputs - mean),
                                       axis=self._reduction_axes, keepdims=True)
             self._update_moving(mean, variance)
             return _normalize(inputs, mean, variance, beta, gamma, self.epsilon)
-        mean = self._broadcast(tf.cast(self.moving_mean, dtype), rank)
-        variance = self._broadcast(tf.cast(self.moving_variance, dtype), rank)
+        mean = self._broadcast(cast(self.moving_mean, dtype), rank)
+        variance = self._broadcast(cast(self.moving_variance, dtype), rank)
         return _normalize(inputs, mean, variance, beta, gamma, self.epsilon)
 
     def _update_moving(self, mean, variance):
         """moving -= (moving - batch) * (1 - momentum); not recorded on any tape."""
-        import minitf as tf
         decay = 1.0 - self.momentum
         for moving, batch in ((self.moving_mean, mean), (self.moving_variance, variance)):
-            value = tf.cast(tf.reshape(tf.stop_gradient(batch), moving.shape.as_list()),
+            value = cast(array_ops.reshape(stop_gradient(batch), moving.shape.as_list()),
                             moving.dtype)._value
             moving.assign(moving._value - (moving._value - value) * decay)
 
@@ -168,30 +168,28 @@ class LayerNormalization(Layer):
         self.built = True
 
     def _broadcast(self, v, rank, dtype):
-        import minitf as tf
         if v is None:
             return None
         shape = [1] * rank
         for i, a in enumerate(self._axes):
             shape[a] = int(v.shape[i])
-        return tf.reshape(tf.cast(v, dtype), shape)
+        return array_ops.reshape(cast(v, dtype), shape)
 
     def call(self, inputs):
-        import minitf as tf
         original = inputs.dtype
         # Keras 3 does not autocast LayerNormalization inputs: layer_normalization computes in
         # at least float32 (float64 stays), casts the result back to the input's dtype
         # (integers truncate, float16 rounds), then the layer casts to its compute dtype
         if not original.is_floating or original.size < 4:
-            inputs = tf.cast(inputs, "float32")
+            inputs = cast(inputs, "float32")
         rank = inputs.shape.rank
-        mean = tf.reduce_mean(inputs, axis=self._axes, keepdims=True)
-        variance = tf.reduce_mean(tf.square(inputs - mean), axis=self._axes, keepdims=True)
+        mean = reduce_ops.reduce_mean(inputs, axis=self._axes, keepdims=True)
+        variance = reduce_ops.reduce_mean(math_ops.square(inputs - mean), axis=self._axes, keepdims=True)
         out = _normalize(inputs, mean, variance, self._broadcast(self.beta, rank, inputs.dtype),
                          self._broadcast(self.gamma, rank, inputs.dtype), self.epsilon)
         if out.dtype != original:
-            out = tf.cast(out, original)
-        return tf.cast(out, self.compute_dtype) if out.dtype != self.compute_dtype else out
+            out = cast(out, original)
+        return cast(out, self.compute_dtype) if out.dtype != self.compute_dtype else out
 
     def compute_output_shape(self, input_shape):
         """Same as the input shape."""

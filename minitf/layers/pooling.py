@@ -3,8 +3,16 @@
 from minitf import errors
 from minitf.layers import _utils as U
 from minitf.layers.base import InputSpec, Layer
-from minitf.layers.convolutional import (conv_output_length, op_data_format, spatial_dims,
-                                         standardize_data_format, with_channels)
+from minitf.layers.convolutional import (
+    conv_output_length,
+    op_data_format,
+    spatial_dims,
+    standardize_data_format,
+    with_channels,
+)
+from minitf.ops import array as array_ops
+from minitf.ops import conv as conv_ops
+from minitf.ops import reduce as reduce_ops
 from minitf.tensor_shape import TensorShape
 
 __all__ = ["MaxPooling1D", "AveragePooling1D", "MaxPooling2D", "AveragePooling2D",
@@ -38,16 +46,15 @@ class _Pooling(Layer):
         return padding
 
     def call(self, inputs):
-        import minitf as tf
         padding = self._op_padding()
         if self.rank == 1:
             # tf.nn's 1-D pools take NWC only: move the channels last and back.
             first = self.data_format == "channels_first"
-            x = tf.transpose(inputs, [0, 2, 1]) if first else inputs
-            fn = tf.nn.max_pool1d if self.kind == "max" else tf.nn.avg_pool1d
+            x = array_ops.transpose(inputs, [0, 2, 1]) if first else inputs
+            fn = conv_ops.max_pool1d if self.kind == "max" else conv_ops.avg_pool1d
             y = fn(x, self.pool_size[0], self.strides[0], padding)
-            return tf.transpose(y, [0, 2, 1]) if first else y
-        fn = tf.nn.max_pool2d if self.kind == "max" else tf.nn.avg_pool2d
+            return array_ops.transpose(y, [0, 2, 1]) if first else y
+        fn = conv_ops.max_pool2d if self.kind == "max" else conv_ops.avg_pool2d
         return fn(inputs, self.pool_size, self.strides, padding,
                   data_format=op_data_format(self.data_format, 2))
 
@@ -116,13 +123,11 @@ class _GlobalPooling(Layer):
         self.input_spec = InputSpec(ndim=self.rank + 2)
 
     def call(self, inputs):
-        import minitf as tf
         start = 2 if self.data_format == "channels_first" else 1
         axes = list(range(start, start + self.rank))
         if self.kind == "avg":  # Keras' mean promotes integer inputs to float
-            from minitf.layers._utils import as_floating
-            inputs = as_floating(inputs, self.compute_dtype)
-        fn = tf.reduce_mean if self.kind == "avg" else tf.reduce_max
+            inputs = U.as_floating(inputs, self.compute_dtype)
+        fn = reduce_ops.reduce_mean if self.kind == "avg" else reduce_ops.reduce_max
         return fn(inputs, axis=axes, keepdims=self.keepdims)
 
     def compute_output_shape(self, input_shape):

@@ -1,5 +1,6 @@
 """Preprocessing layers: Rescaling."""
 from minitf.layers.base import Layer
+from minitf.ops.constant import cast
 from minitf.tensor_shape import TensorShape
 
 __all__ = ["Rescaling"]
@@ -14,10 +15,9 @@ class Rescaling(Layer):
         self.offset = offset
 
     def call(self, inputs):
-        import minitf as tf
         dtype = self.dtype
-        x = tf.cast(inputs, dtype)
-        return x * tf.cast(self.scale, dtype) + tf.cast(self.offset, dtype)
+        x = cast(inputs, dtype)
+        return x * cast(self.scale, dtype) + cast(self.offset, dtype)
 
     def compute_output_shape(self, input_shape):
         """Same as the input shape."""

@@ -1,5 +1,8 @@
 """Regularization layers active only in training: Dropout, SpatialDropout2D, GaussianNoise."""
 from minitf.layers.base import InputSpec, Layer
+from minitf.ops import array as array_ops
+from minitf.ops import nn as nn_ops
+from minitf.ops import random as random_ops
 from minitf.tensor_shape import TensorShape
 
 __all__ = ["Dropout", "SpatialDropout1D", "SpatialDropout2D", "GaussianNoise"]
@@ -7,15 +10,9 @@ __all__ = ["Dropout", "SpatialDropout1D", "SpatialDropout2D", "GaussianNoise"]
 
 def _dropout(x, rate, noise_shape, seed):
     """Zero each element (or each noise_shape slice) with probability `rate`, scale the rest."""
-    import minitf as tf
     if rate == 1.0:  # Keras 3 drops everything (tf.nn.dropout itself rejects rate=1)
-        return tf.zeros_like(x)
-    nn_dropout = getattr(tf.nn, "dropout", None)
-    if nn_dropout is not None:
-        return nn_dropout(x, rate=rate, noise_shape=noise_shape, seed=seed)
-    shape = noise_shape if noise_shape is not None else tf.shape(x)
-    keep = tf.cast(tf.random.uniform(shape, seed=seed, dtype=x.dtype) >= rate, x.dtype)
-    return x * keep / (1.0 - rate)
+        return array_ops.zeros_like(x)
+    return nn_ops.dropout(x, rate=rate, noise_shape=noise_shape, seed=seed)
 
 
 class Dropout(Layer):
@@ -88,10 +85,9 @@ class GaussianNoise(Layer):
         self.seed = seed
 
     def call(self, inputs, training=None):
-        import minitf as tf
         if not training:
             return inputs
-        noise = tf.random.normal(tf.shape(inputs), mean=0.0, stddev=self.stddev,
+        noise = random_ops.normal(array_ops.shape(inputs), mean=0.0, stddev=self.stddev,
                                  dtype=inputs.dtype, seed=self.seed)
         return inputs + noise
 

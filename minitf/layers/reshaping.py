@@ -2,8 +2,12 @@
 ZeroPadding2D, Cropping2D."""
 import numpy as np
 
+from minitf.backend import array_module
 from minitf.layers import _utils as U
 from minitf.layers.base import InputSpec, Layer
+from minitf.ops import array as array_ops
+from minitf.ops import image as image_ops
+from minitf.ops.constant import cast
 from minitf.tensor_shape import TensorShape
 
 __all__ = ["Flatten", "Reshape", "Permute", "RepeatVector", "UpSampling2D", "ZeroPadding2D",
@@ -20,13 +24,11 @@ def _data_format(value, layer_name):
 
 
 def _to_channels_last(x, data_format):
-    import minitf as tf
-    return tf.transpose(x, [0, 2, 3, 1]) if data_format == "channels_first" else x
+    return array_ops.transpose(x, [0, 2, 3, 1]) if data_format == "channels_first" else x
 
 
 def _from_channels_last(x, data_format):
-    import minitf as tf
-    return tf.transpose(x, [0, 3, 1, 2]) if data_format == "channels_first" else x
+    return array_ops.transpose(x, [0, 3, 1, 2]) if data_format == "channels_first" else x
 
 
 def _image_dims(shape, data_format):
@@ -61,14 +63,13 @@ class Flatten(Layer):
         self.input_spec = InputSpec(min_ndim=1)
 
     def call(self, inputs):
-        import minitf as tf
         shape = inputs.shape.as_list()
         if len(shape) == 1:
-            return tf.expand_dims(inputs, 1)
+            return array_ops.expand_dims(inputs, 1)
         if self.data_format == "channels_first" and len(shape) > 2:
             # Flatten in channels-last order, as Keras does, so Dense weights carry over.
-            inputs = tf.transpose(inputs, [0] + list(range(2, len(shape))) + [1])
-        return tf.reshape(inputs, [shape[0], _product(shape[1:])])
+            inputs = array_ops.transpose(inputs, [0] + list(range(2, len(shape))) + [1])
+        return array_ops.reshape(inputs, [shape[0], _product(shape[1:])])
 
     def compute_output_shape(self, input_shape):
         """(batch, product of the rest)."""
@@ -121,10 +122,9 @@ class Reshape(Layer):
         return dims
 
     def call(self, inputs):
-        import minitf as tf
         shape = inputs.shape.as_list()
         dims = self._resolve(shape)
-        return tf.reshape(inputs, [shape[0]] + dims)
+        return array_ops.reshape(inputs, [shape[0]] + dims)
 
     def compute_output_shape(self, input_shape):
         """(batch,) + target_shape with -1 resolved."""
@@ -152,8 +152,7 @@ class Permute(Layer):
         self.input_spec = InputSpec(ndim=len(self.dims) + 1)
 
     def call(self, inputs):
-        import minitf as tf
-        return tf.transpose(inputs, [0] + list(self.dims))
+        return array_ops.transpose(inputs, [0] + list(self.dims))
 
     def compute_output_shape(self, input_shape):
         """The input shape with its axes permuted."""
@@ -181,8 +180,7 @@ class RepeatVector(Layer):
         self.input_spec = InputSpec(ndim=2)
 
     def call(self, inputs):
-        import minitf as tf
-        return tf.tile(tf.expand_dims(inputs, 1), [1, self.n, 1])
+        return array_ops.tile(array_ops.expand_dims(inputs, 1), [1, self.n, 1])
 
     def compute_output_shape(self, input_shape):
         """(batch, n, features)."""
@@ -215,14 +213,13 @@ class UpSampling2D(Layer):
         self.input_spec = InputSpec(ndim=4)
 
     def call(self, inputs):
-        import minitf as tf
         x = _to_channels_last(inputs, self.data_format)
         b, h, w, c = x.shape.as_list()
         sh, sw = self.size
         if self.interpolation == "nearest":
-            x = tf.reshape(x, [b, h, 1, w, 1, c])
-            x = tf.broadcast_to(x, [b, h, sh, w, sw, c])
-            x = tf.reshape(x, [b, h * sh, w * sw, c])
+            x = array_ops.reshape(x, [b, h, 1, w, 1, c])
+            x = array_ops.broadcast_to(x, [b, h, sh, w, sw, c])
+            x = array_ops.reshape(x, [b, h * sh, w * sw, c])
         else:
             x = _resize(x, h * sh, w * sw, self.interpolation)
         return _from_channels_last(x, self.data_format)
@@ -243,18 +240,13 @@ class UpSampling2D(Layer):
 
 def _resize(x, new_h, new_w, method):
     """tf.image.resize of channels-last `x`, keeping its floating dtype."""
-    import minitf as tf
-    from minitf.ops import image as image_ops
-    from minitf.ops._core import array_module
     if x.dtype.name not in ("float32", "float64"):
-        return tf.cast(tf.image.resize(x, [new_h, new_w], method=method), x.dtype)
+        return cast(image_ops.resize(x, [new_h, new_w], method=method), x.dtype)
     xp = array_module(x._value)
     h, w = x.shape[1], x.shape[2]
     wy = xp.asarray(image_ops._weights(method, h, new_h, False), dtype=x._value.dtype)
     wx = xp.asarray(image_ops._weights(method, w, new_w, False), dtype=x._value.dtype)
-    op = {"bilinear": "ResizeBilinear", "area": "ResizeArea",
-          "bicubic": "ResizeBicubic"}.get(method, "ScaleAndTranslate")
-    return image_ops._resample(x, wy, wx, op)
+    return image_ops._resample(x, wy, wx, image_ops.resize_op(method))
 
 
 def _pairs(value, name):
@@ -280,19 +272,18 @@ class ZeroPadding2D(Layer):
         self.input_spec = InputSpec(ndim=4)
 
     def call(self, inputs):
-        import minitf as tf
-        (t, b), (l, r) = self.padding
-        spatial = [[t, b], [l, r]]
+        (t, b), (left, right) = self.padding
+        spatial = [[t, b], [left, right]]
         if self.data_format == "channels_first":
-            return tf.pad(inputs, [[0, 0], [0, 0]] + spatial)
-        return tf.pad(inputs, [[0, 0]] + spatial + [[0, 0]])
+            return array_ops.pad(inputs, [[0, 0], [0, 0]] + spatial)
+        return array_ops.pad(inputs, [[0, 0]] + spatial + [[0, 0]])
 
     def compute_output_shape(self, input_shape):
         """Height and width grown by the padding."""
         n, h, w, c = _image_dims(TensorShape(input_shape).as_list(), self.data_format)
-        (t, b), (l, r) = self.padding
+        (t, b), (left, right) = self.padding
         return _image_shape(n, None if h is None else h + t + b,
-                            None if w is None else w + l + r, c, self.data_format)
+                            None if w is None else w + left + right, c, self.data_format)
 
     def get_config(self):
         """padding and data_format."""
@@ -311,21 +302,21 @@ class Cropping2D(Layer):
         self.input_spec = InputSpec(ndim=4)
 
     def call(self, inputs):
-        (t, b), (l, r) = self.cropping
+        (t, b), (left, right) = self.cropping
         _, h, w, _ = _image_dims(inputs.shape.as_list(), self.data_format)
-        if t + b >= h or l + r >= w:
+        if t + b >= h or left + right >= w:
             raise ValueError(f"Layer {self.name!r}: cropping {self.cropping} is too large "
                              f"for input shape {inputs.shape}.")
         if self.data_format == "channels_first":
-            return inputs[:, :, t:h - b, l:w - r]
-        return inputs[:, t:h - b, l:w - r, :]
+            return inputs[:, :, t:h - b, left:w - right]
+        return inputs[:, t:h - b, left:w - right, :]
 
     def compute_output_shape(self, input_shape):
         """Height and width reduced by the cropping."""
         n, h, w, c = _image_dims(TensorShape(input_shape).as_list(), self.data_format)
-        (t, b), (l, r) = self.cropping
+        (t, b), (left, right) = self.cropping
         return _image_shape(n, None if h is None else h - t - b,
-                            None if w is None else w - l - r, c, self.data_format)
+                            None if w is None else w - left - right, c, self.data_format)
 
     def get_config(self):
         """cropping and data_format."""

@@ -1,19 +1,21 @@
 """clone_model: the same architecture with freshly initialized weights."""
-from minitf.models.functional import InputLayer
+from minitf import nest
+from minitf.keras.keras_tensor import KerasTensor
+from minitf.layers.input_layer import Input, InputLayer
+from minitf.models.model import Model
 from minitf.models.sequential import Sequential
+from minitf.models.serialization import deserialize_layer, keeping_callables, serialize_layer
 
 __all__ = ["clone_model"]
 
 
 def _clone_layer(layer):
     """A new layer from the layer's config (nested models and Lambda layers included)."""
-    from minitf.models.serialization import deserialize_layer, keeping_callables, serialize_layer
     with keeping_callables():
         return deserialize_layer(serialize_layer(layer))
 
 
 def _as_input_list(input_tensors, expected):
-    from minitf import nest
     flat = nest.flatten(input_tensors)
     if len(flat) != expected:
         raise ValueError(f"clone_model: the model has {expected} input(s) but "
@@ -46,10 +48,6 @@ def clone_model(model, input_tensors=None, clone_function=None):
     if model._graph is None:
         raise ValueError("clone_model does not support subclassed models: their structure "
                          "is defined by code, not by a graph. Instantiate the class again.")
-    from minitf import nest
-    from minitf.models.functional import Input
-    from minitf.models.keras_tensor import KerasTensor
-    from minitf.models.model import Model
     graph = model._graph
     new_layers = {}
     values = {}

@@ -4,10 +4,21 @@
 defining `call` gives a subclassed one. Training (`compile`, `fit`, ...) is added elsewhere;
 this class holds the structure: layers, weights, summary, checkpoint names, weights files.
 """
+from minitf import nest
+from minitf._keras_naming import unique_layer_name
+from minitf.checkpoint import keras_weights
+from minitf.convert import convert_to_tensor
 from minitf.engine.training import TrainingMixin
-from minitf.layers.base import Layer, _dedup, unique_layer_name
-from minitf.models.functional import GraphRunner, InputLayer
-from minitf.models.keras_tensor import KerasTensor
+from minitf.keras.keras_tensor import KerasTensor
+from minitf.layers.base import Layer
+from minitf.layers.input_spec import InputSpec, shapes_of
+from minitf.models import serialization
+from minitf.models.functional import GraphRunner
+from minitf.models.summary import print_summary
+from minitf.ops import array as array_ops
+from minitf.tensor import Tensor
+from minitf.tensor_shape import TensorShape
+from minitf.variable import Variable
 
 __all__ = ["Model"]
 
@@ -51,6 +62,14 @@ class Model(TrainingMixin, Layer):
     def _is_graph_network(self):
         return self._graph is not None
 
+    _is_sequential = False  # Sequential's summary is always the three-column table
+
+    @property
+    def _keras_class_name(self):
+        """Keras 3's class name: 'Functional' for a plain Model built from inputs and outputs."""
+        return "Functional" if type(self) is Model and self._graph is not None \
+            else type(self).__name__
+
     @property
     def inputs(self):
         """The model's input KerasTensors (a list), or None for a subclassed model."""
@@ -84,7 +103,6 @@ class Model(TrainingMixin, Layer):
         cached = self.__dict__.get("_graph_input_spec")
         if cached is not None and cached[0] is self._graph:
             return cached[1]
-        from minitf.layers.base import InputSpec
         specs = []
         inputs = self._graph.inputs
         named = sorted(inputs.items()) if isinstance(inputs, dict) else \
@@ -155,10 +173,6 @@ class Model(TrainingMixin, Layer):
 
     def _cast_inputs(self, inputs):
         # Layers inside cast for themselves; a model keeps e.g. integer token ids as they are.
-        from minitf import nest
-        from minitf.ops.constant import convert_to_tensor
-        from minitf.tensor import Tensor
-        from minitf.variable import Variable
 
         def convert(x):
             if isinstance(x, (Tensor, KerasTensor)) or x is None:
@@ -177,8 +191,7 @@ class Model(TrainingMixin, Layer):
     def _maybe_build(self, inputs):
         if self.built:
             return
-        from minitf.layers.base import _shapes_of
-        self._build_input_shape = _shapes_of(inputs)
+        self._build_input_shape = shapes_of(inputs)
         self.built = True  # subclassed models build their sublayers when they run
 
     def build(self, input_shape):
@@ -186,14 +199,11 @@ class Model(TrainingMixin, Layer):
         if self._graph is not None:
             self.built = True
             return
-        from minitf import nest
-        from minitf.ops.array import zeros
-        from minitf.tensor_shape import TensorShape
         if input_shape is None:
             raise ValueError("Input shape must be defined when calling `build()` on a Model.")
 
         def make(shape):
-            return zeros([1 if d is None else d for d in TensorShape(shape).as_list()],
+            return array_ops.zeros([1 if d is None else d for d in TensorShape(shape).as_list()],
                          dtype=self.dtype)
         if isinstance(input_shape, (list, tuple)) and input_shape and \
                 isinstance(input_shape[0], (list, tuple, TensorShape)):
@@ -211,18 +221,16 @@ class Model(TrainingMixin, Layer):
         """Subclassed: attributes by name; functional: 'layer_with_weights-N' and 'layer-N'."""
         if self._graph is None:
             return super()._checkpoint_dependencies()
-        return _layer_dependencies(self.layers) + [
+        return layer_dependencies(self.layers) + [
             (k, v) for k, v in super()._checkpoint_dependencies()
             if not isinstance(v, Layer)]
 
     def save_weights(self, filepath, overwrite=True, save_format=None, options=None):
         """Write the weights to `filepath` (see minitf.checkpoint.keras_weights)."""
-        from minitf.checkpoint import keras_weights
         return keras_weights.save_weights(self, filepath)
 
     def load_weights(self, filepath, skip_mismatch=False, by_name=False, options=None):
         """Read weights written by `save_weights` (see minitf.checkpoint.keras_weights)."""
-        from minitf.checkpoint import keras_weights
         return keras_weights.load_weights(self, filepath, skip_mismatch)
 
     # -- summary ---------------------------------------------------------------------------
@@ -233,7 +241,6 @@ class Model(TrainingMixin, Layer):
             raise ValueError(
                 "This model has not yet been built. Build the model first by calling "
                 "`build()` or by calling the model on a batch of data.")
-        from minitf.models.summary import print_summary
         print_summary(self, line_length=line_length, positions=positions, print_fn=print_fn)
 
     def get_config(self):
@@ -242,7 +249,6 @@ class Model(TrainingMixin, Layer):
         Subclassed models: name/trainable/dtype when `__init__` takes no arguments of its own,
         else NotImplementedError (override `get_config`, as in Keras).
         """
-        from minitf.models import serialization
         if self._graph is not None:
             return serialization.functional_config(self)
         return serialization.subclassed_config(self)
@@ -250,7 +256,6 @@ class Model(TrainingMixin, Layer):
     @classmethod
     def from_config(cls, config, custom_objects=None):
         """A new model from `get_config()`'s output; functional configs rebuild the graph."""
-        from minitf.models import serialization
         if "layers" in config and "input_layers" in config:
             return serialization.functional_from_config(cls, config, custom_objects)
         try:
@@ -261,7 +266,7 @@ class Model(TrainingMixin, Layer):
                             f"Error: {e}") from e
 
 
-def _layer_dependencies(layers):
+def layer_dependencies(layers):
     """TF's names for a layer list: 'layer_with_weights-N' for layers with weights, 'layer-N'."""
     deps, n_weighted = [], 0
     for layer in layers:
@@ -272,7 +277,3 @@ def _layer_dependencies(layers):
         deps.append((f"layer-{i}", layer))
     return deps
 
-
-def count_params(weights):
-    """The total number of scalars in `weights` (each counted once)."""
-    return int(sum(v.shape.num_elements() for v in _dedup(list(weights))))

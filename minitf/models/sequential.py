@@ -1,8 +1,13 @@
 """tf.keras.Sequential: a plain stack of layers, each feeding the next."""
+from minitf.keras.keras_tensor import KerasTensor
+from minitf.keras.node import call_accepts
 from minitf.layers.base import Layer
-from minitf.models.functional import GraphRunner, Input, InputLayer, to_input_dtype
-from minitf.models.keras_tensor import KerasTensor
-from minitf.models.model import Model, _layer_dependencies
+from minitf.layers.input_layer import Input, InputLayer
+from minitf.layers.input_spec import shape_of
+from minitf.models import serialization
+from minitf.models.functional import GraphRunner, to_input_dtype
+from minitf.models.model import Model, layer_dependencies
+from minitf.tensor_shape import TensorShape
 
 __all__ = ["Sequential"]
 
@@ -13,6 +18,8 @@ class Sequential(Model):
     It builds as soon as the input shape is known: from an `Input`/`InputLayer` added first,
     an `input_shape=` argument of the first layer, `build(input_shape)`, or the first call.
     """
+
+    _is_sequential = True
 
     def __init__(self, layers=None, name=None):
         super().__init__(name=name)
@@ -85,7 +92,6 @@ class Sequential(Model):
             if self._seq_input is None:
                 raise ValueError("You must provide an `input_shape` argument.")
             return
-        from minitf.tensor_shape import TensorShape
         shape = TensorShape(input_shape).as_list()
         if self._seq_input is None or TensorShape(self._seq_input.shape) != TensorShape(shape):
             # Keras gives the Input the first layer's compute dtype
@@ -109,13 +115,12 @@ class Sequential(Model):
 
     def call(self, inputs, training=None, mask=None):
         """Feed `inputs` through the layers in order."""
-        from minitf.layers.base import _accepts_kwarg
         x = inputs
         if self._seq_input is not None and not isinstance(inputs, (list, tuple, dict)):
             x = to_input_dtype(inputs, self._seq_input)  # as Keras' functional Sequential
         for layer in self.layers:
             kwargs = {}
-            if training is not None and _accepts_kwarg(layer.call, "training"):
+            if training is not None and call_accepts(layer.call, "training"):
                 kwargs["training"] = training
             x = layer(x, **kwargs)
         return x
@@ -123,9 +128,7 @@ class Sequential(Model):
     def _maybe_build(self, inputs):
         if self.built and self._graph is not None:
             return
-        from minitf.tensor_shape import TensorShape
-        from minitf.layers.base import _shape_of
-        shape = _shape_of(inputs).as_list()
+        shape = shape_of(inputs).as_list()
         try:
             self.build(TensorShape([None] + shape[1:]))
         except Exception:  # noqa: BLE001 -- some layers cannot trace; build eagerly instead
@@ -135,16 +138,14 @@ class Sequential(Model):
 
     def _checkpoint_dependencies(self):
         """'layer_with_weights-N' / 'layer-N' for the layers (InputLayer excluded)."""
-        return _layer_dependencies(self.layers)
+        return layer_dependencies(self.layers)
 
     def get_config(self):
         """name, trainable, the layers' configs (an InputLayer first once the input shape is
         known) and build_input_shape."""
-        from minitf.models import serialization
         return serialization.sequential_config(self)
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
         """A new Sequential with fresh layers from `get_config()`'s output."""
-        from minitf.models import serialization
         return serialization.sequential_from_config(cls, config, custom_objects)

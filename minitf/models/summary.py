@@ -1,12 +1,13 @@
 """model.summary(): Keras' text table of layers, output shapes and parameter counts."""
-from minitf.models.functional import InputLayer
-from minitf.models.keras_tensor import KerasTensor
+from minitf import nest
+from minitf.keras.keras_tensor import KerasTensor
+from minitf.layers.input_layer import InputLayer
+from minitf.layers.tracking import dedup
 
 __all__ = ["print_summary"]
 
 
 def _shape_text(value):
-    from minitf import nest
     if isinstance(value, KerasTensor):
         return str(tuple(value.shape.as_list()))
     flat = nest.flatten(value)
@@ -24,8 +25,7 @@ def _output_shape_text(layer):
 
 
 def _is_sequential_like(model, layers):
-    from minitf.models.sequential import Sequential
-    if isinstance(model, Sequential) or model._graph is None:
+    if model._is_sequential or model._graph is None:
         return True
     for node in model._graph.nodes:
         if len(node.parent_tensors) > 1:
@@ -53,9 +53,13 @@ def _connections(model, layer):
     return out
 
 
+def count_params(weights):
+    """The total number of scalars in `weights` (each counted once)."""
+    return int(sum(v.shape.num_elements() for v in dedup(list(weights))))
+
+
 def print_summary(model, line_length=None, positions=None, print_fn=None):
     """Print the table for `model` through `print_fn` (default: print), line by line."""
-    from minitf.models.model import count_params
     print_fn = print_fn or print
     layers = model.layers
     sequential_like = _is_sequential_like(model, layers)

@@ -69,16 +69,11 @@ def test_other_paths_use_tf_checkpoint_format(tmp_path):
 
 
 def test_real_sequential_model(tmp_path):
-    pytest.importorskip("minitf.layers")
-    models = pytest.importorskip("minitf.models")
-    try:
-        def build():
-            m = models.Sequential([tf.keras.layers.Dense(4), tf.keras.layers.Dense(2)])
-            m(tf.constant(np.ones((1, 3), np.float32)))
-            return m
-        src, dst = build(), build()
-    except Exception as e:  # another engineer's code still landing
-        pytest.skip(f"Sequential not usable yet: {e}")
+    def build():
+        m = tf.keras.Sequential([tf.keras.layers.Dense(4), tf.keras.layers.Dense(2)])
+        m(tf.constant(np.ones((1, 3), np.float32)))
+        return m
+    src, dst = build(), build()
     path = str(tmp_path / "s.weights.h5")
     src.save_weights(path)
     with h5py.File(path, "r") as f:

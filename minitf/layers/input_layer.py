@@ -1,0 +1,60 @@
+"""InputLayer and Input: where a functional model's graph starts.
+
+`Input(shape)` makes an InputLayer and returns its output, a KerasTensor with a free batch
+dimension; calling layers on it records the graph that `Model(inputs, outputs)` runs.
+"""
+from minitf._keras_naming import unique_layer_name
+from minitf.keras.keras_tensor import KerasTensor
+from minitf.keras.node import Node
+from minitf.layers.base import Layer
+
+__all__ = ["Input", "InputLayer"]
+
+
+class InputLayer(Layer):
+    """The layer standing for a model input; its output is the Input KerasTensor."""
+
+    def __init__(self, input_shape=None, batch_size=None, dtype=None, input_tensor=None,
+                 sparse=None, name=None, ragged=None, type_spec=None, batch_input_shape=None,
+                 **kwargs):
+        name = name or unique_layer_name("input_layer")  # Keras 3's default InputLayer names
+        super().__init__(name=name, dtype=dtype)
+        if batch_input_shape is not None:
+            batch_shape = tuple(batch_input_shape)
+        elif input_tensor is not None:
+            batch_shape = tuple(input_tensor.shape.as_list())
+        else:
+            batch_shape = (batch_size,) + tuple(input_shape or ())
+        self._batch_input_shape = batch_shape
+        self.built = True
+        if input_tensor is None:
+            input_tensor = KerasTensor(batch_shape, dtype=self.dtype, name=name)
+        node = Node(self, [], (), {}, input_tensor)
+        input_tensor._node = node
+        self._inbound_nodes.append(node)
+
+    def call(self, inputs):
+        return inputs
+
+    def get_config(self):
+        """batch_input_shape, dtype and name."""
+        return {"batch_input_shape": self._batch_input_shape, "dtype": self.dtype,
+                "sparse": False, "ragged": False, "name": self.name}
+
+    @property
+    def output_shape(self):
+        """[batch_input_shape] as Keras 2 reports it for inputs."""
+        return [self._batch_input_shape]
+
+
+def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=None, tensor=None,  # noqa: N802
+          ragged=None, type_spec=None, batch_shape=None, **kwargs):
+    """A symbolic model input: a KerasTensor of shape (batch_size,) + shape."""
+    if shape is None and batch_shape is None and tensor is None:
+        raise ValueError("Please provide to Input a `shape` or a `tensor` or a `type_spec` "
+                         "argument. Note that `shape` does not include the batch dimension.")
+    if isinstance(shape, int):
+        shape = (shape,)
+    layer = InputLayer(input_shape=shape, batch_size=batch_size, dtype=dtype, name=name,
+                       input_tensor=None, batch_input_shape=batch_shape)
+    return layer._inbound_nodes[0].output_tensors
