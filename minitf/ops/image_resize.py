@@ -6,7 +6,7 @@ in the image, so its gradient is the same op with the matrices transposed (its a
 """
 import numpy as np  # host-side bookkeeping only: interpolation weights, offsets, shapes
 
-from minitf import dtypes, errors
+from minitf import dtypes
 from minitf.ops._core import Op, Tensor, _state, array_module, as_tensor, record
 from minitf.ops.array import reshape
 from minitf.ops.constant import cast
@@ -185,13 +185,12 @@ def _no_gradient(op):
 def _grad_dtype_error(op, dtype_name):
     """The gradient rule of an op whose TF gradient kernel takes float32 originals only."""
     tf_name = {"float64": "double", "float16": "half"}.get(dtype_name, dtype_name)
-    grad_name = op.name + "Grad"
+    grad_op = _ADJOINT[op]
 
     def grad(*upstream):
-        raise errors.invalid_argument(
-            grad_name, f"cannot compute {grad_name} as input #1(zero-based) was expected to be "
-                       f"a float tensor but is a {tf_name} tensor; resize float32 images to "
-                       f"differentiate this method")
+        raise grad_op.invalid(f"cannot compute {grad_op.name} as input #1(zero-based) was expected to be a "
+                              f"float tensor but is a {tf_name} tensor; resize float32 images to "
+                              f"differentiate this method")
     return grad
 
 
