@@ -259,9 +259,25 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
            name=None):
     """Resize [h, w, c] or [b, h, w, c] images to `size` = [new_height, new_width].
 
-    Sampling uses half-pixel centres as TF2 does. The result is float32, except for
-    'nearest', which keeps the input dtype. Differentiable for floating inputs, except 'area'
-    (TF registers no gradient for ResizeArea: LookupError).
+    Sampling uses half-pixel centres as TF2 does.
+
+    Args:
+      images: a 3-D image or a 4-D batch of images (channels last).
+      size: [new_height, new_width] as Python ints or a 1-D int32 tensor.
+      method: a `ResizeMethod` name ('bilinear', 'nearest', 'area', 'bicubic', 'lanczos3',
+        'lanczos5', 'gaussian', 'mitchellcubic').
+      preserve_aspect_ratio: shrink `size` so the image keeps its aspect ratio.
+      antialias: widen the kernel when downsampling (bilinear and bicubic).
+      name: ignored.
+
+    Returns:
+      The resized images, float32, except for 'nearest', which keeps the input dtype.
+      Differentiable for floating inputs, except 'area' (TF has no ResizeArea gradient: the
+      tape raises LookupError).
+
+    Raises:
+      ValueError: images of another rank, a bad `size` or an unknown method.
+      InvalidArgumentError: a dtype the kernels do not take, or an empty image or output.
     """
     method = getattr(method, "value", method)
     if method not in ("bilinear", "nearest", "area", "bicubic") and method not in _KERNELS:

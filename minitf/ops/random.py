@@ -227,10 +227,23 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=No
 
 
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
-    """Values uniform in [minval, maxval); maxval defaults to 1 for floats and is required for ints.
+    """Values uniform in [minval, maxval), following TF's seed rules.
 
-    `dtype` is float16/bfloat16/float32/float64/int32/int64 (ValueError otherwise); integer bounds
-    must be scalars with minval < maxval (InvalidArgumentError), float bounds broadcast.
+    Args:
+      shape: the output shape (a list, TensorShape or 1-D int tensor).
+      minval: the lower bound (a scalar for integer dtypes; float bounds broadcast).
+      maxval: the upper bound; 1 by default for floats, required for integers.
+      dtype: float16, bfloat16, float32, float64, int32 or int64.
+      seed: the op seed, combined with the global seed of `set_seed`.
+      name: ignored.
+
+    Returns:
+      A tensor of `shape` and `dtype` (no gradient).
+
+    Raises:
+      ValueError: another dtype, or an integer dtype without maxval.
+      InvalidArgumentError: a bad shape, or integer bounds that are not scalars with
+        minval < maxval.
     """
     dtype = dtypes.as_dtype(dtype)
     _accepted(dtype, _UNIFORM_TYPES)

@@ -53,7 +53,20 @@ SUM = Op("Sum", batchable=True)
 
 
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
-    """Sum of elements across `axis` (all axes when None)."""
+    """Sum of elements across `axis` (all axes when None).
+
+    Args:
+      input_tensor: a numeric tensor (bool is refused: use tf.cast or reduce_any).
+      axis: an int, a list of ints or an int tensor; None reduces every axis.
+      keepdims: keep each reduced axis with size 1.
+      name: ignored.
+
+    Returns:
+      The sums, of the input's dtype; the gradient broadcasts the cotangent back.
+
+    Raises:
+      InvalidArgumentError: an axis out of range or repeated, or a bool/string input.
+    """
     x = as_tensor(input_tensor)
     _numeric_only(x, SUM)
     axes = _axes(axis, x._value.ndim, SUM.name)
@@ -73,7 +86,21 @@ MEAN = Op("Mean", batchable=True)
 
 
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
-    """Mean of elements across `axis` (integer inputs give an integer, truncated mean, as TF)."""
+    """Mean of elements across `axis` (all axes when None).
+
+    Args:
+      input_tensor: a numeric tensor; integer inputs give an integer mean truncated toward zero,
+        as TF's kernel does.
+      axis: an int, a list of ints or an int tensor; None reduces every axis.
+      keepdims: keep each reduced axis with size 1.
+      name: ignored.
+
+    Returns:
+      The means, of the input's dtype.
+
+    Raises:
+      InvalidArgumentError: an axis out of range or repeated, or a bool/string input.
+    """
     x = as_tensor(input_tensor)
     _numeric_only(x, MEAN)
     axes = _axes(axis, x._value.ndim, MEAN.name)
