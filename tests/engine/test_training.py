@@ -3,28 +3,11 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf.engine import TrainingMixin, unpack_x_y_sample_weight
+from minitf.engine import unpack_x_y_sample_weight
 
 
-# -- model classes that work before and after TrainingMixin is wired into Model ---------------
-
-def _keras_classes():
-    try:
-        dense, model, sequential = (tf.keras.layers.Dense, tf.keras.Model, tf.keras.Sequential)
-        inp = tf.keras.Input
-    except AttributeError:
-        from minitf.layers.core import Dense as dense
-        from minitf.models.model import Model as model
-        from minitf.models.sequential import Sequential as sequential
-        from minitf.models.functional import Input as inp
-    if not issubclass(model, TrainingMixin):
-        model = type("Model", (TrainingMixin, model), {})
-    if not issubclass(sequential, TrainingMixin):
-        sequential = type("Sequential", (TrainingMixin, sequential), {})
-    return dense, model, sequential, inp
-
-
-Dense, Model, Sequential, Input = _keras_classes()
+Dense, Model, Sequential, Input = (tf.keras.layers.Dense, tf.keras.Model, tf.keras.Sequential,
+                                  tf.keras.Input)
 
 
 def _classification_data(n=192, seed=0):
@@ -377,8 +360,7 @@ def test_custom_train_step_with_own_trackers_and_no_compiled_loss():
         def __init__(self, **kwargs):
             super().__init__(**kwargs)
             self.dense = Dense(1)
-            self.loss_tracker = tf.keras.metrics.Mean(name="loss") if _has_metrics() \
-                else _mean("loss")
+            self.loss_tracker = tf.keras.metrics.Mean(name="loss")
 
         def call(self, x, training=None):
             return self.dense(x)
@@ -405,18 +387,6 @@ def test_custom_train_step_with_own_trackers_and_no_compiled_loss():
     history = model.fit(x, y, epochs=3, batch_size=16, verbose=0)
     loss = history.history["loss"]
     assert len(loss) == 3 and loss[-1] < 0.5 * loss[0]
-
-
-def _has_metrics():
-    try:
-        return hasattr(tf.keras.metrics, "Mean")
-    except (AttributeError, ImportError):
-        return False
-
-
-def _mean(name):
-    from minitf.engine.training import _Mean
-    return _Mean(name)
 
 
 def test_stop_training_flag_stops_after_the_current_batch():
