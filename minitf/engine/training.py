@@ -64,17 +64,48 @@ def _flatten_logs(logs):
 # -- the mixin --------------------------------------------------------------------------------
 
 class TrainingMixin:
-    """compile/fit/evaluate/predict for a Keras Model (Keras 2 semantics)."""
+    """The training API of `tf.keras.Model`: compile, fit, evaluate, predict and their steps.
+
+    Subclasses customize training by overriding `train_step(data)`, `test_step(data)`,
+    `predict_step(data)` or `compute_loss(...)`; the loops in `fit`/`evaluate`/`predict`
+    call them once per batch.
+    """
 
     # -- configuration ---------------------------------------------------------------------
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
                 weighted_metrics=None, run_eagerly=None, steps_per_execution=1,
                 jit_compile=None, **kwargs):
-        """Configure training: the optimizer, the loss(es) and the metrics to report.
+        """Configure the model for training: the optimizer, the loss and the metrics.
 
-        Strings are looked up ('adam', 'mse', 'accuracy'); 'accuracy' becomes the sparse,
-        binary or categorical accuracy that fits the loss. For several outputs, `loss`,
-        `loss_weights` and `metrics` may be lists (in output order) or dicts by output name.
+        Nothing is computed yet; `fit`, `evaluate`, `train_on_batch` and `test_on_batch`
+        need it first. The losses and metrics are resolved on the first batch, when the
+        outputs are known: 'accuracy' then becomes the sparse, binary or categorical accuracy
+        that fits the loss (or, failing that, the shapes of labels and predictions).
+
+        Example:
+
+        ```python
+        model.compile(optimizer=tf.keras.optimizers.Adam(1e-3),
+                      loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+        ```
+
+        Args:
+            optimizer: an optimizer instance or its name ('adam', 'sgd', ...).
+            loss: a loss name ('mse'), a `tf.keras.losses.Loss`, or a function
+                `fn(y_true, y_pred)`. For a model with several outputs: a list in output
+                order or a dict by output name (outputs without a loss are not trained on).
+                None leaves only the losses the layers add (`model.losses`).
+            metrics: what to report besides the loss: names, Metric objects or functions;
+                for several outputs, a list of lists or a dict by output name.
+            loss_weights: the factor of each output's loss in the total (list or dict).
+            weighted_metrics: metrics that also take the batch's `sample_weight`.
+            run_eagerly, steps_per_execution, jit_compile: accepted for compatibility;
+                minitf always runs eagerly, one step at a time.
+
+        Raises:
+            TypeError: for any other keyword argument.
+            ValueError: when an optimizer name is unknown, or a loss/metric dict names an
+                output the model does not have (reported on the first batch).
         """
         if kwargs:
             raise TypeError(f"compile() got unexpected keyword arguments {sorted(kwargs)}.")
@@ -275,7 +306,59 @@ class TrainingMixin:
             sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
             validation_batch_size=None, validation_freq=1, max_queue_size=10, workers=1,
             use_multiprocessing=False):
-        """Train for `epochs` epochs; returns the `History` callback (`.history` dict)."""
+        """Train the model on data for a number of epochs.
+
+        Each epoch runs `train_step` on every batch (the forward pass under a GradientTape,
+        the loss, one optimizer update, the metrics), then evaluates on the validation data
+        if any. Metrics are reset at the start of each epoch, so the logged values are
+        averages over the epoch.
+
+        Example:
+
+        ```python
+        history = model.fit(x_train, y_train, batch_size=32, epochs=5,
+                            validation_split=0.1)
+        history.history["val_loss"]      # one value per epoch
+        ```
+
+        Args:
+            x: the inputs: a numpy array or tensor (or a list/dict of them for several
+                inputs), a `tf.data.Dataset` yielding `(x, y)` or `(x, y, sample_weight)`
+                batches, or a Python generator/iterator yielding the same.
+            y: the targets, like `x` for arrays; must be None for datasets and generators
+                (they yield the targets themselves).
+            batch_size: examples per batch for array inputs (default 32).
+            epochs: the epoch to stop at (training runs from `initial_epoch` to `epochs`).
+            verbose: 0 silent, 1 a progress bar, 2 one line per epoch; 'auto' means 1.
+            callbacks: `tf.keras.callbacks.Callback` objects called around epochs and
+                batches; a History callback is always added and returned.
+            validation_split: the fraction (0 to 1) of array data held out for validation:
+                the last examples, taken before shuffling.
+            validation_data: `(x_val, y_val)`, `(x_val, y_val, sample_weight)` or a dataset,
+                evaluated at the end of epochs; its results are logged with a 'val_' prefix.
+            shuffle: reshuffle array data before each epoch.
+            class_weight: `{class index: weight}` multiplying each example's loss by the
+                weight of its class (single-output models).
+            sample_weight: per-example weights of the loss, an array of length `len(x)`.
+            initial_epoch: the epoch to start from (to resume a previous run).
+            steps_per_epoch: batches per epoch; default the whole array data or dataset.
+                A generator is read on across epochs.
+            validation_steps: batches of `validation_data` per evaluation.
+            validation_batch_size: batch size for the validation arrays (default
+                `batch_size`).
+            validation_freq: validate every this many epochs, or at the epochs (1-based)
+                listed in a collection.
+            max_queue_size, workers, use_multiprocessing: accepted for compatibility.
+
+        Returns:
+            The `History` callback; its `history` dict maps each logged name ('loss',
+            'accuracy', 'val_loss', ...) to a list with one value per epoch.
+
+        Raises:
+            ValueError: when the model is not compiled, the arrays have different numbers
+                of examples, `y` is given with a dataset or generator, `validation_split`
+                is used with a dataset, or the split leaves no training or validation data.
+        """
         self._assert_compiled()
         if validation_split and validation_data is None:
             (x, y, sample_weight), validation_data = split_validation(
@@ -334,8 +417,33 @@ class TrainingMixin:
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
                  steps=None, callbacks=None, max_queue_size=10, workers=1,
                  use_multiprocessing=False, return_dict=False, **kwargs):
-        """The loss and metrics on the data: a scalar, a list in `metrics_names` order, or a
-        dict when `return_dict=True`."""
+        """Compute the loss and metrics of the model on data, batch by batch.
+
+        The model runs in inference mode (`training=False`: dropout off, batch
+        normalization on its moving statistics); the metrics are reset first and averaged
+        over all batches.
+
+        Args:
+            x: the inputs, as in `fit` (arrays, a dataset or a generator).
+            y: the targets for array inputs; None for datasets and generators.
+            batch_size: examples per batch for array inputs (default 32).
+            verbose: 0 silent, 1 a progress bar; 'auto' means 1.
+            sample_weight: per-example weights of the loss.
+            steps: the number of batches to evaluate (default: all the data).
+            callbacks: callbacks whose `on_test_*` hooks are called.
+            max_queue_size, workers, use_multiprocessing: accepted for compatibility.
+            return_dict: return a `{name: value}` dict instead of a list.
+            **kwargs: accepted for compatibility.
+
+        Returns:
+            The loss alone (a float) when nothing else is reported; otherwise a list of
+            floats in the order of `model.metrics_names` ('loss' first), or a dict when
+            `return_dict=True`.
+
+        Raises:
+            ValueError: when the model is not compiled, or the data is malformed (as in
+                `fit`).
+        """
         self._assert_compiled()
         data = DataHandler(x, y, sample_weight, batch_size, steps, shuffle=False)
         verbose = _resolve_verbose(verbose)
@@ -357,7 +465,28 @@ class TrainingMixin:
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None,
                 max_queue_size=10, workers=1, use_multiprocessing=False):
-        """The model's outputs for `x`, batch by batch, joined into numpy array(s)."""
+        """Run the model on inputs, batch by batch, and return its outputs as numpy arrays.
+
+        The model runs in inference mode (`training=False`). Batches are processed one at a
+        time, so large inputs do not have to fit through the model at once; the outputs are
+        joined along the batch axis.
+
+        Args:
+            x: the inputs: arrays (or a list/dict of them), a dataset or a generator. Targets
+                in the batches, if any, are ignored.
+            batch_size: examples per batch for array inputs (default 32).
+            verbose: 0 silent, 1 a progress bar; 'auto' means 1.
+            steps: the number of batches to run (default: all the data).
+            callbacks: callbacks whose `on_predict_*` hooks are called.
+            max_queue_size, workers, use_multiprocessing: accepted for compatibility.
+
+        Returns:
+            A numpy array, or the model's output structure (list/dict) of numpy arrays, with
+            one row per input example.
+
+        Raises:
+            ValueError: when there is no data to predict on.
+        """
         data = DataHandler(x, None, None, batch_size, steps, shuffle=False)
         verbose = _resolve_verbose(verbose)
         cb = callbacks_module.CallbackList(callbacks, add_progbar=verbose != 0, model=self,
@@ -379,7 +508,23 @@ class TrainingMixin:
     # -- single batches --------------------------------------------------------------------
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
                        reset_metrics=True, return_dict=False):
-        """One training step on one batch; returns the loss/metrics like `evaluate`."""
+        """Run one optimization step (`train_step`) on a single batch.
+
+        Args:
+            x: the batch's inputs.
+            y: the batch's targets.
+            sample_weight: per-example weights of the loss.
+            class_weight: `{class index: weight}`, as in `fit`.
+            reset_metrics: reset the metrics first, so the result covers this batch only;
+                False accumulates over successive calls.
+            return_dict: return a `{name: value}` dict instead of a list.
+
+        Returns:
+            The loss and metrics after the step, as `evaluate` returns them.
+
+        Raises:
+            ValueError: when the model is not compiled.
+        """
         self._assert_compiled()
         if reset_metrics:
             self.reset_metrics()
@@ -388,7 +533,21 @@ class TrainingMixin:
 
     def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True,
                       return_dict=False):
-        """One evaluation step on one batch; returns the loss/metrics like `evaluate`."""
+        """Compute the loss and metrics (`test_step`) on a single batch, without training.
+
+        Args:
+            x: the batch's inputs.
+            y: the batch's targets.
+            sample_weight: per-example weights of the loss.
+            reset_metrics: reset the metrics first (False accumulates over calls).
+            return_dict: return a `{name: value}` dict instead of a list.
+
+        Returns:
+            The loss and metrics, as `evaluate` returns them.
+
+        Raises:
+            ValueError: when the model is not compiled.
+        """
         self._assert_compiled()
         if reset_metrics:
             self.reset_metrics()

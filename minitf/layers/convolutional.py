@@ -301,8 +301,47 @@ class Conv1D(_Conv):
 
 
 class Conv2D(_Conv):
-    """2-D convolution over (batch, height, width, channels), or (batch, channels, height,
-    width) with data_format='channels_first'."""
+    """A 2-D convolution layer: slides `filters` learned kernels over an image batch.
+
+    Each output channel is the sum, over the input channels, of the input correlated with a
+    `kernel_size` window of weights, plus a bias, then the activation. The kernel has shape
+    `kernel_size + (input_channels // groups, filters)` in both data formats, so weights
+    carry over between layouts (and from TensorFlow).
+
+    Example:
+
+    ```python
+    conv = tf.keras.layers.Conv2D(16, 3, padding="same", activation="relu")
+    y = conv(tf.ones((8, 28, 28, 1)))   # y.shape == (8, 28, 28, 16)
+    ```
+
+    Args:
+        filters: the number of output channels.
+        kernel_size: the window's (height, width), or one int for a square window.
+        strides: the step between windows along (height, width); an int or a pair.
+        padding: 'valid' (windows stay inside the input: the output shrinks) or 'same'
+            (zero padding keeps `ceil(size / stride)` outputs), case-insensitive.
+        data_format: 'channels_last' (batch, height, width, channels) or 'channels_first'
+            (batch, channels, height, width); None means
+            `tf.keras.backend.image_data_format()`.
+        dilation_rate: the spacing between kernel taps (atrous convolution); strides and
+            dilation cannot both exceed 1.
+        groups: split the input channels into this many groups convolved separately;
+            `filters` and the input channels must both be divisible by it.
+        activation: applied to the output: a name, a callable or None.
+        use_bias: whether to add a bias per output channel.
+        **kwargs: the kernel and bias initializers, regularizers and constraints, an
+            `activity_regularizer`, and the Layer arguments.
+
+    Raises:
+        ValueError: for a non-positive `filters` or stride, an unknown padding or
+            data_format, strides and dilation both above 1, channels not divisible by
+            `groups`, an input whose rank is not 4, or (with 'valid') an input smaller than
+            the dilated kernel.
+
+    Input shape: 4-D, `(batch, rows, cols, channels)` or `(batch, channels, rows, cols)`.
+    Output shape: 4-D with `filters` channels and the convolved rows and columns.
+    """
 
     rank = 2
     _int_input_value_error = True

@@ -13,7 +13,42 @@ __all__ = ["Dense", "Activation", "Lambda"]
 
 
 class Dense(Layer):
-    """`activation(inputs @ kernel + bias)`, applied on the last axis of the inputs."""
+    """A fully connected layer: `activation(inputs @ kernel + bias)`.
+
+    The kernel maps the last axis of the input to `units` outputs; its size is taken from the
+    first input the layer sees, so `Dense(64)` works on any feature count. Inputs of rank
+    above 2 are transformed along their last axis only: `(batch, steps, features)` becomes
+    `(batch, steps, units)`, the same kernel applied at every step. Integer inputs (uint8
+    images) are converted to the layer's float dtype first.
+
+    Example:
+
+    ```python
+    layer = tf.keras.layers.Dense(3, activation="relu")
+    y = layer(tf.ones((2, 5)))     # builds a (5, 3) kernel and a (3,) bias; y is (2, 3)
+    ```
+
+    Args:
+        units: the size of the output's last axis (a positive integer).
+        activation: applied to the result: a name ('relu', 'softmax'), a callable, or None
+            for none (linear).
+        use_bias: whether to add a bias vector.
+        kernel_initializer, bias_initializer: how the weights start ('glorot_uniform' and
+            'zeros' by default): an initializer object, name or callable.
+        kernel_regularizer, bias_regularizer: penalties on the weights, added to the
+            layer's `losses`.
+        activity_regularizer: a penalty on the layer's output, added to `losses` per call.
+        kernel_constraint, bias_constraint: functions applied to the weights after each
+            optimizer update.
+        **kwargs: the Layer arguments (`name`, `dtype`, `trainable`, `input_shape`, ...).
+
+    Raises:
+        ValueError: when `units` is not positive, or (when building) the input's last
+            dimension is unknown.
+
+    Input shape: `(batch, ..., features)`, at least 2-D.
+    Output shape: `(batch, ..., units)`.
+    """
 
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
