@@ -12,6 +12,7 @@ import functools
 
 import numpy as np
 
+from minitf import kernels
 from minitf.module import Module
 from minitf.recording import stop_recording_all
 from minitf.variable import Variable
@@ -630,7 +631,7 @@ def _bucket_update(metric, labels, preds, weights, thresholds, wanted):
 def _filter_top_k(preds, k):
     """Predictions outside the k largest per row set to NEG_INF (ties: lower index wins, as top_k)."""
     xp = _xp(preds)
-    order = xp.argsort(-preds, axis=-1, kind="stable") if xp is np else xp.argsort(-preds, axis=-1)
+    order = kernels.for_module(xp).argsort_stable(-preds, axis=-1)
     keep = xp.zeros(preds.shape, dtype=bool)
     xp.put_along_axis(keep, order[..., :k], True, axis=-1)
     return xp.where(keep, preds, NEG_INF)

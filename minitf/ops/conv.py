@@ -2,7 +2,9 @@
 
 Layout is NHWC (NCHW inputs are transposed to NHWC and back). Convolution is im2col on a strided
 view of the padded input plus one BLAS GEMM; on the CPU, passes that would mostly multiply
-padding compute each filter tap on its valid rectangle instead (see `_Geometry.use_tap_rectangles`).
+padding compute each filter tap on its valid rectangle instead. The array work lives in
+`minitf.kernels` (per array module); this module keeps TF's API, the argument checks, the
+geometry and the gradient rules.
 The three linear maps of a convolution,
     Conv2D(x, w) -> y,  Conv2DBackpropInput(w, dy) -> dx,  Conv2DBackpropFilter(x, dy) -> dw,
 are adjoint pieces of one trilinear form <conv(x, w), dy>, so each one's gradient is built from
@@ -11,8 +13,10 @@ pools follow the same pattern.
 """
 import numpy as np  # Python-side bookkeeping only (shapes, padding arithmetic)
 
-from minitf import errors
-from minitf.ops._core import Tensor, _state, record, array_module, as_tensor
+from minitf import errors, kernels
+from minitf.ops._core import Op, Tensor, _state, record, array_module, as_tensor
+from minitf.ops.array import reshape, transpose
+from minitf.ops.constant import cast
 
 __all__ = [
     "conv1d", "conv2d", "conv2d_transpose", "conv1d_transpose", "depthwise_conv2d",
@@ -109,15 +113,6 @@ def _normalize_padding(padding, op_name, data_format="NHWC", allow_explicit=True
     return "EXPLICIT", (tuple(hw[0]), tuple(hw[1]))
 
 
-# When the tap-rectangle path replaces im2col (see _Geometry.use_tap_rectangles); measured on 2
-# cores with 64-256 channels. At 64% real reads the rectangles are 1.2-1.5x faster in all three
-# passes; at 84% (5x5 'same', stride 2, 14x14) only the input gradient gains (1.2x), and the
-# forward loses the patch matrix its filter gradient would reuse.
-_TAP_RECTANGLE_MAX_SHARE = 0.75
-_TAP_RECTANGLE_MAX_SHARE_STRIDED_INPUT_GRAD = 0.95
-_TAP_RECTANGLE_MIN_CHANNELS = 16
-
-
 class _Geometry:
     """Everything about one 2-D window op that does not depend on the values."""
     __slots__ = ("n", "h", "w", "c", "kh", "kw", "sh", "sw", "dh", "dw", "oh", "ow",
@@ -155,92 +150,12 @@ class _Geometry:
             for b in range(self.kw):
                 yield a, b, self.tap_slice(a, b)
 
-    @staticmethod
-    def _tap_reach(tap, dilation, pad_before, stride, size, out):
-        """Where one filter tap reads along one axis: (phase, shift, q0, q1).
-
-        Output q reads input q*stride + tap*dilation - pad_before = (q + shift)*stride + phase,
-        i.e. row q + shift of the phase's sub-grid (inputs phase, phase + stride, ...); it is
-        inside the image for q in [q0, q1).
-        """
-        phase = (tap * dilation - pad_before) % stride
-        shift = (tap * dilation - pad_before - phase) // stride
-        rows_in_phase = -(-(size - phase) // stride)
-        return phase, shift, max(0, -shift), min(out, rows_in_phase - shift)
-
-    def tap_rectangles(self):
-        """(a, b, out_rows, out_cols, phase, shift) of every filter tap that reads any unpadded
-        input. Tap (a, b) maps output (q, r), for q in out_rows and r in out_cols, to element
-        (q + shift[0], r + shift[1]) of the phase sub-grid x[phase[0]::sh, phase[1]::sw]; all
-        its other reads are padding."""
-        for a in range(self.kh):
-            pa, da, q0, q1 = self._tap_reach(a, self.dh, self.pt, self.sh, self.h, self.oh)
-            for b in range(self.kw):
-                pb, db, r0, r1 = self._tap_reach(b, self.dw, self.pl, self.sw, self.w, self.ow)
-                if q0 < q1 and r0 < r1:
-                    yield a, b, slice(q0, q1), slice(r0, r1), (pa, pb), (da, db)
-
-    def _real_read_share(self):
-        """The share of the filter's reads, over all outputs, that land inside the image."""
-        valid = sum((q.stop - q.start) * (r.stop - r.start) for _, _, q, r, _, _ in self.tap_rectangles())
-        return valid / (self.kh * self.kw * self.oh * self.ow)
-
-    def use_tap_rectangles(self, in_channels, out_channels, input_gradient=False):
-        """Whether a pass should compute each tap on its valid rectangle instead of im2col.
-
-        im2col multiplies every padded zero: on small maps with large filters (the DCGAN
-        generator's 5x5 'same' convolution at 7x7 reads 36% zeros) the rectangles win despite
-        their smaller GEMMs. The input gradient of a strided convolution gains even at a few
-        percent of padding, since it adds each tap into a dense phase grid instead of a strided
-        view. Few channels make the per-tap GEMMs too thin, so those keep im2col.
-        """
-        if not self.has_pad or min(in_channels, out_channels) < _TAP_RECTANGLE_MIN_CHANNELS:
-            return False
-        strided = (self.sh, self.sw) != (1, 1)
-        limit = _TAP_RECTANGLE_MAX_SHARE_STRIDED_INPUT_GRAD if input_gradient and strided else \
-            _TAP_RECTANGLE_MAX_SHARE
-        return self._real_read_share() < limit
-
-
-def _pad(v, geo, fill=0):
-    """The input padded as the geometry says (a fresh buffer; `v` itself when no padding)."""
-    if not geo.has_pad:
-        return v
-    xp = array_module(v)
-    hp, wp = geo.padded
-    out = xp.full((v.shape[0], hp, wp, v.shape[3]), fill, dtype=v.dtype)
-    out[:, geo.pt:geo.pt + geo.h, geo.pl:geo.pl + geo.w] = v
-    return out
-
-
-def _unpad(v, geo):
-    if not geo.has_pad:
-        return v
-    return v[:, geo.pt:geo.pt + geo.h, geo.pl:geo.pl + geo.w]
-
-
-def _windows(vpad, geo):
-    """A strided view [N, OH, OW, KH, KW, C] of every window of the padded input (no copy)."""
-    xp = array_module(vpad)
-    s = vpad.strides
-    shape = (vpad.shape[0], geo.oh, geo.ow, geo.kh, geo.kw, vpad.shape[3])
-    strides = (s[0], s[1] * geo.sh, s[2] * geo.sw, s[1] * geo.dh, s[2] * geo.dw, s[3])
-    return xp.lib.stride_tricks.as_strided(vpad, shape=shape, strides=strides)
-
-
-def _im2col(x, geo):
-    """[N*OH*OW, KH*KW*C] patch matrix: one copy out of the strided window view."""
-    xpad = _pad(x, geo)
-    return _windows(xpad, geo).reshape(geo.n * geo.oh * geo.ow, geo.kh * geo.kw * xpad.shape[3])
-
 
 def _nhwc(x, data_format):
-    from minitf.ops.array import transpose
     return x if data_format == "NHWC" else transpose(x, [0, 2, 3, 1])
 
 
 def _from_nhwc(y, data_format):
-    from minitf.ops.array import transpose
     return y if data_format == "NHWC" else transpose(y, [0, 3, 1, 2])
 
 
@@ -266,165 +181,49 @@ def _not_allowed(x, op_name, allowed):
 
 # -- Conv2D and its two adjoints ----------------------------------------------------------------
 
-def _conv2d_raw(x, w, geo, keep_cols=None):
-    if _on_cpu(x) and geo.use_tap_rectangles(w.shape[2], w.shape[3]):
-        if keep_cols is not None:
-            keep_cols.append(None)
-        return _conv2d_rect(x, w, geo)
-    cols = _im2col(x, geo)
-    kh, kw, c, f = w.shape
-    y = cols @ w.reshape(kh * kw * c, f)
-    if keep_cols is not None:
-        keep_cols.append(cols)
-    return y.reshape(geo.n, geo.oh, geo.ow, f)
+CONV2D = Op("Conv2D")
 
 
 def _conv2d_nhwc(x, w, geo):
     """Conv2D on NHWC tensors with a precomputed geometry; records its gradient."""
     cache = [] if _state.active else None
-    y = Tensor(_conv2d_raw(x._value, w._value, geo, cache))
+    xv = x._value
+    y = Tensor(kernels.for_module(array_module(xv)).conv2d(xv, w._value, geo, cache))
     if _state.active:
         def grad(g):
             return (lambda: _conv2d_backprop_input(w, g, geo),
                     lambda: _conv2d_backprop_filter(x, g, geo, cache[0]))
-        record("Conv2D", (x, w), (y,), grad)
+        record(CONV2D, (x, w), (y,), grad)
     return y
 
 
-def _backprop_input_raw(w, g, geo):
-    """dx = sum over taps of dy @ w[a, b]^T, accumulated in place into a padded buffer."""
-    if _on_cpu(g) and geo.use_tap_rectangles(w.shape[2], w.shape[3], input_gradient=True):
-        return _backprop_input_rect(w, g, geo)
-    xp = array_module(g)
-    kh, kw, c, f = w.shape
-    hp, wp = geo.padded
-    dx = xp.zeros((geo.n, hp, wp, c), dtype=g.dtype)
-    g2 = g.reshape(-1, f)
-    tmp = xp.empty((g2.shape[0], c), dtype=g.dtype)
-    for a, b, idx in geo.taps():
-        xp.matmul(g2, w[a, b].T, out=tmp)
-        dx[idx] += tmp.reshape(geo.n, geo.oh, geo.ow, c)
-    return _unpad(dx, geo)
+CONV2D_BACKPROP_INPUT = Op("Conv2DBackpropInput")
 
 
 def _conv2d_backprop_input(w, g, geo):
     """Conv2DBackpropInput: the input gradient of Conv2D (also conv2d_transpose's forward)."""
-    dx = Tensor(xp_contig(_backprop_input_raw(w._value, g._value, geo)))
+    gv = g._value
+    dx = Tensor(kernels.for_module(array_module(gv)).conv2d_backprop_input(w._value, gv, geo))
     if _state.active:
         def grad(u):
             return (lambda: _conv2d_backprop_filter(u, g, geo),
                     lambda: _conv2d_nhwc(u, w, geo))
-        record("Conv2DBackpropInput", (w, g), (dx,), grad)
+        record(CONV2D_BACKPROP_INPUT, (w, g), (dx,), grad)
     return dx
 
 
-def xp_contig(v):
-    """A C-contiguous array (GEMM and strided views want one)."""
-    return array_module(v).ascontiguousarray(v)
+CONV2D_BACKPROP_FILTER = Op("Conv2DBackpropFilter")
 
 
 def _conv2d_backprop_filter(x, g, geo, cols=None):
     """Conv2DBackpropFilter: patches^T @ dy, reusing the forward's patch matrix when given."""
-    f = g._value.shape[-1]
-    if cols is None and _on_cpu(x._value) and geo.use_tap_rectangles(x._value.shape[3], f):
-        dw = _backprop_filter_rect(x._value, g._value, geo)
-    else:
-        if cols is None:
-            cols = _im2col(x._value, geo)
-        dw = cols.T @ g._value.reshape(-1, f)
-    dw = Tensor(dw.reshape(geo.kh, geo.kw, x._value.shape[3], f))
+    xv = x._value
+    dw = Tensor(kernels.for_module(array_module(xv)).conv2d_backprop_filter(xv, g._value, geo, cols))
     if _state.active:
         def grad(v):
             return (lambda: _conv2d_backprop_input(v, g, geo),
                     lambda: _conv2d_nhwc(x, v, geo))
-        record("Conv2DBackpropFilter", (x, g), (dw,), grad)
-    return dw
-
-
-# -- convolution tap by tap on the valid rectangles (no padded zeros multiplied) --------------
-# Arrays are moved to [H, W, N, C] order first: with the batch inside each position, the
-# positions of any rectangle form a stack of contiguous matrices, one per row, so each tap is
-# one batched GEMM on a view. A strided convolution is split into stride-1 problems on the
-# phase sub-grids x[i::sh, j::sw], each made contiguous once.
-
-def _on_cpu(v):
-    """Tap rectangles are tuned for CPU BLAS; on a GPU the many small GEMMs would each pay a
-    kernel launch, so im2col's single GEMM stays."""
-    return array_module(v) is np
-
-
-def _hwnc(v):
-    """A contiguous [H, W, N, C] copy of an [N, H, W, C] array."""
-    return array_module(v).ascontiguousarray(v.transpose(1, 2, 0, 3))
-
-
-def _nhwc_from(vt):
-    """The contiguous [N, H, W, C] array of an [H, W, N, C] one."""
-    return array_module(vt).ascontiguousarray(vt.transpose(2, 0, 1, 3))
-
-
-class _PhaseGrids:
-    """The phase sub-grids of an HWNC array, each made contiguous when first asked for."""
-
-    def __init__(self, vt, geo):
-        self.vt, self.geo, self.grids = vt, geo, {}
-
-    def rect(self, phase, rows, cols, shift):
-        """Rows x cols of the phase's sub-grid, moved by `shift`, as a [rows, cols*N, C] view."""
-        grid = self.grids.get(phase)
-        if grid is None:
-            grid = self.vt
-            if (self.geo.sh, self.geo.sw) != (1, 1):
-                grid = array_module(grid).ascontiguousarray(grid[phase[0]::self.geo.sh, phase[1]::self.geo.sw])
-            self.grids[phase] = grid
-        return _out_rect(grid, slice(rows.start + shift[0], rows.stop + shift[0]),
-                         slice(cols.start + shift[1], cols.stop + shift[1]))
-
-
-def _out_rect(vt, rows, cols):
-    """Rows x cols of an HWNC array as a [rows, cols*N, C] view."""
-    block = vt[rows, cols]
-    return block.reshape(block.shape[0], -1, block.shape[3])
-
-
-def _conv2d_rect(x, w, geo):
-    """Conv2D where each tap multiplies only the inputs it reads inside the unpadded image."""
-    xp = array_module(x)
-    grids = _PhaseGrids(_hwnc(x), geo)
-    yt = xp.zeros((geo.oh, geo.ow, geo.n, w.shape[3]), dtype=x.dtype)
-    for a, b, rows, cols, phase, shift in geo.tap_rectangles():
-        target = yt[rows, cols]
-        target += xp.matmul(grids.rect(phase, rows, cols, shift), w[a, b]).reshape(target.shape)
-    return _nhwc_from(yt)
-
-
-def _backprop_input_rect(w, g, geo):
-    """Conv2DBackpropInput by tap rectangles: each tap's output gradient lands on its inputs."""
-    xp = array_module(g)
-    gt = _hwnc(g)
-    dxt = xp.zeros((geo.h, geo.w, geo.n, w.shape[2]), dtype=g.dtype)
-    strided = (geo.sh, geo.sw) != (1, 1)
-    grids = {}  # phase -> its gradient sub-grid (dxt itself when not strided)
-    for a, b, rows, cols, phase, shift in geo.tap_rectangles():
-        grid = grids.get(phase)
-        if grid is None:
-            grid = grids[phase] = xp.zeros_like(dxt[phase[0]::geo.sh, phase[1]::geo.sw]) if strided else dxt
-        target = grid[rows.start + shift[0]:rows.stop + shift[0], cols.start + shift[1]:cols.stop + shift[1]]
-        target += xp.matmul(_out_rect(gt, rows, cols), w[a, b].T).reshape(target.shape)
-    if strided:
-        for phase, grid in grids.items():
-            dxt[phase[0]::geo.sh, phase[1]::geo.sw] = grid
-    return _nhwc_from(dxt)
-
-
-def _backprop_filter_rect(x, g, geo):
-    """Conv2DBackpropFilter by tap rectangles: dw[a, b] = inputs read by the tap ^T @ dy there."""
-    xp = array_module(x)
-    grids, gt = _PhaseGrids(_hwnc(x), geo), _hwnc(g)
-    dw = xp.zeros((geo.kh, geo.kw, x.shape[3], g.shape[3]), dtype=x.dtype)
-    for a, b, rows, cols, phase, shift in geo.tap_rectangles():
-        inputs = grids.rect(phase, rows, cols, shift)
-        dw[a, b] = xp.matmul(inputs.transpose(0, 2, 1), _out_rect(gt, rows, cols)).sum(axis=0)
+        record(CONV2D_BACKPROP_FILTER, (x, g), (dw,), grad)
     return dw
 
 
@@ -440,7 +239,6 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     _check_rank(w, 4, "Conv2D", "filters")
     _check_float_same(x, w, "Conv2D", allow_int32=True)
     if x.dtype.name == "int32":  # TF has an int32 Conv2D kernel: compute exactly in float64
-        from minitf.ops.constant import cast
         return cast(conv2d(cast(x, "float64"), cast(w, "float64"), strides, padding, data_format,
                            dilations), "int32")
     x = _nhwc(x, data_format)
@@ -499,7 +297,6 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data
 
 def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, name=None):  # noqa: A002
     """1-D convolution of a [batch, width, in] input with [k, in, out] filters (via conv2d)."""
-    from minitf.ops.array import reshape
     x, w = as_tensor(input), as_tensor(filters)
     data_format = _check_format(data_format, "Conv1D", ("NWC", "NCW"))
     _check_rank(x, 3, "conv1d")
@@ -530,7 +327,6 @@ def _one_int(value, name, fmt):
 def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NWC",  # noqa: A002
                      dilations=None, name=None):
     """Transposed 1-D convolution (via conv2d_transpose); filters [k, out, in]."""
-    from minitf.ops.array import reshape
     if data_format not in ("NWC", None):
         raise ValueError("conv1d_transpose: only data_format='NWC' is supported")
     g, w = as_tensor(input), as_tensor(filters)
@@ -559,59 +355,45 @@ def convolution(input, filters, strides=None, padding="VALID", data_format=None,
 
 # -- depthwise convolution ---------------------------------------------------------------------
 
-def _depthwise_raw(x, w, geo):
-    xp = array_module(x)
-    kh, kw, c, m = w.shape
-    xpad = _pad(x, geo)
-    out = xp.zeros((geo.n, geo.oh, geo.ow, c, m), dtype=x.dtype)
-    for a, b, idx in geo.taps():
-        out += xpad[idx][..., None] * w[a, b]
-    return out.reshape(geo.n, geo.oh, geo.ow, c * m)
+DEPTHWISE_CONV2D = Op("DepthwiseConv2dNative")
 
 
 def _depthwise_nhwc(x, w, geo):
-    y = Tensor(_depthwise_raw(x._value, w._value, geo))
+    xv = x._value
+    y = Tensor(kernels.for_module(array_module(xv)).depthwise_conv2d(xv, w._value, geo))
     if _state.active:
         def grad(g):
             return (lambda: _depthwise_backprop_input(w, g, geo),
                     lambda: _depthwise_backprop_filter(x, g, geo))
-        record("DepthwiseConv2dNative", (x, w), (y,), grad)
+        record(DEPTHWISE_CONV2D, (x, w), (y,), grad)
     return y
+
+
+DEPTHWISE_BACKPROP_INPUT = Op("DepthwiseConv2dNativeBackpropInput")
 
 
 def _depthwise_backprop_input(w, g, geo):
     """DepthwiseConv2dNativeBackpropInput, with its gradient rule."""
-    xp = array_module(g._value)
-    kh, kw, c, m = w._value.shape
-    gv = g._value.reshape(geo.n, geo.oh, geo.ow, c, m)
-    hp, wp = geo.padded
-    dx = xp.zeros((geo.n, hp, wp, c), dtype=gv.dtype)
-    for a, b, idx in geo.taps():
-        dx[idx] += (gv * w._value[a, b]).sum(axis=-1)
-    out = Tensor(xp_contig(_unpad(dx, geo)))
+    gv = g._value
+    out = Tensor(kernels.for_module(array_module(gv)).depthwise_backprop_input(w._value, gv, geo))
     if _state.active:
         def grad(u):
             return (lambda: _depthwise_backprop_filter(u, g, geo), lambda: _depthwise_nhwc(u, w, geo))
-        record("DepthwiseConv2dNativeBackpropInput", (w, g), (out,), grad)
+        record(DEPTHWISE_BACKPROP_INPUT, (w, g), (out,), grad)
     return out
+
+
+DEPTHWISE_BACKPROP_FILTER = Op("DepthwiseConv2dNativeBackpropFilter")
 
 
 def _depthwise_backprop_filter(x, g, geo):
     """DepthwiseConv2dNativeBackpropFilter, with its gradient rule."""
-    xp = array_module(g._value)
-    c = x._value.shape[3]
-    m = g._value.shape[3] // c
-    gv = g._value.reshape(-1, c, m)
-    xpad = _pad(x._value, geo)
-    dw = xp.empty((geo.kh, geo.kw, c, m), dtype=gv.dtype)
-    for a, b, idx in geo.taps():
-        patch = xpad[idx].reshape(-1, c)
-        dw[a, b] = (patch[:, :, None] * gv).sum(axis=0)
-    out = Tensor(dw)
+    gv = g._value
+    out = Tensor(kernels.for_module(array_module(gv)).depthwise_backprop_filter(x._value, gv, geo))
     if _state.active:
         def grad(v):
             return (lambda: _depthwise_backprop_input(v, g, geo), lambda: _depthwise_nhwc(x, v, geo))
-        record("DepthwiseConv2dNativeBackpropFilter", (x, g), (out,), grad)
+        record(DEPTHWISE_BACKPROP_FILTER, (x, g), (out,), grad)
     return out
 
 
@@ -650,21 +432,6 @@ def _pool_geometry(x, ksize, strides, padding, data_format, op_name, allow_expli
     return _Geometry(x._value.shape, kh, kw, s, (1, 1), mode, explicit, op_name, allow_empty=True)
 
 
-def _max_pool_raw(x, geo):
-    """Window maxima, as a running np.maximum over the taps (branch-free, no index bookkeeping)."""
-    xp = array_module(x)
-    xpad = _pad(x, geo, fill=_lowest(x.dtype, xp))
-    taps = [idx for _, _, idx in geo.taps()]
-    best = xpad[taps[0]].copy()
-    for idx in taps[1:]:
-        xp.maximum(best, xpad[idx], out=best)
-    return best
-
-
-def _lowest(dtype, xp):
-    return -xp.inf if dtype.kind == "f" else xp.iinfo(dtype).min
-
-
 class _MaxPoolWinners:
     """For each tap, the windows whose first maximum (in row-major tap order, as TF) sits there.
 
@@ -677,92 +444,67 @@ class _MaxPoolWinners:
 
     def __iter__(self):
         if self._masks is None:
-            xv, yv, geo = self._x._value, self._y._value, self._geo
-            xp = array_module(xv)
-            xpad = _pad(xv, geo, fill=_lowest(xv.dtype, xp))
-            unclaimed = xp.ones(yv.shape, dtype=bool)
-            self._masks = []
-            for _, _, idx in geo.taps():
-                hit = xp.equal(xpad[idx], yv)
-                hit &= unclaimed
-                unclaimed ^= hit  # hit is a subset of unclaimed
-                self._masks.append((idx, hit))
+            xv = self._x._value
+            self._masks = kernels.for_module(array_module(xv)).max_pool_winners(xv, self._y._value, self._geo)
         return iter(self._masks)
 
 
+MAX_POOL = Op("MaxPool")
+
+
 def _max_pool_nhwc(x, geo):
-    y = Tensor(_max_pool_raw(x._value, geo))
+    xv = x._value
+    y = Tensor(kernels.for_module(array_module(xv)).max_pool(xv, geo))
     if _state.active:
         winners = _MaxPoolWinners(x, y, geo)
-        record("MaxPool", (x,), (y,), lambda g: _max_pool_grad(x, g, winners, geo))
+        record(MAX_POOL, (x,), (y,), lambda g: _max_pool_grad(x, g, winners, geo))
     return y
+
+
+MAX_POOL_GRAD = Op("MaxPoolGrad")
 
 
 def _max_pool_grad(x, g, winners, geo):
     """MaxPoolGrad: route each upstream value to the position of its window's maximum."""
-    xp = array_module(g._value)
-    hp, wp = geo.padded
     gv = g._value
-    dx = xp.zeros((geo.n, hp, wp, gv.shape[3]), dtype=gv.dtype)
-    disjoint = geo.sh >= geo.kh and geo.sw >= geo.kw  # windows never overlap: write, don't add
-    for idx, hit in winners:
-        if disjoint:
-            xp.multiply(gv, hit, out=dx[idx])
-        else:
-            dx[idx] += gv * hit
-    out = Tensor(xp_contig(_unpad(dx, geo)))
+    out = Tensor(kernels.for_module(array_module(gv)).max_pool_grad(gv, winners, geo))
     if _state.active:
-        record("MaxPoolGrad", (x, g), (out,), lambda u: (None, lambda: _max_pool_grad_grad(x, u, winners, geo)))
+        record(MAX_POOL_GRAD, (x, g), (out,), lambda u: (None, lambda: _max_pool_grad_grad(x, u, winners, geo)))
     return out
+
+
+MAX_POOL_GRAD_GRAD = Op("MaxPoolGradGrad")
 
 
 def _max_pool_grad_grad(x, u, winners, geo):
     """MaxPoolGradGrad: gather, for each window, the value at its maximum's position."""
-    xp = array_module(u._value)
-    upad = _pad(u._value, geo)
-    out = xp.zeros((geo.n, geo.oh, geo.ow, u._value.shape[3]), dtype=u._value.dtype)
-    for idx, hit in winners:
-        out += upad[idx] * hit
-    y = Tensor(out)
+    uv = u._value
+    y = Tensor(kernels.for_module(array_module(uv)).max_pool_grad_grad(uv, winners, geo))
     if _state.active:
-        record("MaxPoolGradGrad", (x, u), (y,), lambda g: (None, lambda: _max_pool_grad(x, g, winners, geo)))
+        record(MAX_POOL_GRAD_GRAD, (x, u), (y,), lambda g: (None, lambda: _max_pool_grad(x, g, winners, geo)))
     return y
 
 
-def _valid_counts(geo, xp, dtype):
-    """How many real (unpadded) input elements each output window covers, [OH, OW, 1]."""
-    def axis_counts(size, out, k, s, before):
-        starts = np.arange(out) * s - before
-        return np.minimum(starts + k, size) - np.maximum(starts, 0)
-    rows = axis_counts(geo.h, geo.oh, geo.kh, geo.sh, geo.pt)
-    cols = axis_counts(geo.w, geo.ow, geo.kw, geo.sw, geo.pl)
-    return xp.asarray((rows[:, None] * cols[None, :])[:, :, None], dtype=dtype)
+AVG_POOL = Op("AvgPool")
 
 
 def _avg_pool_nhwc(x, geo):
-    xp = array_module(x._value)
-    xpad = _pad(x._value, geo)
-    total = xp.zeros((geo.n, geo.oh, geo.ow, x._value.shape[3]), dtype=x._value.dtype)
-    for a, b, idx in geo.taps():
-        total += xpad[idx]
-    total /= _valid_counts(geo, xp, x._value.dtype)
-    y = Tensor(total)
+    xv = x._value
+    y = Tensor(kernels.for_module(array_module(xv)).avg_pool(xv, geo))
     if _state.active:
-        record("AvgPool", (x,), (y,), lambda g: _avg_pool_grad(g, geo))
+        record(AVG_POOL, (x,), (y,), lambda g: _avg_pool_grad(g, geo))
     return y
+
+
+AVG_POOL_GRAD = Op("AvgPoolGrad")
 
 
 def _avg_pool_grad(g, geo):
     """AvgPoolGrad: spread each upstream value evenly over its window's real elements."""
-    xp = array_module(g._value)
-    share = g._value / _valid_counts(geo, xp, g._value.dtype)
-    hp, wp = geo.padded
-    dx = xp.zeros((geo.n, hp, wp, g._value.shape[3]), dtype=g._value.dtype)
-    for a, b, idx in geo.taps():
-        dx[idx] += share
-    out = Tensor(xp_contig(_unpad(dx, geo)))
+    gv = g._value
+    out = Tensor(kernels.for_module(array_module(gv)).avg_pool_grad(gv, geo))
     if _state.active:
-        record("AvgPoolGrad", (g,), (out,), lambda u: _avg_pool_nhwc(u, geo))
+        record(AVG_POOL_GRAD, (g,), (out,), lambda u: _avg_pool_nhwc(u, geo))
     return out
 
 
@@ -792,7 +534,6 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  
 
 
 def _pool1d(kind, input, ksize, strides, padding, data_format):  # noqa: A002
-    from minitf.ops.array import reshape
     x = as_tensor(input)
     _check_rank(x, 3, f"{kind}_pool1d")
     if data_format not in (None, "NWC"):

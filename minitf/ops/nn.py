@@ -9,19 +9,20 @@ import math as _pymath
 
 import numpy as np
 
-from minitf import dtypes, errors
-from minitf.ops._core import (Tensor, _state, record, register_batchable, array_module, as_tensor, binary,
-                              check_kernel_dtype)
+from minitf import backend, dtypes, errors, kernels
+from minitf.ops import math as _math_ops, random as _random_ops
+from minitf.ops._core import (_FLOATS, _REAL, Op, Tensor, _state, array_module, as_tensor, binary, record,
+                              reduction_axes)
+from minitf.ops.array import reshape, where, zeros_like
+from minitf.ops.constant import cast, stop_gradient
+from minitf.ops.linalg import l2_normalize  # noqa: F401  (tf.nn.l2_normalize is the same op)
+from minitf.ops.reduce import reduce_mean, reduce_sum
 
-__all__ = [
-    "relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "silu", "swish", "softsign", "softmax",
-    "log_softmax", "sigmoid_cross_entropy_with_logits", "weighted_cross_entropy_with_logits",
-    "softmax_cross_entropy_with_logits", "sparse_softmax_cross_entropy_with_logits", "bias_add",
-    "dropout", "moments", "batch_normalization", "compute_average_loss", "scale_regularization_loss",
-    "l2_loss", "l2_normalize", "top_k", "in_top_k", "log_poisson_loss",
-]
-
-from minitf.ops.linalg import l2_normalize  # noqa: E402  (tf.nn.l2_normalize is the same op)
+__all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "silu", "swish", "softsign", "softmax",
+           "log_softmax", "sigmoid_cross_entropy_with_logits", "weighted_cross_entropy_with_logits",
+           "softmax_cross_entropy_with_logits", "sparse_softmax_cross_entropy_with_logits", "bias_add", "dropout",
+           "moments", "batch_normalization", "compute_average_loss", "scale_regularization_loss", "l2_loss",
+           "l2_normalize", "top_k", "in_top_k", "log_poisson_loss"]
 
 
 def _float_input(x, op_name):
@@ -49,24 +50,24 @@ def _negative_axis(axis, ndim, op_name):
     return axis - ndim if axis >= 0 else axis
 
 
-def _m():
-    """The math ops module (imported lazily: it is edited by others and large)."""
-    from minitf.ops import math
-    return math
-
-
 # -- activations --------------------------------------------------------------------------------
+
+RELU = Op("Relu", batchable=True, dtypes=_REAL)
+
 
 def relu(features, name=None):
     """max(features, 0), elementwise."""
     x = as_tensor(features)
     if x._value.dtype.kind in "bcO":
-        check_kernel_dtype(x, "Relu")
+        RELU.check_dtype(x)
     xp = array_module(x._value)
     y = Tensor(xp.maximum(x._value, 0))
     if _state.active:
-        record("Relu", (x,), (y,), lambda g: _relu_grad(y, g))
+        record(RELU, (x,), (y,), lambda g: _relu_grad(y, g))
     return y
+
+
+RELU_GRAD = Op("ReluGrad", batchable=True)
 
 
 def _relu_grad(y, g):
@@ -77,18 +78,18 @@ def _relu_grad(y, g):
     if _state.active:
         # TF's ReluGrad gradient gives the features a zero gradient (not None): second
         # derivatives through relu are zeros, as in TF
-        record("ReluGrad", (y, g), (out,), lambda u: (lambda: _zeros_like(y), lambda: _relu_grad(y, u)))
+        record(RELU_GRAD, (y, g), (out,), lambda u: (lambda: _zeros_like(y), lambda: _relu_grad(y, u)))
     return out
 
 
 def relu6(features, name=None):
     """min(max(features, 0), 6), elementwise."""
     x = as_tensor(features)
-    return _m().minimum(relu(x), _const(6, x))
+    return _math_ops.minimum(relu(x), _const(6, x))
 
 
 def _zeros_like(t):
-    return Tensor(array_module(t._value).zeros_like(t._value))
+    return Tensor(array_module(t._value).zeros_like(t._value))  # a raw zero tensor, no op recorded
 
 
 def _const(value, like):
@@ -96,13 +97,15 @@ def _const(value, like):
     return Tensor(xp.asarray(value, dtype=like._value.dtype))
 
 
+LEAKY_RELU = Op("LeakyRelu", batchable=True, dtypes=_FLOATS)
+
+
 def leaky_relu(features, alpha=0.2, name=None):
     """features where positive, alpha * features elsewhere (integer inputs become float32, as TF)."""
     x = as_tensor(features)
     if x._value.dtype.kind in "iu":
-        from minitf.ops.constant import cast
         x = cast(x, "float32")
-    check_kernel_dtype(x, "LeakyRelu")
+    LEAKY_RELU.check_dtype(x)
     alpha = float(np.float32(alpha))  # TF's alpha attr is a float32, whatever the input dtype
     xv = x._value
     xp = array_module(xv)
@@ -111,8 +114,11 @@ def leaky_relu(features, alpha=0.2, name=None):
     y = Tensor((xp.maximum if alpha <= 1 else xp.minimum)(xv, scaled, out=scaled)
                if alpha >= 0 else xp.where(xv > 0, xv, scaled))
     if _state.active:
-        record("LeakyRelu", (x,), (y,), lambda g: _leaky_relu_grad(x, g, alpha))
+        record(LEAKY_RELU, (x,), (y,), lambda g: _leaky_relu_grad(x, g, alpha))
     return y
+
+
+LEAKY_RELU_GRAD = Op("LeakyReluGrad", batchable=True)
 
 
 def _leaky_relu_grad(x, g, alpha):
@@ -125,15 +131,14 @@ def _leaky_relu_grad(x, g, alpha):
     slope += positive
     out = Tensor(xp.multiply(slope, gv, out=slope) if slope.shape == gv.shape else slope * gv)
     if _state.active:
-        record("LeakyReluGrad", (x, g), (out,),
+        record(LEAKY_RELU_GRAD, (x, g), (out,),
                lambda u: (lambda: _zeros_like(x), lambda: _leaky_relu_grad(x, u, alpha)))
     return out
 
 
 def elu(features, name=None):
     """features where positive, exp(features) - 1 elsewhere."""
-    from minitf.ops.array import where
-    m = _m()
+    m = _math_ops
     x = _float_input(features, "Elu")
     zero = _const(0, x)
     # expm1 of min(x, 0): the unused branch never overflows (no inf * 0 = NaN in the gradient)
@@ -146,8 +151,7 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 def selu(features, name=None):
     """scale * elu-like with alpha: the self-normalizing activation (Klambauer et al.)."""
-    from minitf.ops.array import where
-    m = _m()
+    m = _math_ops
     x = _float_input(features, "Selu")
     zero = _const(0, x)
     neg = m.expm1(m.minimum(x, zero)) * _const(_SELU_ALPHA, x)
@@ -156,7 +160,7 @@ def selu(features, name=None):
 
 def gelu(features, approximate=False, name=None):
     """Gaussian error linear unit: x * Phi(x) (exact with erf, or the tanh approximation)."""
-    m = _m()
+    m = _math_ops
     x = as_tensor(features)
     if x._value.dtype.kind != "f":
         raise ValueError(f"`features.dtype` must be a floating point tensor. Received: features.dtype="
@@ -170,7 +174,7 @@ def gelu(features, approximate=False, name=None):
 def silu(features, beta=1.0, name=None):
     """x * sigmoid(beta * x) (also called swish)."""
     x = _float_input(features, "Silu")
-    return x * _m().sigmoid(x * _const(beta, x) if beta != 1.0 else x)
+    return x * _math_ops.sigmoid(x * _const(beta, x) if beta != 1.0 else x)
 
 
 swish = silu
@@ -178,7 +182,7 @@ swish = silu
 
 def softsign(features, name=None):
     """features / (1 + |features|)."""
-    m = _m()
+    m = _math_ops
     x = _float_input(features, "Softsign")
     return x / (m.abs(x) + _const(1, x))
 
@@ -212,10 +216,13 @@ def _check_softmax_scalar(x, axis, op_name):
                                            f"Received: dim={axis}; give logits of rank >= 1")
 
 
+SOFTMAX = Op("Softmax", batchable=True, dtypes=_FLOATS)
+
+
 def softmax(logits, axis=None, name=None):
     """exp(logits) / sum(exp(logits)) along `axis` (the last axis by default), computed stably."""
     x = _float_input(logits, "Softmax")
-    check_kernel_dtype(x, "Softmax")
+    SOFTMAX.check_dtype(x)
     _check_softmax_scalar(x, axis, "Softmax")
     axis = _negative_axis(-1 if axis is None else axis, x._value.ndim, "Softmax")
     xp = array_module(x._value)
@@ -224,16 +231,18 @@ def softmax(logits, axis=None, name=None):
     y = Tensor(e)
     if _state.active:
         def grad(g):
-            from minitf.ops.reduce import reduce_sum
             return y * (g - reduce_sum(g * y, axis=axis, keepdims=True))
-        record("Softmax", (x,), (y,), grad)
+        record(SOFTMAX, (x,), (y,), grad)
     return y
+
+
+LOG_SOFTMAX = Op("LogSoftmax", batchable=True, dtypes=_FLOATS)
 
 
 def log_softmax(logits, axis=None, name=None):
     """logits - log(sum(exp(logits))) along `axis` (the last axis by default), computed stably."""
     x = _float_input(logits, "LogSoftmax")
-    check_kernel_dtype(x, "LogSoftmax")
+    LOG_SOFTMAX.check_dtype(x)
     _check_softmax_scalar(x, axis, "LogSoftmax")
     axis = _negative_axis(-1 if axis is None else axis, x._value.ndim, "LogSoftmax")
     xp = array_module(x._value)
@@ -242,18 +251,19 @@ def log_softmax(logits, axis=None, name=None):
     y = Tensor(shifted)
     if _state.active:
         def grad(g):
-            from minitf.ops.reduce import reduce_sum
-            return g - _m().exp(y) * reduce_sum(g, axis=axis, keepdims=True)
-        record("LogSoftmax", (x,), (y,), grad)
+            return g - _math_ops.exp(y) * reduce_sum(g, axis=axis, keepdims=True)
+        record(LOG_SOFTMAX, (x,), (y,), grad)
     return y
 
 
 def _expand_at(g, axis):
     """`g` with a size-1 axis inserted where the reduced (negative) `axis` was."""
-    from minitf.ops.array import reshape
     shape = tuple(g._value.shape)
     pos = len(shape) + axis + 1
     return reshape(g, shape[:pos] + (1,) + shape[pos:])
+
+
+SOFTMAX_CROSS_ENTROPY = Op("SoftmaxCrossEntropyWithLogits", batchable=True)
 
 
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
@@ -284,8 +294,11 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
             probs -= z._value
             return (lambda: Tensor(ge._value * (log_s - shifted)),
                     lambda: Tensor(probs * ge._value))
-        record("SoftmaxCrossEntropyWithLogits", (z, x), (loss,), grad)
+        record(SOFTMAX_CROSS_ENTROPY, (z, x), (loss,), grad)
     return loss
+
+
+SPARSE_SOFTMAX_CROSS_ENTROPY = Op("SparseSoftmaxCrossEntropyWithLogits", batchable=True)
 
 
 def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
@@ -335,8 +348,11 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
                 probs *= gv.reshape(-1, 1)
                 return None, Tensor(probs.reshape(xs))
             return None, Tensor(probs.reshape(xs) * gv[..., None])
-        record("SparseSoftmaxCrossEntropyWithLogits", (lab, x), (loss,), grad)
+        record(SPARSE_SOFTMAX_CROSS_ENTROPY, (lab, x), (loss,), grad)
     return loss
+
+
+SIGMOID_CROSS_ENTROPY = Op("SigmoidCrossEntropyWithLogits", batchable=True)
 
 
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
@@ -351,14 +367,14 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     v, zv = x._value, z._value
     loss = Tensor(xp.maximum(v, 0) - v * zv + xp.log1p(xp.exp(-xp.abs(v))))
     if _state.active:
-        record("SigmoidCrossEntropyWithLogits", (z, x), (loss,),
-               lambda g: (lambda: -g * x, lambda: g * (_m().sigmoid(x) - z)))
+        record(SIGMOID_CROSS_ENTROPY, (z, x), (loss,),
+               lambda g: (lambda: -g * x, lambda: g * (_math_ops.sigmoid(x) - z)))
     return loss
 
 
 def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
     """Logistic loss with the positive term weighted by `pos_weight`."""
-    m = _m()
+    m = _math_ops
     x = _float_input(logits, "WeightedCrossEntropyWithLogits")
     x, z = binary(x, labels, "WeightedCrossEntropyWithLogits")
     q = as_tensor(pos_weight, dtype=x.dtype)
@@ -369,8 +385,7 @@ def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
 
 def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
     """exp(log_input) - targets * log_input, plus Stirling's term for targets > 1 when full."""
-    from minitf.ops.array import where, zeros_like
-    m = _m()
+    m = _math_ops
     c = _float_input(log_input, "LogPoissonLoss")
     c, z = binary(c, targets, "LogPoissonLoss")
     if c._value.shape != z._value.shape:
@@ -388,7 +403,6 @@ def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
 
 def bias_add(value, bias, data_format=None, name=None):
     """value + bias, with the 1-D bias on the channel axis (last for NHWC, 1 for NC...)."""
-    from minitf.ops.array import reshape
     x, b = binary(value, bias, "BiasAdd")
     if b._value.ndim != 1:
         raise errors.invalid_argument("BiasAdd", f"Biases must be 1D: {list(b.shape)}")
@@ -410,7 +424,6 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
 
     `noise_shape` (broadcastable to x's shape) shares one keep/drop decision along size-1 axes.
     """
-    from minitf.ops import random as rnd
     x = as_tensor(x)
     if x._value.dtype.kind != "f":
         raise ValueError(f"x has to be a floating point tensor since it's going to be scaled. "
@@ -435,9 +448,8 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     if rate == 0:
         return x
     host_dtype = np.float64 if x._value.dtype == np.float64 else np.float32
-    keep = rnd._host_rng(seed).random(noise, dtype=host_dtype) >= rate
+    keep = _random_ops._host_rng(seed).random(noise, dtype=host_dtype) >= rate
     scale = (keep * (1.0 / (1.0 - rate))).astype(x._value.dtype)
-    from minitf import backend
     return x * Tensor(backend.default_module().asarray(scale))
 
 
@@ -447,21 +459,17 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
     As in TF, the variance treats the mean as a constant (stop_gradient): first derivatives are
     exact (the mean's contribution sums to zero), second derivatives omit the mean's path.
     """
-    from minitf.ops.reduce import reduce_mean
-    from minitf.ops.constant import stop_gradient
-    from minitf.ops.array import reshape
     x = as_tensor(x)
     if x._value.dtype.kind not in "fiu":
         _float_input(x, "Moments")
     mean = reduce_mean(x, axis=axes, keepdims=True)
     if x._value.dtype.kind in "iu":  # TF: integer mean and variance (squared_difference's dtypes)
-        variance = reduce_mean(_m().squared_difference(x, stop_gradient(mean)), axis=axes, keepdims=True)
+        variance = reduce_mean(_math_ops.squared_difference(x, stop_gradient(mean)), axis=axes, keepdims=True)
     else:
         diff = x - stop_gradient(mean)
         variance = reduce_mean(diff * diff, axis=axes, keepdims=True)
     if not keepdims:
-        from minitf.ops.reduce import _axes
-        dropped = set(_axes(axes, x._value.ndim, "Moments"))
+        dropped = set(reduction_axes(axes, x._value.ndim, "Moments"))
         out_shape = tuple(d for i, d in enumerate(x._value.shape) if i not in dropped)
         mean, variance = reshape(mean, out_shape), reshape(variance, out_shape)
     return mean, variance
@@ -469,7 +477,7 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
 
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
     """(x - mean) * scale / sqrt(variance + epsilon) + offset (offset/scale may be None)."""
-    m = _m()
+    m = _math_ops
     x = _float_input(x, "BatchNormalization")
     inv = m.rsqrt(as_tensor(variance) + _const(variance_epsilon, x))
     if scale is not None:
@@ -482,7 +490,6 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
 
 def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
     """sum(per_example_loss * sample_weight) / global_batch_size (the batch size by default)."""
-    from minitf.ops.reduce import reduce_sum
     loss = _float_input(per_example_loss, "ComputeAverageLoss")
     if loss._value.ndim == 0:
         raise ValueError("Invalid value passed for `per_example_loss`. Expected a tensor with at "
@@ -501,15 +508,13 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
 
 def scale_regularization_loss(regularization_loss):
     """The sum of the regularization losses, divided by the number of replicas (one here)."""
-    from minitf.ops.math import add_n
     if isinstance(regularization_loss, (list, tuple)):
-        return add_n(list(regularization_loss))
+        return _math_ops.add_n(list(regularization_loss))
     return as_tensor(regularization_loss)
 
 
 def l2_loss(t, name=None):
     """sum(t ** 2) / 2."""
-    from minitf.ops.reduce import reduce_sum
     t = _real_float_input(t, "L2Loss")
     return reduce_sum(t * t) * _const(0.5, t)
 
@@ -536,10 +541,13 @@ def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):  # noqa:
     xp = array_module(x._value)
     v = x._value
     key = -(v.astype("int64") if v.dtype.kind in "ub" else v)
-    order = xp.argsort(key, axis=-1, kind="stable") if xp is np else xp.argsort(key, axis=-1)
+    order = kernels.for_module(xp).argsort_stable(key, axis=-1)
     idx = order[..., :k]
     values = _gather_last(x, idx)
     return TopKV2(values, Tensor(idx.astype(dtypes.as_dtype(index_type)._np)))
+
+
+GATHER_LAST = Op("GatherLast", batchable=True)
 
 
 def _gather_last(x, idx):
@@ -548,8 +556,11 @@ def _gather_last(x, idx):
     y = Tensor(xp.take_along_axis(x._value, idx, axis=-1))
     if _state.active and x._value.dtype.kind in "fc":
         n = x._value.shape[-1]
-        record("GatherLast", (x,), (y,), lambda g: _scatter_last(g, idx, n))
+        record(GATHER_LAST, (x,), (y,), lambda g: _scatter_last(g, idx, n))
     return y
+
+
+SCATTER_LAST = Op("ScatterLast", batchable=True)
 
 
 def _scatter_last(g, idx, n):
@@ -564,7 +575,8 @@ def _scatter_last(g, idx, n):
         out.reshape(-1, n)[rows, flat_idx] = gv.reshape(-1, k)  # indices in a row are distinct
     y = Tensor(out)
     if _state.active:
-        record("ScatterLast", (g,), (y,), lambda u: _gather_last(u, xp.broadcast_to(idx, u._value.shape[:-1] + idx.shape[-1:])))
+        record(SCATTER_LAST, (g,), (y,),
+               lambda u: _gather_last(u, xp.broadcast_to(idx, u._value.shape[:-1] + idx.shape[-1:])))
     return y
 
 
@@ -585,7 +597,3 @@ def in_top_k(targets, predictions, k, name=None):
     k = int(k.numpy()) if isinstance(k, Tensor) else int(k)
     return Tensor(valid & xp.isfinite(target_value) & (larger < k))
 
-
-register_batchable("Relu", "ReluGrad", "LeakyRelu", "LeakyReluGrad", "Softmax", "LogSoftmax",
-                   "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits",
-                   "SigmoidCrossEntropyWithLogits", "GatherLast", "ScatterLast")

@@ -1,7 +1,7 @@
 """Adam (and AMSGrad), Keras 3 formulas, updated in place."""
 import math
 
-from minitf import backend
+from minitf import backend, kernels
 from minitf.optimizers.base import Optimizer
 
 __all__ = ["Adam"]
@@ -54,15 +54,11 @@ class Adam(Optimizer):
 
     def _update_step(self, grad, var, lr, slots, scratch):
         alpha, one_minus_b1, one_minus_b2 = self._step_constants(lr)
-        eps = self.epsilon
-        xp = backend.array_module(scratch)
-        arrays = [grad, slots["m"], slots["v"], var._buffer_for_update(), scratch]
-        if self.amsgrad:
-            arrays.append(slots["vhat"])
-
-        def kernel(g, m, v, w, s, vhat=None):
-            _adam_kernel(xp, g, m, v, w, s, vhat, alpha, one_minus_b1, one_minus_b2, eps)
-        self._map_blocks(kernel, arrays)
+        # m += (g - m)(1 - b1); v += (g^2 - v)(1 - b2); [AMSGrad: vhat = max(vhat, v), used for v];
+        # w -= alpha * m / (sqrt(v) + eps): fused, in place, on the arrays' own device
+        kernels.for_module(backend.array_module(scratch)).adam_update(
+            grad, slots["m"], slots["v"], var._buffer_for_update(), scratch, slots.get("vhat"),
+            alpha, one_minus_b1, one_minus_b2, self.epsilon)
 
     def get_config(self):
         """Constructor arguments."""
@@ -71,26 +67,3 @@ class Adam(Optimizer):
                       amsgrad=self.amsgrad)
         return config
 
-
-def _adam_kernel(xp, g, m, v, w, s, vhat, alpha, one_minus_b1, one_minus_b2, eps):
-    """The in-place Adam update on one block of the flat arrays (`s` is scratch).
-
-    Each line is one pass of one ufunc writing into an existing array; the order of the
-    floating-point operations is the documented formula's, which the tests pin down bit for bit.
-    """
-    subtract, multiply = xp.subtract, xp.multiply
-    subtract(g, m, out=s)
-    s *= one_minus_b1
-    m += s
-    multiply(g, g, out=s)
-    s -= v
-    s *= one_minus_b2
-    v += s
-    if vhat is not None:
-        xp.maximum(vhat, v, out=vhat)
-        v = vhat
-    xp.sqrt(v, out=s)
-    s += eps
-    xp.divide(m, s, out=s)
-    s *= alpha
-    w -= s

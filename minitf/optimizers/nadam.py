@@ -1,6 +1,7 @@
 """Nadam (Adam with Nesterov momentum), Keras 3 formulas."""
 from minitf import backend
 from minitf.optimizers.base import Optimizer
+from minitf.variable import Variable
 
 __all__ = ["Nadam"]
 
@@ -20,7 +21,6 @@ class Nadam(Optimizer):
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  name=None, **kwargs):
-        from minitf.variable import Variable
         super().__init__(learning_rate, name=name, **kwargs)
         self.beta_1 = beta_1
         self.beta_2 = beta_2

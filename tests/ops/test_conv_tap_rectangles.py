@@ -4,6 +4,7 @@ import pytest
 
 import minitf as tf
 from minitf.gradient_checker import assert_gradients_close
+from minitf.kernels import numpy as numpy_kernels
 from minitf.ops import conv
 
 GEOMETRIES = [  # input shape, filter shape, padding, dilations, strides
@@ -21,8 +22,8 @@ GEOMETRIES = [  # input shape, filter shape, padding, dilations, strides
 
 def _force(monkeypatch, on):
     for limit in ("_TAP_RECTANGLE_MAX_SHARE", "_TAP_RECTANGLE_MAX_SHARE_STRIDED_INPUT_GRAD"):
-        monkeypatch.setattr(conv, limit, 1.01 if on else 0.0)
-    monkeypatch.setattr(conv, "_TAP_RECTANGLE_MIN_CHANNELS", 1)
+        monkeypatch.setattr(numpy_kernels, limit, 1.01 if on else 0.0)
+    monkeypatch.setattr(numpy_kernels, "_TAP_RECTANGLE_MIN_CHANNELS", 1)
 
 
 def _values(x_shape, w_shape, seed=0):
@@ -45,7 +46,7 @@ def test_rectangles_match_im2col_forward_and_gradients(monkeypatch, geometry):
     for on in (False, True):
         _force(monkeypatch, on)
         geo = conv._conv_geometry(x.shape, w.shape, strides, padding, "NHWC", dilations, "Conv2D")
-        assert geo.use_tap_rectangles(w.shape[2], w.shape[3]) == on
+        assert numpy_kernels.use_tap_rectangles(geo, w.shape[2], w.shape[3]) == on
         with tf.GradientTape() as tape:
             tape.watch([x, w])
             y = tf.nn.conv2d(x, w, strides, padding, dilations=dilations)
@@ -83,7 +84,7 @@ def test_transposed_convolution_uses_rectangles_and_matches(monkeypatch):
 def test_choice_follows_the_share_of_padding_read():
     def wanted(x_shape, w_shape, padding, strides=1, input_gradient=False):
         geo = conv._conv_geometry(x_shape, w_shape, strides, padding, "NHWC", 1, "Conv2D")
-        return geo.use_tap_rectangles(w_shape[2], w_shape[3], input_gradient)
+        return numpy_kernels.use_tap_rectangles(geo, w_shape[2], w_shape[3], input_gradient)
     assert wanted((64, 7, 7, 256), (5, 5, 256, 128), "SAME")        # 64% of reads are real inputs
     assert not wanted((64, 26, 26, 32), (3, 3, 32, 64), "VALID")    # no padding at all
     assert not wanted((1, 128, 128, 32), (3, 3, 32, 32), "SAME")    # a thin border of padding

@@ -1,6 +1,5 @@
 """Each optimizer against its Keras 3 update formula written out in numpy, plus the base API."""
 import math
-import warnings
 
 import numpy as np
 import pytest
@@ -300,7 +299,8 @@ def test_adam_blocked_path_on_large_variables_matches_formula():
 
 @pytest.mark.parametrize("amsgrad", [False, True])
 def test_adam_threaded_blocks_give_the_single_thread_bits(monkeypatch, amsgrad):
-    from minitf.optimizers import base
+    from minitf.kernels import numpy as numpy_kernels, threads
+    threads.set_intra_op_threads(3)  # the worker pool, whatever the machine's default
     rng = np.random.default_rng(6)
     w0 = rng.normal(size=(700, 600)).astype(np.float32)  # ~26 blocks: shared out over threads
     grads = [rng.normal(size=w0.shape).astype(np.float32) for _ in range(3)]
@@ -311,8 +311,9 @@ def test_adam_threaded_blocks_give_the_single_thread_bits(monkeypatch, amsgrad):
             opt.apply_gradients([(tf.constant(g), var)])
         return var.numpy(), opt.get_slot(var, "v").numpy()
     threaded = train()
-    monkeypatch.setattr(base, "_PARALLEL_MIN_BLOCKS", 10 ** 9)  # every block on this thread
+    monkeypatch.setattr(numpy_kernels, "_PARALLEL_MIN_BLOCKS", 10 ** 9)  # every block on this thread
     single = train()
+    threads.set_intra_op_threads(0)
     for a, b in zip(threaded, single):
         np.testing.assert_array_equal(a, b)
     assert not np.array_equal(threaded[0], w0)

@@ -1,0 +1,44 @@
+"""The GPU kernels (cupy), also used for any other array module registered with the backend.
+
+Every function works on the arrays' own module (found with `backend.array_module`), so this
+module never imports cupy: cupy stays an optional dependency.
+
+- Convolutions: always im2col and one GEMM. The tap-rectangle path of the numpy kernels would
+  launch many small GEMMs, each paying a kernel launch.
+- Optimizer updates: one pass over the whole arrays (no cache blocking, no host threads).
+- `argsort_stable`: cupy's sort is a stable radix sort and takes no `kind`.
+"""
+from minitf.backend import array_module
+from minitf.kernels.windows import (avg_pool, avg_pool_grad, contiguous, conv2d_backprop_input_taps,  # noqa: F401
+                                    conv2d_backprop_filter_im2col, conv2d_im2col, depthwise_backprop_filter,
+                                    depthwise_backprop_input, depthwise_conv2d, im2col, max_pool,
+                                    max_pool_grad, max_pool_grad_grad, max_pool_winners, pad, unpad)
+
+conv2d = conv2d_im2col
+conv2d_backprop_input = conv2d_backprop_input_taps
+conv2d_backprop_filter = conv2d_backprop_filter_im2col
+
+
+def adam_update(g, m, v, w, s, vhat, alpha, one_minus_b1, one_minus_b2, eps):
+    """Adam in place, in the numpy kernel's order of operations (`s` is scratch)."""
+    xp = array_module(s)
+    xp.subtract(g, m, out=s)
+    s *= one_minus_b1
+    m += s
+    xp.multiply(g, g, out=s)
+    s -= v
+    s *= one_minus_b2
+    v += s
+    if vhat is not None:
+        xp.maximum(vhat, v, out=vhat)
+        v = vhat
+    xp.sqrt(v, out=s)
+    s += eps
+    xp.divide(m, s, out=s)
+    s *= alpha
+    w -= s
+
+
+def argsort_stable(v, axis=-1):
+    """Indices that sort `v` along `axis`, equal values keeping their order."""
+    return array_module(v).argsort(v, axis=axis)

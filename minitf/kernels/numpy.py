@@ -1,0 +1,260 @@
+"""The numpy (CPU) kernels: tuned for a CPU BLAS, caches and a few threads.
+
+- Convolutions: im2col and one GEMM, or, when a pass would mostly multiply padding, each filter
+  tap on its valid rectangle (`use_tap_rectangles`).
+- Optimizer updates: the fused in-place Adam update, run over cache-sized blocks shared out over
+  minitf's worker pool (`map_blocks`).
+- `argsort_stable`: numpy's stable sort (ties keep their order, as TF's TopKV2).
+"""
+import numpy as np
+
+from minitf.kernels import threads
+from minitf.kernels.windows import (avg_pool, avg_pool_grad, contiguous, conv2d_backprop_filter_im2col,  # noqa: F401
+                                    conv2d_backprop_input_taps, conv2d_im2col, depthwise_backprop_filter,
+                                    depthwise_backprop_input, depthwise_conv2d, im2col, max_pool,
+                                    max_pool_grad, max_pool_grad_grad, max_pool_winners, pad, unpad)
+
+# When the tap-rectangle path replaces im2col (see use_tap_rectangles); measured on 2 cores
+# with 64-256 channels. At 64% real reads the rectangles are 1.2-1.5x faster in all three
+# passes; at 84% (5x5 'same', stride 2, 14x14) only the input gradient gains (1.2x), and the
+# forward loses the patch matrix its filter gradient would reuse.
+_TAP_RECTANGLE_MAX_SHARE = 0.75
+_TAP_RECTANGLE_MAX_SHARE_STRIDED_INPUT_GRAD = 0.95
+_TAP_RECTANGLE_MIN_CHANNELS = 16
+
+
+def use_tap_rectangles(geo, in_channels, out_channels, input_gradient=False):
+    """Whether a convolution pass should compute each tap on its valid rectangle, not im2col.
+
+    im2col multiplies every padded zero: on small maps with large filters (the DCGAN
+    generator's 5x5 'same' convolution at 7x7 reads 36% zeros) the rectangles win despite
+    their smaller GEMMs. The input gradient of a strided convolution gains even at a few
+    percent of padding, since it adds each tap into a dense phase grid instead of a strided
+    view. Few channels make the per-tap GEMMs too thin, so those keep im2col.
+    """
+    if not geo.has_pad or min(in_channels, out_channels) < _TAP_RECTANGLE_MIN_CHANNELS:
+        return False
+    strided = (geo.sh, geo.sw) != (1, 1)
+    limit = _TAP_RECTANGLE_MAX_SHARE_STRIDED_INPUT_GRAD if input_gradient and strided else \
+        _TAP_RECTANGLE_MAX_SHARE
+    return _real_read_share(geo) < limit
+
+
+def _tap_reach(tap, dilation, pad_before, stride, size, out):
+    """Where one filter tap reads along one axis: (phase, shift, q0, q1).
+
+    Output q reads input q*stride + tap*dilation - pad_before = (q + shift)*stride + phase,
+    i.e. row q + shift of the phase's sub-grid (inputs phase, phase + stride, ...); it is
+    inside the image for q in [q0, q1).
+    """
+    phase = (tap * dilation - pad_before) % stride
+    shift = (tap * dilation - pad_before - phase) // stride
+    rows_in_phase = -(-(size - phase) // stride)
+    return phase, shift, max(0, -shift), min(out, rows_in_phase - shift)
+
+
+def tap_rectangles(geo):
+    """(a, b, out_rows, out_cols, phase, shift) of every filter tap that reads any unpadded
+    input. Tap (a, b) maps output (q, r), for q in out_rows and r in out_cols, to element
+    (q + shift[0], r + shift[1]) of the phase sub-grid x[phase[0]::sh, phase[1]::sw]; all
+    its other reads are padding."""
+    for a in range(geo.kh):
+        pa, da, q0, q1 = _tap_reach(a, geo.dh, geo.pt, geo.sh, geo.h, geo.oh)
+        for b in range(geo.kw):
+            pb, db, r0, r1 = _tap_reach(b, geo.dw, geo.pl, geo.sw, geo.w, geo.ow)
+            if q0 < q1 and r0 < r1:
+                yield a, b, slice(q0, q1), slice(r0, r1), (pa, pb), (da, db)
+
+
+def _real_read_share(geo):
+    """The share of the filter's reads, over all outputs, that land inside the image."""
+    valid = sum((q.stop - q.start) * (r.stop - r.start) for _, _, q, r, _, _ in tap_rectangles(geo))
+    return valid / (geo.kh * geo.kw * geo.oh * geo.ow)
+
+
+def conv2d(x, w, geo, keep_cols=None):
+    """Conv2D of NHWC `x` with [KH, KW, C, F] `w`. With `keep_cols` (a list), appends what the
+    filter gradient may reuse: the patch matrix, or None."""
+    if use_tap_rectangles(geo, w.shape[2], w.shape[3]):
+        if keep_cols is not None:
+            keep_cols.append(None)
+        return _conv2d_rect(x, w, geo)
+    return conv2d_im2col(x, w, geo, keep_cols)
+
+
+def conv2d_backprop_input(w, g, geo):
+    """Conv2DBackpropInput: the input gradient of Conv2D, contiguous NHWC."""
+    if use_tap_rectangles(geo, w.shape[2], w.shape[3], input_gradient=True):
+        return _backprop_input_rect(w, g, geo)
+    return conv2d_backprop_input_taps(w, g, geo)
+
+
+def conv2d_backprop_filter(x, g, geo, cols=None):
+    """Conv2DBackpropFilter: [KH, KW, C, F], reusing the forward's patch matrix when given."""
+    if cols is None and use_tap_rectangles(geo, x.shape[3], g.shape[-1]):
+        return _backprop_filter_rect(x, g, geo)
+    return conv2d_backprop_filter_im2col(x, g, geo, cols)
+
+
+# -- convolution tap by tap on the valid rectangles (no padded zeros multiplied) --------------
+# Arrays are moved to [H, W, N, C] order first: with the batch inside each position, the
+# positions of any rectangle form a stack of contiguous matrices, one per row, so each tap is
+# one batched GEMM on a view. A strided convolution is split into stride-1 problems on the
+# phase sub-grids x[i::sh, j::sw], each made contiguous once.
+
+def _hwnc(v):
+    """A contiguous [H, W, N, C] copy of an [N, H, W, C] array."""
+    return np.ascontiguousarray(v.transpose(1, 2, 0, 3))
+
+
+def _nhwc_from(vt):
+    """The contiguous [N, H, W, C] array of an [H, W, N, C] one."""
+    return np.ascontiguousarray(vt.transpose(2, 0, 1, 3))
+
+
+class _PhaseGrids:
+    """The phase sub-grids of an HWNC array, each made contiguous when first asked for."""
+
+    def __init__(self, vt, geo):
+        self.vt, self.geo, self.grids = vt, geo, {}
+
+    def rect(self, phase, rows, cols, shift):
+        """Rows x cols of the phase's sub-grid, moved by `shift`, as a [rows, cols*N, C] view."""
+        grid = self.grids.get(phase)
+        if grid is None:
+            grid = self.vt
+            if (self.geo.sh, self.geo.sw) != (1, 1):
+                grid = np.ascontiguousarray(grid[phase[0]::self.geo.sh, phase[1]::self.geo.sw])
+            self.grids[phase] = grid
+        return _out_rect(grid, slice(rows.start + shift[0], rows.stop + shift[0]),
+                         slice(cols.start + shift[1], cols.stop + shift[1]))
+
+
+def _out_rect(vt, rows, cols):
+    """Rows x cols of an HWNC array as a [rows, cols*N, C] view."""
+    block = vt[rows, cols]
+    return block.reshape(block.shape[0], -1, block.shape[3])
+
+
+def _conv2d_rect(x, w, geo):
+    """Conv2D where each tap multiplies only the inputs it reads inside the unpadded image."""
+    grids = _PhaseGrids(_hwnc(x), geo)
+    yt = np.zeros((geo.oh, geo.ow, geo.n, w.shape[3]), dtype=x.dtype)
+    for a, b, rows, cols, phase, shift in tap_rectangles(geo):
+        target = yt[rows, cols]
+        target += np.matmul(grids.rect(phase, rows, cols, shift), w[a, b]).reshape(target.shape)
+    return _nhwc_from(yt)
+
+
+def _backprop_input_rect(w, g, geo):
+    """Conv2DBackpropInput by tap rectangles: each tap's output gradient lands on its inputs."""
+    gt = _hwnc(g)
+    dxt = np.zeros((geo.h, geo.w, geo.n, w.shape[2]), dtype=g.dtype)
+    strided = (geo.sh, geo.sw) != (1, 1)
+    grids = {}  # phase -> its gradient sub-grid (dxt itself when not strided)
+    for a, b, rows, cols, phase, shift in tap_rectangles(geo):
+        grid = grids.get(phase)
+        if grid is None:
+            grid = grids[phase] = np.zeros_like(dxt[phase[0]::geo.sh, phase[1]::geo.sw]) if strided else dxt
+        target = grid[rows.start + shift[0]:rows.stop + shift[0], cols.start + shift[1]:cols.stop + shift[1]]
+        target += np.matmul(_out_rect(gt, rows, cols), w[a, b].T).reshape(target.shape)
+    if strided:
+        for phase, grid in grids.items():
+            dxt[phase[0]::geo.sh, phase[1]::geo.sw] = grid
+    return _nhwc_from(dxt)
+
+
+def _backprop_filter_rect(x, g, geo):
+    """Conv2DBackpropFilter by tap rectangles: dw[a, b] = inputs read by the tap ^T @ dy there."""
+    grids, gt = _PhaseGrids(_hwnc(x), geo), _hwnc(g)
+    dw = np.zeros((geo.kh, geo.kw, x.shape[3], g.shape[3]), dtype=x.dtype)
+    for a, b, rows, cols, phase, shift in tap_rectangles(geo):
+        inputs = grids.rect(phase, rows, cols, shift)
+        dw[a, b] = np.matmul(inputs.transpose(0, 2, 1), _out_rect(gt, rows, cols)).sum(axis=0)
+    return dw
+
+
+# -- optimizer updates: cache blocks over a few threads ---------------------------------------
+
+# Bytes per array in a block: the 5-6 arrays of one block stay in a 2 MiB L2 cache through all
+# the passes (64k float32 elements; measured fastest for the MLP benchmark).
+BLOCK_BYTES = 1 << 18
+_PARALLEL_MIN_BLOCKS = 4
+
+
+def _blocks(arrays):
+    """Lists of matching flat blocks of same-shaped arrays (the whole arrays when small or when
+    an array that is written is not contiguous). arrays[0] is only read."""
+    first, second = arrays[0], arrays[1]
+    step = BLOCK_BYTES // second.itemsize
+    if first.size <= step or not all(a.flags.c_contiguous for a in arrays[1:]):
+        return [arrays]
+    flat = [np.ascontiguousarray(first).reshape(-1)] + [a.reshape(-1) for a in arrays[1:]]
+    return [[a[start:start + step] for a in flat] for start in range(0, first.size, step)]
+
+
+def map_blocks(kernel, arrays):
+    """Run `kernel(*block)` over every block of `arrays` (see `_blocks`).
+
+    Many blocks are shared out over minitf's worker pool (`threads.worker_pool`), since numpy's
+    ufuncs release the GIL. The threads take the next block from one queue, the calling thread
+    too, and workers that have not started when the caller runs out of blocks are cancelled: on
+    a busy machine a descheduled worker costs its last block at most, never a time slice of
+    waiting. The blocks are disjoint and each is computed exactly as on one thread, so the
+    result does not depend on which thread ran which block.
+    """
+    blocks = _blocks(arrays)
+    shared = threads.worker_pool() if len(blocks) >= _PARALLEL_MIN_BLOCKS else None
+    if shared is None:
+        for block in blocks:
+            kernel(*block)
+        return
+    pool, workers = shared
+    queue = iter(blocks)  # next() on a list iterator is atomic under the GIL
+
+    def run():
+        for block in queue:
+            kernel(*block)
+    pending = [pool.submit(run) for _ in range(workers)]
+    run()
+    for future in pending:
+        if not future.cancel():  # started: wait for its block
+            future.result()
+
+
+def _adam_block(g, m, v, w, s, vhat, alpha, one_minus_b1, one_minus_b2, eps):
+    """The in-place Adam update on one block of the flat arrays (`s` is scratch).
+
+    Each line is one pass of one ufunc writing into an existing array; the order of the
+    floating-point operations is the documented formula's, which the tests pin down bit for bit.
+    """
+    np.subtract(g, m, out=s)
+    s *= one_minus_b1
+    m += s
+    np.multiply(g, g, out=s)
+    s -= v
+    s *= one_minus_b2
+    v += s
+    if vhat is not None:
+        np.maximum(vhat, v, out=vhat)
+        v = vhat
+    np.sqrt(v, out=s)
+    s += eps
+    np.divide(m, s, out=s)
+    s *= alpha
+    w -= s
+
+
+def adam_update(g, m, v, w, scratch, vhat, alpha, one_minus_b1, one_minus_b2, eps):
+    """Adam in place: `m += (g - m)(1 - b1)`, `v += (g^2 - v)(1 - b2)` (AMSGrad: vhat = max(vhat, v)
+    replaces v), `w -= alpha * m / (sqrt(v) + eps)`; `scratch` is overwritten."""
+    arrays = [g, m, v, w, scratch] if vhat is None else [g, m, v, w, scratch, vhat]
+
+    def kernel(g, m, v, w, s, vhat=None):
+        _adam_block(g, m, v, w, s, vhat, alpha, one_minus_b1, one_minus_b2, eps)
+    map_blocks(kernel, arrays)
+
+
+def argsort_stable(v, axis=-1):
+    """Indices that sort `v` along `axis`, equal values keeping their order."""
+    return np.argsort(v, axis=axis, kind="stable")

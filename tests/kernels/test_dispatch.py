@@ -1,0 +1,41 @@
+"""The kernel seam: one dispatch by array module, the same functions on each side."""
+import numpy as np
+
+from minitf import kernels
+from minitf.kernels import cupy as device_kernels
+from minitf.kernels import numpy as numpy_kernels
+
+SHARED = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "depthwise_conv2d",
+          "depthwise_backprop_input", "depthwise_backprop_filter", "max_pool", "max_pool_winners",
+          "max_pool_grad", "max_pool_grad_grad", "avg_pool", "avg_pool_grad", "adam_update",
+          "argsort_stable"]
+
+
+def test_for_module_picks_numpy_or_device_kernels():
+    assert kernels.for_module(np) is numpy_kernels
+    assert kernels.for_module(object()) is device_kernels
+
+
+def test_both_sides_offer_the_same_kernels():
+    for name in SHARED:
+        assert callable(getattr(numpy_kernels, name)), name
+        assert callable(getattr(device_kernels, name)), name
+
+
+def test_argsort_stable_keeps_ties_in_order():
+    v = np.array([[3, 1, 3, 1, 2]])
+    np.testing.assert_array_equal(numpy_kernels.argsort_stable(v), [[1, 3, 4, 0, 2]])
+    np.testing.assert_array_equal(device_kernels.argsort_stable(v), np.argsort(v, axis=-1))
+
+
+def test_adam_update_matches_on_both_sides():
+    rng = np.random.default_rng(1)
+    arrays = [rng.normal(size=300_000).astype(np.float32) for _ in range(4)]
+    outs = []
+    for module in (numpy_kernels, device_kernels):
+        g, m, v, w = (a.copy() for a in arrays)
+        v = np.abs(v)
+        module.adam_update(g, m, v, w, np.empty_like(w), None, 1e-3, 0.1, 0.001, 1e-7)
+        outs.append((m, v, w))
+    for a, b in zip(*outs):
+        np.testing.assert_array_equal(a, b)
