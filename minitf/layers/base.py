@@ -30,8 +30,8 @@ from minitf.tensor_shape import TensorShape
 from minitf.trackable import Trackable
 from minitf.variable import Variable, VariableAggregation, VariableSynchronization, _scopes
 
-__all__ = ["Layer", "InputSpec", "clear_session", "unique_layer_name", "to_snake_case",
-           "floatx"]
+__all__ = ["Layer", "InputSpec", "BUILTIN_LAYER_CLASSES", "clear_session", "unique_layer_name",
+           "to_snake_case", "floatx"]
 
 # tf.keras.backend.clear_session() restarts the automatic names ('dense', 'dense_1', ...).
 keras_backend.on_clear_session(_keras_naming.clear_session)
@@ -47,6 +47,11 @@ def floatx():
     """The default float type of layer weights ('float32' unless keras.backend says otherwise)."""
     return keras_backend.floatx()
 
+
+# Every Layer subclass defined inside minitf (layers, InputLayer, Model, Sequential), by class
+# name, filled as the classes are defined: deserialization finds built-in classes here instead
+# of importing the modules above it.
+BUILTIN_LAYER_CLASSES = {}
 
 _ALLOWED_KWARGS = frozenset({"input_shape", "batch_input_shape", "batch_size", "input_dim",
                              "activity_regularizer", "autocast", "input_length"})
@@ -95,6 +100,11 @@ class Layer(AttributeTracking, Module, Trackable):
     Raises:
         TypeError: for any other keyword argument, or a name that is not a string.
     """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__module__.startswith("minitf.") and not cls.__name__.startswith("_"):
+            BUILTIN_LAYER_CLASSES.setdefault(cls.__name__, cls)
 
     def __init__(self, trainable=True, name=None, dtype=None, dynamic=False, **kwargs):
         for key in kwargs:
@@ -518,3 +528,6 @@ def _as_tuple_shape(value):
     if isinstance(value, (list, tuple)):
         return [_as_tuple_shape(v) for v in value]
     return tuple(value.shape.as_list())
+
+
+BUILTIN_LAYER_CLASSES["Layer"] = Layer

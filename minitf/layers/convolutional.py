@@ -5,7 +5,7 @@ kernels have the same shape in both layouts, as in Keras."""
 from minitf import nest
 from minitf.keras import backend as keras_backend
 from minitf.layers import _utils as U
-from minitf.layers.base import InputSpec, Layer
+from minitf.layers.base import BUILTIN_LAYER_CLASSES, InputSpec, Layer
 from minitf.layers.input_spec import shape_of
 from minitf.ops import array as array_ops
 from minitf.ops import conv as conv_ops
@@ -543,3 +543,5 @@ class SeparableConv2D(Conv2D):
 Convolution1D = Conv1D
 Convolution2D = Conv2D
 Convolution2DTranspose = Conv2DTranspose
+BUILTIN_LAYER_CLASSES.update(Convolution1D=Conv1D, Convolution2D=Conv2D,
+                             Convolution2DTranspose=Conv2DTranspose)

@@ -2,7 +2,7 @@
 'channels_last' (NWC / NHWC) or 'channels_first' (NCW / NCHW)."""
 from minitf import errors
 from minitf.layers import _utils as U
-from minitf.layers.base import InputSpec, Layer
+from minitf.layers.base import BUILTIN_LAYER_CLASSES, InputSpec, Layer
 from minitf.layers.convolutional import (
     conv_output_length,
     op_data_format,
@@ -170,3 +170,7 @@ MaxPool1D, AvgPool1D, MaxPool2D, AvgPool2D = MaxPooling1D, AveragePooling1D, Max
     AveragePooling2D
 GlobalAvgPool1D, GlobalMaxPool1D = GlobalAveragePooling1D, GlobalMaxPooling1D
 GlobalAvgPool2D, GlobalMaxPool2D = GlobalAveragePooling2D, GlobalMaxPooling2D
+BUILTIN_LAYER_CLASSES.update(
+    MaxPool1D=MaxPool1D, AvgPool1D=AvgPool1D, MaxPool2D=MaxPool2D, AvgPool2D=AvgPool2D,
+    GlobalAvgPool1D=GlobalAvgPool1D, GlobalMaxPool1D=GlobalMaxPool1D,
+    GlobalAvgPool2D=GlobalAvgPool2D, GlobalMaxPool2D=GlobalMaxPool2D)

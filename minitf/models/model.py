@@ -10,7 +10,7 @@ from minitf.checkpoint import keras_weights
 from minitf.convert import convert_to_tensor
 from minitf.engine.training import TrainingMixin
 from minitf.keras.keras_tensor import KerasTensor
-from minitf.layers.base import Layer
+from minitf.layers.base import BUILTIN_LAYER_CLASSES, Layer
 from minitf.layers.input_spec import InputSpec, shapes_of
 from minitf.models import serialization
 from minitf.models.functional import GraphRunner
@@ -265,6 +265,9 @@ class Model(TrainingMixin, Layer):
                             f"overriding `get_config()`, return every constructor argument. "
                             f"Error: {e}") from e
 
+
+
+BUILTIN_LAYER_CLASSES["Functional"] = Model  # Keras 3's class name of functional models
 
 def layer_dependencies(layers):
     """TF's names for a layer list: 'layer_with_weights-N' for layers with weights, 'layer-N'."""
