@@ -8,7 +8,7 @@ import importlib
 from minitf import _host_tuning
 from minitf import dtypes, errors, nest  # noqa: F401
 
-_host_tuning.keep_freed_memory()
+_host_tuning.apply_if_requested()  # opt-in: MINITF_HOST_MALLOC_TUNING=1
 from minitf.dtypes import *  # noqa: F401,F403
 from minitf.tensor import Tensor, is_tensor  # noqa: F401
 from minitf.tensor_shape import TensorShape  # noqa: F401

@@ -3,15 +3,18 @@
 There is always one CPU (numpy). GPUs are those cupy can use. Hiding the GPUs with
 `set_visible_devices([], 'GPU')` makes every new tensor live on numpy, even inside
 `tf.device('/GPU:0')` scopes (soft placement), as on a machine without a GPU.
+
+`tf.config.threading` sizes minitf's CPU thread pools (see `minitf.kernels.threads`).
 """
 import collections
 
-from minitf import backend
+from minitf import _host_tuning, backend
+from minitf.kernels import threads as _threads
 
 __all__ = ["PhysicalDevice", "LogicalDevice", "list_physical_devices", "list_logical_devices",
            "set_visible_devices", "get_visible_devices", "experimental", "is_gpu_available",
            "is_built_with_cuda", "gpu_device_name", "get_soft_device_placement",
-           "set_soft_device_placement"]
+           "set_soft_device_placement", "threading"]
 
 
 class PhysicalDevice(collections.namedtuple("PhysicalDevice", ["name", "device_type"])):
@@ -114,6 +117,8 @@ class _Experimental:
     get_visible_devices = staticmethod(get_visible_devices)
     set_memory_growth = staticmethod(set_memory_growth)
     get_memory_growth = staticmethod(get_memory_growth)
+    # minitf's own: keep freed host memory for reuse (glibc malloc thresholds; see _host_tuning)
+    keep_freed_memory = staticmethod(_host_tuning.keep_freed_memory)
 
 
 experimental = _Experimental()
@@ -150,3 +155,49 @@ def is_built_with_cuda():
 def gpu_device_name():
     """'/device:GPU:0' when a GPU is usable and visible, else '' (tf.test.gpu_device_name)."""
     return "/device:GPU:0" if backend.gpu_available() else ""
+
+
+class _Threading:
+    """tf.config.threading: the CPU thread counts.
+
+    The intra-op count sizes both CPU pools minitf uses, the BLAS library's (matmuls and
+    convolutions) and minitf's own (the optimizers' blocked updates). 0, the default, lets
+    minitf choose: one core less than the process may use, at least one, which keeps training
+    steps from stalling when other work shares the machine. The environment variable
+    MINITF_NUM_THREADS sets it at start-up. minitf runs one op at a time, so the inter-op count
+    is remembered but changes nothing.
+    """
+
+    _inter_op = 0
+
+    @staticmethod
+    def get_intra_op_parallelism_threads():
+        """The intra-op thread count set by the user (0 when minitf chooses)."""
+        return _threads.requested_threads()
+
+    @staticmethod
+    def set_intra_op_parallelism_threads(num_threads):
+        """Use `num_threads` threads inside one op (0: minitf's default); applies at once.
+
+        Args:
+          num_threads: an int >= 0.
+
+        Raises:
+          ValueError: for a negative or non-integer count.
+        """
+        _threads.set_intra_op_threads(num_threads)
+
+    @classmethod
+    def get_inter_op_parallelism_threads(cls):
+        """The inter-op thread count last set (0 when never set)."""
+        return cls._inter_op
+
+    @classmethod
+    def set_inter_op_parallelism_threads(cls, num_threads):
+        """Accepted for compatibility and remembered: minitf runs one op at a time."""
+        if isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 0:
+            raise ValueError(f"the number of inter-op threads must be an int >= 0, got {num_threads!r}")
+        cls._inter_op = num_threads
+
+
+threading = _Threading()
