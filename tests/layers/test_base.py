@@ -293,3 +293,31 @@ def test_default_names_match_keras():
             return x
     assert MyModel2D().name == "my_model2d"
     assert tf.metrics.AUC().name == "auc"
+
+
+def test_keras_backend_clear_session_restarts_automatic_names():
+    layers.Dense(1)
+    tf.keras.backend.clear_session()
+    assert layers.Dense(1).name == "dense"
+
+
+def test_builtin_layer_classes_hold_every_public_layer_class_by_name():
+    from minitf.layers.base import BUILTIN_LAYER_CLASSES
+    public = {name: obj for name, obj in vars(layers).items()
+              if isinstance(obj, type) and issubclass(obj, layers.Layer)}
+    assert all(BUILTIN_LAYER_CLASSES[name] is obj for name, obj in public.items())
+    assert BUILTIN_LAYER_CLASSES["Sequential"] is tf.keras.Sequential
+    assert BUILTIN_LAYER_CLASSES["Functional"] is BUILTIN_LAYER_CLASSES["Model"] is tf.keras.Model
+
+    class MyLayer(layers.Layer):  # user classes are not built-ins: configs name them explicitly
+        pass
+    assert "MyLayer" not in BUILTIN_LAYER_CLASSES
+
+
+def test_operators_on_keras_tensors_become_lambda_layers_of_the_graph():
+    inp = tf.keras.Input((3,))
+    out = (inp * 2.0 + 1.0)[:, :2]
+    model = tf.keras.Model(inp, out)
+    assert [type(layer).__name__ for layer in model.layers] == \
+        ["InputLayer", "Lambda", "Lambda", "Lambda"]
+    np.testing.assert_allclose(model(np.ones((1, 3), np.float32)).numpy(), [[3.0, 3.0]])
