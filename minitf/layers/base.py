@@ -22,7 +22,7 @@ from minitf.keras import backend as keras_backend
 from minitf.keras import node as node_module
 from minitf.keras.keras_tensor import KerasTensor, any_symbolic
 from minitf.layers.input_spec import InputSpec, assert_input_compatibility, shape_of, shapes_of
-from minitf.layers.tracking import AttributeTracking, LayerWeight, dedup
+from minitf.layers.tracking import AttributeTracking, LayerWeight
 from minitf.module import Module
 from minitf.ops.constant import cast
 from minitf.tensor import Tensor
@@ -36,11 +36,8 @@ __all__ = ["Layer", "InputSpec", "BUILTIN_LAYER_CLASSES", "clear_session", "uniq
 # tf.keras.backend.clear_session() restarts the automatic names ('dense', 'dense_1', ...).
 keras_backend.on_clear_session(_keras_naming.clear_session)
 
-# Older private spellings, still used by the (de)serialization modules.
+# The old private spelling of node.call_accepts, still used by the (de)serialization modules.
 _accepts_kwarg = node_module.call_accepts
-_shape_of = shape_of
-_shapes_of = shapes_of
-_dedup = dedup
 
 
 def floatx():

@@ -436,6 +436,25 @@ add("keras.layers.InputSpec", cases(
     call=_input_spec_scenario)
 
 
+def _input_scenario(lib, which, x):
+    """A functional model from keras.layers.Input or an InputLayer's output, called on `x`."""
+    L = lib.keras.layers
+    batch_shape = (None,) + tuple(x.shape)[1:]
+    if which == "Input":
+        inp = L.Input(batch_shape=batch_shape, dtype="float32")
+    else:
+        inp = L.InputLayer(batch_input_shape=batch_shape, dtype="float32").output
+    model = lib.keras.Model(inp, L.Dense(2, kernel_initializer="ones")(inp))
+    return [list(inp.shape), model(x)]
+
+
+add("keras.layers.Input", cases(st.just("Input"), layer_input(2, side=(1, 3), dtypes=("float32",))),
+    call=_input_scenario)
+add("keras.layers.InputLayer", cases(st.just("InputLayer"),
+                                     layer_input(2, side=(1, 3), dtypes=("float32",))),
+    call=_input_scenario)
+
+
 def _probe_layer(L, which):
     return {"dense": lambda: L.Dense(3, activation="relu", use_bias=False, name="probe"),
             "conv": lambda: L.Conv1D(2, 2, padding="same", name="probe"),
