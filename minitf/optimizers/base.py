@@ -17,9 +17,15 @@ import warnings
 
 import numpy as np
 
-from minitf import backend
+from minitf import backend, dtypes, kernels
+from minitf._keras_naming import to_snake_case, unique_layer_name
+from minitf.convert import convert_to_tensor
 from minitf.indexed_slices import IndexedSlices
+from minitf.optimizers.schedules import LearningRateSchedule, deserialize, serialize
+from minitf.tape import GradientTape
+from minitf.tensor import Tensor
 from minitf.trackable import Trackable
+from minitf.variable import Variable
 
 __all__ = ["Optimizer"]
 
@@ -29,7 +35,6 @@ def _raw(value):
     raw = getattr(value, "_value", None)
     if raw is not None:
         return raw
-    from minitf.ops.constant import convert_to_tensor
     return convert_to_tensor(value)._value
 
 
@@ -53,22 +58,6 @@ def _merged_rows(indices, values):
     return rows, summed
 
 
-_PARALLEL_MIN_BLOCKS = 4
-_POOL = []
-
-
-def _block_pool():
-    """(pool, its thread count) shared by optimizer kernels, or None on one core (made lazily)."""
-    if not _POOL:
-        import concurrent.futures
-        import os
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-        threads = min(cores or 1, 4) - 1
-        _POOL.append((concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix="minitf-opt"),
-                      threads) if threads > 0 else None)
-    return _POOL[0]
-
-
 class Optimizer(Trackable):
     """Base class of Keras optimizers.
 
@@ -87,13 +76,12 @@ class Optimizer(Trackable):
     """
 
     _slot_names = ()
+    _threads_sized = False  # set on the class once the first update has sized the BLAS pool
 
     def __init__(self, learning_rate, weight_decay=None, clipnorm=None, clipvalue=None,
                  global_clipnorm=None, use_ema=False, ema_momentum=0.99,
                  ema_overwrite_frequency=None, loss_scale_factor=None,
                  gradient_accumulation_steps=None, name=None, **kwargs):
-        from minitf.variable import Variable
-        from minitf import dtypes
         for key in kwargs:
             if key in ("decay", "lr"):
                 raise ValueError(f"Argument `{key}` is no longer supported by Keras 3 optimizers; "
@@ -101,7 +89,6 @@ class Optimizer(Trackable):
             raise TypeError(f"Optimizer got an unexpected keyword argument {key!r}.")
         if name is None:  # Keras' auto_name, taken before the checks below as Keras does:
             # 'sgd', 'sgd_1', 'rm_sprop', 'adam_w', ... (one counter with layer names)
-            from minitf.layers.base import to_snake_case, unique_layer_name
             name = unique_layer_name(to_snake_case(type(self).__name__))
         if sum(x is not None for x in (clipnorm, clipvalue, global_clipnorm)) > 1:
             raise ValueError("Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. "
@@ -151,9 +138,6 @@ class Optimizer(Trackable):
 
     @learning_rate.setter
     def learning_rate(self, value):
-        from minitf.optimizers.schedules import LearningRateSchedule
-        from minitf.variable import Variable
-        from minitf import dtypes
         if isinstance(value, (LearningRateSchedule, Variable)) or (
                 callable(value) and not hasattr(value, "_value")):
             self._learning_rate = value
@@ -171,7 +155,6 @@ class Optimizer(Trackable):
         raw = getattr(lr, "_value", None)
         if raw is not None:
             return float(raw)
-        from minitf.optimizers.schedules import LearningRateSchedule
         if isinstance(lr, LearningRateSchedule):
             return float(lr._value_at(int(self._iterations._value)))
         if hasattr(lr, "_value"):
@@ -184,7 +167,6 @@ class Optimizer(Trackable):
 
         A restoration waiting for this (variable, slot) pair is applied at once.
         """
-        from minitf.variable import Variable
         xp = backend.array_module(reference_variable._value)
         ref = reference_variable._value
         if isinstance(initializer, str) and initializer == "zeros":
@@ -259,7 +241,6 @@ class Optimizer(Trackable):
                                   "update_step(gradient, variable, learning_rate).")
 
     def _checkpoint_dependencies(self):
-        from minitf.variable import Variable
         deps = [("iter", self._iterations)]
         if isinstance(self._learning_rate, Variable):
             deps.append(("learning_rate", self._learning_rate))
@@ -280,7 +261,6 @@ class Optimizer(Trackable):
     @property
     def variables(self):
         """The optimizer's variables: iterations, the learning rate variable, then the slots."""
-        from minitf.variable import Variable
         out = [self._iterations]
         if isinstance(self._learning_rate, Variable):
             out.append(self._learning_rate)
@@ -299,7 +279,6 @@ class Optimizer(Trackable):
         `loss` is a zero-argument callable (a tape is made here) or a tensor computed under the
         given `tape`. `var_list` may be a callable returning the variables.
         """
-        from minitf.tape import GradientTape
         if not callable(loss) and tape is None:
             raise ValueError("`tape` is required when a `Tensor` loss is passed. "
                              f"Received: loss={loss}, tape={tape}.")
@@ -324,6 +303,9 @@ class Optimizer(Trackable):
         """Apply `grads` to `trainable_variables` (one update step)."""
         grads = list(grads)
         variables = list(trainable_variables)
+        if not self._threads_sized:
+            kernels.threads.apply_default()  # minitf's BLAS thread count, once per process
+            Optimizer._threads_sized = True
         if len(grads) != len(variables):
             raise ValueError(f"Optimizer.apply: got {len(grads)} gradients for "
                              f"{len(variables)} variables; they must pair up.")
@@ -367,8 +349,6 @@ class Optimizer(Trackable):
 
     def _keras_updates(self, raws, variables, lr):
         """Run a Keras-protocol subclass's `update_step` on each (gradient Tensor, variable)."""
-        from minitf.tensor import Tensor
-        from minitf.variable import Variable
         rate = self._learning_rate
         if not isinstance(rate, Variable):
             rate = Tensor(np.asarray(lr, dtype=np.float32))
@@ -488,52 +468,12 @@ class Optimizer(Trackable):
             self._scratch[key] = view
         return view
 
-    # Bytes per array in a block: the 5-6 arrays of one block stay in a 2 MiB L2 cache
-    # through all the passes (64k float32 elements; measured fastest for the MLP benchmark).
-    _BLOCK_BYTES = 1 << 18
-
-    def _blocks(self, arrays):
-        """Yield lists of matching flat blocks of same-shaped arrays (one whole block on cupy
-        or when an array that is written is not contiguous)."""
-        first, second = arrays[0], arrays[1]
-        step = self._BLOCK_BYTES // second.itemsize
-        if first.size <= step or type(second) is not np.ndarray or not all(
-                a.flags.c_contiguous for a in arrays[1:]):
-            yield arrays
-            return
-        flat = [np.ascontiguousarray(first).reshape(-1)] + [a.reshape(-1) for a in arrays[1:]]
-        for start in range(0, first.size, step):
-            yield [a[start:start + step] for a in flat]
-
-    def _map_blocks(self, kernel, arrays):
-        """Run `kernel(*block)` over every block of `arrays` (see `_blocks`); large numpy
-        arrays are shared out over a few threads, since numpy's ufuncs release the GIL. The
-        blocks are disjoint and each is computed exactly as on one thread: same results."""
-        blocks = list(self._blocks(arrays))
-        shared = _block_pool() if len(blocks) >= _PARALLEL_MIN_BLOCKS else None
-        if shared is None:
-            for block in blocks:
-                kernel(*block)
-            return
-        pool, threads = shared
-        workers = threads + 1  # the calling thread takes a share too
-        shares = [blocks[i::workers] for i in range(workers)]
-
-        def run(share):
-            for block in share:
-                kernel(*block)
-        pending = [pool.submit(run, share) for share in shares[1:]]
-        run(shares[0])
-        for future in pending:
-            future.result()
-
     def _update_step(self, grad, var, lr, slots, scratch):
         raise NotImplementedError(f"{type(self).__name__} must implement _update_step.")
 
     # -- config ----------------------------------------------------------------------------
     def get_config(self):
         """The constructor arguments, as a dict (schedules serialized)."""
-        from minitf.optimizers.schedules import LearningRateSchedule, serialize
         lr = self._learning_rate
         if isinstance(lr, LearningRateSchedule):
             lr = serialize(lr)
@@ -550,7 +490,6 @@ class Optimizer(Trackable):
     @classmethod
     def from_config(cls, config, custom_objects=None):
         """Rebuild an optimizer from `get_config()` output."""
-        from minitf.optimizers.schedules import deserialize
         config = dict(config)
         if isinstance(config.get("learning_rate"), dict):
             config["learning_rate"] = deserialize(config["learning_rate"], custom_objects)
