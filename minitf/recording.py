@@ -84,25 +84,6 @@ class Op:
         return errors.invalid_argument(self.name, message)
 
 
-# Names recorded as plain strings by op modules not yet declared with `Op` (transition only).
-_LEGACY_BATCHABLE = set()
-
-
-def register_batchable(*op_names):
-    """Transition shim: mark ops still recorded by name as batchable. Declare an `Op` instead."""
-    _LEGACY_BATCHABLE.update(op_names)
-
-
-def is_batchable(op):
-    """Whether the recorded `op` accepts batched cotangents."""
-    return op.batchable if type(op) is Op else op in _LEGACY_BATCHABLE
-
-
-def is_sparse_passthrough(op):
-    """Whether the recorded `op` passes IndexedSlices cotangents through unchanged."""
-    return op.sparse_passthrough if type(op) is Op else op == "Identity"
-
-
 def _np_dtype(name):
     return dtypes.as_dtype(name)._np
 

@@ -22,7 +22,7 @@ from minitf.indexed_slices import IndexedSlices
 from minitf.ops.array import broadcast_to, concat, eye_like_seed, ones_like, reshape, stack, transpose, zeros
 from minitf.ops.constant import cast
 from minitf.ops.reduce import reduce_sum
-from minitf.recording import _state, is_batchable, is_sparse_passthrough
+from minitf.recording import _state
 from minitf.tensor import Tensor
 from minitf.variable import Variable
 
@@ -388,7 +388,7 @@ def _path_is_batchable(records, targets, sources):
     needed = {t._id for t in targets}
     for op, inputs, outputs, _ in reversed(records):
         if any(o._id in needed for o in outputs) and any(x._id in relevant for x in inputs):
-            if not is_batchable(op):
+            if not op.batchable:
                 return False
             needed.update(x._id for x in inputs)
     return True
@@ -439,7 +439,7 @@ def _backprop(records, targets, seeds, sources, batch_ndim):
             batch_shape = next(g for g in upstream if g is not None)._value.shape[:batch_ndim]
             upstream = [g if g is not None else zeros(batch_shape + o._value.shape, dtype=o.dtype)
                         for g, o in zip(upstream, outputs)]
-        if not is_sparse_passthrough(op):
+        if not op.sparse_passthrough:
             upstream = [_dense(g) for g in upstream]
         result = grad_fn(*upstream)
         if not isinstance(result, (tuple, list)):

@@ -5,9 +5,9 @@ convert inputs -> compute on raw arrays of the inputs' array module -> wrap -> r
 """
 import numpy
 
-from minitf import backend, dtypes, errors
+from minitf import backend, errors
 from minitf.convert import convert_to_tensor
-from minitf.recording import Op, _state, record, register_batchable  # noqa: F401 (re-exported)
+from minitf.recording import Op, _state, record  # noqa: F401 (re-exported for the op modules)
 from minitf.tensor import Tensor
 from minitf.variable import Variable
 
@@ -44,7 +44,7 @@ def as_tensor(x, dtype=None):
     return convert_to_tensor(x, dtype=dtype)
 
 
-# dtypes each binary kernel accepts (TF's registered types); ops not listed accept any dtype.
+# dtype families for Op(dtypes=...): the kernels TF registers for each op.
 _REAL = ("float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64",
          "uint8", "uint16", "uint32", "uint64")
 _NUMERIC = _REAL + ("complex64", "complex128")
@@ -52,51 +52,17 @@ _FLOATS = ("float16", "bfloat16", "float32", "float64")
 _INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 _SIGNED = ("float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64",
            "complex64", "complex128")
-KERNEL_DTYPES = {
-    "AddV2": frozenset(_NUMERIC + ("string",)), "Sub": frozenset(_NUMERIC), "Mul": frozenset(_NUMERIC),
-    "RealDiv": frozenset(_NUMERIC), "FloorDiv": frozenset(_NUMERIC), "FloorMod": frozenset(_REAL),
-    "Pow": frozenset(_SIGNED), "Maximum": frozenset(_REAL), "Minimum": frozenset(_REAL),
-    "Less": frozenset(_REAL), "LessEqual": frozenset(_REAL), "Greater": frozenset(_REAL),
-    "GreaterEqual": frozenset(_REAL),
-    "Neg": frozenset(_SIGNED), "Abs": frozenset(_SIGNED), "Sign": frozenset(_SIGNED),
-    "Square": frozenset(_NUMERIC),
-    "Invert": frozenset(_INTS), "BitwiseAnd": frozenset(_INTS), "BitwiseOr": frozenset(_INTS),
-    "BitwiseXor": frozenset(_INTS),
-    "SquaredDifference": frozenset(_FLOATS + ("int32", "int64", "complex64", "complex128")),
-    "DivNoNan": frozenset(_FLOATS + ("complex64", "complex128")),
-    "Xlogy": frozenset(_FLOATS + ("complex64", "complex128")), "Atan2": frozenset(_FLOATS),
-    "Floor": frozenset(_FLOATS), "Ceil": frozenset(_FLOATS), "IsNan": frozenset(_FLOATS),
-    "IsFinite": frozenset(_FLOATS), "IsInf": frozenset(_FLOATS), "Round": frozenset(_SIGNED),
-    "Rint": frozenset(_FLOATS),
-    "ClipByValue": frozenset(_REAL), "Relu": frozenset(_REAL), "Softmax": frozenset(_FLOATS),
-    "LogSoftmax": frozenset(_FLOATS), "LeakyRelu": frozenset(_FLOATS), "Cumsum": frozenset(_NUMERIC),
-    "Cumprod": frozenset(_NUMERIC),
-    "ArgMax": frozenset(_REAL + ("bool",)), "ArgMin": frozenset(_REAL + ("bool",)),
-}
-
-
-# the same sets as numpy dtypes, for a cheap membership test on the hot path
-_KERNEL_NP = {op: frozenset(dtypes.as_dtype(n)._np for n in names)
-              for op, names in KERNEL_DTYPES.items()}
 
 
 def _kernel_np(op):
-    """The numpy dtypes `op` (an Op, or a name during the move to Op declarations) accepts."""
+    """The numpy dtypes `op` has a kernel for (None: any); a plain name only names the op."""
+    return op.np_dtypes if type(op) is Op else None
+
+
+def check_kernel_dtype(x, op, attr="T"):
+    """InvalidArgumentError (TF's wording) when the Op `op` has no kernel for `x`'s dtype."""
     if type(op) is Op:
-        return op.np_dtypes
-    return _KERNEL_NP.get(op)
-
-
-def check_kernel_dtype(x, op_name, attr="T"):
-    """InvalidArgumentError (TF's wording) when `op_name` has no kernel for `x`'s dtype."""
-    if type(op_name) is Op:
-        return op_name.check_dtype(x, attr)
-    allowed = _KERNEL_NP.get(op_name)
-    if allowed is not None and x._value.dtype not in allowed:
-        names = ", ".join(sorted(KERNEL_DTYPES[op_name]))
-        raise errors.invalid_argument(
-            op_name, f"Value for attr '{attr}' of {x.dtype.name} is not in the list of allowed values: "
-                     f"{names}; cast the input with tf.cast")
+        op.check_dtype(x, attr)
 
 
 def check_attr_dtype(t, op_name, attr, allowed):
@@ -120,6 +86,10 @@ def _like(value, other):
         # `x * 2.0`, the common case: a Python number that float32/float64 hold without overflow
         return Tensor(array_module(raw).asarray(value, dtype=raw.dtype))
     return as_tensor(value, dtype=other.dtype)
+
+
+def _name(op):
+    return op.name if type(op) is Op else op
 
 
 def binary(x, y, op_name, hint=False):
@@ -151,7 +121,7 @@ def binary(x, y, op_name, hint=False):
             x = as_tensor(x)  # TF converts a list before a variable on its own
             if x.dtype != y.dtype:
                 raise ValueError(f"Incompatible type conversion requested to type {x.dtype.name} for "
-                                 f"tf.Variable of type {y.dtype.name} in {op_name}; cast one operand "
+                                 f"tf.Variable of type {y.dtype.name} in {_name(op_name)}; cast one operand "
                                  f"with tf.cast")
         else:
             x = _like(x, y)
@@ -164,7 +134,7 @@ def binary(x, y, op_name, hint=False):
     if type(x._value) is not type(y._value) and array_module(x._value) is not array_module(y._value):
         x, y = unify(x, y)  # operands on two devices: copy as TF does
     if x._value.dtype != y._value.dtype:
-        name = op_name.name if type(op_name) is Op else op_name
+        name = _name(op_name)
         raise errors.invalid_argument(
             name, f"cannot compute {name} as input #1(zero-based) was expected to be a "
                      f"{x.dtype.name} tensor but is a {y.dtype.name} tensor; cast one operand with tf.cast")
@@ -172,34 +142,6 @@ def binary(x, y, op_name, hint=False):
     if allowed is not None and x._value.dtype not in allowed:
         check_kernel_dtype(x, op_name)
     return x, y
-
-
-def incompatible_shapes(op_name, error, *tensors):
-    """TF's InvalidArgumentError for operands whose shapes do not broadcast."""
-    shapes = " vs. ".join(str(list(t._value.shape)) for t in tensors)
-    return errors.invalid_argument(op_name, f"Incompatible shapes: {shapes} ({error})")
-
-
-class shape_errors:  # noqa: N801  (used as a context manager)
-    """Turn numpy's broadcasting/shape ValueErrors into TF's InvalidArgumentError naming the op.
-
-    A class rather than @contextmanager: it sits on the hot path of every elementwise op.
-    """
-
-    __slots__ = ("op_name", "tensors")
-
-    def __init__(self, op_name, *tensors):
-        self.op_name = op_name
-        self.tensors = tensors
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        if exc_type is not None and issubclass(exc_type, ValueError) \
-                and not isinstance(exc, errors.OpError):
-            raise incompatible_shapes(self.op_name, exc, *self.tensors) from None
-        return False
 
 
 def normalize_axis(axis, ndim, op_name):
