@@ -376,3 +376,14 @@ def test_iterator_through_train_checkpoint(tmp_path):
     resumed = iter(_pipeline())
     train.Checkpoint(iterator=resumed).restore(path)
     assert head + [b.numpy().tolist() for b in resumed] == reference
+
+
+def test_public_paths():
+    """The split into pipeline/sources/transformations/buffering modules keeps tf.data's names."""
+    from minitf.data import dataset, experimental, iterator, options
+    assert tf.data.Dataset is dataset.Dataset is Dataset
+    assert tf.data.Iterator is iterator.Iterator and tf.data.Options is options.Options
+    assert tf.data.AUTOTUNE == experimental.AUTOTUNE == -1
+    assert isinstance(iter(Dataset.range(2)), tf.data.Iterator)
+    assert int(experimental.cardinality(Dataset.range(5).repeat())) == tf.data.INFINITE_CARDINALITY
+    assert repr(Dataset.range(3)).startswith("<RangeDataset element_spec=TensorSpec(shape=()")
