@@ -10,6 +10,17 @@ error. Only tanh, exponential and leaky_relu turn integers into float32, as TF's
 """
 import math as _math
 
+from minitf import errors
+from minitf._keras_objects import Registry
+from minitf.backend import array_module
+from minitf.convert import convert_to_tensor
+from minitf.ops import array as array_ops
+from minitf.ops import constant as constant_ops
+from minitf.ops import math as math_ops
+from minitf.ops import nn as nn_ops
+from minitf.ops import reduce as reduce_ops
+from minitf.tensor import Tensor
+
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "linear", "elu", "selu", "softplus", "softsign",
            "swish", "silu", "gelu", "leaky_relu", "exponential", "hard_sigmoid", "hard_silu",
            "hard_swish", "log_softmax", "relu6", "mish", "get", "serialize", "deserialize"]
@@ -19,28 +30,15 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def _tf():
-    import minitf
-    return minitf
-
-
-def _nn_op(name):
-    """tf.nn.<name> when that op exists, else None (activations then compose basic ops)."""
-    return getattr(_tf().nn, name, None)
-
-
 def _float(x):
     """x as a tensor, integers cast to float32 (for the activations whose TF op does that)."""
-    tf = _tf()
-    x = tf.convert_to_tensor(x)
+    x = convert_to_tensor(x)
     if not x.dtype.is_floating:
-        x = tf.cast(x, tf.float32)
+        x = constant_ops.cast(x, "float32")
     return x
 
 
-def _tensor(x):
-    """x as a tensor of its own dtype (Keras 3 converts without casting)."""
-    return _tf().convert_to_tensor(x)
+_tensor = convert_to_tensor  # x as a tensor of its own dtype (Keras 3 converts without casting)
 
 
 def _python_constant(value, x, what):
@@ -48,7 +46,7 @@ def _python_constant(value, x, what):
     if not x.dtype.is_floating and float(value) != int(value):
         raise TypeError(f"Cannot convert {float(value)!r} to EagerTensor of dtype {x.dtype.name}: "
                         f"{what} needs a floating-point input; cast x with tf.cast(x, tf.float32)")
-    return _tf().cast(value, x.dtype)
+    return constant_ops.cast(value, x.dtype)
 
 
 def _softmax_axes(x, axis, name):
@@ -68,22 +66,20 @@ def _softmax_axes(x, axis, name):
 def _check_float(x, name, op_name):
     """Integer input raises TF's kernel error, as Keras 3 (which does not cast) does."""
     if not x.dtype.is_floating:
-        from minitf import errors
         raise errors.invalid_argument(op_name, f"{name} needs a floating-point tensor, got "
                                                f"{x.dtype.name}; cast it with tf.cast(x, tf.float32)")
 
 
-def _plain_relu(x):
-    op = _nn_op("relu")
-    if op is not None:
-        return op(x)
-    return _tf().maximum(x, 0.0)
+def _scalar_on_last_axis(x, axis, op_name):
+    """Keras 3 on a 0-d tensor with axis=-1: TF's kernel error, InvalidArgumentError for every
+    float dtype (tf.nn.softmax's eager oneDNN kernel raises AbortedError instead)."""
+    if axis == -1 and x.shape.rank == 0 and x.dtype.is_floating:
+        raise errors.invalid_argument(op_name, "logits must have >= 1 dimension, got []; "
+                                               "reshape it to [1] or apply it to a vector")
 
 
 def _stable_shift(x, axis):
     """x minus its (constant) maximum along `axis`: softmax and log-softmax do not change."""
-    from minitf.backend import array_module
-    from minitf.tensor import Tensor
     xp = array_module(x._value)
     return x - Tensor(xp.max(x._value, axis=axis, keepdims=True))
 
@@ -96,24 +92,24 @@ def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
     Integer inputs keep their dtype (threshold and max_value are cast to it, as Keras 3 does);
     only negative_slope alone (a leaky relu) turns them into float32.
     """
-    tf = _tf()
     x = _tensor(x)
     if negative_slope != 0.0:
         if max_value is None and threshold == 0:
             return leaky_relu(x, negative_slope=negative_slope)
         slope = _python_constant(negative_slope, x, "relu(negative_slope=...)")
-        negative_part = _plain_relu(tf.cast(threshold, x.dtype) - x) if threshold != 0 \
-            else _plain_relu(-x)
+        negative_part = nn_ops.relu(constant_ops.cast(threshold, x.dtype) - x) if threshold != 0 \
+            else nn_ops.relu(-x)
     clip_max = max_value is not None
     if threshold != 0:
-        x = tf.where(tf.greater(x, tf.cast(threshold, x.dtype)), x, tf.zeros_like(x))
+        x = array_ops.where(x > constant_ops.cast(threshold, x.dtype), x, array_ops.zeros_like(x))
     elif max_value == 6:
-        x = _tf().nn.relu6(x)
+        x = nn_ops.relu6(x)
         clip_max = False
     else:
-        x = _plain_relu(x)
+        x = nn_ops.relu(x)
     if clip_max:
-        x = tf.clip_by_value(x, tf.cast(0.0, x.dtype), tf.cast(max_value, x.dtype))
+        x = math_ops.clip_by_value(x, constant_ops.cast(0.0, x.dtype),
+                                   constant_ops.cast(max_value, x.dtype))
     if negative_slope != 0.0:
         x = x - slope * negative_part
     return x
@@ -121,7 +117,7 @@ def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
 
 def relu6(x):
     """min(max(x, 0), 6); integer inputs keep their dtype."""
-    return _tf().nn.relu6(_tensor(x))
+    return nn_ops.relu6(_tensor(x))
 
 
 def leaky_relu(x, negative_slope=0.2):
@@ -129,22 +125,17 @@ def leaky_relu(x, negative_slope=0.2):
 
     Integer inputs become float32 (TF's leaky_relu casts them); booleans raise.
     """
-    tf = _tf()
-    x = _tensor(x)
-    op = _nn_op("leaky_relu")
-    if op is not None:
-        return op(x, alpha=negative_slope)
-    return tf.where(tf.greater_equal(x, 0.0), x, x * negative_slope)
+    return nn_ops.leaky_relu(_tensor(x), alpha=negative_slope)
 
 
 def sigmoid(x):
     """1 / (1 + exp(-x)); integer inputs raise InvalidArgumentError (TF's Sigmoid kernel)."""
-    return _tf().sigmoid(_tensor(x))
+    return math_ops.sigmoid(_tensor(x))
 
 
 def tanh(x):
     """Hyperbolic tangent."""
-    return _tf().tanh(_float(x))
+    return math_ops.tanh(_float(x))
 
 
 def linear(x):
@@ -154,33 +145,32 @@ def linear(x):
 
 def exponential(x):
     """exp(x)."""
-    return _tf().exp(_float(x))
+    return math_ops.exp(_float(x))
 
 
 def softplus(x):
     """log(exp(x) + 1), computed stably; integer inputs raise InvalidArgumentError."""
-    return _tf().math.softplus(_tensor(x))
+    return math_ops.softplus(_tensor(x))
 
 
 def softsign(x):
     """x / (|x| + 1); integer inputs raise InvalidArgumentError (TF's Softsign kernel)."""
-    return _tf().nn.softsign(_tensor(x))
+    return nn_ops.softsign(_tensor(x))
 
 
 def elu(x, alpha=1.0):
     """x for x > 0, alpha * (exp(x) - 1) otherwise; integer inputs raise InvalidArgumentError."""
-    tf = _tf()
     x = _tensor(x)
-    res = tf.nn.elu(x)
+    res = nn_ops.elu(x)
     if alpha == 1:
         return res
     # Keras 3's formula: elu(x) is exp(x) - 1 where x <= 0, so scale it there
-    return tf.where(tf.greater(x, tf.zeros_like(x)), res, alpha * res)
+    return array_ops.where(x > array_ops.zeros_like(x), res, alpha * res)
 
 
 def selu(x):
     """Scaled ELU: scale * elu(x, alpha) with Klambauer et al.'s constants."""
-    return _tf().nn.selu(_tensor(x))
+    return nn_ops.selu(_tensor(x))
 
 
 def silu(x):
@@ -189,7 +179,7 @@ def silu(x):
     Its __name__ is 'silu', so serialize() gives 'silu' for swish too, as Keras 3 does.
     """
     x = _tensor(x)
-    return x * _tf().sigmoid(x)
+    return x * math_ops.sigmoid(x)
 
 
 swish = silu
@@ -200,15 +190,14 @@ def gelu(x, approximate=False):
 
     Integer inputs raise ValueError, as TF's gelu does.
     """
-    tf = _tf()
     x = _tensor(x)
     if not x.dtype.is_floating:
         raise ValueError(f"gelu: `features.dtype` must be a floating point tensor. Received: "
                          f"features.dtype={x.dtype.name}; cast it with tf.cast(x, tf.float32)")
     if approximate:
         c = _math.sqrt(2.0 / _math.pi)
-        return 0.5 * x * (1.0 + tf.tanh(c * (x + 0.044715 * x * x * x)))
-    return 0.5 * x * (1.0 + tf.math.erf(x * (1.0 / _math.sqrt(2.0))))
+        return 0.5 * x * (1.0 + math_ops.tanh(c * (x + 0.044715 * x * x * x)))
+    return 0.5 * x * (1.0 + math_ops.erf(x * (1.0 / _math.sqrt(2.0))))
 
 
 def hard_sigmoid(x):
@@ -236,84 +225,89 @@ hard_swish = hard_silu
 
 def mish(x):
     """x * tanh(softplus(x)); integer inputs raise InvalidArgumentError (TF's Softplus)."""
-    tf = _tf()
     x = _tensor(x)
-    return x * tf.tanh(tf.math.softplus(x))
+    return x * math_ops.tanh(math_ops.softplus(x))
 
 
 def softmax(x, axis=-1):
     """exp(x) normalized to sum to 1 along `axis` (an int, a tuple of ints, or None for all
     axes), computed without overflow. Integer inputs raise InvalidArgumentError."""
-    tf = _tf()
     x = _tensor(x)
-    op = _nn_op("softmax")
-    if op is not None and isinstance(axis, int):
-        return op(x, axis=axis)
+    if isinstance(axis, int):
+        _scalar_on_last_axis(x, axis, "Softmax")
+        return nn_ops.softmax(x, axis=axis)
     _check_float(x, "softmax", "Softmax")
     if axis is not None:
         axis = _softmax_axes(x, axis, "softmax")
-    e = tf.exp(_stable_shift(x, axis))
-    return e / tf.reduce_sum(e, axis=axis, keepdims=True)
+    e = math_ops.exp(_stable_shift(x, axis))
+    return e / reduce_ops.reduce_sum(e, axis=axis, keepdims=True)
 
 
 def log_softmax(x, axis=-1):
     """log(softmax(x)) along `axis` (an int, a tuple of ints, or None for all axes), computed
     stably. Integer inputs raise InvalidArgumentError."""
-    tf = _tf()
     x = _tensor(x)
-    op = _nn_op("log_softmax")
-    if op is not None and isinstance(axis, int):
-        return op(x, axis=axis)
+    if isinstance(axis, int):
+        _scalar_on_last_axis(x, axis, "LogSoftmax")
+        return nn_ops.log_softmax(x, axis=axis)
     _check_float(x, "log_softmax", "LogSoftmax")
     if axis is not None:
         axis = _softmax_axes(x, axis, "log_softmax")
     shifted = _stable_shift(x, axis)
-    return shifted - tf.math.log(tf.reduce_sum(tf.exp(shifted), axis=axis, keepdims=True))
+    return shifted - math_ops.log(reduce_ops.reduce_sum(math_ops.exp(shifted), axis=axis, keepdims=True))
 
 
-_BY_NAME = {name: globals()[name] for name in __all__
-            if name not in ("get", "serialize", "deserialize")}
+ACTIVATIONS = Registry("activation function", "keras.activations", default=linear,
+                       instantiate=False, functions_as_names=True)
+for _name in __all__:
+    if _name not in ("get", "serialize", "deserialize"):
+        ACTIVATIONS.register(globals()[_name], name=_name)
 
 
 def serialize(activation):
-    """The name of a built-in activation, or {'class_name', 'config'} for an object with get_config."""
-    name = getattr(activation, "__name__", None)
-    if name in _BY_NAME and _BY_NAME[name] is activation:
-        return name
-    for key, fn in _BY_NAME.items():
-        if fn is activation:
-            return key
-    if hasattr(activation, "get_config"):
-        return {"class_name": type(activation).__name__, "config": activation.get_config()}
-    raise ValueError(f"Cannot serialize activation {activation!r}: it is not a built-in activation "
-                     "and has no get_config(); pass a built-in name such as 'relu'.")
+    """The config form of an activation, as `tf.keras.activations.serialize`.
+
+    Args:
+        activation: a built-in activation function, or an object with `get_config()`.
+
+    Returns:
+        The built-in's name ('relu'; an alias gives the function's own name, so `swish`
+        is 'silu' as in Keras 3), or Keras 3's object dict.
+
+    Raises:
+        ValueError: for a function that is neither built in nor has `get_config()`.
+    """
+    return ACTIVATIONS.serialize(activation)
 
 
 def deserialize(config, custom_objects=None):
-    """The activation function named by `config` (a string, or a dict from `serialize`)."""
-    if isinstance(config, dict):
-        name = config.get("class_name")
-        inner = config.get("config")
-        if name == "function" and isinstance(inner, str):
-            name = inner
-        cls = (custom_objects or {}).get(name)
-        if cls is not None and isinstance(cls, type):
-            return cls(**(inner or {}))
-        config = name
-    if custom_objects and config in custom_objects:
-        return custom_objects[config]
-    if isinstance(config, str) and config in _BY_NAME:
-        return _BY_NAME[config]
-    raise ValueError(f"Unknown activation function: {config!r}. Use one of {sorted(_BY_NAME)} "
-                     "or pass a callable.")
+    """The activation a name or a `serialize` dict stands for.
+
+    Args:
+        config: a name ('relu'), `{'class_name': 'function', 'config': 'relu'}` or an
+            object dict.
+        custom_objects: optional `{name: function or class}` searched first.
+
+    Returns:
+        The activation function (or a new object for a class dict).
+
+    Raises:
+        ValueError: when the name is unknown.
+    """
+    return ACTIVATIONS.deserialize(config, custom_objects)
 
 
 def get(identifier):
-    """An activation function from None (linear), a name, a serialized dict or a callable."""
-    if identifier is None:
-        return linear
-    if isinstance(identifier, (str, dict)):
-        return deserialize(identifier)
-    if callable(identifier):
-        return identifier
-    raise ValueError(f"Could not interpret activation function identifier: {identifier!r}")
+    """An activation function from an identifier, as `tf.keras.activations.get`.
+
+    Args:
+        identifier: None (gives `linear`), a name, a serialized dict or a callable
+            (returned as it is).
+
+    Returns:
+        The activation function.
+
+    Raises:
+        ValueError: when the identifier cannot be interpreted.
+    """
+    return ACTIVATIONS.get(identifier)

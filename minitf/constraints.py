@@ -6,19 +6,18 @@
 __all__ = ["Constraint", "MaxNorm", "NonNeg", "UnitNorm", "MinMaxNorm", "max_norm", "non_neg",
            "unit_norm", "min_max_norm", "get", "serialize", "deserialize"]
 
-from minitf import _keras_objects  # noqa: E402
+from minitf._keras_objects import Registry
+from minitf.convert import convert_to_tensor
+from minitf.ops import constant as constant_ops
+from minitf.ops import math as math_ops
+from minitf.ops import reduce as reduce_ops
 
 _EPSILON = 1e-7
-
-
-def _tf():
-    import minitf
-    return minitf
+CONSTRAINTS = Registry("constraint", "keras.constraints")
 
 
 def _norms(w, axis):
-    tf = _tf()
-    return tf.sqrt(tf.reduce_sum(tf.square(w), axis=axis, keepdims=True))
+    return math_ops.sqrt(reduce_ops.reduce_sum(math_ops.square(w), axis=axis, keepdims=True))
 
 
 class Constraint:
@@ -44,10 +43,9 @@ class MaxNorm(Constraint):
         self.max_value, self.axis = max_value, axis
 
     def __call__(self, w):
-        tf = _tf()
-        w = tf.convert_to_tensor(w)
+        w = convert_to_tensor(w)
         norms = _norms(w, self.axis)
-        desired = tf.clip_by_value(norms, 0.0, float(self.max_value))
+        desired = math_ops.clip_by_value(norms, 0.0, float(self.max_value))
         return w * (desired / (_EPSILON + norms))
 
     def get_config(self):
@@ -58,9 +56,8 @@ class NonNeg(Constraint):
     """Sets negative weights to zero."""
 
     def __call__(self, w):
-        tf = _tf()
-        w = tf.convert_to_tensor(w)
-        return w * tf.cast(tf.greater_equal(w, 0.0), w.dtype)
+        w = convert_to_tensor(w)
+        return w * constant_ops.cast(w >= 0.0, w.dtype)
 
 
 class UnitNorm(Constraint):
@@ -70,7 +67,7 @@ class UnitNorm(Constraint):
         self.axis = axis
 
     def __call__(self, w):
-        w = _tf().convert_to_tensor(w)
+        w = convert_to_tensor(w)
         return w / (_EPSILON + _norms(w, self.axis))
 
     def get_config(self):
@@ -84,10 +81,9 @@ class MinMaxNorm(Constraint):
         self.min_value, self.max_value, self.rate, self.axis = min_value, max_value, rate, axis
 
     def __call__(self, w):
-        tf = _tf()
-        w = tf.convert_to_tensor(w)
+        w = convert_to_tensor(w)
         norms = _norms(w, self.axis)
-        clipped = tf.clip_by_value(norms, float(self.min_value), float(self.max_value))
+        clipped = math_ops.clip_by_value(norms, float(self.min_value), float(self.max_value))
         desired = self.rate * clipped + (1.0 - self.rate) * norms
         return w * (desired / (_EPSILON + norms))
 
@@ -100,20 +96,24 @@ max_norm = MaxNorm
 non_neg = NonNeg
 unit_norm = UnitNorm
 min_max_norm = MinMaxNorm
-_BY_NAME = {"MaxNorm": MaxNorm, "NonNeg": NonNeg, "UnitNorm": UnitNorm, "MinMaxNorm": MinMaxNorm,
-            "max_norm": MaxNorm, "non_neg": NonNeg, "unit_norm": UnitNorm, "min_max_norm": MinMaxNorm}
+for _cls, _alias in ((MaxNorm, "max_norm"), (NonNeg, "non_neg"), (UnitNorm, "unit_norm"),
+                     (MinMaxNorm, "min_max_norm")):
+    CONSTRAINTS.register(_cls, aliases=(_alias,))
 
 
 def serialize(constraint):
-    """{'class_name': ..., 'config': ...} for a constraint."""
-    return _keras_objects.serialize(constraint)
+    """The config form of a constraint: Keras 3's `{'module', 'class_name', 'config',
+    'registered_name'}` (see `minitf._keras_objects.Registry.serialize`)."""
+    return CONSTRAINTS.serialize(constraint)
 
 
 def deserialize(config, custom_objects=None):
-    """A constraint from a name or a dict made by `serialize`."""
-    return _keras_objects.deserialize(config, _BY_NAME, "constraint", custom_objects)
+    """A new constraint from a name ('max_norm', 'MaxNorm') or a dict made by `serialize`;
+    ValueError for an unknown name."""
+    return CONSTRAINTS.deserialize(config, custom_objects)
 
 
 def get(identifier):
-    """A constraint from None, a name, a config dict or a callable."""
-    return _keras_objects.get(identifier, _BY_NAME, "constraint")
+    """A constraint from None (None), a name, a config dict, a class (instantiated) or a
+    callable (as it is); ValueError otherwise."""
+    return CONSTRAINTS.get(identifier)

@@ -2,12 +2,20 @@
 
 `init(shape, dtype=None)` returns a Tensor placed with `minitf.backend.default_module()`.
 Random initializers with `seed=` give the same values on every call with that seed (a host
-numpy generator seeded with it); unseeded ones draw from minitf's global random state through
-`tf.random` when that exists, else from a process-wide numpy generator.
+numpy generator seeded with it); unseeded ones draw from minitf's global random state
+(`tf.random`).
 """
 import math
 
 import numpy as np
+
+from minitf import dtypes, errors
+from minitf._keras_objects import Registry
+from minitf.backend import default_module
+from minitf.convert import convert_to_tensor
+from minitf.ops import random as random_ops
+from minitf.tensor import Tensor
+from minitf.tensor_shape import TensorShape
 
 __all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomNormal", "RandomUniform",
            "TruncatedNormal", "VarianceScaling", "GlorotUniform", "GlorotNormal", "HeNormal",
@@ -16,13 +24,11 @@ __all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomNormal", "RandomUn
 
 # sqrt(scale) / this = the stddev of a normal truncated at 2 stddevs with variance `scale`
 _TRUNCATION_CORRECTION = 0.87962566103423978
-_fallback_rng = np.random.default_rng()
 
 
 def _dtype(dtype, need_float=True, who="initializer"):
     """The DType to build; random initializers also take integer dtypes (they fail later, in
     the sampling op, as Keras' do) but refuse the rest (bool, complex, string)."""
-    from minitf import dtypes
     dtype = dtypes.as_dtype(dtype or "float32")
     if need_float and not (dtype.is_floating or dtype.is_integer):
         raise ValueError(f"{who}: expected a floating-point dtype, got {dtype.name}.")
@@ -40,7 +46,6 @@ def _no_int_normal(dtype, first, who):
 def _int_uniform(rng, shape, minval, maxval, dtype, who):
     """Keras' uniform in an integer dtype: the bounds cast (truncated) to it, integers drawn
     in [minval, maxval); equal bounds fail for a non-empty shape, as TF's op does."""
-    from minitf import errors
     lo, hi = int(minval), int(maxval)
     if int(np.prod(shape)) == 0:
         return _place(np.zeros(shape), dtype)
@@ -50,22 +55,16 @@ def _int_uniform(rng, shape, minval, maxval, dtype, who):
             f"Need minval < maxval, got {lo} >= {hi} ({who}: the bounds {minval}, {maxval} "
             f"truncate to {dtype.name}; use a floating-point dtype)")
     if rng is None:
-        op = _tf_random("uniform")
-        if op is not None:
-            return op(shape, minval=lo, maxval=hi, dtype=dtype)
-        rng = _fallback_rng
+        return random_ops.uniform(shape, minval=lo, maxval=hi, dtype=dtype)
     return _place(rng.integers(lo, hi, shape), dtype)
 
 
 def _shape(shape):
-    from minitf.tensor_shape import TensorShape
     return tuple(int(d) for d in TensorShape(shape).as_list())
 
 
 def _place(host_array, dtype):
     """A Tensor holding `host_array` (numpy) as `dtype`, on the default device module."""
-    from minitf.backend import default_module
-    from minitf.tensor import Tensor
     xp = default_module()
     return Tensor(xp.asarray(np.asarray(host_array, dtype=dtype._np)))
 
@@ -132,10 +131,7 @@ class _Random(Initializer):
         _no_int_normal(dtype, mean, type(self).__name__)
         rng = self._rng()
         if rng is None:
-            op = _tf_random("normal")
-            if op is not None:
-                return op(shape, mean=mean, stddev=stddev, dtype=dtype)
-            rng = _fallback_rng
+            return random_ops.normal(shape, mean=mean, stddev=stddev, dtype=dtype)
         return _place(rng.standard_normal(shape) * stddev + mean, dtype)
 
     def _uniform(self, shape, minval, maxval, dtype):
@@ -143,29 +139,18 @@ class _Random(Initializer):
         if dtype.is_integer:
             return _int_uniform(rng, shape, minval, maxval, dtype, type(self).__name__)
         if rng is None:
-            op = _tf_random("uniform")
-            if op is not None:
-                return op(shape, minval=minval, maxval=maxval, dtype=dtype)
-            rng = _fallback_rng
+            return random_ops.uniform(shape, minval=minval, maxval=maxval, dtype=dtype)
         return _place(rng.uniform(minval, maxval, shape), dtype)
 
     def _truncated(self, shape, mean, stddev, dtype):
         _no_int_normal(dtype, mean, type(self).__name__)
         rng = self._rng()
         if rng is None:
-            op = _tf_random("truncated_normal")
-            if op is not None:
-                return op(shape, mean=mean, stddev=stddev, dtype=dtype)
-            rng = _fallback_rng
+            return random_ops.truncated_normal(shape, mean=mean, stddev=stddev, dtype=dtype)
         return _place(_truncated_host(rng, shape, mean, stddev), dtype)
 
     def get_config(self):
         return {"seed": self.seed}
-
-
-def _tf_random(name):
-    import minitf
-    return getattr(minitf.random, name, None)
 
 
 class Zeros(Initializer):
@@ -192,7 +177,6 @@ class Constant(Initializer):
         self.value = value
 
     def __call__(self, shape, dtype=None, **kwargs):
-        from minitf import errors
         dtype = _dtype(dtype, need_float=False)
         value = np.asarray(self.value.numpy() if hasattr(self.value, "numpy") else self.value)
         value = value.astype(dtype._np)  # cast first: Constant(2.5) in int32 is 2
@@ -380,9 +364,7 @@ class Orthogonal(_Random):
         flat = (max(rows, cols), min(rows, cols))
         rng = self._rng()
         if rng is None:
-            op = _tf_random("normal")
-            a = (np.asarray(op(flat, dtype="float64")) if op is not None
-                 else _fallback_rng.standard_normal(flat))
+            a = np.asarray(random_ops.normal(flat, dtype="float64"))
         else:
             a = rng.standard_normal(flat)
         q, r = np.linalg.qr(a)
@@ -422,7 +404,6 @@ class constant_initializer(Constant):  # noqa: N801
 
     def __call__(self, shape, dtype=None, **kwargs):
         if dtype is None:
-            from minitf.ops.constant import convert_to_tensor  # ops import this module at load
             dtype = convert_to_tensor(self.value).dtype
         return super().__call__(shape, dtype, **kwargs)
 
@@ -451,56 +432,66 @@ lecun_uniform = LecunUniform
 identity = Identity
 orthogonal = Orthogonal
 
-_BY_NAME = {
-    "zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal": RandomNormal,
-    "random_uniform": RandomUniform, "truncated_normal": TruncatedNormal,
-    "variance_scaling": VarianceScaling, "glorot_uniform": GlorotUniform,
-    "glorot_normal": GlorotNormal, "he_normal": HeNormal, "he_uniform": HeUniform,
-    "lecun_normal": LecunNormal, "lecun_uniform": LecunUniform, "identity": Identity,
-    "orthogonal": Orthogonal,
-    "uniform": RandomUniform, "normal": RandomNormal,  # Keras' short names (Embedding's default)
-}
-_BY_NAME.update({cls.__name__: cls for cls in list(_BY_NAME.values())})
-_BY_NAME.update({name: globals()[name] for name in TF_ALIASES})
+INITIALIZERS = Registry("initializer", "keras.initializers")
+for _name, _cls in {
+        "zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal": RandomNormal,
+        "random_uniform": RandomUniform, "truncated_normal": TruncatedNormal,
+        "variance_scaling": VarianceScaling, "glorot_uniform": GlorotUniform,
+        "glorot_normal": GlorotNormal, "he_normal": HeNormal, "he_uniform": HeUniform,
+        "lecun_normal": LecunNormal, "lecun_uniform": LecunUniform, "identity": Identity,
+        "orthogonal": Orthogonal}.items():
+    INITIALIZERS.register(_cls, aliases=(_name,))
+INITIALIZERS.alias("uniform", RandomUniform)  # Keras' short names (Embedding's default)
+INITIALIZERS.alias("normal", RandomNormal)
+for _name in TF_ALIASES:  # found by name, but serialized under their own module
+    INITIALIZERS.register(globals()[_name], builtin=False)
 # tf.keras.initializers lists the lower-case Keras names; the TF-1 style aliases and the short
 # "normal"/"uniform" stay reachable (get, deserialize, attribute access) but are not exported
-__all__ += sorted(k for k in _BY_NAME if k.islower() and k not in TF_ALIASES and k not in ("normal", "uniform"))
+__all__ += sorted(k for k in INITIALIZERS.names()
+                  if k.islower() and k not in TF_ALIASES and k not in ("normal", "uniform"))
 
 
 def serialize(initializer):
-    """Keras 3's dict for an initializer: module, class_name, config and registered_name.
+    """The config form of an initializer, as Keras 3 writes it.
 
-    A built-in Keras initializer names the public module 'keras.initializers' and no
-    registered name; any other class its own module (None for __main__) and its class name.
+    Args:
+        initializer: an initializer object.
+
+    Returns:
+        `{'module', 'class_name', 'config', 'registered_name'}`: a built-in Keras initializer
+        names the public module 'keras.initializers' and no registered name; any other class
+        its own module (None for `__main__`) and its class name.
     """
-    cls = type(initializer)
-    builtin = cls.__module__ == __name__ and cls.__name__ not in TF_ALIASES
-    module = "keras.initializers" if builtin else (None if cls.__module__ == "__main__" else cls.__module__)
-    return {"module": module, "class_name": cls.__name__, "config": initializer.get_config(),
-            "registered_name": None if builtin else cls.__name__}
+    return INITIALIZERS.serialize(initializer)
 
 
 def deserialize(config, custom_objects=None):
-    """An initializer from a name or a dict made by `serialize`."""
-    lookup = dict(_BY_NAME, **(custom_objects or {}))
-    if isinstance(config, str):
-        name, kwargs = config, {}
-    else:
-        name, kwargs = config.get("class_name"), config.get("config") or {}
-    if name not in lookup:
-        raise ValueError(f"Unknown initializer: {name!r}. Use one of {sorted(_BY_NAME)}.")
-    cls = lookup[name]
-    return cls.from_config(kwargs) if hasattr(cls, "from_config") else cls(**kwargs)
+    """A new initializer from a name or a dict made by `serialize`.
+
+    Args:
+        config: a name ('glorot_uniform', 'GlorotUniform') or a serialized dict.
+        custom_objects: optional `{name: class}` searched before the built-ins.
+
+    Returns:
+        The initializer object.
+
+    Raises:
+        ValueError: when the name or class name is unknown.
+    """
+    return INITIALIZERS.deserialize(config, custom_objects)
 
 
 def get(identifier):
-    """An initializer from None, a name ('glorot_uniform'), a config dict, a class or a callable."""
-    if identifier is None:
-        return None
-    if isinstance(identifier, (str, dict)):
-        return deserialize(identifier)
-    if isinstance(identifier, type):
-        return identifier()
-    if callable(identifier):
-        return identifier
-    raise ValueError(f"Could not interpret initializer identifier: {identifier!r}")
+    """An initializer from an identifier, as `tf.keras.initializers.get`.
+
+    Args:
+        identifier: None (returned as None), a name ('glorot_uniform'), a config dict, a
+            class (instantiated with its defaults) or a callable (returned as it is).
+
+    Returns:
+        The initializer, or None.
+
+    Raises:
+        ValueError: when the identifier cannot be interpreted.
+    """
+    return INITIALIZERS.get(identifier)

@@ -6,12 +6,17 @@
 __all__ = ["Regularizer", "L1", "L2", "L1L2", "OrthogonalRegularizer", "l1", "l2", "l1_l2",
            "get", "serialize", "deserialize"]
 
-from minitf import _keras_objects  # noqa: E402
+import numpy as np
 
+from minitf._keras_objects import Registry
+from minitf.convert import convert_to_tensor
+from minitf.ops import array as array_ops
+from minitf.ops import constant as constant_ops
+from minitf.ops import linalg as linalg_ops
+from minitf.ops import math as math_ops
+from minitf.ops import reduce as reduce_ops
 
-def _tf():
-    import minitf
-    return minitf
+REGULARIZERS = Registry("regularizer", "keras.regularizers")
 
 
 def _checked(value, name, who):
@@ -25,7 +30,7 @@ class Regularizer:
     """Base class: subclasses implement `__call__(x)` -> scalar and `get_config()`."""
 
     def __call__(self, x):
-        return _tf().constant(0.0)
+        return constant_ops.constant(0.0)
 
     def get_config(self):
         """The constructor arguments as a dict."""
@@ -45,13 +50,12 @@ class L1L2(Regularizer):
         self.l2 = _checked(l2, "l2", "L1L2")
 
     def __call__(self, x):
-        tf = _tf()
-        x = tf.convert_to_tensor(x)
-        total = tf.zeros([], dtype=x.dtype)
+        x = convert_to_tensor(x)
+        total = array_ops.zeros([], dtype=x.dtype)
         if self.l1:
-            total = total + self.l1 * tf.reduce_sum(tf.abs(x))
+            total = total + self.l1 * reduce_ops.reduce_sum(math_ops.abs(x))
         if self.l2:
-            total = total + self.l2 * tf.reduce_sum(tf.square(x))
+            total = total + self.l2 * reduce_ops.reduce_sum(math_ops.square(x))
         return total
 
     def get_config(self):
@@ -65,8 +69,7 @@ class L1(Regularizer):
         self.l1 = _checked(l1, "l1", "L1")
 
     def __call__(self, x):
-        tf = _tf()
-        return self.l1 * tf.reduce_sum(tf.abs(tf.convert_to_tensor(x)))
+        return self.l1 * reduce_ops.reduce_sum(math_ops.abs(convert_to_tensor(x)))
 
     def get_config(self):
         return {"l1": self.l1}
@@ -79,8 +82,7 @@ class L2(Regularizer):
         self.l2 = _checked(l2, "l2", "L2")
 
     def __call__(self, x):
-        tf = _tf()
-        return self.l2 * tf.reduce_sum(tf.square(tf.convert_to_tensor(x)))
+        return self.l2 * reduce_ops.reduce_sum(math_ops.square(convert_to_tensor(x)))
 
     def get_config(self):
         return {"l2": self.l2}
@@ -96,25 +98,20 @@ class OrthogonalRegularizer(Regularizer):
         self.mode = mode
 
     def __call__(self, x):
-        tf = _tf()
-        x = tf.convert_to_tensor(x)
+        x = convert_to_tensor(x)
         if len(x.shape) != 2:
             raise ValueError(f"OrthogonalRegularizer needs a 2-D input, got shape {x.shape}.")
         if self.mode == "columns":
-            x = tf.transpose(x)
-        x = x / tf.sqrt(tf.maximum(tf.reduce_sum(tf.square(x), axis=1, keepdims=True), 1e-12))
+            x = array_ops.transpose(x)
+        square_sum = reduce_ops.reduce_sum(math_ops.square(x), axis=1, keepdims=True)
+        x = x / math_ops.sqrt(math_ops.maximum(square_sum, 1e-12))
         n = int(x.shape[0])
-        gram = tf.matmul(x, x, transpose_b=True)
-        off = tf.abs(gram) * tf.constant(1.0 - _eye(n), dtype=x.dtype)
-        return self.factor * tf.reduce_sum(off) / (n * (n - 1))
+        gram = linalg_ops.matmul(x, x, transpose_b=True)
+        off = math_ops.abs(gram) * constant_ops.constant(1.0 - np.eye(n), dtype=x.dtype)
+        return self.factor * reduce_ops.reduce_sum(off) / (n * (n - 1))
 
     def get_config(self):
         return {"factor": self.factor, "mode": self.mode}
-
-
-def _eye(n):
-    import numpy as np
-    return np.eye(n)
 
 
 def l1_l2(l1=0.01, l2=0.01):
@@ -127,21 +124,24 @@ l1 = L1
 l2 = L2
 orthogonal_regularizer = OrthogonalRegularizer
 
-_BY_NAME = {"L1": L1, "L2": L2, "L1L2": L1L2, "l1": L1, "l2": L2, "l1_l2": L1L2,
-            "OrthogonalRegularizer": OrthogonalRegularizer,
-            "orthogonal_regularizer": OrthogonalRegularizer}
+for _cls, _alias in ((L1, "l1"), (L2, "l2"), (L1L2, "l1_l2"),
+                     (OrthogonalRegularizer, "orthogonal_regularizer")):
+    REGULARIZERS.register(_cls, aliases=(_alias,))
 
 
 def serialize(regularizer):
-    """{'class_name': ..., 'config': ...} for a regularizer."""
-    return _keras_objects.serialize(regularizer)
+    """The config form of a regularizer: Keras 3's `{'module', 'class_name', 'config',
+    'registered_name'}` (see `minitf._keras_objects.Registry.serialize`)."""
+    return REGULARIZERS.serialize(regularizer)
 
 
 def deserialize(config, custom_objects=None):
-    """A regularizer from a name or a dict made by `serialize`."""
-    return _keras_objects.deserialize(config, _BY_NAME, "regularizer", custom_objects)
+    """A new regularizer from a name ('l2', 'L1L2') or a dict made by `serialize`;
+    ValueError for an unknown name."""
+    return REGULARIZERS.deserialize(config, custom_objects)
 
 
 def get(identifier):
-    """A regularizer from None, a name, a config dict or a callable."""
-    return _keras_objects.get(identifier, _BY_NAME, "regularizer")
+    """A regularizer from None (None), a name, a config dict, a class (instantiated) or a
+    callable (as it is); ValueError otherwise."""
+    return REGULARIZERS.get(identifier)

@@ -1,4 +1,5 @@
 """tf.keras.optimizers: Keras 3 optimizers updating variables in place, and their schedules."""
+from minitf._keras_objects import Registry
 from minitf.optimizers import schedules
 from minitf.optimizers.base import Optimizer
 from minitf.optimizers.sgd import SGD
@@ -14,41 +15,31 @@ from minitf.optimizers.ftrl import Ftrl
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
            "Nadam", "Ftrl", "schedules", "get", "serialize", "deserialize", "legacy"]
 
-_BY_NAME = {cls.__name__.lower(): cls for cls in
-            (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Ftrl)}
+OPTIMIZERS = Registry("optimizer", "keras.optimizers", base=Optimizer, accept_callables=False,
+                      case_insensitive=True)
+for _cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Ftrl):
+    OPTIMIZERS.register(_cls)
 
 
 def serialize(optimizer):
-    """A dict `{'class_name': ..., 'config': ...}` describing `optimizer`."""
-    return {"module": "keras.optimizers", "class_name": type(optimizer).__name__,
-            "config": optimizer.get_config(), "registered_name": None}
+    """Keras 3's dict `{'module', 'class_name', 'config', 'registered_name'}` for an optimizer."""
+    return OPTIMIZERS.serialize(optimizer)
 
 
 def deserialize(config, custom_objects=None):
-    """Build an optimizer from `serialize()` output (class names are case-insensitive).
+    """A new optimizer from `serialize()` output (class names are case-insensitive).
 
     Like Keras 3, a built-in class name is lower-cased in `config` itself ('SGD' -> 'sgd'),
-    so a dict that went through deserialize reads 'sgd' afterwards.
+    so a dict that went through deserialize reads 'sgd' afterwards. ValueError for an
+    unknown class name.
     """
-    name = config["class_name"]
-    if name.lower() in _BY_NAME:
-        config["class_name"] = name = name.lower()
-    custom = custom_objects or {}
-    cls = custom.get(name) or _BY_NAME.get(name.lower())
-    if cls is None:
-        raise ValueError(f"Could not interpret optimizer identifier: {name!r}.")
-    return cls.from_config(config.get("config", {}))
+    return OPTIMIZERS.deserialize(config, custom_objects)
 
 
 def get(identifier):
-    """An optimizer from an instance, a name ('adam'), or a serialized dict."""
-    if isinstance(identifier, Optimizer):
-        return identifier
-    if isinstance(identifier, dict):
-        return deserialize(identifier)
-    if isinstance(identifier, str) and identifier.lower() in _BY_NAME:
-        return _BY_NAME[identifier.lower()]()
-    raise ValueError(f"Could not interpret optimizer identifier: {identifier!r}")
+    """An optimizer from an instance (returned as it is), a name ('adam', any case) or a
+    serialized dict; ValueError otherwise."""
+    return OPTIMIZERS.get(identifier)
 
 
 class LegacyOptimizerWarning:

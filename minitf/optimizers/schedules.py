@@ -5,6 +5,9 @@ Calling it returns a float32 tensor; optimizers use `_value_at(step)` for a Pyth
 """
 import math
 
+from minitf._keras_objects import Registry
+from minitf.ops.constant import constant
+
 __all__ = ["LearningRateSchedule", "ExponentialDecay", "PiecewiseConstantDecay",
            "InverseTimeDecay", "PolynomialDecay", "CosineDecay", "CosineDecayRestarts",
            "serialize", "deserialize"]
@@ -14,7 +17,6 @@ class LearningRateSchedule:
     """Base class: subclasses implement `_value_at(step) -> float` and `get_config()`."""
 
     def __call__(self, step):
-        from minitf.ops.constant import constant
         return constant(self._value_at(float(_to_float(step))), dtype="float32")
 
     def _value_at(self, step):
@@ -206,17 +208,18 @@ class CosineDecayRestarts(LearningRateSchedule):
                 "m_mul": self._m_mul, "alpha": self.alpha, "name": self.name}
 
 
+SCHEDULES = Registry("learning rate schedule", "keras.optimizers.schedules", accept_callables=False)
+for _cls in (ExponentialDecay, PiecewiseConstantDecay, InverseTimeDecay, PolynomialDecay, CosineDecay,
+             CosineDecayRestarts):
+    SCHEDULES.register(_cls)
+
+
 def serialize(schedule):
-    """A dict `{'class_name': ..., 'config': ...}` describing `schedule`."""
-    return {"module": "keras.optimizers.schedules", "class_name": type(schedule).__name__,
-            "config": schedule.get_config(), "registered_name": None}
+    """Keras 3's dict `{'module', 'class_name', 'config', 'registered_name'}` for a schedule."""
+    return SCHEDULES.serialize(schedule)
 
 
 def deserialize(config, custom_objects=None):
-    """Rebuild a schedule from `serialize()` output."""
-    classes = {name: globals()[name] for name in __all__[1:7]}
-    classes.update(custom_objects or {})
-    name = config["class_name"]
-    if name not in classes:
-        raise ValueError(f"Unknown learning rate schedule: '{name}'. Pass it in `custom_objects`.")
-    return classes[name].from_config(config["config"])
+    """A new schedule from `serialize()` output; custom classes come from `custom_objects`.
+    ValueError for an unknown class name."""
+    return SCHEDULES.deserialize(config, custom_objects)
