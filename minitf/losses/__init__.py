@@ -1,0 +1,108 @@
+"""tf.keras.losses: loss functions (per-example values) and Loss objects (reduced to a scalar).
+
+The function forms (`mean_squared_error(y_true, y_pred)`, ...) return one loss per example,
+averaging or summing over the last axis as Keras does; y_pred keeps its floating dtype and
+y_true is cast to it. A `Loss` object casts both to its dtype (float32 by default, as Keras 3),
+calls its function, weights the result by `sample_weight` and reduces it
+('sum_over_batch_size' by default: sum of weighted losses divided by their number).
+
+Shapes follow Keras 3: the regression functions and every Loss object first bring y_true and
+y_pred whose ranks differ by one to the same rank (`squeeze_or_expand_to_same_rank`); the
+cross-entropies then require equal shapes (ValueError). Formulas follow Keras (probabilities
+are clipped to [1e-7, 1 - 1e-7]; the `from_logits` paths work on logits directly, without
+overflow).
+
+The package splits by concern: `reduction` (weighting and reducing), `functions` (the loss
+functions) and `loss` (the Loss classes); this module adds the name lookup.
+"""
+from minitf._keras_objects import Registry
+from minitf.losses.functions import (  # noqa: F401
+    EPSILON, KLD, MAE, MAPE, MSE, MSLE, binary_crossentropy, categorical_crossentropy,
+    categorical_hinge, cosine_similarity, hinge, huber, kl_divergence, kld,
+    kullback_leibler_divergence, log_cosh, logcosh, mae, mape, mean_absolute_error,
+    mean_absolute_percentage_error, mean_squared_error, mean_squared_logarithmic_error, mse, msle,
+    poisson, sparse_categorical_crossentropy, squared_hinge)
+from minitf.losses.loss import (  # noqa: F401
+    BinaryCrossentropy, CategoricalCrossentropy, CategoricalHinge, CosineSimilarity, Hinge, Huber,
+    KLDivergence, LogCosh, Loss, LossFunctionWrapper, MeanAbsoluteError, MeanAbsolutePercentageError,
+    MeanSquaredError, MeanSquaredLogarithmicError, Poisson, SparseCategoricalCrossentropy, SquaredHinge)
+from minitf.losses.reduction import (  # noqa: F401
+    Reduction, reduce_weighted_values, squeeze_or_expand_to_same_rank, standardize_reduction)
+
+__all__ = ["Reduction", "Loss", "BinaryCrossentropy",
+           "CategoricalCrossentropy", "SparseCategoricalCrossentropy", "MeanSquaredError",
+           "MeanAbsoluteError", "MeanAbsolutePercentageError", "MeanSquaredLogarithmicError",
+           "Huber", "KLDivergence", "CosineSimilarity", "Hinge", "SquaredHinge",
+           "CategoricalHinge", "LogCosh", "Poisson",
+           "binary_crossentropy", "categorical_crossentropy", "sparse_categorical_crossentropy",
+           "huber", "cosine_similarity", "hinge", "squared_hinge", "categorical_hinge", "poisson",
+           "mse", "mae", "mape", "msle", "kld", "MSE", "MAE", "MAPE", "MSLE", "KLD", "logcosh",
+           "kullback_leibler_divergence", "get", "serialize", "deserialize"]
+
+LOSSES = Registry("loss", "keras.losses", kind="loss function")
+for _cls in (BinaryCrossentropy, CategoricalCrossentropy, SparseCategoricalCrossentropy,
+             MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError,
+             MeanSquaredLogarithmicError, Huber, KLDivergence, CosineSimilarity, Hinge, SquaredHinge,
+             CategoricalHinge, LogCosh, Poisson):
+    LOSSES.register(_cls)
+for _fn, _aliases in (
+        (binary_crossentropy, ()), (categorical_crossentropy, ()),
+        (sparse_categorical_crossentropy, ()), (mean_squared_error, ("mse", "MSE")),
+        (mean_absolute_error, ("mae", "MAE")), (mean_absolute_percentage_error, ("mape", "MAPE")),
+        (mean_squared_logarithmic_error, ("msle", "MSLE")), (huber, ("huber_loss",)),
+        (kl_divergence, ("kld", "KLD", "kullback_leibler_divergence")),
+        (cosine_similarity, ()), (hinge, ()), (squared_hinge, ()), (categorical_hinge, ()),
+        (log_cosh, ("logcosh",)), (poisson, ())):
+    LOSSES.register(_fn, aliases=_aliases)
+
+
+def serialize(loss):
+    """The config form of a loss, as Keras 3 writes it.
+
+    Args:
+        loss: a Loss object, or a built-in loss function.
+
+    Returns:
+        For a Loss object, `{'module': 'keras.losses', 'class_name', 'config',
+        'registered_name': None}` (a class of your own names its module and itself); for a
+        loss function, `{'module': 'builtins', 'class_name': 'function', 'config': name,
+        'registered_name': 'function'}`.
+
+    Raises:
+        ValueError: for a function that is not a built-in loss.
+    """
+    return LOSSES.serialize(loss)
+
+
+def deserialize(name, custom_objects=None):
+    """The loss a name or a `serialize` dict stands for.
+
+    Args:
+        name: a function name ('mse', 'categorical_crossentropy': gives the function), a
+            class name ('Huber': gives a new object with default arguments), or a dict made
+            by `serialize`.
+        custom_objects: optional `{name: class or function}` searched first.
+
+    Returns:
+        A loss function or a new Loss object.
+
+    Raises:
+        ValueError: when the name or class name is unknown.
+    """
+    return LOSSES.deserialize(name, custom_objects)
+
+
+def get(identifier):
+    """A loss from an identifier, as `tf.keras.losses.get` (what `compile(loss=...)` takes).
+
+    Args:
+        identifier: None (gives None), a name (as `deserialize`), a config dict, a Loss
+            class (instantiated with its defaults) or a callable (returned as it is).
+
+    Returns:
+        The loss function or Loss object.
+
+    Raises:
+        ValueError: when the identifier cannot be interpreted.
+    """
+    return LOSSES.get(identifier)

@@ -1,0 +1,115 @@
+"""tf.keras.metrics: stateful metrics (Mean, Accuracy, Precision, AUC, ...) and metric functions.
+
+A Metric keeps its state in non-trainable variables (checkpointed by name: 'total', 'count',
+'true_positives', ...). `update_state` accumulates a batch, `result` reads the value,
+`reset_state` zeroes the state, and `metric(y_true, y_pred)` updates then returns the result.
+Updates never reach a GradientTape: they run with recording paused and mostly on raw arrays.
+
+Averages follow Keras 3: a batch's values are reduced to one value per sample (the mean of
+its entries) before weighting, so Mean and the MeanMetricWrapper metrics count samples.
+
+The package splits by concern: `base` (Metric, Mean, Sum, MeanMetricWrapper), `accuracy`,
+`regression` (errors and cross-entropies) and `confusion` (Precision, Recall, AUC); this
+module adds the name lookup.
+"""
+from minitf._keras_naming import to_snake_case
+from minitf._keras_objects import Registry
+from minitf.metrics.accuracy import (  # noqa: F401
+    Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy,
+    SparseTopKCategoricalAccuracy, TopKCategoricalAccuracy, accuracy, binary_accuracy,
+    categorical_accuracy, sparse_categorical_accuracy, sparse_top_k_categorical_accuracy,
+    top_k_categorical_accuracy)
+from minitf.metrics.base import Mean, MeanMetricWrapper, Metric, Reduce, Sum  # noqa: F401
+from minitf.metrics.confusion import AUC, Precision, Recall  # noqa: F401
+from minitf.metrics.regression import (  # noqa: F401
+    MAE, MAPE, MSE, BinaryCrossentropy, CategoricalCrossentropy, MeanAbsoluteError,
+    MeanAbsolutePercentageError, MeanSquaredError, RootMeanSquaredError,
+    SparseCategoricalCrossentropy, binary_crossentropy, categorical_crossentropy, mae, mape,
+    mean_absolute_error, mean_absolute_percentage_error, mean_squared_error, mse,
+    sparse_categorical_crossentropy)
+
+__all__ = ["Metric", "Mean", "Sum", "MeanMetricWrapper", "MeanSquaredError",
+           "MeanAbsoluteError", "MeanAbsolutePercentageError", "RootMeanSquaredError",
+           "Accuracy", "BinaryAccuracy", "CategoricalAccuracy", "SparseCategoricalAccuracy",
+           "TopKCategoricalAccuracy", "SparseTopKCategoricalAccuracy", "Precision", "Recall",
+           "AUC", "CategoricalCrossentropy", "BinaryCrossentropy", "SparseCategoricalCrossentropy",
+           "binary_accuracy", "categorical_accuracy", "sparse_categorical_accuracy",
+           "top_k_categorical_accuracy", "sparse_top_k_categorical_accuracy", "get", "serialize",
+           "deserialize", "mse", "mae", "mape", "MSE", "MAE", "MAPE", "binary_crossentropy",
+           "categorical_crossentropy", "sparse_categorical_crossentropy"]
+
+# Keras 3's ALL_OBJECTS_DICT: a name finds a class (its own name, its snake_case form or a
+# short alias) and `get` instantiates it; functions are found only through a 'function' dict
+METRICS = Registry("metric", "keras.metrics")
+for _cls in (Mean, Sum, MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError,
+             RootMeanSquaredError, Accuracy, BinaryAccuracy, CategoricalAccuracy,
+             SparseCategoricalAccuracy, TopKCategoricalAccuracy, SparseTopKCategoricalAccuracy,
+             Precision, Recall, AUC, CategoricalCrossentropy, BinaryCrossentropy,
+             SparseCategoricalCrossentropy):
+    METRICS.register(_cls, aliases=(to_snake_case(_cls.__name__),))
+for _alias, _cls in (("bce", BinaryCrossentropy), ("BCE", BinaryCrossentropy),
+                     ("mse", MeanSquaredError), ("MSE", MeanSquaredError),
+                     ("mae", MeanAbsoluteError), ("MAE", MeanAbsoluteError),
+                     ("mape", MeanAbsolutePercentageError), ("MAPE", MeanAbsolutePercentageError)):
+    METRICS.alias(_alias, _cls)
+for _fn, _aliases in (
+        (accuracy, ("acc",)), (binary_accuracy, ()), (categorical_accuracy, ()),
+        (sparse_categorical_accuracy, ()), (top_k_categorical_accuracy, ()),
+        (sparse_top_k_categorical_accuracy, ()), (mean_squared_error, ("mse", "MSE")),
+        (mean_absolute_error, ("mae", "MAE")), (mean_absolute_percentage_error, ("mape", "MAPE")),
+        (binary_crossentropy, ()), (categorical_crossentropy, ()),
+        (sparse_categorical_crossentropy, ())):
+    METRICS.register(_fn, aliases=_aliases, lookup=False)
+
+
+def serialize(metric):
+    """The config form of a metric, as Keras 3 writes it.
+
+    Args:
+        metric: a Metric object, or a built-in metric function.
+
+    Returns:
+        For a Metric object, `{'module': 'keras.metrics', 'class_name', 'config',
+        'registered_name': None}` (a class of your own names its module and itself); for a
+        metric function, `{'module': 'builtins', 'class_name': 'function', 'config': name,
+        'registered_name': 'function'}`.
+
+    Raises:
+        ValueError: for a function that is not a built-in metric.
+    """
+    return METRICS.serialize(metric)
+
+
+def deserialize(config, custom_objects=None):
+    """The metric a name or a `serialize` dict stands for.
+
+    Args:
+        config: a name (a class name, its snake_case form or an alias: 'mse', 'accuracy',
+            'BinaryAccuracy', ... each give a new Metric object, as Keras 3), or a dict made
+            by `serialize` (a 'function' dict gives the function).
+        custom_objects: optional `{name: class or function}` searched first.
+
+    Returns:
+        A new Metric object, or a metric function.
+
+    Raises:
+        ValueError: when the name or class name is unknown.
+    """
+    return METRICS.deserialize(config, custom_objects)
+
+
+def get(identifier):
+    """A metric from an identifier, as `tf.keras.metrics.get`.
+
+    Args:
+        identifier: None (gives None), a name (a new Metric object, as `deserialize`), a
+            config dict, a Metric class (instantiated) or a callable (returned as it is).
+
+    Returns:
+        The Metric object or metric function.
+
+    Raises:
+        ValueError: when the identifier cannot be interpreted ('acc' included: only
+            `compile` knows it).
+    """
+    return METRICS.get(identifier)

@@ -1,0 +1,180 @@
+"""Accuracy metrics: how often predictions match labels, as functions (one value per example)
+and as metrics averaging them over every batch seen."""
+from minitf.metrics.base import MeanMetricWrapper, _raw, _same_rank, _tensor, _xp
+
+__all__ = ["accuracy", "binary_accuracy", "categorical_accuracy", "sparse_categorical_accuracy",
+           "top_k_categorical_accuracy", "sparse_top_k_categorical_accuracy", "Accuracy",
+           "BinaryAccuracy", "CategoricalAccuracy", "SparseCategoricalAccuracy",
+           "TopKCategoricalAccuracy", "SparseTopKCategoricalAccuracy"]
+
+
+def _float_matches(mask, like=None):
+    return _tensor(mask.astype("float32"))
+
+
+def accuracy(y_true, y_pred):
+    """1.0 where y_true equals y_pred exactly, else 0.0 (elementwise, after Keras' rank alignment)."""
+    p = _raw(y_pred)
+    t = _raw(y_true, p.dtype)
+    t, p = _same_rank(t, p)
+    return _float_matches(t == p)
+
+
+def binary_accuracy(y_true, y_pred, threshold=0.5):
+    """1.0 where (y_pred > threshold) equals y_true, else 0.0: elementwise, y_true's shape
+    (after Keras' rank alignment), as Keras 3 (Keras 2 averaged over the last axis)."""
+    t, p = _same_rank(_raw(y_true), _raw(y_pred))
+    predicted = (p > threshold).astype(t.dtype)
+    return _float_matches(t == predicted)
+
+
+def _sparse_matches(labels, preds):
+    """Keras' sparse_categorical_accuracy on raw arrays: argmax(preds) == labels.
+
+    Labels of shape (..., 1) with predictions of the same rank give matches of the labels'
+    shape, and a trailing 1 is then dropped ((batch, 1) labels give (batch,) matches)."""
+    xp = _xp(preds)
+    shape = labels.shape
+    squeezed = labels.ndim == preds.ndim and labels.ndim > 0 and labels.shape[-1] == 1
+    if squeezed:
+        labels = labels[..., 0]
+    matches = labels == xp.argmax(preds, axis=-1).astype(labels.dtype)
+    if squeezed:
+        matches = matches.reshape(shape)
+    if matches.ndim > 1 and matches.shape[-1] == 1:
+        matches = matches[..., 0]
+    return matches
+
+
+def categorical_accuracy(y_true, y_pred):
+    """1.0 where argmax(y_true) == argmax(y_pred) over the last axis."""
+    t = _raw(y_true)
+    return _float_matches(_xp(t).argmax(t, axis=-1) == _xp(t).argmax(_raw(y_pred), axis=-1))
+
+
+def sparse_categorical_accuracy(y_true, y_pred):
+    """1.0 where the integer label equals argmax(y_pred) over the last axis."""
+    p = _raw(y_pred)
+    return _float_matches(_sparse_matches(_raw(y_true, p.dtype), p))
+
+
+def _in_top_k(labels, preds, k):
+    """Whether each label's score is among the k largest (ties at the boundary count as in)."""
+    xp = _xp(preds)
+    flat = preds.reshape(-1, preds.shape[-1])
+    lab = labels.reshape(-1).astype("int64")
+    target = xp.take_along_axis(flat, lab[:, None], axis=-1)
+    higher = (flat > target).sum(axis=-1)
+    return (higher < k) & xp.isfinite(target[:, 0])
+
+
+def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
+    """1.0 where the integer label is among the top-k predictions."""
+    t, p = _raw(y_true), _raw(y_pred)
+    shape = t.shape
+    if t.ndim == p.ndim and t.ndim and t.shape[-1] == 1:
+        t = t[..., 0]
+    hits = _in_top_k(t, p, k).reshape(shape if len(shape) == p.ndim else p.shape[:-1])
+    return _float_matches(hits)
+
+
+def top_k_categorical_accuracy(y_true, y_pred, k=5):
+    """1.0 where argmax(y_true) is among the top-k predictions."""
+    t, p = _raw(y_true), _raw(y_pred)
+    return _float_matches(_in_top_k(_xp(t).argmax(t, axis=-1), p, k).reshape(p.shape[:-1]))
+
+
+class Accuracy(MeanMetricWrapper):
+    """How often predictions equal labels exactly: the fraction of matching entries.
+
+    Suited to predictions that are already labels (e.g. argmax-ed classes); for scores
+    use BinaryAccuracy, CategoricalAccuracy or SparseCategoricalAccuracy.
+
+    ```python
+    m = tf.keras.metrics.Accuracy()
+    m.update_state([1, 2, 3, 4], [0, 2, 3, 4])
+    m.result()   # 0.75
+    ```
+
+    Args:
+        name: the metric's name ('accuracy').
+        dtype: the dtype of the result (float32 by default).
+    """
+
+    def __init__(self, name="accuracy", dtype=None):
+        super().__init__(accuracy, name=name, dtype=dtype)
+
+
+class BinaryAccuracy(MeanMetricWrapper):
+    """How often thresholded predictions match 0/1 labels.
+
+    A prediction counts as 1 when it is above `threshold`, else 0; the metric is the
+    fraction of entries where that equals the label.
+
+    ```python
+    m = tf.keras.metrics.BinaryAccuracy()
+    m.update_state([[1], [1], [0], [0]], [[0.98], [1.0], [0.0], [0.6]])
+    m.result()   # 0.75
+    ```
+
+    Args:
+        name: the metric's name ('binary_accuracy').
+        dtype: the dtype of the result (float32 by default).
+        threshold: the score above which a prediction counts as positive (0.5); for
+            logits use 0.0.
+    """
+
+    def __init__(self, name="binary_accuracy", dtype=None, threshold=0.5):
+        super().__init__(binary_accuracy, name=name, dtype=dtype, threshold=threshold)
+
+
+class CategoricalAccuracy(MeanMetricWrapper):
+    """How often the highest-scoring class matches one-hot labels:
+    `argmax(y_pred) == argmax(y_true)` along the last axis.
+
+    ```python
+    m = tf.keras.metrics.CategoricalAccuracy()
+    m.update_state([[0, 0, 1], [0, 1, 0]], [[0.1, 0.9, 0.8], [0.05, 0.95, 0]])
+    m.result()   # 0.5
+    ```
+
+    Args:
+        name: the metric's name ('categorical_accuracy').
+        dtype: the dtype of the result (float32 by default).
+    """
+
+    def __init__(self, name="categorical_accuracy", dtype=None):
+        super().__init__(categorical_accuracy, name=name, dtype=dtype)
+
+
+class SparseCategoricalAccuracy(MeanMetricWrapper):
+    """How often the highest-scoring class matches integer labels:
+    `argmax(y_pred) == y_true` (labels of shape (batch,) or (batch, 1)).
+
+    ```python
+    m = tf.keras.metrics.SparseCategoricalAccuracy()
+    m.update_state([[2], [1]], [[0.1, 0.6, 0.3], [0.05, 0.95, 0]])
+    m.result()   # 0.5
+    ```
+
+    Args:
+        name: the metric's name ('sparse_categorical_accuracy').
+        dtype: the dtype of the result (float32 by default).
+    """
+
+    def __init__(self, name="sparse_categorical_accuracy", dtype=None):
+        super().__init__(sparse_categorical_accuracy, name=name, dtype=dtype)
+
+
+class TopKCategoricalAccuracy(MeanMetricWrapper):
+    """How often the one-hot label is among the top-k predictions (k=5)."""
+
+    def __init__(self, k=5, name="top_k_categorical_accuracy", dtype=None):
+        super().__init__(top_k_categorical_accuracy, name=name, dtype=dtype, k=k)
+
+
+class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
+    """How often the integer label is among the top-k predictions (k=5)."""
+
+    def __init__(self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None):
+        super().__init__(sparse_top_k_categorical_accuracy, name=name, dtype=dtype, k=k)
