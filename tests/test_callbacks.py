@@ -1,4 +1,4 @@
-"""Tests for tf.keras.callbacks (minitf/callbacks.py), inside fit and hook by hook."""
+"""Tests for tf.keras.callbacks (minitf/callbacks/), inside fit and hook by hook."""
 import csv
 import math
 
@@ -7,21 +7,9 @@ import pytest
 
 import minitf as tf
 from minitf import callbacks
-from minitf.engine import TrainingMixin
 
 
-def _keras_classes():
-    try:
-        dense, sequential = tf.keras.layers.Dense, tf.keras.Sequential
-    except AttributeError:
-        from minitf.layers.core import Dense as dense
-        from minitf.models.sequential import Sequential as sequential
-    if not issubclass(sequential, TrainingMixin):
-        sequential = type("Sequential", (TrainingMixin, sequential), {})
-    return dense, sequential
-
-
-Dense, Sequential = _keras_classes()
+Dense, Sequential = tf.keras.layers.Dense, tf.keras.Sequential
 
 
 def _data(n=48, seed=0):
@@ -206,7 +194,6 @@ def test_model_checkpoint_save_freq_in_batches(tmp_path):
 
 
 def test_model_checkpoint_writes_real_weights_when_h5_support_exists(tmp_path):
-    pytest.importorskip("minitf.checkpoint.keras_weights")
     x, y = _data()
     model = _model()
     ckpt = callbacks.ModelCheckpoint(str(tmp_path / "e{epoch}.weights.h5"),
