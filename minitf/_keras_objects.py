@@ -101,6 +101,20 @@ class Registry:
             return custom_objects[name]
         return self._names.get(self._key(name))
 
+    def function(self, name):
+        """The registered function called `name` (aliases included), or None."""
+        return self._functions.get(name)
+
+    def get_class(self, name):
+        """The registered class called `name` (aliases included), or None."""
+        key = self._key(name)
+        cls = self._classes.get(key) or self._names.get(key)
+        return cls if isinstance(cls, type) else None
+
+    def is_builtin(self, cls):
+        """Whether `cls` is one of the family's built-in classes (serialized under `module`)."""
+        return id(cls) in self._builtin
+
     def _made(self, obj):
         return obj() if self.instantiate and isinstance(obj, type) else obj
 

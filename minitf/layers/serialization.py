@@ -11,14 +11,35 @@ while safe mode is on (the default), exactly as Keras does.
 import base64
 import builtins
 import contextlib
+import importlib
+import inspect
 import marshal
+import sys
 import types
+
+from minitf.activations import ACTIVATIONS
+from minitf.constraints import CONSTRAINTS
+from minitf.initializers import INITIALIZERS
+from minitf.layers.base import BUILTIN_LAYER_CLASSES, Layer, _accepts_kwarg
+from minitf.losses import LOSSES
+from minitf.metrics import METRICS
+from minitf.optimizers import OPTIMIZERS
+from minitf.optimizers.schedules import SCHEDULES
+from minitf.regularizers import REGULARIZERS
 
 __all__ = ["serialize", "deserialize", "enable_unsafe_deserialization", "in_safe_mode",
            "SafeModeScope", "serialize_function", "deserialize_function"]
 
 _LAMBDA = "__lambda__"
 _BUILTIN_MODULE = "keras.layers"
+
+# The registries of the other Keras families: objects nested in a layer's config (initializers,
+# regularizers, ...) are named after their family's public module, and built-in functions
+# are found by name in activations, then losses, then metrics (the order Keras searches).
+_FAMILIES = (ACTIVATIONS, INITIALIZERS, REGULARIZERS, CONSTRAINTS, LOSSES, METRICS, OPTIMIZERS,
+             SCHEDULES)
+_FAMILY_BY_MODULE = {family.module: family for family in _FAMILIES}
+_FUNCTION_FAMILIES = (ACTIVATIONS, LOSSES, METRICS)
 
 
 # -- safe mode ----------------------------------------------------------------------------------
@@ -110,11 +131,9 @@ def serialize_function(fn):
 
 def _builtin_function(name):
     """A minitf built-in function by name (activations first, as Keras searches them)."""
-    import importlib
-    for module_name in ("activations", "losses", "metrics"):
-        module = importlib.import_module(f"minitf.{module_name}")
-        fn = getattr(module, name, None)
-        if callable(fn) and not isinstance(fn, type):
+    for family in _FUNCTION_FAMILIES:
+        fn = family.function(name)
+        if fn is not None:
             return fn
     return None
 
@@ -152,30 +171,40 @@ def deserialize_function(config, custom_objects=None, safe_mode=None, what="a fu
 
 
 # -- layers -------------------------------------------------------------------------------------
-def _layer_table():
-    """class name -> class for every built-in layer and model class."""
-    import minitf.layers as layers_module
-    from minitf.layers.base import Layer
-    from minitf.models.functional import InputLayer
-    from minitf.models.model import Model
-    from minitf.models.sequential import Sequential
-    table = {name: obj for name, obj in vars(layers_module).items()
-             if isinstance(obj, type) and issubclass(obj, Layer)}
-    table.update(InputLayer=InputLayer, Model=Model, Functional=Model, Sequential=Sequential)
-    return table
+# The packages whose classes register as built-in layers. The models package sits above the
+# layers, so it is loaded by name (once, on the first miss) rather than imported from here.
+_BUILTIN_PACKAGES = ("minitf.layers", "minitf.models")
+
+
+def builtin_layer_class(name):
+    """The built-in layer or model class called `name` (Keras 3's 'Functional' is Model), or None.
+
+    Every Layer subclass defined inside minitf registers itself when its class is created
+    (`Layer.__init_subclass__`), so this finds layers and models without importing them; a
+    config read before `minitf.models` was ever loaded (`tf.keras.layers.deserialize` of a
+    Sequential in a fresh process) loads the built-in packages first.
+    """
+    name = "Model" if name == "Functional" else name
+    cls = BUILTIN_LAYER_CLASSES.get(name)
+    if cls is None and not all(p in sys.modules for p in _BUILTIN_PACKAGES):
+        for package in _BUILTIN_PACKAGES:
+            importlib.import_module(package)
+        cls = BUILTIN_LAYER_CLASSES.get(name)
+    return cls
 
 
 def _header(obj):
     """(module, class_name, registered_name) as Keras 3 writes them."""
-    from minitf.models.model import Model
-    from minitf.models.sequential import Sequential
     cls = type(obj)
-    if cls is Sequential:
+    if cls is builtin_layer_class("Sequential"):
         return "keras", "Sequential", None
-    if cls is Model and getattr(obj, "_graph", None) is not None:
+    if cls is builtin_layer_class("Model") and getattr(obj, "_graph", None) is not None:
         return "keras.src.models.functional", "Functional", "Functional"
-    if cls.__module__.startswith("minitf.") and _layer_table().get(cls.__name__) is cls:
+    if builtin_layer_class(cls.__name__) is cls:
         return _BUILTIN_MODULE, cls.__name__, None
+    family = next((f for f in _FAMILIES if f.is_builtin(cls)), None)
+    if family is not None:
+        return family.module, cls.__name__, None  # e.g. keras.constraints, MaxNorm
     family = cls.__module__.split(".")
     if family[0] == "minitf" and len(family) > 1 and family[1] != "layers":
         return f"keras.{family[1]}", cls.__name__, None  # e.g. minitf.constraints.MaxNorm
@@ -231,17 +260,11 @@ def _trim_nested(value):
     Newer Keras versions add optional arguments (VarianceScaling's `input_axes`, ...) that
     stay None in ordinary configs; dropping them lets minitf build the same object.
     """
-    if not (isinstance(value, dict) and isinstance(value.get("config"), dict)
-            and str(value.get("module") or "").startswith("keras.")):
+    family = _FAMILY_BY_MODULE.get(value.get("module")) if isinstance(value, dict) else None
+    if family is None or not isinstance(value.get("config"), dict):
         return value
-    import importlib
-    import inspect
-    try:
-        family = importlib.import_module("minitf." + value["module"].split(".")[1])
-    except ImportError:
-        return value
-    cls = getattr(family, str(value.get("class_name")), None)
-    if not isinstance(cls, type):
+    cls = family.get_class(str(value.get("class_name")))
+    if cls is None:
         return value
     params = inspect.signature(cls.__init__).parameters
     if any(p.kind == p.VAR_KEYWORD for p in params.values()):
@@ -257,9 +280,9 @@ def _find_class(entry, custom_objects):
     cls = custom.get(registered) or custom.get(class_name)
     if cls is None and (entry.get("module") or _BUILTIN_MODULE).split(".")[0] in (
             "keras", "minitf", "tensorflow", "tf_keras"):
-        cls = _layer_table().get(class_name)
+        cls = builtin_layer_class(class_name)
     if cls is None and entry.get("module") is None:
-        cls = _layer_table().get(class_name)  # Keras 2 layout: no module at all
+        cls = builtin_layer_class(class_name)  # Keras 2 layout: no module at all
     if cls is None:
         raise TypeError(f"Could not locate class {class_name!r}. Make sure custom classes are "
                         f"passed in `custom_objects`. Full object config: {entry}")
@@ -267,13 +290,11 @@ def _find_class(entry, custom_objects):
 
 
 def _deserialize_object(entry, custom_objects=None, safe_mode=None):
-    from minitf.layers.base import _accepts_kwarg
     cls = _find_class(entry, custom_objects)
     if not hasattr(cls, "from_config"):
         raise TypeError(f"Unable to reconstruct an instance of {entry.get('class_name')!r} "
                         f"because the class is missing a `from_config()` method.")
     config = entry.get("config") or {}
-    from minitf.layers.base import Layer
     if isinstance(cls, type) and issubclass(cls, Layer):
         config = _standardize_layer_config(config)
     kwargs = {}
@@ -291,7 +312,7 @@ def _is_other_keras_family(config, custom_objects):
     name = config.get("class_name")
     return (module.startswith("keras.") and module != _BUILTIN_MODULE
             and not module.startswith("keras.src.models")
-            and name not in (custom_objects or {}) and name not in _layer_table())
+            and name not in (custom_objects or {}) and builtin_layer_class(name) is None)
 
 
 def deserialize(config, custom_objects=None):
@@ -300,7 +321,6 @@ def deserialize(config, custom_objects=None):
     Custom classes and functions come from `custom_objects` ({name: object}). An unknown
     class raises TypeError; a config that is not a layer raises ValueError, as in Keras 3.
     """
-    from minitf.layers.base import Layer
     if not isinstance(config, dict) or "class_name" not in config:
         raise ValueError(f"`keras.layers.deserialize` was passed a `config` object that is not "
                          f"a `keras.layers.Layer`. Received: {config}")

@@ -16,6 +16,13 @@ import contextlib
 import inspect
 import threading
 
+from minitf import nest
+from minitf.keras.keras_tensor import KerasTensor
+from minitf.keras.node import call_accepts
+from minitf.layers.core import Lambda
+from minitf.layers.input_layer import InputLayer
+from minitf.layers.serialization import builtin_layer_class
+
 __all__ = ["keeping_callables", "serialize_layer", "deserialize_layer", "functional_config",
            "functional_from_config", "sequential_config", "sequential_from_config",
            "subclassed_config"]
@@ -26,8 +33,7 @@ _TENSOR_MARK = "__keras_tensor__"
 
 # -- single layers --------------------------------------------------------------------------
 def _class_name(layer):
-    from minitf.models.model import Model
-    if type(layer) is Model and layer._graph is not None:
+    if type(layer) is builtin_layer_class("Model") and layer._graph is not None:
         return "Functional"
     return type(layer).__name__
 
@@ -52,7 +58,6 @@ def keeping_callables():
 
 def serialize_layer(layer):
     """{'class_name', 'config'} for one layer (nested models give their full config)."""
-    from minitf.layers.core import Lambda
     config = layer.get_config()
     if isinstance(layer, Lambda) and getattr(_IN_PROCESS, "on", False):
         config = dict(config, function=layer.function, arguments=dict(layer.arguments))
@@ -62,29 +67,16 @@ def serialize_layer(layer):
     return {"class_name": _class_name(layer), "config": config}
 
 
-def _layer_classes(custom_objects):
-    import minitf.layers as layers_module
-    from minitf.layers.base import Layer
-    from minitf.models.functional import InputLayer
-    from minitf.models.model import Model
-    from minitf.models.sequential import Sequential
-    table = {name: obj for name, obj in vars(layers_module).items()
-             if isinstance(obj, type) and issubclass(obj, Layer)}
-    table.update(InputLayer=InputLayer, Model=Model, Functional=Model, Sequential=Sequential)
-    table.update(custom_objects or {})
-    return table
-
-
 def deserialize_layer(entry, custom_objects=None):
-    """A new layer from `serialize_layer`'s output; custom classes come from `custom_objects`."""
-    from minitf.layers.base import _accepts_kwarg
+    """A new layer from `serialize_layer`'s output; custom classes come from `custom_objects`,
+    built-in ones from the classes registered as built-in layers."""
     name = entry.get("class_name")
-    cls = _layer_classes(custom_objects).get(name)
+    cls = (custom_objects or {}).get(name) or builtin_layer_class(name)
     if cls is None:
         raise ValueError(f"Unknown layer: {name!r}. Please ensure you are passing the class "
                          f"in `custom_objects` when it is a custom layer or model.")
     config = dict(entry.get("config") or {})
-    if _accepts_kwarg(cls.from_config, "custom_objects"):  # models, Lambda
+    if call_accepts(cls.from_config, "custom_objects"):  # models, Lambda
         return cls.from_config(config, custom_objects=custom_objects)
     return cls.from_config(config)
 
@@ -109,8 +101,6 @@ def _tensor_ref(kt, indices):
 
 def _encode_kwargs(kwargs, indices):
     """Call kwargs with symbolic tensors written as {'__keras_tensor__': [name, node, index]}."""
-    from minitf import nest
-    from minitf.models.keras_tensor import KerasTensor
 
     def encode(x):
         return {_TENSOR_MARK: _tensor_ref(x, indices)} if isinstance(x, KerasTensor) else x
@@ -133,7 +123,6 @@ def _positional_as_kwargs(node):
 
 def _node_data(node, indices):
     """The first argument's structure with each tensor as [name, node, index, kwargs]."""
-    from minitf.models.keras_tensor import KerasTensor
     kwargs = _encode_kwargs(_positional_as_kwargs(node), indices)
 
     def encode(x):
@@ -149,7 +138,6 @@ def _node_data(node, indices):
 
 
 def _io_refs(structure, flat, indices):
-    from minitf import nest
     refs = [_tensor_ref(t, indices) for t in flat]
     if not nest.is_nested(structure):
         return refs
@@ -195,7 +183,6 @@ class _Rebuild:
                 self._maybe_input(name, layer)
 
     def _maybe_input(self, name, layer):
-        from minitf.models.functional import InputLayer
         if isinstance(layer, InputLayer):
             self.outputs[(name, 0)] = [layer._inbound_nodes[0].output_tensors]
 
@@ -225,7 +212,6 @@ class _Rebuild:
                                  f"{stuck} are never produced by the config's layers.")
 
     def _call(self, name, data, index):
-        from minitf import nest
         layer = self.layers[name]
         args, kwargs = self._decode(data)
         self.outputs[(name, index)] = nest.flatten(layer(args, **kwargs))
@@ -348,10 +334,9 @@ def subclassed_config(model):
     As in Keras, a subclass whose constructor takes other arguments must override
     `get_config()`; otherwise NotImplementedError.
     """
-    from minitf.models.model import Model
     config = {"name": model.name, "trainable": model.trainable, "dtype": model.dtype}
     init = type(model).__init__
-    if init is Model.__init__:
+    if init is builtin_layer_class("Model").__init__:
         return config
     params = list(inspect.signature(init).parameters.values())[1:]
     own = [p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
