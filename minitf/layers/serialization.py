@@ -20,7 +20,8 @@ import types
 from minitf.activations import ACTIVATIONS
 from minitf.constraints import CONSTRAINTS
 from minitf.initializers import INITIALIZERS
-from minitf.layers.base import BUILTIN_LAYER_CLASSES, Layer, _accepts_kwarg
+from minitf.keras.node import call_accepts
+from minitf.layers.base import BUILTIN_LAYER_CLASSES, Layer
 from minitf.losses import LOSSES
 from minitf.metrics import METRICS
 from minitf.optimizers import OPTIMIZERS
@@ -298,9 +299,9 @@ def _deserialize_object(entry, custom_objects=None, safe_mode=None):
     if isinstance(cls, type) and issubclass(cls, Layer):
         config = _standardize_layer_config(config)
     kwargs = {}
-    if _accepts_kwarg(cls.from_config, "custom_objects"):
+    if call_accepts(cls.from_config, "custom_objects"):
         kwargs["custom_objects"] = custom_objects
-    if _accepts_kwarg(cls.from_config, "safe_mode"):
+    if call_accepts(cls.from_config, "safe_mode"):
         kwargs["safe_mode"] = safe_mode
     with SafeModeScope(_resolve_safe_mode(safe_mode)):
         return cls.from_config(config, **kwargs)
