@@ -89,7 +89,7 @@ def set_intra_op_threads(count):
     with _lock:
         _requested = count
         _resize_pool()
-    _size_blas(force=True)
+    _size_blas(force=count > 0)  # back to the default: a user's OPENBLAS_NUM_THREADS wins again
 
 
 def _size_blas(force):
@@ -122,7 +122,7 @@ def worker_pool():
     """(pool, workers) for minitf's own parallel kernels, or None for one thread.
 
     The caller runs a share itself, so the pool holds `intra_op_threads() - 1` workers (at most
-    `_MAX_WORKERS - 1`). Made on first use; the first use also sizes the BLAS pool.
+    `_MAX_WORKERS - 1`). Made on first use, which also sizes the BLAS pool (`apply_default`).
     """
     if _pool:
         return _pool[0][0] and _pool[0]
