@@ -15,10 +15,12 @@ MLP step went from 1.4 ms to 19-43 ms per step on a 2-core machine with one busy
 process. Leaving a core free keeps the slowdown proportional to the cores lost
 (`benchmarks/bench_threads_under_load.py` measures it).
 
-An explicit `OPENBLAS_NUM_THREADS`, `MKL_NUM_THREADS` or `OMP_NUM_THREADS` is the user's
-choice: minitf then leaves the BLAS pool alone unless the count is set through the API above.
-The BLAS pool is resized with `threadpoolctl`, the standard way to size OpenBLAS/MKL/OpenMP
-pools at run time.
+The BLAS pool is sized when minitf is imported, before any op runs: a GEMM's last bits may
+depend on how many threads split it, so a run resumed from a checkpoint repeats an
+uninterrupted one only if every step ran on the same count. An explicit
+`OPENBLAS_NUM_THREADS`, `MKL_NUM_THREADS` or `OMP_NUM_THREADS` is the user's choice: minitf
+then leaves the BLAS pool alone unless the count is set through the API above. The pool is
+resized with `threadpoolctl`, the standard way to size OpenBLAS/MKL/OpenMP pools at run time.
 """
 import concurrent.futures
 import os
@@ -105,8 +107,7 @@ def _size_blas(force):
 
 
 def apply_default():
-    """Size the BLAS pool for minitf's default, once: the optimizers call this on their first
-    update, so importing minitf changes no process-wide setting."""
+    """Size the BLAS pool for minitf's default, once (done when this module is imported)."""
     if not _configured:
         _configured.append(True)
         _size_blas(force=False)
@@ -122,7 +123,7 @@ def worker_pool():
     """(pool, workers) for minitf's own parallel kernels, or None for one thread.
 
     The caller runs a share itself, so the pool holds `intra_op_threads() - 1` workers (at most
-    `_MAX_WORKERS - 1`). Made on first use, which also sizes the BLAS pool (`apply_default`).
+    `_MAX_WORKERS - 1`). Made on first use.
     """
     if _pool:
         return _pool[0][0] and _pool[0]
@@ -132,5 +133,7 @@ def worker_pool():
             pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="minitf-opt") \
                 if workers > 0 else None
             _pool.append((pool, workers))
-    apply_default()
     return _pool[0][0] and _pool[0]
+
+
+apply_default()  # before any op runs (see the module docstring)

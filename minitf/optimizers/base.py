@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from minitf import backend, dtypes, kernels
+from minitf import backend, dtypes
 from minitf._keras_naming import to_snake_case, unique_layer_name
 from minitf.convert import convert_to_tensor
 from minitf.indexed_slices import IndexedSlices
@@ -76,7 +76,6 @@ class Optimizer(Trackable):
     """
 
     _slot_names = ()
-    _threads_sized = False  # set on the class once the first update has sized the BLAS pool
 
     def __init__(self, learning_rate, weight_decay=None, clipnorm=None, clipvalue=None,
                  global_clipnorm=None, use_ema=False, ema_momentum=0.99,
@@ -303,9 +302,6 @@ class Optimizer(Trackable):
         """Apply `grads` to `trainable_variables` (one update step)."""
         grads = list(grads)
         variables = list(trainable_variables)
-        if not self._threads_sized:
-            kernels.threads.apply_default()  # minitf's BLAS thread count, once per process
-            Optimizer._threads_sized = True
         if len(grads) != len(variables):
             raise ValueError(f"Optimizer.apply: got {len(grads)} gradients for "
                              f"{len(variables)} variables; they must pair up.")

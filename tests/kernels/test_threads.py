@@ -79,3 +79,25 @@ def test_blocks_on_threads_give_the_one_thread_result(restore_threads):
         results.append(out)
     np.testing.assert_array_equal(results[0], results[1])
     np.testing.assert_array_equal(results[0], a * np.float32(2.5) + 1)
+
+
+def _blas_threads_after_import(**env_vars):
+    import os
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MINITF_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")}
+    env.update(env_vars)
+    code = ("import minitf, threadpoolctl\n"
+            "print([p['num_threads'] for p in threadpoolctl.threadpool_info() if p['user_api'] == 'blas'])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    return eval(out.stdout.strip())
+
+
+def test_import_sizes_blas_before_any_op_and_respects_the_users_variable():
+    # every op, the first included, runs on one thread count (GEMM bits may depend on it)
+    if not _blas_threads():
+        pytest.skip("no BLAS pool threadpoolctl can see")
+    assert set(_blas_threads_after_import()) == {threads.default_threads()}
+    assert set(_blas_threads_after_import(MINITF_NUM_THREADS="2")) == {2}
+    assert set(_blas_threads_after_import(OPENBLAS_NUM_THREADS="2")) == {2}
