@@ -210,9 +210,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
         return _packer[0](parts)
     if isinstance(value, dtypes.DType):
         raise TypeError(f"Cannot convert {value!r} to a tensor.")
-    if hasattr(value, "__array_namespace__") and not isinstance(value, np.ndarray) \
-            and not isinstance(value, np.generic):
-        # an array of another module (cupy): keep it where it is
+    if not isinstance(value, (np.ndarray, np.generic)) and backend.array_module(value) is not np:
+        # an array of a registered device module (cupy): keep it where it is
         arr = value if dtype is None else value.astype(dtype._np, copy=False)
         return Tensor(arr)
     if isinstance(value, (np.ndarray, np.generic)):

@@ -79,6 +79,23 @@ class _Holder:
 _UNSHARED_REFS = _Holder().refs()
 
 
+def _scatter_on_device(xp, buf, indices, values, how):
+    """`xp.<how>.at(buf, indices, values)` for a device module whose scatter covers fewer cases
+    than numpy's: cupy scatters add, max and min on device, subtract as an add of the negation,
+    and the rest (multiply, divide; dtypes its kernels lack) through the host."""
+    if how == "subtract":
+        how, values = "add", -values
+    try:
+        getattr(xp, how).at(buf, indices, values)
+        return
+    except (TypeError, NotImplementedError):
+        pass
+    host = backend.to_host(buf).copy()
+    getattr(np, how).at(host, backend.to_host(indices) if hasattr(indices, "get") else indices,
+                        backend.to_host(values))
+    buf[...] = xp.asarray(host)
+
+
 class Variable(TensorLike):
     """State that persists across steps: a mutable value that works wherever a tensor does.
 
@@ -324,8 +341,10 @@ class Variable(TensorLike):
             values = xp.asarray(backend.to_host(values))
         if how is None:
             buf[indices] = values
+        elif xp is np:
+            getattr(np, how).at(buf, indices, values)
         else:
-            getattr(xp, how).at(buf, indices, values)
+            _scatter_on_device(xp, buf, indices, values, how)
         return self
 
     def _sparse_delta(self, op, sparse_delta):

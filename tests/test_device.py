@@ -173,12 +173,12 @@ def _both_devices(fn, *arrays):
     """fn(*tensors) evaluated with inputs on the CPU and on the GPU; values and gradients."""
     results = []
     for name in ("/CPU:0", "/GPU:0"):
-        with device(name):
+        with device(name):  # the ops too: unpinned, a new tensor (tf.range) goes to the default device
             xs = [tf.constant(a) for a in arrays]
-        with tf.GradientTape() as tape:
-            tape.watch(xs)
-            y = fn(*xs)
-        grads = tape.gradient(y, xs)
+            with tf.GradientTape() as tape:
+                tape.watch(xs)
+                y = fn(*xs)
+            grads = tape.gradient(y, xs)
         results.append((y, grads))
     return results
 

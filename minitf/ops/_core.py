@@ -131,13 +131,13 @@ def binary(x, y, op_name, hint=False):
     y = _read(y)
     if type(y) is not Tensor:
         y = as_tensor(y)
-    if type(x._value) is not type(y._value) and array_module(x._value) is not array_module(y._value):
-        x, y = unify(x, y)  # operands on two devices: copy as TF does
-    if x._value.dtype != y._value.dtype:
+    if x._value.dtype != y._value.dtype:  # checked before any copy: strings cannot go to a GPU
         name = _name(op_name)
         raise errors.invalid_argument(
             name, f"cannot compute {name} as input #1(zero-based) was expected to be a "
                      f"{x.dtype.name} tensor but is a {y.dtype.name} tensor; cast one operand with tf.cast")
+    if type(x._value) is not type(y._value) and array_module(x._value) is not array_module(y._value):
+        x, y = unify(x, y)  # operands on two devices: copy as TF does
     allowed = _kernel_np(op_name)
     if allowed is not None and x._value.dtype not in allowed:
         check_kernel_dtype(x, op_name)

@@ -7,6 +7,7 @@ in the image, so its gradient is the same op with the matrices transposed (its a
 import numpy as np  # host-side bookkeeping only: interpolation weights, offsets, shapes
 
 from minitf import dtypes
+from minitf.backend import coerce_to_module
 from minitf.ops._core import Op, Tensor, _state, array_module, as_tensor, record
 from minitf.ops.array import reshape
 from minitf.ops.constant import cast
@@ -203,6 +204,7 @@ def _resample(x, wy, wx, op, source_dtype=None):
     """
     v = x._value
     xp = array_module(v)
+    wy, wx = coerce_to_module(wy, xp), coerce_to_module(wx, xp)  # the weights follow the images
     n, h, w, c = v.shape
     oh, ow = wy.shape[0], wx.shape[0]
     rows = xp.matmul(wy, v.reshape(n, h, w * c)).reshape(n * oh, w, c)

@@ -436,6 +436,9 @@ def inv(input, adjoint=False, name=None):  # noqa: A002
         else:
             y = Tensor(xp.linalg.inv(v))
     except np.linalg.LinAlgError:
+        y = None
+    if y is None or (xp is not np and v.size and not bool(xp.isfinite(y._value).all())):
+        # numpy raises for a singular matrix; cupy's solver hands back infs and nans instead
         raise errors.invalid_argument("MatrixInverse", f"Input is not invertible (shape "
                                                        f"{list(x.shape)})") from None
     if _state.active:
@@ -528,6 +531,9 @@ def cholesky(input, name=None):  # noqa: A002
     try:
         y = Tensor(xp.linalg.cholesky(x._value))
     except np.linalg.LinAlgError:
+        y = None
+    if y is None or (xp is not np and x._value.size and not bool(xp.isfinite(y._value).all())):
+        # numpy raises for a matrix that is not positive definite; cupy's solver hands back nans
         raise errors.invalid_argument("Cholesky", "Cholesky decomposition was not successful. The "
                                                   "input might not be valid (it must be symmetric "
                                                   "positive definite).") from None

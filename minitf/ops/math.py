@@ -7,6 +7,7 @@ cotangents. tf.math's functions of one tensor (`minitf.ops.math_unary`) and its 
 logic and bitwise ops (`minitf.ops.compare`) are defined below this module and re-exported here.
 """
 from minitf import errors
+from minitf.backend import coerce_to_module
 from minitf.ops._core import (_FLOATS, _NUMERIC, _REAL, _SIGNED, Op, Tensor, Variable, _state, array_module,
                               as_tensor, binary, record)
 from minitf.ops.array import where
@@ -338,8 +339,9 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     lo = as_tensor(clip_value_min, dtype=None if isinstance(clip_value_min, Tensor) else t.dtype)
     hi = as_tensor(clip_value_max, dtype=None if isinstance(clip_value_max, Tensor) else t.dtype)
     xp = array_module(t._value)
+    lo_value, hi_value = coerce_to_module(lo._value, xp), coerce_to_module(hi._value, xp)
     try:
-        z = Tensor(xp.minimum(xp.maximum(t._value, lo._value), hi._value).astype(t._value.dtype))
+        z = Tensor(xp.minimum(xp.maximum(t._value, lo_value), hi_value).astype(t._value.dtype))
     except ValueError as e:
         raise CLIP_BY_VALUE.shape_error(e, t, lo, hi) from None
     if tuple(z._value.shape) != tuple(t._value.shape):

@@ -50,7 +50,7 @@ def reverse(tensor, axis, name=None):
     if len(set(axes)) != len(axes):
         raise errors.invalid_argument("ReverseV2", f"axis {axes} specifies a dimension more than once")
     xp = array_module(x._value)
-    y = Tensor(xp.flip(x._value, axes) if axes else x._value)
+    y = Tensor(xp.flip(x._value, tuple(axes)) if axes else x._value)
     if _state.active:
         record(REVERSE, (x,), (y,),
                lambda g: reverse(g, [a + _batch_ndim(g, nd) for a in axes]))

@@ -5,7 +5,7 @@ import pytest
 
 import minitf as tf
 from minitf.gradient_checker import assert_gradients_close
-from minitf import errors
+from minitf import backend, errors
 
 RNG = np.random.default_rng(2)
 
@@ -30,7 +30,9 @@ def test_values_match_numpy(key):
     got = tf.constant(X)[key]
     np.testing.assert_array_equal(got.numpy(), X[key])
     assert got.dtype == tf.float64
-    assert isinstance(got._value, np.ndarray)
+    # an array of the tensor's own module (numpy or cupy), never a numpy scalar
+    assert backend.array_module(got._value) is backend.array_module(tf.constant(X)._value)
+    assert not isinstance(got._value, np.generic)
 
 
 @pytest.mark.parametrize("key", KEYS[::2], ids=[repr(k) for k in KEYS[::2]])
