@@ -10,6 +10,9 @@ def test_python_ints_wrap_into_a_requested_integer_dtype():
     assert tf.convert_to_tensor(-1, tf.uint8).numpy() == 255
     assert tf.convert_to_tensor(2**40, tf.int32).numpy() == 0
     np.testing.assert_array_equal(tf.convert_to_tensor([1, 300], tf.uint8).numpy(), [1, 44])
+    # uint64 wraps the same way (TF's own result there varies: 2**64-1, a SystemError or an abort)
+    assert tf.constant(-3, tf.uint64).numpy() == 2**64 - 3
+    assert tf.convert_to_tensor(-1, tf.uint64).numpy() == 2**64 - 1
 
 
 def test_python_ints_past_int64_raise_value_error():

@@ -83,13 +83,22 @@ add("nn.bias_add", st.tuples(tensors(FLOATS, shape=(2, 3)), tensors(FLOATS, shap
 
 add("cast", cases(tensors(ALL_DTYPES, low=-300, high=300), dtype_args), grad=1)
 add("saturate_cast", cases(tensors(ALL_DTYPES, low=-300, high=300), dtype_args))
+def _not_negative_to_uint64(args):
+    """False for (negative int, uint64): TF leaves a Python exception set inside EagerTensor
+    there, which gives 2**64-1, a SystemError or, on some machines, aborts the whole process
+    (CI: 'Fatal Python error: Aborted'). minitf wraps modulo 2**64 as for every narrower
+    unsigned dtype; tests/ops/test_constant.py pins that without TF."""
+    value, dtype = args
+    return not (isinstance(value, int) and value < 0 and getattr(dtype, "name", dtype) == "uint64")
+
+
 add("constant", st.one_of(
     st.tuples(values("float64", shapes).map(lambda a: a.tolist())),
     st.tuples(st.sampled_from([1, 2.5, True, [1, 2], [[1.0], [2.0]], "Gray wolf", [b"a", b"bc"]])),
-    st.tuples(st.sampled_from([1, 2.5, [1, 2], -3]), dtype_args)).map(Case))
+    st.tuples(st.sampled_from([1, 2.5, [1, 2], -3]), dtype_args).filter(_not_negative_to_uint64)).map(Case))
 add("convert_to_tensor", st.one_of(
     st.tuples(st.sampled_from([1, 2.5, [1, 2], [[1.0], [2.0]], True, "x", [1, 2.5]])),
-    st.tuples(st.sampled_from([1, 2.5, [1, 2], -3]), dtype_args)).map(Case))
+    st.tuples(st.sampled_from([1, 2.5, [1, 2], -3]), dtype_args).filter(_not_negative_to_uint64)).map(Case))
 add("zeros", cases(st.lists(st.integers(0, 3), max_size=3), dtype=maybe(dtype_args)))
 add("ones", cases(st.lists(st.integers(0, 3), max_size=3), dtype=maybe(dtype_args)))
 add("zeros_like", cases(tensors(ALL_DTYPES), dtype=maybe(dtype_args)))
@@ -650,12 +659,6 @@ for _name in ("nn.conv2d_transpose", "nn.conv1d_transpose"):
 TABLE.known("nn.softsign", lambda case, verdict: verdict.kind == "tf_raises" and "SoftsignGrad" in verdict.detail,
             "INTENTIONAL: TF registers no gradient for SoftsignGrad (LookupError on second order); "
             "minitf differentiates it")
-for _name in ("constant", "convert_to_tensor"):
-    TABLE.known(_name, lambda case, verdict: "uint64" in verdict.detail
-                and isinstance(case.args[0], int) and case.args[0] < 0,
-                "INTENTIONAL: a negative Python int converted to uint64: TF gives 2**64-1 or a SystemError "
-                "(an exception left set inside EagerTensor), minitf wraps modulo 2**64 as it does for "
-                "every narrower unsigned dtype")
 TABLE.known("nn.gelu", lambda case, verdict: verdict.kind == "value_mismatch" and "float64" in verdict.detail,
             "INTENTIONAL: TF's gelu uses float32 constants on float64 inputs (about 1e-8 relative); "
             "minitf computes in float64")

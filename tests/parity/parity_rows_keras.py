@@ -1393,6 +1393,11 @@ known("keras.layers.Conv2DTranspose", lambda c, v: _says("TF raised AbortedError
       "primitive descriptor for the reorder primitive') on some strided shapes; minitf computes "
       "the gradient")
 
+for _name in ("keras.activations.softmax", "keras.activations.log_softmax", "keras.layers.Softmax"):
+    known(_name, lambda c, v: _says("TF raised AbortedError", "Input dims must be <= 5", "InvalidArgumentError")(v),
+          "INTENTIONAL: a 0-d input: TF's oneDNN softmax kernel raises AbortedError, TF's own kernel "
+          "(TF_ENABLE_ONEDNN_OPTS=0) InvalidArgumentError, as minitf does")
+
 for _ns in ("losses", "metrics", "activations", "initializers"):
     known(f"keras.{_ns}.deserialize", lambda c, v: c.args[0] == "nope",
           "INTENTIONAL: Keras 3.15 deserialize of an unknown name returns the string itself (calling "
