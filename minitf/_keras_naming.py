@@ -5,10 +5,10 @@ name in snake_case, made unique per process with one shared counter ('dense', 'd
 ...; a `Mean` metric and a layer named 'mean' count together, as in Keras). This module sits
 below all of them so that losses and metrics need not import the layers.
 """
-import re
 import threading
 
 from minitf.keras import backend as _keras_backend
+from minitf.snake_case import keras_rule as to_snake_case
 
 __all__ = ["to_snake_case", "unique_layer_name", "clear_session", "floatx"]
 
@@ -35,18 +35,6 @@ def clear_session():
     """Forget the names handed out so far: automatic names start again at 'dense', 'dense_1'."""
     with _name_lock:
         _name_counts.clear()
-
-
-def to_snake_case(name):
-    """Keras' naming rule (keras.src.utils.naming.to_snake_case), used for every Keras object:
-    layer, model, metric and loss default names and '.weights.h5' group names.
-
-    'Conv2DTranspose' -> 'conv2d_transpose', 'ReLU' -> 're_lu', 'my.layer' -> 'mylayer'.
-    (Plain tf.Modules follow TF's own rule, `minitf.module.camel_to_snake`: 'conv2_d'.)
-    """
-    name = re.sub(r"\W+", "", name)
-    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 def floatx():

@@ -2,20 +2,11 @@
 import functools
 import re
 
+from minitf.snake_case import tf_module_rule
 from minitf.trackable import Trackable
 from minitf.variable import Variable, name_scope as _name_scope
 
 __all__ = ["Module"]
-
-
-def camel_to_snake(name):
-    """tf.Module's default-name rule: 'MyDenseLayer' -> 'my_dense_layer', 'Conv2D' -> 'conv2_d'.
-
-    This is TF's rule for plain `tf.Module`s only. Keras objects (layers, models, metrics,
-    losses, '.weights.h5' groups) use Keras' rule, `minitf.layers.base.to_snake_case`
-    ('Conv2D' -> 'conv2d').
-    """
-    return re.sub(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))", r"_\1", name).lower()
 
 
 def walk(value, seen, leaf_types, descend_into):
@@ -47,7 +38,7 @@ class Module(Trackable):
 
     def __init__(self, name=None):
         if name is None:
-            name = camel_to_snake(type(self).__name__)
+            name = tf_module_rule(type(self).__name__)
         if not re.match(r"^[A-Za-z0-9_.\\/>-]*$", name):
             raise ValueError(f"{name!r} is not a valid module name; use letters, digits and underscores.")
         self._name = name

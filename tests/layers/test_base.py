@@ -5,6 +5,7 @@ import pytest
 import minitf as tf
 from minitf import layers
 from minitf.layers.base import clear_session
+from minitf.snake_case import keras_rule, tf_module_rule
 
 
 @pytest.fixture(autouse=True)
@@ -259,14 +260,12 @@ def test_compute_output_shape_default_runs_layer():
                                                           "batch_normalization"),
     ("A1B", "a1b"), ("Layer2D3", "layer2d3"), ("my.layer", "mylayer"), ("AUC", "auc")])
 def test_to_snake_case_is_keras_rule(class_name, keras_name):
-    from minitf.layers.base import to_snake_case
-    assert to_snake_case(class_name) == keras_name  # keras.src.utils.naming.to_snake_case
+    assert keras_rule(class_name) == keras_name  # keras.src.utils.naming.to_snake_case
 
 
 def test_tf_module_names_keep_tf_module_rule():
     # tf.Module (not Keras) names Conv2D 'conv2_d' in TF 2.21; Keras layers use 'conv2d'
-    from minitf.module import camel_to_snake
-    assert [camel_to_snake(n) for n in ("Conv2D", "A1B", "MyDenseLayer", "HTTPServer")] == \
+    assert [tf_module_rule(n) for n in ("Conv2D", "A1B", "MyDenseLayer", "HTTPServer")] == \
         ["conv2_d", "a1_b", "my_dense_layer", "http_server"]
 
     class Conv2D(tf.Module):
