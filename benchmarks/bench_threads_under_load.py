@@ -7,7 +7,7 @@ machine's cores, and reports ms/step and the slowdown. Each measurement runs in 
 every configuration is repeated `--rounds` times: the table gives the median and the spread.
 
     python benchmarks/bench_threads_under_load.py                  # minitf at its defaults (+ TF)
-    python benchmarks/bench_threads_under_load.py --threads 1 2    # minitf at 1 and 2 threads
+    python benchmarks/bench_threads_under_load.py --threads 0 1 2  # minitf's default, 1 and 2 threads
     python benchmarks/bench_threads_under_load.py --busy 2         # two competing processes
 
 TF is measured when it imports (an interpreter with TensorFlow, or `--tf-python PATH`).
@@ -79,7 +79,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=2.0, help="timed seconds per measurement")
     parser.add_argument("--threads", type=int, nargs="*", default=[None],
-                        help="minitf intra-op thread counts to compare (default: minitf's default)")
+                        help="minitf intra-op thread counts to compare (0: minitf's default)")
     parser.add_argument("--tf-python", default=sys.executable, help="interpreter with TensorFlow")
     parser.add_argument("--workloads", nargs="*", default=["mlp", "cnn"])
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
@@ -103,7 +103,7 @@ def main():
             try:
                 for workload in args.workloads:
                     for lib_name, python, threads in contenders:
-                        label = lib_name if lib_name != "minitf" or threads is None else f"minitf threads={threads}"
+                        label = lib_name if lib_name != "minitf" or not threads else f"minitf threads={threads}"
                         ms = _child(python, lib_name, workload, args.seconds, threads)
                         results.setdefault((label, workload, load), []).append(ms)
             finally:

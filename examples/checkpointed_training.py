@@ -6,7 +6,8 @@
 A CheckpointManager saves the model, the optimizer (with its slots), the step counter, the random
 generator used for dropout and the dataset iterator position every --save-every steps. A resumed
 run continues exactly where the last checkpoint left off and ends with the same weights as a run
-that was never interrupted. The final weights are written to <out>/final.weights.h5.
+that was never interrupted (with op determinism enabled, as TF also asks for repeatable runs).
+The final weights are written to <out>/final.weights.h5.
 """
 import argparse
 import os
@@ -23,6 +24,9 @@ from _common import load_images, output_dir  # noqa: E402
 def build(seed):
     """Model, optimizer, data iterator, step counter and RNG: everything the checkpoint holds."""
     tf.random.set_seed(seed)
+    # the same bits on every run: the CPU thread count (on which a matmul's last bits can
+    # depend) stays fixed instead of following other processes' load
+    tf.config.experimental.enable_op_determinism()
     model = tf.keras.Sequential([
         tf.keras.layers.Input(shape=(28, 28)), tf.keras.layers.Flatten(),
         tf.keras.layers.Dense(64, activation="relu"), tf.keras.layers.Dense(10),

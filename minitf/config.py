@@ -120,6 +120,15 @@ class _Experimental:
     # minitf's own: keep freed host memory for reuse (glibc malloc thresholds; see _host_tuning)
     keep_freed_memory = staticmethod(_host_tuning.keep_freed_memory)
 
+    @staticmethod
+    def enable_op_determinism():
+        """Make repeated runs give the same bits: the CPU thread count no longer follows other
+        processes' load but stays at every core the process may use (a count set with
+        tf.config.threading still wins). minitf's ops are otherwise deterministic already; call
+        it with tf.keras.utils.set_random_seed for runs that must repeat exactly, such as a
+        training run resumed from a checkpoint."""
+        _threads.enable_determinism()
+
 
 experimental = _Experimental()
 
@@ -162,10 +171,11 @@ class _Threading:
 
     The intra-op count sizes both CPU pools minitf uses, the BLAS library's (matmuls and
     convolutions) and minitf's own (the optimizers' blocked updates). 0, the default, lets
-    minitf choose: one core less than the process may use, at least one, which keeps training
-    steps from stalling when other work shares the machine. The environment variable
-    MINITF_NUM_THREADS sets it at start-up. minitf runs one op at a time, so the inter-op count
-    is remembered but changes nothing.
+    minitf choose: every core the process may use, less one per core that other processes keep
+    busy (re-measured once a second between steps), which keeps training steps from stalling
+    when other work shares the machine; `tf.config.experimental.enable_op_determinism()` fixes
+    it at every core. The environment variable MINITF_NUM_THREADS sets it at start-up. minitf
+    runs one op at a time, so the inter-op count is remembered but changes nothing.
     """
 
     _inter_op = 0

@@ -21,6 +21,7 @@ from minitf.engine.data_adapter import (DataHandler, concat_outputs, is_dataset,
                                         pack_x_y_sample_weight, split_validation, to_numpy,
                                         unpack_x_y_sample_weight, with_class_weight)
 from minitf.keras.node import call_accepts
+from minitf.kernels import threads
 from minitf.metrics import Mean
 from minitf.ops import reduce as reduce_ops
 from minitf.ops.constant import cast
@@ -455,6 +456,7 @@ class TrainingMixin:
         logs = {}
         for step, batch in enumerate(data.epoch_batches()):
             cb.on_test_batch_begin(step)
+            threads.adapt_to_load()
             logs = _flatten_logs(self.test_step(batch))
             cb.on_test_batch_end(step, logs)
         logs = _floats(self._get_metrics_result_or_logs(logs))
@@ -495,6 +497,7 @@ class TrainingMixin:
         outputs = []
         for step, batch in enumerate(data.epoch_batches()):
             cb.on_predict_batch_begin(step)
+            threads.adapt_to_load()
             out = self.predict_step(batch)
             outputs.append(out)
             cb.on_predict_batch_end(step, {"outputs": out})

@@ -21,6 +21,7 @@ from minitf import backend, dtypes
 from minitf._keras_naming import to_snake_case, unique_layer_name
 from minitf.convert import convert_to_tensor
 from minitf.indexed_slices import IndexedSlices
+from minitf.kernels import threads
 from minitf.optimizers.schedules import LearningRateSchedule, deserialize, serialize
 from minitf.tape import GradientTape
 from minitf.tensor import Tensor
@@ -316,6 +317,7 @@ class Optimizer(Trackable):
                                  "optimizer instance.")
         if any(g is None for g in grads):
             grads, variables = self._filter_empty(grads, variables)
+        threads.adapt_to_load()  # once per step: the CPU thread count follows other processes' load
         raws = [self._gradient_array(g, v) for g, v in zip(grads, variables)]
         raws = self._clip(raws)
         raws = [self._sparse_or_dense(g, v) if type(g) is tuple else g

@@ -134,13 +134,14 @@ def test_nadam_matches_formula():
 def test_torch_adam_agrees():
     torch = pytest.importorskip("torch")
     # Keras adds epsilon to sqrt(v), torch to sqrt(v / (1 - beta_2^t)): the two rules differ by
-    # about 4e-7 here at eps=1e-7 (torch 2.11), so compare them where epsilon is negligible
+    # about 4e-7 here at eps=1e-7 (torch 2.11), so compare them where epsilon is negligible;
+    # torch's step counter is a float32 tensor, which leaves about 1e-7 relative
     w = torch.tensor(W0.copy(), requires_grad=True)
     opt = torch.optim.Adam([w], lr=0.01, eps=1e-14)
     for g in GRADS:
         w.grad = torch.tensor(g)
         opt.step()
-    np.testing.assert_allclose(run(Adam(0.01, epsilon=1e-14)), w.detach().numpy(), rtol=1e-9)
+    np.testing.assert_allclose(run(Adam(0.01, epsilon=1e-14)), w.detach().numpy(), rtol=1e-6)
 
 
 def test_defaults_match_keras():
