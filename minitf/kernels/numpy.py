@@ -1,7 +1,9 @@
 """The numpy (CPU) kernels: tuned for a CPU BLAS, caches and a few threads.
 
 - Convolutions: im2col and one GEMM, or, when a pass would mostly multiply padding, each filter
-  tap on its valid rectangle (`use_tap_rectangles`).
+  tap on its valid rectangle (`use_tap_rectangles`). A patch matrix over 16 MiB is built and
+  multiplied batch chunk by batch chunk, so that no buffer passes glibc's largest mmap threshold
+  (32 MiB): bigger ones are mapped fresh and page-faulted on every step.
 - Optimizer updates: the fused in-place Adam update, run over cache-sized blocks shared out over
   minitf's worker pool (`map_blocks`).
 - `argsort_stable`: numpy's stable sort (ties keep their order, as TF's TopKV2).
@@ -12,7 +14,7 @@ from minitf.kernels import threads
 from minitf.kernels.windows import (avg_pool, avg_pool_grad, contiguous, conv2d_backprop_filter_im2col,  # noqa: F401
                                     conv2d_backprop_input_taps, conv2d_im2col, depthwise_backprop_filter,
                                     depthwise_backprop_input, depthwise_conv2d, im2col, max_pool,
-                                    max_pool_grad, max_pool_grad_grad, max_pool_winners, pad, unpad)
+                                    max_pool_grad, max_pool_grad_grad, max_pool_winners, pad, unpad, windows)
 
 # When the tap-rectangle path replaces im2col (see use_tap_rectangles); measured on 2 cores
 # with 64-256 channels. At 64% real reads the rectangles are 1.2-1.5x faster in all three
@@ -21,6 +23,11 @@ from minitf.kernels.windows import (avg_pool, avg_pool_grad, contiguous, conv2d_
 _TAP_RECTANGLE_MAX_SHARE = 0.75
 _TAP_RECTANGLE_MAX_SHARE_STRIDED_INPUT_GRAD = 0.95
 _TAP_RECTANGLE_MIN_CHANNELS = 16
+# A patch matrix up to this size is one buffer; a larger one is split over the batch. glibc
+# serves blocks under its mmap threshold (128 KiB, growing with use up to 32 MiB) from memory
+# it keeps; above it, each step maps and page-faults fresh pages (a 42 MB matrix: 13 ms to
+# allocate and fill vs 5 ms reused, on this 2-core machine).
+_PATCH_CHUNK_BYTES = 16 << 20
 
 
 def use_tap_rectangles(geo, in_channels, out_channels, input_gradient=False):
@@ -74,12 +81,44 @@ def _real_read_share(geo):
 
 def conv2d(x, w, geo, keep_cols=None):
     """Conv2D of NHWC `x` with [KH, KW, C, F] `w`. With `keep_cols` (a list), appends what the
-    filter gradient may reuse: the patch matrix, or None."""
+    filter gradient may reuse: the patch matrix (whole or in batch chunks), or None."""
     if use_tap_rectangles(geo, w.shape[2], w.shape[3]):
         if keep_cols is not None:
             keep_cols.append(None)
         return _conv2d_rect(x, w, geo)
-    return conv2d_im2col(x, w, geo, keep_cols)
+    chunks = _patch_chunks(x, w.shape[:3], geo)
+    if len(chunks) == 1:
+        return conv2d_im2col(x, w, geo, keep_cols)
+    kh, kw, c, f = w.shape
+    filters = w.reshape(kh * kw * c, f)
+    y = np.empty((geo.n, geo.oh, geo.ow, f), dtype=np.result_type(x, w))
+    kept = _ChunkedPatches()
+    for rows in chunks:
+        cols = _patches(x[rows], geo)
+        np.matmul(cols, filters, out=y[rows].reshape(-1, f))
+        kept.append((rows, cols))
+    if keep_cols is not None:
+        keep_cols.append(kept)
+    return y
+
+
+class _ChunkedPatches(list):
+    """A patch matrix kept as (batch slice, its rows of the matrix) pairs."""
+
+
+def _patch_chunks(x, window_shape, geo):
+    """Batch slices whose patch matrices (rows of KH*KW*C values, `window_shape`) stay under
+    _PATCH_CHUNK_BYTES; one slice when the whole matrix does."""
+    kh, kw, c = window_shape
+    per_image = geo.oh * geo.ow * kh * kw * c * x.itemsize
+    step = max(1, _PATCH_CHUNK_BYTES // max(per_image, 1))
+    return [slice(i, min(i + step, geo.n)) for i in range(0, geo.n, step)] or [slice(0, geo.n)]
+
+
+def _patches(x, geo):
+    """The patch matrix of a batch chunk (im2col on `x`'s own batch size)."""
+    xpad = pad(x, geo)
+    return windows(xpad, geo).reshape(-1, geo.kh * geo.kw * xpad.shape[3])
 
 
 def conv2d_backprop_input(w, g, geo):
@@ -93,7 +132,19 @@ def conv2d_backprop_filter(x, g, geo, cols=None):
     """Conv2DBackpropFilter: [KH, KW, C, F], reusing the forward's patch matrix when given."""
     if cols is None and use_tap_rectangles(geo, x.shape[3], g.shape[-1]):
         return _backprop_filter_rect(x, g, geo)
-    return conv2d_backprop_filter_im2col(x, g, geo, cols)
+    f = g.shape[-1]
+    if cols is None:
+        chunks = _patch_chunks(x, (geo.kh, geo.kw, x.shape[3]), geo)
+        if len(chunks) == 1:
+            return conv2d_backprop_filter_im2col(x, g, geo)
+        cols = _ChunkedPatches((rows, _patches(x[rows], geo)) for rows in chunks)
+    if not isinstance(cols, _ChunkedPatches):
+        return conv2d_backprop_filter_im2col(x, g, geo, cols)
+    dw = None
+    for rows, part in cols:  # sum of patches^T @ dy over the batch chunks
+        term = part.T @ g[rows].reshape(-1, f)
+        dw = term if dw is None else np.add(dw, term, out=dw)
+    return dw.reshape(geo.kh, geo.kw, x.shape[3], f)
 
 
 # -- convolution tap by tap on the valid rectangles (no padded zeros multiplied) --------------
