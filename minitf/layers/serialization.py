@@ -10,7 +10,7 @@ while safe mode is on (the default), exactly as Keras does.
 """
 import base64
 import builtins
-import contextlib
+import contextvars
 import importlib
 import inspect
 import marshal
@@ -45,32 +45,57 @@ _FUNCTION_FAMILIES = (ACTIVATIONS, LOSSES, METRICS)
 
 # -- safe mode ----------------------------------------------------------------------------------
 class _SafeMode:
-    enabled = True
+    enabled = True  # the process-wide default, switched off by enable_unsafe_deserialization()
+
+
+# The setting of the innermost `SafeModeScope` of the current thread (None: no scope). A context
+# variable rather than a class attribute so that one thread opening `SafeModeScope(False)` to
+# load a trusted file never lets another thread run bytecode from an untrusted one; new threads
+# start with the default (None), asyncio tasks get a copy of their creator's value.
+_SCOPE = contextvars.ContextVar("minitf_safe_mode_scope", default=None)
 
 
 def enable_unsafe_deserialization():
     """Allow loading Python lambdas (bytecode) from configs for the rest of the process.
 
     minitf's counterpart of `keras.config.enable_unsafe_deserialization()`; only call it when
-    the configs come from a source you trust.
+    the configs come from a source you trust. It changes the default of every thread; a
+    `SafeModeScope` still overrides it inside its own thread. (Keras 3 keeps this switch in
+    thread-local state, so there it only affects the calling thread.)
     """
     _SafeMode.enabled = False
 
 
 def in_safe_mode():
-    """True while loading lambda bytecode from configs is refused."""
-    return _SafeMode.enabled
+    """True while loading lambda bytecode from configs is refused in the calling thread.
+
+    The innermost `SafeModeScope` of this thread decides; outside any scope, the process-wide
+    default (safe unless `enable_unsafe_deserialization()` was called).
+    """
+    scoped = _SCOPE.get()
+    return _SafeMode.enabled if scoped is None else scoped
 
 
-@contextlib.contextmanager
-def SafeModeScope(safe_mode=True):  # noqa: N802 -- named like Keras' scope class
-    """Context manager that sets safe mode for the deserialization calls inside it."""
-    previous = _SafeMode.enabled
-    _SafeMode.enabled = bool(safe_mode)
-    try:
-        yield
-    finally:
-        _SafeMode.enabled = previous
+class SafeModeScope:
+    """Context manager that sets safe mode for the deserialization calls inside it.
+
+    The setting applies to the calling thread (and asyncio task) only: other threads keep
+    their own scopes or the process-wide default, so `SafeModeScope(False)` in one thread never
+    lets another thread load lambda bytecode. `safe_mode=None` keeps the enclosing setting.
+    """
+
+    def __init__(self, safe_mode=True):
+        self.safe_mode = None if safe_mode is None else bool(safe_mode)
+        self._tokens = []
+
+    def __enter__(self):
+        value = _SCOPE.get() if self.safe_mode is None else self.safe_mode
+        self._tokens.append(_SCOPE.set(value))
+        return self
+
+    def __exit__(self, *exc_info):
+        _SCOPE.reset(self._tokens.pop())
+        return False
 
 
 def _resolve_safe_mode(safe_mode):
