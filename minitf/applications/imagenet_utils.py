@@ -5,7 +5,9 @@ Legacy h5 layout (Keras 2 `save_weights` to a '.h5' path, and the files under
 storage.googleapis.com/tensorflow/keras-applications/): the root has an attribute 'layer_names'
 (byte strings, model.layers order); each layer has a group of that name with an attribute
 'weight_names' (e.g. b'block1_conv1/kernel:0', b'block1_conv1/bias:0'), every name being a path
-to a dataset inside that group, listed in the layer's `weights` order.
+to a dataset inside that group, listed in the layer's `weights` order. Such files are read
+through `safe_h5` (no links followed, shapes checked before data is read); minitf writes them
+with fletcher32 checksums.
 """
 import json
 import os
@@ -13,6 +15,7 @@ import os
 import h5py
 import numpy as np
 
+from minitf.checkpoint import safe_h5
 from minitf.convert import convert_to_tensor
 from minitf.models.functional import Input, InputLayer
 from minitf.models.keras_tensor import KerasTensor
@@ -198,21 +201,33 @@ def _decode(names):
     return [n.decode("utf8") if isinstance(n, bytes) else str(n) for n in names]
 
 
-def _read_legacy_layers(path):
-    """{layer name: [arrays in weight_names order]} and the weighted names in file order."""
-    with h5py.File(path, "r") as f:
-        group = f["model_weights"] if "model_weights" in f else f
-        if "layer_names" not in group.attrs:
-            raise ValueError(f"{path!r} is not a Keras 2 legacy h5 weights file: its root has no "
-                             f"'layer_names' attribute.")
-        values, order = {}, []
-        for name in _decode(group.attrs["layer_names"]):
-            g = group[name]
-            weight_names = _decode(g.attrs.get("weight_names", []))
-            if weight_names:
-                values[name] = [np.asarray(g[w]) for w in weight_names]
-                order.append(name)
-    return values, order
+def _read_legacy_layers(store):
+    """{layer name: [entries in weight_names order]} and the weighted names in file order
+    (nothing read but the names)."""
+    path = store.filepath
+    root = "model_weights" if "model_weights" in store.groups else ""
+    layer_names = store.attr(root, "layer_names")
+    if layer_names is None:
+        raise ValueError(f"{path!r} is not a Keras 2 legacy h5 weights file: its root has no "
+                         f"'layer_names' attribute.")
+    entries, order = {}, []
+    for name in _decode(layer_names if isinstance(layer_names, list) else [layer_names]):
+        group = safe_h5.join(root, name)
+        if group not in store.groups:
+            raise safe_h5.refusal("Weights file", path, group, "is listed in 'layer_names' but is "
+                                  "not a group of the file.")
+        weight_names = store.attr(group, "weight_names") or []
+        weight_names = weight_names if isinstance(weight_names, list) else [weight_names]
+        if weight_names:
+            found = [store.entries.get(safe_h5.join(group, w)) for w in weight_names]
+            for w, entry in zip(weight_names, found):
+                if entry is None:
+                    raise safe_h5.refusal("Weights file", path, safe_h5.join(group, w),
+                                          "is listed in 'weight_names' but is not a dataset of "
+                                          "the file.")
+            entries[name] = found
+            order.append(name)
+    return entries, order
 
 
 def load_legacy_h5_weights(model, path):
@@ -221,36 +236,43 @@ def load_legacy_h5_weights(model, path):
     Layers are matched by name when every weighted layer of the model has a group of its name
     in the file; otherwise, as Keras' own `load_weights(by_name=False)` does, weighted layers
     are matched in order (the published InceptionV3 file uses auto-generated layer names).
-    Raises ValueError naming the layer when a layer is missing or a shape does not match.
+    Raises ValueError naming the layer when a layer is missing or a shape does not match, and
+    DataLossError for a file minitf refuses to read (see `safe_h5`); every value is checked
+    and read before any layer is changed.
     """
-    values, order = _read_legacy_layers(path)
-    layers = [layer for layer in model.layers if layer.weights]
-    names = [layer.name for layer in layers]
-    if all(n in values for n in names):
-        pairs = [(layer, layer.name) for layer in layers]
-    elif len(order) == len(layers):
-        pairs = list(zip(layers, order))
-    else:
-        missing = [n for n in names if n not in values]
-        raise ValueError(f"Weights file {path!r} does not match model {model.name!r}: the model "
-                         f"has {len(layers)} layers with weights and the file {len(order)}; "
-                         f"layers missing from the file: {missing[:10]}"
-                         f"{' ...' if len(missing) > 10 else ''}")
-    assignments = []
-    for layer, file_name in pairs:
-        arrays = values[file_name]
-        weights = layer.weights
-        if len(arrays) != len(weights):
-            raise ValueError(f"Layer {layer.name!r} has {len(weights)} weights but the file's "
-                             f"layer {file_name!r} has {len(arrays)}.")
-        for var, arr in zip(weights, arrays):
-            if tuple(var.shape) != tuple(arr.shape):
-                raise ValueError(f"Shape mismatch in layer {layer.name!r} (file layer "
-                                 f"{file_name!r}): weight {var.name} has shape "
-                                 f"{tuple(var.shape)}, the file's value has shape "
-                                 f"{tuple(arr.shape)}.")
-        assignments.append((layer, arrays))
-    for layer, arrays in assignments:  # all checked first: a bad file leaves the model as is
+    with safe_h5.SafeH5(path, "Weights file") as store:
+        values, order = _read_legacy_layers(store)
+        layers = [layer for layer in model.layers if layer.weights]
+        names = [layer.name for layer in layers]
+        if all(n in values for n in names):
+            pairs = [(layer, layer.name) for layer in layers]
+        elif len(order) == len(layers):
+            pairs = list(zip(layers, order))
+        else:
+            missing = [n for n in names if n not in values]
+            raise ValueError(f"Weights file {path!r} does not match model {model.name!r}: the "
+                             f"model has {len(layers)} layers with weights and the file "
+                             f"{len(order)}; layers missing from the file: {missing[:10]}"
+                             f"{' ...' if len(missing) > 10 else ''}")
+        planned = []
+        for layer, file_name in pairs:
+            entries = values[file_name]
+            weights = layer.weights
+            if len(entries) != len(weights):
+                raise ValueError(f"Layer {layer.name!r} has {len(weights)} weights but the file's "
+                                 f"layer {file_name!r} has {len(entries)}.")
+            for var, entry in zip(weights, entries):
+                if tuple(var.shape) != tuple(entry.shape):
+                    raise safe_h5.IncompatibleValueError(
+                        None, None, f"Shape mismatch in layer {layer.name!r} (file layer "
+                        f"{file_name!r}): weight {var.name} has shape {tuple(var.shape)}, the "
+                        f"file's value {entry.path!r} in {path!r} has shape {tuple(entry.shape)}.")
+                store.check_value(entry, tuple(var.shape), var._value.dtype, cast=True)
+            planned.append((layer, weights, entries))
+        assignments = [(layer, [store.read(e, tuple(v.shape), v._value.dtype, cast=True)
+                                for v, e in zip(weights, entries)])
+                       for layer, weights, entries in planned]
+    for layer, arrays in assignments:  # all checked and read first: a bad file changes nothing
         layer.set_weights(arrays)
 
 
@@ -270,7 +292,7 @@ def save_legacy_h5_weights(model, path):
                     short += ":0"
                 name = f"{layer.name}/{short}"
                 names.append(name.encode("utf8"))
-                g.create_dataset(name, data=value)
+                safe_h5.create_dataset(g, name, value)
             g.attrs["weight_names"] = np.array(names, dtype="S")
 
 

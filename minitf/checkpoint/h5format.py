@@ -3,22 +3,25 @@
 Each value is a dataset named by its checkpoint key. A write goes to a temporary file in the
 target directory, is flushed and fsynced, renamed over the target (os.replace) and the directory
 is fsynced, so a crash at any moment leaves either the old file or the complete new one.
-Nothing is ever unpickled: only numeric datasets are read.
+Every dataset is written with a fletcher32 checksum (0-d ones excepted: HDF5 cannot chunk them).
+Reading goes through `safe_h5`: nothing is unpickled, no link is followed, only numeric
+datasets are read, and every refusal is a DataLossError naming the file and the value.
 """
 import os
 import threading
 import uuid
 
 import h5py
-import numpy as np
 
 from minitf import errors
+from minitf.checkpoint import safe_h5
 
 FORMAT_TAG = "minitf-checkpoint/1"
 SUFFIX = ".h5"
 
-__all__ = ["write_arrays", "read_arrays", "read_checkpoint", "atomic_write_text", "data_path", "find_data_path",
-           "FORMAT_TAG", "SUFFIX"]
+__all__ = ["write_arrays", "read_arrays", "read_checkpoint", "open_checkpoint", "text_attrs",
+           "atomic_write_text", "data_path", "find_data_path", "FORMAT_TAG", "SUFFIX", "KIND"]
+KIND = "Checkpoint file"
 
 
 def data_path(prefix):
@@ -110,7 +113,7 @@ def _remove_in_background(paths):
 
 
 def write_arrays(path, arrays, attrs=None):
-    """Write {key: numpy array} to the HDF5 file `path`, atomically."""
+    """Write {key: numpy array} to the HDF5 file `path`, atomically, each value checksummed."""
 
     def write(tmp):
         with h5py.File(tmp, "w") as f:
@@ -118,51 +121,60 @@ def write_arrays(path, arrays, attrs=None):
             for name, value in (attrs or {}).items():
                 f.attrs[name] = value
             for key, array in arrays.items():
-                f.create_dataset(key, data=array)
+                safe_h5.create_dataset(f, key, array)
     _atomic_replace(write, path, free_old_later=True)
+
+
+def open_checkpoint(path):
+    """A `safe_h5.SafeH5` of checkpoint file `path`, after checking that it is one: the format
+    tag is minitf's and every dataset is numeric. Nothing is read yet; close it when done.
+
+    Raises NotFoundError for a missing file and DataLossError for anything else wrong.
+    """
+    if not os.path.isfile(path):
+        raise errors.NotFoundError(None, None, f"Checkpoint file {path!r} does not exist.")
+    store = safe_h5.SafeH5(path, KIND)
+    try:
+        tag = store.attr("", "format")
+        if tag != FORMAT_TAG:
+            raise safe_h5.refusal(KIND, path, "", f"is not a minitf checkpoint (format tag {tag!r}).")
+        for entry in store.entries.values():
+            store.check_value(entry)
+    except BaseException:
+        store.close()
+        raise
+    return store
+
+
+def text_attrs(store):
+    """{attribute: str} of an open checkpoint's root, the format tag left out."""
+    out = {}
+    for name in store.attr_names(""):
+        if name != "format":
+            value = store.attr("", name)
+            out[name] = value if isinstance(value, str) else str(value)
+    return out
 
 
 def read_arrays(path):
     """{key: numpy array} of every dataset in checkpoint file `path`.
 
-    Raises NotFoundError for a missing file and DataLossError for a truncated or corrupt one.
+    Raises NotFoundError for a missing file and DataLossError for a truncated, corrupt or
+    hostile one (see `safe_h5`).
     """
     return read_checkpoint(path)[0]
 
 
 def read_checkpoint(path):
-    """({key: numpy array}, {attribute: str}) of checkpoint file `path` (see `read_arrays`)."""
-    if not os.path.isfile(path):
-        raise errors.NotFoundError(None, None, f"Checkpoint file {path!r} does not exist.")
-    try:
-        f = h5py.File(path, "r")
-    except OSError as e:
-        raise errors.DataLossError(None, None, f"Checkpoint file {path!r} is truncated or "
-                                   f"corrupt and cannot be opened: {e}") from None
-    key = None
-    try:
-        with f:
-            if f.attrs.get("format") != FORMAT_TAG:
-                raise errors.DataLossError(None, None, f"File {path!r} is not a minitf checkpoint "
-                                           f"(format tag {f.attrs.get('format')!r}).")
-            keys = []
-            f.visititems(lambda name, obj: keys.append(name) if isinstance(obj, h5py.Dataset) else None)
-            attrs = {k: _attr_text(v) for k, v in f.attrs.items() if k != "format"}
-            out = {}
-            for key in keys:
-                ds = f[key]
-                if ds.dtype.kind not in "biufc":
-                    raise errors.DataLossError(None, None, f"Checkpoint file {path!r}: value {key!r} "
-                                               f"has non-numeric dtype {ds.dtype}.")
-                out[key] = np.asarray(ds[...])
-            return out, attrs
-    except (OSError, RuntimeError, KeyError) as e:
-        raise errors.DataLossError(None, None, f"Checkpoint file {path!r} is corrupt while reading "
-                                   f"{key!r}: {e}") from None
+    """({key: numpy array}, {attribute: str}) of checkpoint file `path` (see `read_arrays`).
 
-
-def _attr_text(value):
-    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+    With no variables to compare against, all values together must fit the read budget that
+    the file's size sets (`safe_h5.SafeH5.check_budget`).
+    """
+    with open_checkpoint(path) as store:
+        attrs = text_attrs(store)
+        store.check_budget(list(store.entries.values()))
+        return {key: store.read(entry) for key, entry in store.entries.items()}, attrs
 
 
 def atomic_write_text(path, text):

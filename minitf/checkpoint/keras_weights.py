@@ -13,17 +13,20 @@ in Keras' snake case ('conv2d'; a repeat gets '_1', '_2', ...; a functional `Mod
 'functional'), never the layer's own (auto-generated, unreproducible) name — as Keras 3 does. The
 optimizer's variables are not written. Any other path is a TF object-graph checkpoint
 (`tf.train.Checkpoint(root=model)`), as TF 2's `save_weights` does for non-h5 paths.
+
+Datasets are written with fletcher32 checksums (Keras 3 reads them; files without checksums
+load too). Loading goes through `safe_h5`: links, outside storage and non-numeric values are
+refused, and every declared shape is checked against its variable before anything is read.
 """
 import errno
 import os
 import warnings
 
 import h5py
-import numpy as np
 
 from minitf import backend, errors
 from minitf._keras_naming import to_snake_case
-from minitf.checkpoint import h5format
+from minitf.checkpoint import h5format, safe_h5
 from minitf.checkpoint.checkpoint import Checkpoint, restore_into
 from minitf.layers.base import Layer
 from minitf.module import Module
@@ -136,7 +139,7 @@ def save_weights(model, filepath, overwrite=True):
             for path, obj in _walk(model):
                 group = f.create_group(f"{path}/vars" if path else "vars")
                 for i, var in enumerate(_own_variables(obj)):
-                    group.create_dataset(str(i), data=backend.to_host(var._value))
+                    safe_h5.create_dataset(group, str(i), backend.to_host(var._value))
     h5format._atomic_replace(write, filepath)
     return None
 
@@ -162,25 +165,32 @@ def _check_exists(filepath):
             f"files; check the path.") from None
 
 
+def _stored(store, group_name):
+    """The entries of datasets '0', '1', ... of group `group_name` ([] if there is no group)."""
+    members = store.members(group_name) or []
+    stored = [store.entries.get(safe_h5.join(group_name, str(i))) for i in range(len(members))]
+    if any(entry is None for entry in stored):
+        raise safe_h5.refusal("Weights file", store.filepath, group_name,
+                              f"holds {sorted(members)[:10]}, not the datasets '0'..'{len(members) - 1}' "
+                              "of Keras' layout.")
+    return stored
+
+
 def load_weights(model, filepath, skip_mismatch=False):
     """Load weights saved by `save_weights` into `model` (built). All-or-nothing unless
-    `skip_mismatch`, which skips (with a warning) layers whose variable count or shapes differ."""
+    `skip_mismatch`, which skips (with a warning) layers whose variable count or shapes differ.
+
+    Every value is checked (shape, numeric dtype) and read before the first is assigned."""
     filepath = os.fspath(filepath)
     _check_exists(filepath)
     if not filepath.endswith(KERAS_SUFFIX):
         return restore_into(model, filepath)  # no Checkpoint: its restore adds a save_counter
-    assignments = []
-    try:
-        f = h5py.File(filepath, "r")
-    except OSError as e:
-        raise errors.DataLossError(None, None, f"Weights file {filepath!r} is truncated or corrupt: "
-                                   f"{e}") from None
-    with f:
+    pairs = []
+    with safe_h5.SafeH5(filepath, "Weights file") as store:
         for path, obj in _walk(model):
             own = _own_variables(obj)
             group_name = f"{path}/vars" if path else "vars"
-            group = f.get(group_name)
-            stored = [group[str(i)] for i in range(len(group))] if group is not None else []
+            stored = _stored(store, group_name)
             label = getattr(obj, "name", path) or "model"
             problem = None
             if len(stored) != len(own):
@@ -188,21 +198,24 @@ def load_weights(model, filepath, skip_mismatch=False):
                            f"{len(stored)} variables during loading from {filepath!r} "
                            f"(group {group_name!r}). Expected: {[v.name for v in own]}")
             else:
-                for ds, var in zip(stored, own):
-                    if tuple(ds.shape) != tuple(var._value.shape):
+                for entry, var in zip(stored, own):
+                    if tuple(entry.shape) != tuple(var._value.shape):
                         problem = (f"Layer {label!r}: weight {var.name} has shape "
                                    f"{tuple(var._value.shape)} but {filepath!r} stores "
-                                   f"{group_name}/{ds.name.rsplit('/', 1)[-1]} with shape "
-                                   f"{tuple(ds.shape)}.")
+                                   f"{entry.path} with shape {tuple(entry.shape)}.")
                         break
             if problem:
                 if skip_mismatch:
                     warnings.warn(f"Skipping loading weights: {problem}", stacklevel=2)
                     continue
-                raise ValueError(problem)
-            for ds, var in zip(stored, own):
-                assignments.append((var, np.asarray(ds[...]).astype(var._value.dtype, copy=False)))
-    for var, value in assignments:
+                raise safe_h5.IncompatibleValueError(None, None, problem)
+            for entry, var in zip(stored, own):
+                # Keras assigns with a cast, so any numeric dtype loads (complex only into complex).
+                store.check_value(entry, var._value.shape, var._value.dtype, cast=True)
+                pairs.append((var, entry))
+        values = [store.read(entry, var._value.shape, var._value.dtype, cast=True)
+                  for var, entry in pairs]
+    for (var, _), value in zip(pairs, values):
         xp = backend.array_module(var._value)
         var._set(xp.asarray(value))
     return None

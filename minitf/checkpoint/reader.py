@@ -1,4 +1,8 @@
-"""Reading checkpoints without an object graph: tf.train.list_variables / load_checkpoint."""
+"""Reading checkpoints without an object graph: tf.train.list_variables / load_checkpoint.
+
+Shapes and dtypes come from what the file declares, so listing a checkpoint reads no data.
+`get_tensor` reads one value through `safe_h5`, within the read budget the file's size sets.
+"""
 import os
 
 from minitf import dtypes, errors
@@ -23,26 +27,32 @@ class CheckpointReader:
 
     def __init__(self, path):
         self._path = path
-        self._values = h5format.read_arrays(path)
+        with h5format.open_checkpoint(path) as store:  # validated; nothing read yet
+            self._declared = {k: (e.shape, e.dtype) for k, e in store.entries.items()}
 
     def get_tensor(self, name):
         """The stored numpy value of key `name` (NotFoundError if absent)."""
-        if name not in self._values:
+        if name not in self._declared:
             raise errors.NotFoundError(None, None, f"Key {name} not found in checkpoint "
                                        f"{self._path!r}.")
-        return self._values[name].copy()
+        with h5format.open_checkpoint(self._path) as store:  # checked again: it may have changed
+            entry = store.entries.get(name)
+            if entry is None:
+                raise errors.NotFoundError(None, None, f"Key {name} is no longer in checkpoint "
+                                           f"{self._path!r}.")
+            return store.read(entry)
 
     def has_tensor(self, name):
         """Whether key `name` is stored."""
-        return name in self._values
+        return name in self._declared
 
     def get_variable_to_shape_map(self):
         """{key: shape list}."""
-        return {k: list(v.shape) for k, v in self._values.items()}
+        return {k: list(shape) for k, (shape, _) in self._declared.items()}
 
     def get_variable_to_dtype_map(self):
         """{key: minitf dtype}."""
-        return {k: dtypes.as_dtype(v.dtype) for k, v in self._values.items()}
+        return {k: dtypes.as_dtype(dtype) for k, (_, dtype) in self._declared.items()}
 
 
 def load_checkpoint(ckpt_dir_or_file):

@@ -2,12 +2,16 @@
 
 The saved keys are arranged in a trie of path components. Restoring walks the current object
 graph against it. Values whose variables exist are validated (shape, dtype) all together before
-any is assigned, so a failed restore changes nothing. Values whose objects do not exist yet are
-deferred on the nearest existing parent (`Trackable._defer_restore`) and applied when the parent
-calls `_track_child`; optimizer slot values wait in the optimizer until the slot is created. A
-slot whose optimizer is not in the graph yet (attached to the Checkpoint, or created, after
-`restore()`) waits in the restore until an object with `_restore_slot` is matched at the
-optimizer's path.
+any is assigned, so a failed restore changes nothing. Validation uses the shapes and dtypes the
+file declares, before any data is read (`safe_h5`): a file that declares a huge value where a
+small variable is expected is refused without allocating it. The values that no variable takes
+yet are read too (for later, deferred restores) but must fit the file's read budget.
+
+Values whose objects do not exist yet are deferred on the nearest existing parent
+(`Trackable._defer_restore`) and applied when the parent calls `_track_child`; optimizer slot
+values wait in the optimizer until the slot is created. A slot whose optimizer is not in the
+graph yet (attached to the Checkpoint, or created, after `restore()`) waits in the restore
+until an object with `_restore_slot` is matched at the optimizer's path.
 
 As in TF, values left unused are reported (a warning, unless `expect_partial()`) when the
 restore can no longer use them: once its status is gone and no object still holds a deferred
@@ -18,7 +22,7 @@ import warnings
 import weakref
 
 from minitf import backend
-from minitf.checkpoint import graph, h5format
+from minitf.checkpoint import graph, h5format, safe_h5
 from minitf.trackable import Trackable
 from minitf.variable import Variable
 
@@ -95,7 +99,8 @@ class _Restore:
 
     def __init__(self, path, values, root):
         self.path = path
-        self.values = values
+        self.values = values  # {key: safe_h5.Entry} while planning, then {key: numpy array}
+        self.checked = set()  # keys already validated against a variable
         self.consumed = set()
         self.restored_ids = set()
         self.silenced = False
@@ -133,15 +138,28 @@ class _Restore:
                           stacklevel=2)
 
     def check(self, key, var):
+        """Refuse value `key` for `var` unless shape and dtype match (before it is read:
+        IncompatibleValueError, both TF's ValueError and minitf's DataLossError)."""
         value = self.values[key]
         if tuple(value.shape) != tuple(var._value.shape):
-            raise ValueError(f"Checkpoint {self.path!r}: value {key!r} has shape "
-                             f"{tuple(value.shape)} but variable {var.name} has shape "
-                             f"{tuple(var._value.shape)}; the shapes must match to restore.")
+            raise safe_h5.IncompatibleValueError(
+                None, None, f"Checkpoint {self.path!r}: value {key!r} has shape "
+                f"{tuple(value.shape)} but variable {var.name} has shape "
+                f"{tuple(var._value.shape)}; the shapes must match to restore.")
         if value.dtype != var._value.dtype:
-            raise ValueError(f"Checkpoint {self.path!r}: value {key!r} has dtype {value.dtype} but "
-                             f"variable {var.name} has dtype {var._value.dtype}; the dtypes "
-                             "must match to restore.")
+            raise safe_h5.IncompatibleValueError(
+                None, None, f"Checkpoint {self.path!r}: value {key!r} has dtype {value.dtype} but "
+                f"variable {var.name} has dtype {var._value.dtype}; the dtypes must match to "
+                "restore.")
+        self.checked.add(key)
+
+    def load(self, store):
+        """Replace the declared entries by their data: values checked against a variable are
+        read as they are; the rest must first fit the file's read budget together."""
+        unchecked = [e for k, e in self.values.items() if k not in self.checked]
+        store.check_budget(unchecked)
+        self.values = {k: store.read(e, shape=e.shape if k in self.checked else None)
+                       for k, e in self.values.items()}
 
     def assign(self, key, var, copy=False):
         value = self.values[key]
@@ -262,20 +280,21 @@ def _load_aliases(text):
 def restore_into(root, prefix):
     """Restore checkpoint `prefix` into the graph under `root`; returns a CheckpointLoadStatus."""
     path = h5format.find_data_path(prefix)
-    values, attrs = h5format.read_checkpoint(path)
-    restore = _Restore(path, values, root)
-    trie = _build_trie(values)
-    _graft_aliases(trie, _load_aliases(attrs.get(ALIASES_ATTR)))
-    plan = []
-    # Slots met before their optimizer are adopted when the walk reaches it; the rest wait for
-    # an optimizer attached later (`_adopt_orphan_slots` from a subtree restorer).
-    try:
-        _match_child(restore, root, trie, "", plan)
-        for check, _ in plan:
-            check()
-    except BaseException:
-        restore.silenced = True  # the error says it all; no "restored partially" warning
-        raise
+    with h5format.open_checkpoint(path) as store:
+        restore = _Restore(path, dict(store.entries), root)
+        trie = _build_trie(restore.values)
+        _graft_aliases(trie, _load_aliases(h5format.text_attrs(store).get(ALIASES_ATTR)))
+        plan = []
+        # Slots met before their optimizer are adopted when the walk reaches it; the rest wait
+        # for an optimizer attached later (`_adopt_orphan_slots` from a subtree restorer).
+        try:
+            _match_child(restore, root, trie, "", plan)
+            for check, _ in plan:
+                check()
+            restore.load(store)  # every value read (and checksummed) before any is assigned
+        except BaseException:
+            restore.silenced = True  # the error says it all; no "restored partially" warning
+            raise
     for _, apply in plan:
         apply()
     return CheckpointLoadStatus(root, restore)
