@@ -17,7 +17,8 @@ def load_data(path="mnist.npz", cache_dir=None):
 
     Downloads mnist.npz once into the cache (~/.minitf/datasets, or $MINITF_HOME/datasets, or
     `cache_dir`) and verifies its sha256; a file already there with the right hash is used
-    without any network access. `path` may also be an absolute path to a local copy.
+    without any network access. `path` is a file name inside that folder: a path raises
+    ValueError, as in Keras 3 (use `cache_dir` to choose the folder).
     """
     path = get_file(os.fspath(path), origin=ORIGIN_FOLDER + "mnist.npz", file_hash=FILE_HASH,
                     cache_dir=cache_dir)

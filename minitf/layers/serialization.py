@@ -15,6 +15,7 @@ import importlib
 import inspect
 import marshal
 import sys
+import threading
 import types
 
 from minitf.activations import ACTIVATIONS
@@ -44,8 +45,8 @@ _FUNCTION_FAMILIES = (ACTIVATIONS, LOSSES, METRICS)
 
 
 # -- safe mode ----------------------------------------------------------------------------------
-class _SafeMode:
-    enabled = True  # the process-wide default, switched off by enable_unsafe_deserialization()
+class _SafeMode(threading.local):
+    enabled = True  # this thread's default, switched off by enable_unsafe_deserialization()
 
 
 # The setting of the innermost `SafeModeScope` of the current thread (None: no scope). A context
@@ -53,27 +54,27 @@ class _SafeMode:
 # load a trusted file never lets another thread run bytecode from an untrusted one; new threads
 # start with the default (None), asyncio tasks get a copy of their creator's value.
 _SCOPE = contextvars.ContextVar("minitf_safe_mode_scope", default=None)
+_safe_mode = _SafeMode()
 
 
 def enable_unsafe_deserialization():
-    """Allow loading Python lambdas (bytecode) from configs for the rest of the process.
+    """Allow loading Python lambdas (bytecode) from configs in the calling thread from now on.
 
-    minitf's counterpart of `keras.config.enable_unsafe_deserialization()`; only call it when
-    the configs come from a source you trust. It changes the default of every thread; a
-    `SafeModeScope` still overrides it inside its own thread. (Keras 3 keeps this switch in
-    thread-local state, so there it only affects the calling thread.)
+    minitf's counterpart of `keras.config.enable_unsafe_deserialization()`, and like it a
+    per-thread switch: other threads stay safe. Only call it when the configs come from a
+    source you trust; a `SafeModeScope` still overrides it inside its scope.
     """
-    _SafeMode.enabled = False
+    _safe_mode.enabled = False
 
 
 def in_safe_mode():
     """True while loading lambda bytecode from configs is refused in the calling thread.
 
-    The innermost `SafeModeScope` of this thread decides; outside any scope, the process-wide
-    default (safe unless `enable_unsafe_deserialization()` was called).
+    The innermost `SafeModeScope` of this thread decides; outside any scope, the thread's
+    default (safe unless `enable_unsafe_deserialization()` was called in this thread).
     """
     scoped = _SCOPE.get()
-    return _SafeMode.enabled if scoped is None else scoped
+    return _safe_mode.enabled if scoped is None else scoped
 
 
 class SafeModeScope:

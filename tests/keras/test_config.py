@@ -40,10 +40,10 @@ def test_enable_unsafe_deserialization_allows_lambda_bytecode():
     with serialization.SafeModeScope(True):
         with pytest.raises(ValueError, match="enable_unsafe_deserialization"):
             tf.keras.layers.deserialize(config)
-    before = serialization._SafeMode.enabled
+    before = serialization._safe_mode.enabled
     try:
         tf.keras.config.enable_unsafe_deserialization()
         layer = tf.keras.layers.deserialize(config)
         assert float(layer(tf.constant(3.0))) == 6.0
     finally:
-        serialization._SafeMode.enabled = before
+        serialization._safe_mode.enabled = before

@@ -18,9 +18,9 @@ def _lambda_config():
 
 @pytest.fixture
 def restore_safe_mode():
-    before = S._SafeMode.enabled
+    before = S._safe_mode.enabled
     yield
-    S._SafeMode.enabled = before
+    S._safe_mode.enabled = before
 
 
 def _run_threads(*targets):
@@ -97,22 +97,26 @@ def test_safe_scope_in_one_thread_leaves_another_unsafe_scope_alone():
     assert isinstance(results["b"], tf.keras.layers.Lambda)
 
 
-def test_global_switch_reaches_every_thread_and_scopes_still_override(restore_safe_mode):
+def test_the_unsafe_switch_is_per_thread_as_in_keras_3(restore_safe_mode):
+    # Keras 3 keeps enable_unsafe_deserialization() in thread-local state: other threads stay safe
     config = _lambda_config()
     S.enable_unsafe_deserialization()
+    assert S.in_safe_mode() is False
     results = {}
 
     def worker():
         results["default"] = S.in_safe_mode()
-        results["layer"] = tf.keras.layers.deserialize(config)
-        with S.SafeModeScope(True):
-            results["scoped"] = S.in_safe_mode()
-            with pytest.raises(ValueError):
-                tf.keras.layers.deserialize(config)
+        with pytest.raises(ValueError, match="enable_unsafe_deserialization"):
+            tf.keras.layers.deserialize(config)
+        with S.SafeModeScope(False):
+            results["layer"] = tf.keras.layers.deserialize(config)
 
     _run_threads(worker)
-    assert results["default"] is False and results["scoped"] is True
+    assert results["default"] is True
     assert isinstance(results["layer"], tf.keras.layers.Lambda)
+    with S.SafeModeScope(True):  # a scope still overrides the switch in its own thread
+        with pytest.raises(ValueError):
+            tf.keras.layers.deserialize(config)
 
 
 def test_scopes_nest_and_none_keeps_the_enclosing_setting():

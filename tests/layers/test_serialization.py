@@ -23,7 +23,7 @@ def _make_closure_lambda(scale):
 @pytest.fixture
 def restore_safe_mode():
     yield
-    S._SafeMode.enabled = True
+    S._safe_mode.enabled = True
 
 
 def test_reachable_from_keras_namespace():
