@@ -200,8 +200,7 @@ class SafeH5:
                                    f"(it reads {sorted(_FILTERS.values())}).")
             filters.append(code)
         space = did.get_space()
-        if space.get_simple_extent_type() != h5py.h5s.SIMPLE and space.get_simple_extent_type() \
-                != h5py.h5s.SCALAR:
+        if space.get_simple_extent_type() not in (h5py.h5s.SIMPLE, h5py.h5s.SCALAR):
             raise self._refuse(path, "has an empty (null) dataspace, not a tensor.")
         shape = tuple(int(n) for n in space.shape)
         try:
