@@ -9,12 +9,11 @@ datasets are read, and every refusal is a DataLossError naming the file and the 
 """
 import os
 import threading
-import uuid
 
 import h5py
 
 from minitf import errors
-from minitf.checkpoint import safe_h5
+from minitf.checkpoint import safe_h5, temp_files
 
 FORMAT_TAG = "minitf-checkpoint/1"
 SUFFIX = ".h5"
@@ -57,36 +56,33 @@ def _fsync_path(path, directory=False):
 def _atomic_replace(write, path, free_old_later=False):
     """Run `write(tmp_path)`, fsync it, rename over `path`, fsync the directory.
 
-    With `free_old_later`, the file being replaced keeps a hidden second name until the rename
-    is done and is deleted on a background thread: freeing a large file's blocks is what made
-    the rename slow, and nobody needs to wait for it. A crash can leave such a '.old-' file;
-    the next write of the same path removes it.
+    The leftover temp files of earlier saves killed in this directory are removed first (see
+    `temp_files`). With `free_old_later`, the file being replaced keeps a hidden second name
+    until the rename is done and is deleted on a background thread: freeing a large file's
+    blocks is what made the rename slow, and nobody needs to wait for it.
     """
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
+    temp_files.remove_stale(directory)
     base = os.path.basename(path)
-    tmp = os.path.join(directory, f".{base}.tmp-{uuid.uuid4().hex[:12]}")
+    tmp = temp_files.TempFile(directory, base)
     old = None
     try:
-        write(tmp)
-        _fsync_path(tmp)
+        write(tmp.path)
+        _fsync_path(tmp.path)
         if free_old_later:
-            old = _second_name(path, os.path.join(directory, f".{base}{_OLD_MARK}"
-                                                               f"{uuid.uuid4().hex[:12]}"))
-        os.replace(tmp, path)
+            old = _second_name(path, temp_files.new_name(directory, base, temp_files.OLD_MARK))
+        os.replace(tmp.path, path)
     except BaseException:
-        for leftover in (tmp, old):
+        for leftover in (tmp.path, old):
             if leftover and os.path.exists(leftover):
                 os.remove(leftover)
         raise
+    finally:
+        tmp.close()
     _fsync_path(directory, directory=True)
-    if free_old_later:
-        stale = [os.path.join(directory, n) for n in os.listdir(directory)
-                 if n.startswith(f".{base}{_OLD_MARK}")]
-        _remove_in_background(stale)
-
-
-_OLD_MARK = ".old-"
+    if old:
+        _remove_in_background([old])
 
 
 def _second_name(path, alias):
@@ -116,7 +112,7 @@ def write_arrays(path, arrays, attrs=None):
     """Write {key: numpy array} to the HDF5 file `path`, atomically, each value checksummed."""
 
     def write(tmp):
-        with h5py.File(tmp, "w") as f:
+        with h5py.File(tmp, "w", locking=False) as f:  # the temp file's own lock is held
             f.attrs["format"] = FORMAT_TAG
             for name, value in (attrs or {}).items():
                 f.attrs[name] = value

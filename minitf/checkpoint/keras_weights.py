@@ -135,7 +135,7 @@ def save_weights(model, filepath, overwrite=True):
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"save_weights: {filepath!r} exists and overwrite=False.")
     def write(tmp):
-        with h5py.File(tmp, "w") as f:
+        with h5py.File(tmp, "w", locking=False) as f:  # the temp file's own lock is held
             for path, obj in _walk(model):
                 group = f.create_group(f"{path}/vars" if path else "vars")
                 for i, var in enumerate(_own_variables(obj)):

@@ -15,7 +15,7 @@ import os
 import re
 import time
 
-from minitf.checkpoint import h5format
+from minitf.checkpoint import h5format, temp_files
 
 STATE_FILE = "checkpoint"
 
@@ -171,6 +171,7 @@ class CheckpointManager:
         self._maybe_delete = collections.OrderedDict()
         self._latest = None
         self._last_preserved = time.time()
+        temp_files.remove_stale(self._directory)  # what saves killed in this directory left behind
         self._recover_state()
 
     def _recover_state(self):

@@ -5,7 +5,7 @@ import threading
 import numpy as np
 import pytest
 
-from minitf.checkpoint import h5format
+from minitf.checkpoint import h5format, temp_files
 
 
 def _wait_for_cleanup():
@@ -31,16 +31,25 @@ def test_rewrite_replaces_content_and_frees_old_file(tmp_path):
     assert _hidden(tmp_path) == []  # neither temp files nor second names are left
 
 
-def test_stale_second_name_from_a_crash_is_removed_on_next_write(tmp_path):
+def test_leftovers_of_killed_saves_are_removed_on_next_write(tmp_path):
     path = str(tmp_path / "c.h5")
     h5format.write_arrays(path, {"a": np.zeros(3)})
-    stale = tmp_path / ".c.h5.old-deadbeef0000"
-    stale.write_bytes(b"left by a killed process")
-    other = tmp_path / ".d.h5.old-deadbeef0000"  # another file's: not ours to remove
-    other.write_bytes(b"x")
-    h5format.write_arrays(path, {"a": np.ones(3)})
-    _wait_for_cleanup()
-    assert _hidden(tmp_path) == [other.name]
+    stale = [tmp_path / ".c.h5.old-deadbeef0000", tmp_path / ".d.h5.old-deadbeef0001",  # extra names
+             tmp_path / ".c.h5.tmp-deadbeef0002", tmp_path / ".ckpt-3.h5.tmp-0123456789ab"]  # unlocked
+    for leftover in stale:
+        leftover.write_bytes(b"left by a killed process")
+    kept = [tmp_path / ".c.h5.tmp-notours", tmp_path / ".hidden", tmp_path / "c.h5.tmp-deadbeef0003"]
+    for other in kept:  # not minitf's temp-name pattern: never touched
+        other.write_bytes(b"x")
+    live = temp_files.TempFile(str(tmp_path), "e.h5")  # another save, still writing
+    try:
+        h5format.write_arrays(path, {"a": np.ones(3)})
+        _wait_for_cleanup()
+        assert sorted(os.listdir(tmp_path)) == sorted(
+            [p.name for p in kept] + ["c.h5", os.path.basename(live.path)])
+    finally:
+        live.close()
+    assert temp_files.remove_stale(str(tmp_path)) == 1  # once its writer let go, it is a leftover
 
 
 def test_failed_write_keeps_old_file_and_leaves_nothing(tmp_path):

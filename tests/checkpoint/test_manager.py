@@ -114,6 +114,19 @@ def test_sigkill_during_saves_leaves_a_restorable_latest(tmp_path):
         value = v.numpy()[0]
         assert value >= 1 and np.all(v.numpy() == value) and np.all(w.numpy() == value)
     assert tf.train.latest_checkpoint(str(tmp_path)) is not None
+    # the next manager on the directory removes what the killed saves left, and saves cleanly
+    v, w = tf.Variable(np.ones(200000)), tf.Variable(np.ones(1000))
+    mgr = tf.train.CheckpointManager(tf.train.Checkpoint(v=v, w=w), str(tmp_path), max_to_keep=2)
+    mgr.save()
+    assert [n for n in os.listdir(tmp_path) if ".tmp-" in n or ".old-" in n or ".new-" in n] == []
+
+
+def test_a_new_manager_removes_leftover_temp_files(tmp_path):
+    for name in (".ckpt-1.h5.tmp-0123456789ab", ".checkpoint.tmp-0123456789ab", ".ckpt-0.h5.old-0123456789ab"):
+        (tmp_path / name).write_bytes(b"left by a killed save")
+    (tmp_path / "notes.tmp-0123456789ab").write_bytes(b"a user's file")
+    make(tmp_path, max_to_keep=2)
+    assert sorted(os.listdir(tmp_path)) == ["notes.tmp-0123456789ab"]
 
 
 _RESUME = textwrap.dedent("""
