@@ -59,6 +59,7 @@ def test_the_default_follows_the_load_and_resizes_the_pools(monkeypatch, restore
     monkeypatch.setattr(threads, "_SAMPLE_SECONDS", 0.0)
     busy = [0.0]
     monkeypatch.setattr(threads, "busy_cores_of_others", lambda before, after: busy[0])
+    threads.set_intra_op_threads(0)  # both pools sized for this (2-core) follower's count
     for load, expected in ((0.0, 2), (1.0, 1), (0.1, 2)):
         busy[0] = load
         threads.adapt_to_load()
