@@ -9,7 +9,7 @@ import os
 
 from minitf import backend, dtypes, errors
 from minitf.checkpoint import graph, h5format
-from minitf.checkpoint.manager import latest_checkpoint, record_plain_save
+from minitf.checkpoint.manager import latest_checkpoint, record_plain_save, remove_checkpoint_files
 from minitf.checkpoint.restore import (ALIASES_ATTR, CheckpointLoadStatus,  # noqa: F401
                                        InitializationOnlyStatus, restore_into)
 from minitf.module import _collect_deps
@@ -156,10 +156,25 @@ class Checkpoint(Trackable):
 
         Returns:
             The prefix written, e.g. '/tmp/training/ckpt-3'.
+
+        Raises:
+            OSError: the save failed (errno ENOSPC for a full disk); `save_counter` and the
+                state file are unchanged and earlier checkpoints intact.
         """
-        self.save_counter.assign_add(1)
-        path = self.write(f"{os.fspath(file_prefix)}-{int(self.save_counter._value)}")
-        record_plain_save(path)
+        counter = self.save_counter
+        before = int(counter._value)
+        counter.assign_add(1)  # before the write: the file holds the new count, as in TF
+        path = f"{os.fspath(file_prefix)}-{before + 1}"
+        written = False
+        try:
+            self.write(path)
+            written = True
+            record_plain_save(path)
+        except BaseException:
+            counter.assign(before)  # a failed save changes nothing, on disk or in memory
+            if written:
+                remove_checkpoint_files(path)
+            raise
         return path
 
     def read(self, save_path, options=None):

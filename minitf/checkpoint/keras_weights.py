@@ -22,7 +22,6 @@ import errno
 import os
 import warnings
 
-import h5py
 
 from minitf import backend, errors
 from minitf._keras_naming import to_snake_case
@@ -134,13 +133,13 @@ def save_weights(model, filepath, overwrite=True):
         return Checkpoint(root=model).write(filepath)
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"save_weights: {filepath!r} exists and overwrite=False.")
-    def write(tmp):
-        with h5py.File(tmp, "w", locking=False) as f:  # the temp file's own lock is held
-            for path, obj in _walk(model):
-                group = f.create_group(f"{path}/vars" if path else "vars")
-                for i, var in enumerate(_own_variables(obj)):
-                    safe_h5.create_dataset(group, str(i), backend.to_host(var._value))
-    h5format._atomic_replace(write, filepath)
+    def fill(f):
+        for path, obj in _walk(model):
+            group = f.create_group(f"{path}/vars" if path else "vars")
+            for i, var in enumerate(_own_variables(obj)):
+                safe_h5.create_dataset(group, str(i), backend.to_host(var._value))
+    size = sum(var._value.nbytes + 1024 for _, obj in _walk(model) for var in _own_variables(obj))
+    h5format.write_hdf5(filepath, fill, size)
     return None
 
 

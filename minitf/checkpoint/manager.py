@@ -103,6 +103,13 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
     return path if _exists(path) else None
 
 
+def remove_checkpoint_files(prefix):
+    """Delete the file(s) of checkpoint `prefix`, if there (a missing one is not an error)."""
+    for candidate in (h5format.data_path(prefix), prefix):
+        if os.path.isfile(candidate):
+            os.remove(candidate)
+
+
 def record_plain_save(path):
     """After `Checkpoint.save`: add `path` to its directory's state file (nothing deleted)."""
     directory = os.path.dirname(os.path.abspath(path))
@@ -233,19 +240,20 @@ class CheckpointManager:
             self._init_fn()
         return None
 
-    def _sweep(self):
-        """Drop checkpoints beyond `max_to_keep`; returns the prefixes to delete."""
-        doomed = []
+    def _sweep(self, kept):
+        """Drop checkpoints beyond `max_to_keep` from `kept` (in place); returns the prefixes to
+        delete and the new last-preserved time (keep_checkpoint_every_n_hours)."""
+        doomed, last_preserved = [], self._last_preserved
         if self._max_to_keep is None:
-            return doomed
-        while len(self._maybe_delete) > self._max_to_keep:
-            path, stamp = self._maybe_delete.popitem(last=False)
+            return doomed, last_preserved
+        while len(kept) > self._max_to_keep:
+            path, stamp = kept.popitem(last=False)
             hours = self._keep_every_n_hours
-            if hours is not None and stamp - self._last_preserved >= hours * 3600.0:
-                self._last_preserved = stamp
+            if hours is not None and stamp - last_preserved >= hours * 3600.0:
+                last_preserved = stamp
                 continue
             doomed.append(path)
-        return doomed
+        return doomed, last_preserved
 
     def save(self, checkpoint_number=None, check_interval=True, options=None):
         """Saves a new checkpoint, records it and deletes those beyond `max_to_keep`.
@@ -265,29 +273,46 @@ class CheckpointManager:
         Returns:
             The prefix of the new checkpoint, or None if it was skipped because of
             `checkpoint_interval`.
+
+        Raises:
+            OSError: the save failed (errno ENOSPC for a full disk). Nothing advances then: the
+                save counter, this manager's list and the state file are as before, the
+                previous checkpoints are intact and no new file is left behind.
         """
+        last_step = self._last_checkpoint_step
         if self._checkpoint_interval is not None:
             step = int(getattr(self._step_counter, "_value", self._step_counter))
-            if (check_interval and self._last_checkpoint_step is not None
-                    and step < self._last_checkpoint_step + self._checkpoint_interval):
+            if (check_interval and last_step is not None
+                    and step < last_step + self._checkpoint_interval):
                 return None
-            self._last_checkpoint_step = step
         counter = self._checkpoint.save_counter
+        before = int(counter._value)
         counter.assign_add(1)
         if checkpoint_number is None:
-            checkpoint_number = int(counter._value)
+            checkpoint_number = before + 1
         else:
             checkpoint_number = int(getattr(checkpoint_number, "_value", checkpoint_number))
-        path = self._checkpoint.write(f"{self._prefix}-{checkpoint_number}")
-        self._maybe_delete.pop(path, None)
-        self._maybe_delete[path] = time.time()
-        self._latest = path
-        doomed = self._sweep()
-        write_state(self._directory, path, list(self._maybe_delete),
-                    list(self._maybe_delete.values()), self._last_preserved)
+        path = f"{self._prefix}-{checkpoint_number}"
+        kept = collections.OrderedDict(self._maybe_delete)
+        kept.pop(path, None)
+        kept[path] = time.time()
+        doomed, last_preserved = self._sweep(kept)
+        written = False
+        try:
+            self._checkpoint.write(path)
+            written = True
+            write_state(self._directory, path, list(kept), list(kept.values()), last_preserved)
+        except BaseException:
+            # nothing advances: the counter, the list and the state file stay as they were,
+            # and a checkpoint the state file does not name is not left behind
+            counter.assign(before)
+            if written:
+                remove_checkpoint_files(path)
+            raise
+        self._maybe_delete, self._latest, self._last_preserved = kept, path, last_preserved
+        if self._checkpoint_interval is not None:
+            self._last_checkpoint_step = step
         for old in doomed:
-            for candidate in (h5format.data_path(old), old):
-                if os.path.isfile(candidate) and os.path.abspath(candidate) != os.path.abspath(
-                        h5format.data_path(path)):
-                    os.remove(candidate)
+            if os.path.abspath(h5format.data_path(old)) != os.path.abspath(h5format.data_path(path)):
+                remove_checkpoint_files(old)
         return path
