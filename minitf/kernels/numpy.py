@@ -137,11 +137,13 @@ def conv2d_backprop_filter(x, g, geo, cols=None):
         chunks = _patch_chunks(x, (geo.kh, geo.kw, x.shape[3]), geo)
         if len(chunks) == 1:
             return conv2d_backprop_filter_im2col(x, g, geo)
-        cols = _ChunkedPatches((rows, _patches(x[rows], geo)) for rows in chunks)
-    if not isinstance(cols, _ChunkedPatches):
+        parts = ((rows, _patches(x[rows], geo)) for rows in chunks)  # one chunk in memory at a time
+    elif isinstance(cols, _ChunkedPatches):
+        parts = cols
+    else:
         return conv2d_backprop_filter_im2col(x, g, geo, cols)
     dw = None
-    for rows, part in cols:  # sum of patches^T @ dy over the batch chunks
+    for rows, part in parts:  # sum of patches^T @ dy over the batch chunks
         term = part.T @ g[rows].reshape(-1, f)
         dw = term if dw is None else np.add(dw, term, out=dw)
     return dw.reshape(geo.kh, geo.kw, x.shape[3], f)
