@@ -9,7 +9,8 @@ import os
 
 from minitf import backend, dtypes, errors
 from minitf.checkpoint import graph, h5format
-from minitf.checkpoint.manager import latest_checkpoint, record_plain_save, remove_checkpoint_files
+from minitf.checkpoint.manager import (is_listed, latest_checkpoint, record_plain_save,
+                                       remove_checkpoint_files)
 from minitf.checkpoint.restore import (ALIASES_ATTR, CheckpointLoadStatus,  # noqa: F401
                                        InitializationOnlyStatus, restore_into)
 from minitf.module import _collect_deps
@@ -165,6 +166,7 @@ class Checkpoint(Trackable):
         before = int(counter._value)
         counter.assign_add(1)  # before the write: the file holds the new count, as in TF
         path = f"{os.fspath(file_prefix)}-{before + 1}"
+        listed = is_listed(path)
         written = False
         try:
             self.write(path)
@@ -172,7 +174,7 @@ class Checkpoint(Trackable):
             record_plain_save(path)
         except BaseException:
             counter.assign(before)  # a failed save changes nothing, on disk or in memory
-            if written:
+            if written and not listed:  # a file the state file names stays (it was overwritten)
                 remove_checkpoint_files(path)
             raise
         return path

@@ -110,6 +110,14 @@ def remove_checkpoint_files(prefix):
             os.remove(candidate)
 
 
+def is_listed(path):
+    """Whether the state file of `path`'s directory lists checkpoint `path`."""
+    directory = os.path.dirname(os.path.abspath(path))
+    state = read_state(directory) or {"all_model_checkpoint_paths": []}
+    return any(os.path.abspath(_absolute(directory, p)) == os.path.abspath(path)
+               for p in state["all_model_checkpoint_paths"])
+
+
 def record_plain_save(path):
     """After `Checkpoint.save`: add `path` to its directory's state file (nothing deleted)."""
     directory = os.path.dirname(os.path.abspath(path))
@@ -306,7 +314,7 @@ class CheckpointManager:
             # nothing advances: the counter, the list and the state file stay as they were,
             # and a checkpoint the state file does not name is not left behind
             counter.assign(before)
-            if written:
+            if written and path not in self._maybe_delete:  # a listed one was overwritten: keep it
                 remove_checkpoint_files(path)
             raise
         self._maybe_delete, self._latest, self._last_preserved = kept, path, last_preserved
