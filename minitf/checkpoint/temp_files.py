@@ -1,12 +1,14 @@
 """Temporary files of atomic saves: named so they can be found, locked while they are written,
 and removed once the save that made them is gone.
 
-A save writes `.<name>.tmp-<12 hex>` beside its target and renames it over the target at the
-end; a replaced checkpoint keeps a hidden second name `.<name>.old-<12 hex>` until its blocks are
-freed. A process killed mid-save leaves these behind. The writer holds an exclusive `flock` on
-its temp file for as long as it writes, and the lock dies with the process, so a temp file whose
-lock can be taken is a leftover: `remove_stale` deletes those (and every '.old-' alias, which is
-only an extra name) in a directory, and every save and every new `CheckpointManager` calls it.
+A save creates `.<name>.new-<12 hex>` beside its target, locks it and renames it to
+`.<name>.tmp-<12 hex>`, writes it and renames it over the target at the end; a replaced
+checkpoint keeps a hidden second name `.<name>.old-<12 hex>` until its blocks are freed. A
+process killed mid-save leaves these behind. The writer holds an exclusive `flock` on its temp
+file for as long as it writes, and the lock dies with the process, so a '.new-' or '.tmp-' file
+whose lock can be taken is a leftover: `remove_stale` deletes those (and every '.old-' alias,
+which is only an extra name) in a directory, and every save and every new `CheckpointManager`
+calls it.
 Only names of this exact pattern are touched. Without `fcntl` (Windows) temp files are kept.
 """
 import os
@@ -18,11 +20,12 @@ try:
 except ImportError:  # Windows: no flock, so no way to tell a live writer from a dead one
     fcntl = None
 
-__all__ = ["TempFile", "remove_stale", "TEMP_MARK", "OLD_MARK"]
+__all__ = ["TempFile", "remove_stale", "TEMP_MARK", "NEW_MARK", "OLD_MARK"]
 
 TEMP_MARK = ".tmp-"
+NEW_MARK = ".new-"
 OLD_MARK = ".old-"
-_PATTERN = re.compile(r"^\..+(\.tmp-|\.old-)[0-9a-f]{12}$")
+_PATTERN = re.compile(r"^\..+(\.tmp-|\.new-|\.old-)[0-9a-f]{12}$")
 
 
 def new_name(directory, base, mark):
@@ -38,19 +41,27 @@ class TempFile:
     """
 
     def __init__(self, directory, base):
-        # made under a name `remove_stale` ignores and renamed once locked, so no cleaner can
-        # see a live temp file unlocked
-        unlocked = new_name(directory, base, ".new-")
-        self._fd = os.open(unlocked, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        try:
-            if fcntl is not None:
-                fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            self.path = new_name(directory, base, TEMP_MARK)
-            os.rename(unlocked, self.path)
-        except BaseException:
-            os.close(self._fd)
-            os.remove(unlocked)
-            raise
+        # Made as '.new-', locked, then renamed to '.tmp-': a cleaner can only meet a live file
+        # unlocked in the instant between its creation and its lock, under the '.new-' name;
+        # if it removes it then, the rename fails and the file is made again.
+        for attempt in range(5):
+            unlocked = new_name(directory, base, NEW_MARK)
+            self._fd = os.open(unlocked, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            try:
+                if fcntl is not None:
+                    fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                self.path = new_name(directory, base, TEMP_MARK)
+                os.rename(unlocked, self.path)
+                return
+            except FileNotFoundError:
+                os.close(self._fd)
+                if attempt == 4:
+                    raise
+            except BaseException:
+                os.close(self._fd)
+                if os.path.exists(unlocked):
+                    os.remove(unlocked)
+                raise
 
     def close(self):
         """Release the lock (the file itself is renamed or removed by the caller)."""

@@ -35,7 +35,8 @@ def test_leftovers_of_killed_saves_are_removed_on_next_write(tmp_path):
     path = str(tmp_path / "c.h5")
     h5format.write_arrays(path, {"a": np.zeros(3)})
     stale = [tmp_path / ".c.h5.old-deadbeef0000", tmp_path / ".d.h5.old-deadbeef0001",  # extra names
-             tmp_path / ".c.h5.tmp-deadbeef0002", tmp_path / ".ckpt-3.h5.tmp-0123456789ab"]  # unlocked
+             tmp_path / ".c.h5.tmp-deadbeef0002", tmp_path / ".ckpt-3.h5.tmp-0123456789ab",  # unlocked
+             tmp_path / ".checkpoint.new-0123456789ab"]  # killed between its creation and its lock
     for leftover in stale:
         leftover.write_bytes(b"left by a killed process")
     kept = [tmp_path / ".c.h5.tmp-notours", tmp_path / ".hidden", tmp_path / "c.h5.tmp-deadbeef0003"]
