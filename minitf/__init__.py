@@ -35,6 +35,7 @@ from minitf import testing as test  # noqa: F401
 from minitf.ops.debugging import assert_equal, assert_greater, assert_less, assert_rank  # noqa: F401
 from minitf.ops.debugging import Assert  # noqa: F401
 from minitf import bitwise  # noqa: F401
+from minitf import version  # noqa: F401
 
 # TF 2 keeps these in tf.math, tf.linalg, tf.debugging or tf.bitwise only: `tf.log` is an
 # AttributeError there, so it is one here too (the star imports above brought them in).
@@ -50,7 +51,7 @@ for _name in (
     globals().pop(_name, None)
 del _name
 
-__version__ = "0.1.0"
+__version__ = version.VERSION
 
 newaxis = None
 DType = dtypes.DType

@@ -1,17 +1,17 @@
 """tf.keras: the Keras API of minitf. Re-exports only; each name is defined in its own module."""
 import importlib
 
-_SUBMODULES = {
-    "layers": "minitf.layers", "models": "minitf.models", "optimizers": "minitf.optimizers",
-    "losses": "minitf.losses", "metrics": "minitf.metrics", "activations": "minitf.activations",
-    "initializers": "minitf.initializers", "regularizers": "minitf.regularizers",
-    "constraints": "minitf.constraints", "callbacks": "minitf.callbacks",
-    "datasets": "minitf.datasets", "utils": "minitf.utils", "applications": "minitf.applications",
-    "backend": "minitf.keras.backend", "config": "minitf.keras.config",
-}
+# Each namespace is a module of this package (a thin re-export of the defining package), so
+# `import minitf.keras.layers`, `from minitf.keras.layers import Dense` and the attribute
+# `tf.keras.layers` all give one module object, as in TF. They load on first use: the layers
+# import minitf.keras.node, so this package must not import them when it loads.
+_SUBMODULES = {name: f"minitf.keras.{name}" for name in (
+    "layers", "models", "optimizers", "losses", "metrics", "activations", "initializers",
+    "regularizers", "constraints", "callbacks", "datasets", "utils", "applications", "backend",
+    "config")}
 _NAMES = {
-    "Model": ("minitf.models", "Model"), "Sequential": ("minitf.models", "Sequential"),
-    "Input": ("minitf.models", "Input"), "Layer": ("minitf.layers", "Layer"),
+    "Model": ("minitf.keras.models", "Model"), "Sequential": ("minitf.keras.models", "Sequential"),
+    "Input": ("minitf.keras.models", "Input"), "Layer": ("minitf.keras.layers", "Layer"),
 }
 
 
