@@ -14,7 +14,7 @@ from minitf.checkpoint.manager import (is_listed, latest_checkpoint, record_plai
 from minitf.checkpoint.restore import (ALIASES_ATTR, CheckpointLoadStatus,  # noqa: F401
                                        InitializationOnlyStatus, restore_into)
 from minitf.module import _collect_deps
-from minitf.trackable import Trackable
+from minitf.trackable import Trackable, wrap
 from minitf.variable import Variable
 
 __all__ = ["Checkpoint", "CheckpointLoadStatus"]
@@ -81,22 +81,18 @@ class Checkpoint(Trackable):
             object.__setattr__(self, name, value)
 
     def __setattr__(self, name, value):
-        """A public attribute holding a trackable, or a list/tuple/dict of them, becomes a
-        dependency (as in TF: items are named 'name/0', 'name/key'), and gets any values a
-        restore that ran before it was attached is waiting to give it."""
+        """A public attribute holding a trackable becomes a dependency. A list, dict or tuple is
+        first wrapped in a tracking container (as in TF: `ListWrapper`, `_DictWrapper`), whose
+        items are saved as 'name/0', 'name/key', including items added later. Values that a
+        restore which ran before the attribute was attached is waiting for are applied."""
+        if not name.startswith("_") and "_deps" in self.__dict__:
+            value = wrap(value)
         object.__setattr__(self, name, value)
         if name.startswith("_") or "_deps" not in self.__dict__:
             return
         if isinstance(value, (Trackable, Variable)):
             self._deps[name] = value
             self._track_attribute(name, value)
-        elif isinstance(value, (list, tuple, dict)):
-            self._deps[name] = value  # the container itself: later appends are saved too
-            if "_pending_restore" in self.__dict__:
-                items = []
-                _collect_deps(name, value, items)
-                for path, item in items:
-                    self._track_child(path, item)
         else:
             self._deps.pop(name, None)
 
@@ -139,7 +135,10 @@ class Checkpoint(Trackable):
         aliases = {}
         variables = graph.saveable_variables(self, aliases)
         arrays = {key: backend.to_host(var._value) for key, var in variables.items()}
-        attrs = {ALIASES_ATTR: json.dumps(aliases, sort_keys=True)} if aliases else None
+        # The object graph is stored as TF stores it (listed by `tf.train.list_variables`).
+        attrs = {graph.OBJECT_GRAPH_KEY: json.dumps(graph.object_graph(self))}
+        if aliases:
+            attrs[ALIASES_ATTR] = json.dumps(aliases, sort_keys=True)
         h5format.write_arrays(h5format.data_path(file_prefix), arrays, attrs)
         return file_prefix
 

@@ -17,7 +17,10 @@ from minitf.variable import Variable
 VALUE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 SLOT_MARK = "/.OPTIMIZER_SLOT/"
 
-__all__ = ["walk", "saveable_variables", "VALUE_SUFFIX", "SLOT_MARK"]
+OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
+
+__all__ = ["walk", "saveable_variables", "object_graph", "VALUE_SUFFIX", "SLOT_MARK",
+           "OBJECT_GRAPH_KEY"]
 
 
 def walk(root, aliases=None):
@@ -45,6 +48,32 @@ def walk(root, aliases=None):
                 objects.append((child_path, child))
                 queue.append((child_path, child))
     return objects, variables
+
+
+def object_graph(root):
+    """The object graph as TF's `_CHECKPOINTABLE_OBJECT_GRAPH` records it, in JSON-ready form:
+    {"nodes": [...]} in breadth-first order from `root` (node 0), each node
+    {"children": [[name, node index], ...]} plus "key" (its saved value) for a variable. Every
+    edge is listed, so an object shared by two containers appears once with two parents."""
+    nodes, index = [], {id(root): 0}
+    queue = deque([(root, "")])
+    nodes.append({"children": []})
+    while queue:
+        obj, path = queue.popleft()
+        node = nodes[index[id(obj)]]
+        for name, child in obj._checkpoint_dependencies():
+            if not isinstance(child, (Variable, Trackable)):
+                continue
+            if id(child) not in index:
+                index[id(child)] = len(nodes)
+                child_path = f"{path}/{name}" if path else name
+                if isinstance(child, Variable):
+                    nodes.append({"children": [], "key": child_path + VALUE_SUFFIX})
+                else:
+                    nodes.append({"children": []})
+                    queue.append((child, child_path))
+            node["children"].append([name, index[id(child)]])
+    return {"nodes": nodes}
 
 
 def saveable_variables(root, aliases=None):

@@ -7,6 +7,9 @@ file declares, before any data is read (`safe_h5`): a file that declares a huge 
 small variable is expected is refused without allocating it. The values that no variable takes
 yet are read too (for later, deferred restores) but must fit the file's read budget.
 
+A saved object reached along several paths is one trie node (the aliases graft it); it is
+restored into the first object matched there only (`_Restore.bind`), as TF does.
+
 Values whose objects do not exist yet are deferred on the nearest existing parent
 (`Trackable._defer_restore`) and applied when the parent calls `_track_child`; optimizer slot
 values wait in the optimizer until the slot is created. A slot whose optimizer is not in the
@@ -107,6 +110,7 @@ class _Restore:
         self._objects = {}  # checkpoint path -> weak reference to the matched Trackable
         self.planned = set()  # keys already headed for a variable (now or on creation)
         self.orphan_slots = []  # (var, optimizer path, slot name, key) before the optimizer
+        self._bound = {}  # id(trie node) -> weak reference to the object it was restored into
         self.root_ref = weakref.ref(root) if _weakrefable(root) else (lambda r=root: r)
 
     def remember(self, path, obj):
@@ -118,6 +122,21 @@ class _Restore:
         """The object matched at `path`, or None."""
         ref = self._objects.get(path)
         return ref() if ref is not None else None
+
+    def bind(self, node, obj):
+        """Claim trie `node` for `obj`; False if another live object already has it.
+
+        As in TF, one saved object is restored into one object: a variable saved once and
+        reachable by two paths ('listed/0' and 'mapped/one') gives its value to the first object
+        attached at either path, and a different object attached later at the other path keeps
+        its own value.
+        """
+        ref = self._bound.get(id(node))
+        current = ref() if ref is not None else None
+        if current is not None:
+            return current is obj
+        self._bound[id(node)] = weakref.ref(obj) if _weakrefable(obj) else (lambda o=obj: o)
+        return True
 
     def unused_keys(self):
         """Checkpoint value keys not restored (so far)."""
@@ -200,6 +219,8 @@ class _SubtreeRestorer:
 
 def _match_child(restore, child, node, path, plan, seen=None):
     """Plan the restoration of `child` from trie `node`; defer what cannot be matched yet."""
+    if not restore.bind(node, child):
+        return
     if isinstance(child, Variable):
         if node.key is not None:
             key = node.key
