@@ -11,6 +11,8 @@ from minitf.backend import to_host
 from minitf.ops._core import Tensor, Variable, array_module, as_tensor
 from minitf.ops.array import pad, reshape, transpose, where
 from minitf.ops.compare import GREATER_EQUAL
+from minitf.ops.conv import depthwise_conv2d
+from minitf.ops.image_hsv import adjust_hue, adjust_saturation, hsv_to_rgb, rgb_to_hsv  # noqa: F401
 from minitf.ops.image_color import (adjust_brightness, adjust_contrast, convert_image_dtype,  # noqa: F401
                                     grayscale_to_rgb, per_image_standardization, rgb_to_grayscale)
 from minitf.ops.image_resize import ResizeMethod, _unbatch, resize  # noqa: F401
@@ -24,7 +26,8 @@ __all__ = [
     "flip_up_down", "random_flip_left_right", "random_flip_up_down", "random_crop",
     "central_crop", "rot90", "adjust_brightness", "adjust_contrast", "rgb_to_grayscale",
     "grayscale_to_rgb", "per_image_standardization", "resize_with_crop_or_pad",
-    "crop_to_bounding_box", "pad_to_bounding_box",
+    "crop_to_bounding_box", "pad_to_bounding_box", "resize_with_pad", "sobel_edges", "rgb_to_hsv",
+    "hsv_to_rgb", "adjust_hue", "adjust_saturation",
 ]
 
 
@@ -278,3 +281,39 @@ def rot90(image, k=1, name=None):
     if k == 2:
         return _reverse(_reverse(x, h_axis), h_axis + 1)
     return _reverse(transpose(x, perm), h_axis + 1)
+
+
+def resize_with_pad(image, target_height, target_width, method=ResizeMethod.BILINEAR, antialias=False):
+    """Resize image(s) to fit [target_height, target_width] keeping the aspect ratio, then
+    zero-pad the rest, centred (TF's arithmetic: float32 ratio, floored sizes and offsets)."""
+    x, was_3d = _box_image(image, "resize_with_pad")
+    th, tw = _box_value(target_height), _box_value(target_width)
+    _check(tw > 0, "resize_with_pad", "target_width must be > 0.")
+    _check(th > 0, "resize_with_pad", "target_height must be > 0.")
+    f32 = np.float32
+    h, w = (f32(v) for v in x._value.shape[1:3])
+    ratio = max(w / f32(tw), h / f32(th))
+    new_h, new_w = h / ratio, w / ratio
+    pad_h = max(0, int(np.floor((f32(th) - new_h) / f32(2))))
+    pad_w = max(0, int(np.floor((f32(tw) - new_w) / f32(2))))
+    resized = resize(x, [int(np.floor(new_h)), int(np.floor(new_w))], method=method, antialias=antialias)
+    return _unbatch(pad_to_bounding_box(resized, pad_h, pad_w, th, tw), was_3d)
+
+
+_SOBEL = np.array([[[-1, -2, -1], [0, 0, 0], [1, 2, 1]],    # vertical gradient (dy)
+                   [[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]]])  # horizontal gradient (dx)
+
+
+def sobel_edges(image):
+    """The Sobel dy and dx responses of each channel of [batch, h, w, d] images, as
+    [batch, h, w, d, 2], borders reflected (as TF). Differentiable."""
+    x = as_tensor(image)
+    if x._value.ndim != 4:
+        raise ValueError(f"sobel_edges: 'image' must be 4-D [batch, height, width, depth], got shape "
+                         f"{list(x.shape)}")
+    depth = x._value.shape[3]
+    kernels = np.transpose(_SOBEL, (1, 2, 0)).astype(x._value.dtype)  # [3, 3, 2]
+    filters = Tensor(array_module(x._value).asarray(np.tile(kernels[:, :, None, :], (1, 1, depth, 1))))
+    padded = pad(x, [[0, 0], [1, 1], [1, 1], [0, 0]], mode="REFLECT")
+    out = depthwise_conv2d(padded, filters, [1, 1, 1, 1], "VALID")  # [b, h, w, depth * 2]
+    return reshape(out, list(x.shape[:3]) + [depth, 2])

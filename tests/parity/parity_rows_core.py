@@ -386,6 +386,12 @@ for _name in ("image.random_flip_left_right", "image.random_flip_up_down"):
     add(_name, cases(image()), call=shape_and_dtype(lambda lib, *a, _n=_name, **k: resolve(lib, _n)(*a, **k)))
 add("image.random_crop", cases(image(), st.sampled_from([[2, 2, 3], [4, 5, 3], [5, 5, 3]])),
     call=shape_and_dtype(lambda lib, *a, **k: lib.image.random_crop(*a, **k)))
+add("image.rgb_to_hsv", cases(image(("float32", "float64"))), grad=1)
+add("image.hsv_to_rgb", cases(image(("float32", "float64"))), grad=1)
+add("image.adjust_hue", cases(image(("float32", "uint8")), st.sampled_from([0.25, -0.4, 1.5])))
+add("image.adjust_saturation", cases(image(("float32", "uint8")), st.sampled_from([0.3, 1.7])))
+add("image.sobel_edges", cases(image_batch((2, 4, 5, 3))), grad=1)
+add("image.resize_with_pad", cases(image(), st.integers(2, 8), st.integers(2, 8)), grad=1, rtol=1e-3)
 
 
 add("linalg.l2_normalize", cases(tensors(FLOATS, shape=(2, 3)), axis=maybe(st.sampled_from([None, 0, -1, [0, 1]]))),
