@@ -689,3 +689,47 @@ TABLE.known("cast", _out_of_range_float_to_narrow_int,
 TABLE.known("transpose", lambda case, verdict: verdict.kind == "tf_raises" and "InvertPermutation" in verdict.detail,
             "INTENTIONAL: a perm with negative entries: TF's forward accepts it but its gradient "
             "(InvertPermutation) raises InvalidArgumentError; minitf differentiates it")
+
+
+# -- tf.print, embedding_lookup, py_function / numpy_function --------------------------------
+
+def print_scenario(lib, *inputs, **kwargs):
+    """The text lib.print writes (through a file:// stream, which both libraries append to)."""
+    import os  # lazy: only this row needs a scratch file
+    import tempfile  # lazy: as above
+    fd, path = tempfile.mkstemp(suffix=".txt")
+    os.close(fd)
+    try:
+        lib.print(*inputs, output_stream="file://" + path, **kwargs)
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    finally:
+        os.remove(path)
+
+
+add("print", st.one_of(
+    cases(tensors(NUMERIC + ("bool",), shape=st.sampled_from([(), (3,), (7,), (2, 8), (3, 1, 9)]))),
+    cases(tensors(FLOATS, shape=(9,)), summarize=st.sampled_from([-1, 0, 1, 2, None])),
+    cases(st.just("text"), tensors(FLOATS, shape=(2,)), sep=st.sampled_from([" ", ", "]),
+          end=st.sampled_from(["\n", "!"])),
+    cases(st.sampled_from([[1, 2.5], {"k": 1}, None])),
+    st.just(Case(({"a": T(np.arange(4)), "b": [1, T(np.array(2.5, "float32"))]},))),
+    st.just(Case((T(np.array(["a", "b c"])),)))), call=print_scenario)
+add("nn.embedding_lookup", st.one_of(
+    cases(tensors(FLOATS, shape=(5, 3), variable=True),
+          st.sampled_from([[0, 4, 4], [[1, 2], [3, 0]], 2, [5], [-1]]).map(
+              lambda ids: T(np.array(ids, "int32"))),
+          max_norm=maybe(st.sampled_from([0.5, 2.0]))),
+    cases(st.lists(tensors(FLOATS[1:2], shape=st.sampled_from([(2, 3), (3, 3)])), min_size=2, max_size=3),
+          st.sampled_from([[0, 5, 1], [[3, 2], [0, 0]], [4]]).map(lambda ids: T(np.array(ids, "int64"))),
+          max_norm=maybe(st.just(1.0)))), grad=1)
+
+
+def _square_plus_sin(lib):
+    return lambda a: a * a + lib.sin(a)
+
+
+add("py_function", cases(tensors(("float32", "float64"), shape=(3,), variable=True)),
+    call=lambda lib, x: lib.py_function(_square_plus_sin(lib), [x], x.dtype), grad=1)
+add("numpy_function", cases(tensors(FLOATS + INTS, shape=(3,))),
+    call=lambda lib, x: lib.numpy_function(lambda a: [np.sin(a), a * 2], [x], [x.dtype, x.dtype]))
