@@ -26,13 +26,49 @@ class TensorLike:
 
     __slots__ = ()
     _is_tensor_like = True  # tf.is_tensor
-    # Make numpy hand `ndarray <op> tensor` to the reflected operators.
-    __array_ufunc__ = None
+    # As with TF's EagerTensor, numpy functions (np.add, np.sum, np.concatenate ...) read a
+    # tensor through `__array__` and return ndarrays. There is deliberately no `__array_ufunc__`:
+    # without one, this priority makes `ndarray <op> tensor` call the tensor's reflected
+    # operator, so that expression gives a tensor, as in TF.
     __array_priority__ = 100
 
     def __array__(self, dtype=None, copy=None):
+        """The value as a host numpy array: numpy's array protocol, with NumPy 2's `copy`.
+
+        As in TF, a tensor on the host gives a read-only view of its value (tensors are
+        immutable, so numpy must not write into one), and a variable gives a writable copy
+        (its value changes in place when assigned). `copy=True` always gives a writable copy;
+        a `dtype` other than the value's gives a converted, writable array. `copy=False` is
+        honoured only where no copy is needed; elsewhere it raises ValueError, as numpy asks.
+        Device (GPU) values are copied to the host.
+        """
         value = np.asarray(backend.to_host(self._value))
-        return value if dtype is None else value.astype(dtype, copy=False)
+        on_host = value is self._value
+        target = value.dtype if dtype is None else np.dtype(dtype)
+        viewable = on_host and isinstance(self, Tensor) and target == value.dtype
+        if copy is False and not viewable:
+            raise ValueError(self._no_copy_message(target, on_host))
+        if target != value.dtype:
+            return value.astype(target)
+        if copy or (on_host and not isinstance(self, Tensor)):
+            return value.copy()
+        if not on_host:
+            return value  # already a fresh host copy of the device value
+        view = value.view()
+        view.flags.writeable = False
+        return view
+
+    def _no_copy_message(self, target, on_host):
+        what = (f"{type(self).__name__} of shape {tuple(self._value.shape)} and dtype "
+                f"{dtypes.as_dtype(self._value.dtype).name}")
+        if target != np.dtype(self._value.dtype):
+            why = f"converting it to {target} makes a new array"
+        elif not on_host:
+            why = f"its value lives on {backend.device_name(self._value)} and must be copied to the host"
+        else:
+            why = "a variable's value changes when it is assigned, so numpy may not share it"
+        return (f"Unable to avoid a copy when making a numpy array (copy=False) from a {what}: "
+                f"{why}. Use np.asarray(x) or np.array(x), which copy when needed.")
 
     def ref(self):
         """A hashable reference to this object, for use as a dict key or set member."""
