@@ -22,6 +22,7 @@ from minitf.ops.reduce import *  # noqa: F401,F403
 from minitf.ops.array import *  # noqa: F401,F403
 from minitf.ops.clip import *  # noqa: F401,F403
 from minitf.ops.linalg import *  # noqa: F401,F403
+from minitf.ops.control_flow import *  # noqa: F401,F403
 from minitf.ops.math import abs, pow, round  # noqa: F401,A004
 from minitf.module import Module  # noqa: F401
 from minitf.function import function, TensorSpec  # noqa: F401
