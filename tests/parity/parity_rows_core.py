@@ -733,3 +733,17 @@ add("py_function", cases(tensors(("float32", "float64"), shape=(3,), variable=Tr
     call=lambda lib, x: lib.py_function(_square_plus_sin(lib), [x], x.dtype), grad=1)
 add("numpy_function", cases(tensors(FLOATS + INTS, shape=(3,))),
     call=lambda lib, x: lib.numpy_function(lambda a: [np.sin(a), a * 2], [x], [x.dtype, x.dtype]))
+
+
+def tensor_array_scenario(lib, x):
+    """Write, read, stack, gather, scatter and split through a TensorArray (grad flows to x)."""
+    ta = lib.TensorArray(x.dtype, size=0, dynamic_size=True, clear_after_read=False)
+    ta = ta.unstack(x).write(3, x[0] * x[1])
+    out = [ta.stack(), ta.gather([3, 1]), ta.read(2), ta.size()]
+    ta2 = lib.TensorArray(x.dtype, size=3).scatter([2, 0], x[:2])
+    ta3 = lib.TensorArray(x.dtype, size=2).split(lib.reshape(x, [-1]), [2, 4])
+    return out + [ta2.stack(), ta3.concat(), ta3.read(1)]
+
+
+add("TensorArray", cases(tensors(("float32", "float64"), shape=(3, 2), variable=True)),
+    call=tensor_array_scenario, grad=1)
