@@ -9,7 +9,8 @@ import types
 import minitf
 
 NAMESPACES = ("", "math", "nn", "linalg", "image", "random", "bitwise", "debugging", "keras.layers", "keras.losses",
-              "keras.metrics", "keras.activations", "keras.initializers", "keras.optimizers")
+              "keras.metrics", "keras.activations", "keras.initializers", "keras.optimizers",
+              "keras.optimizers.legacy")
 
 # Names minitf exports that TF 2.21 does not have at that path, and why they stay.
 EXTENSIONS = {}
