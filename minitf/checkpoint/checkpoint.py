@@ -47,8 +47,10 @@ class Checkpoint(Trackable):
     A `save_counter` variable counts the saves and numbers the files. As in TF it is made
     lazily, by `save()`, `restore()` or reading `save_counter` (not by `write()`), so a
     Checkpoint used only as a stand-in node of another one adds none of its own. Attributes set
-    later (`ckpt.optimizer = opt`, even after `restore()`) become dependencies too; lists,
-    tuples and dicts of trackables are saved as `name/0`, `name/key`.
+    later (`ckpt.optimizer = opt`, even after `restore()`) become dependencies too. Lists,
+    dicts and tuples are wrapped in tracking containers (`ListWrapper`, `_DictWrapper`) whose
+    items are saved as `name/0`, `name/key`, including items appended later; an item attached
+    after `restore()` gets its saved value when it is appended.
 
     Files are HDF5 ('<prefix>.h5'), written atomically: a crash leaves the old file or the
     complete new one. Use `tf.train.CheckpointManager` to number checkpoints in a directory
@@ -58,14 +60,15 @@ class Checkpoint(Trackable):
         root: An optional trackable object whose own dependencies are saved at the top level
             (as if they were keyword arguments).
         **kwargs: Trackable objects (models, layers, optimizers, variables, dataset
-            iterators, other Checkpoints), saved under these names. Lists and dicts of them
-            can be attached later as attributes.
+            iterators, other Checkpoints), or lists and dicts of them (wrapped in tracking
+            containers, as attributes are), saved under these names.
 
     Raises:
         ValueError: If a keyword argument is not trackable, or is named `save_counter`.
     """
 
     def __init__(self, root=None, **kwargs):
+        kwargs = {name: wrap(value) for name, value in kwargs.items()}  # lists, dicts as in TF
         for name, value in kwargs.items():
             if not isinstance(value, (Trackable, Variable)):
                 raise ValueError(f"`Checkpoint` was expecting a trackable object (an object "

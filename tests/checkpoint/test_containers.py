@@ -176,3 +176,13 @@ def test_compare_with_tensorflow(tmp_path):
         np.testing.assert_array_equal(tf.train.load_variable(mini_path, name),
                                       real_tf.train.load_variable(tf_path, name))
     assert os.path.exists(mini_path + ".h5")
+
+
+def test_constructor_accepts_lists_and_dicts(tmp_path):
+    ckpt = tf.train.Checkpoint(a=[tf.Variable(1.)], b={"x": tf.Variable(2.)})
+    assert type(ckpt.a).__name__ == "ListWrapper" and type(ckpt.b).__name__ == "_DictWrapper"
+    ckpt.a.append(tf.Variable(3.))
+    assert _names(ckpt.write(str(tmp_path / "w"))) == ["a/0" + VALUE, "a/1" + VALUE, "b/x" + VALUE]
+    for bad in [(1, 2), 1]:
+        with pytest.raises(ValueError, match="trackable"):
+            tf.train.Checkpoint(a=bad)
