@@ -11,7 +11,8 @@ import collections
 from minitf import _host_tuning, backend
 from minitf.kernels import threads as _threads
 
-__all__ = ["PhysicalDevice", "LogicalDevice", "list_physical_devices", "list_logical_devices",
+__all__ = ["PhysicalDevice", "LogicalDevice", "LogicalDeviceConfiguration", "list_physical_devices",
+           "list_logical_devices", "set_logical_device_configuration", "get_logical_device_configuration",
            "set_visible_devices", "get_visible_devices", "experimental", "is_gpu_available",
            "is_built_with_cuda", "gpu_device_name", "get_soft_device_placement",
            "set_soft_device_placement", "threading"]
@@ -54,10 +55,58 @@ def get_visible_devices(device_type=None):
     return [d for d in visible if device_type is None or d.device_type == device_type]
 
 
+class LogicalDeviceConfiguration(collections.namedtuple(
+        "LogicalDeviceConfiguration", ["memory_limit", "experimental_priority", "experimental_device_ordinal"])):
+    """One logical device to make out of a physical one (`set_logical_device_configuration`).
+
+    `memory_limit` (MB, for GPUs) and the experimental fields are kept as given; minitf does not
+    partition memory, so they change nothing.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, memory_limit=None, experimental_priority=None, experimental_device_ordinal=None):
+        return super().__new__(cls, memory_limit, experimental_priority, experimental_device_ordinal)
+
+
+_logical_configs = {}  # physical device name -> [LogicalDeviceConfiguration]
+
+
+def set_logical_device_configuration(device, logical_devices):
+    """Split physical `device` into the `logical_devices` listed (LogicalDeviceConfiguration
+    objects): a CPU into several CPUs (/CPU:0, /CPU:1, ...), as the TF guides do to try
+    multi-device code on one machine. `None` undoes it.
+
+    Logical devices of one physical device share its array module: ops placed on /CPU:1 run on
+    the host like /CPU:0, and their tensors report /CPU:0 as their device (TF: /CPU:1). Unlike
+    TF (RuntimeError once the runtime has started), minitf lets this be changed at any time.
+    """
+    if not isinstance(device, PhysicalDevice) or device not in _all_physical():
+        raise ValueError(f"Unrecognized device: {device!r}; pass one of tf.config.list_physical_devices()")
+    if logical_devices is None:
+        _logical_configs.pop(device.name, None)
+        return
+    configs = list(logical_devices)
+    if not configs or not all(isinstance(c, LogicalDeviceConfiguration) for c in configs):
+        raise ValueError("logical_devices must be a non-empty list of tf.config.LogicalDeviceConfiguration")
+    _logical_configs[device.name] = configs
+
+
+def get_logical_device_configuration(device):
+    """The logical devices set for physical `device`, or None when it was never split."""
+    return _logical_configs.get(device.name)
+
+
 def list_logical_devices(device_type=None):
-    """The logical devices of `device_type` (None for all): one per visible physical device."""
-    return [LogicalDevice(d.name.replace("/physical_device:", "/device:"), d.device_type)
-            for d in get_visible_devices(device_type)]
+    """The logical devices of `device_type` (None for all): one per visible physical device, or
+    as many as `set_logical_device_configuration` made of it."""
+    out, counts = [], {}
+    for d in get_visible_devices(device_type):
+        for _ in _logical_configs.get(d.name, [None]):
+            index = counts.get(d.device_type, 0)
+            counts[d.device_type] = index + 1
+            out.append(LogicalDevice(f"/device:{d.device_type}:{index}", d.device_type))
+    return out
 
 
 def set_visible_devices(devices, device_type=None):
@@ -114,6 +163,10 @@ class _Experimental:
     list_physical_devices = staticmethod(list_physical_devices)
     list_logical_devices = staticmethod(list_logical_devices)
     set_visible_devices = staticmethod(set_visible_devices)
+    # the older names of the logical-device configuration
+    VirtualDeviceConfiguration = LogicalDeviceConfiguration
+    set_virtual_device_configuration = staticmethod(set_logical_device_configuration)
+    get_virtual_device_configuration = staticmethod(get_logical_device_configuration)
     get_visible_devices = staticmethod(get_visible_devices)
     set_memory_growth = staticmethod(set_memory_growth)
     get_memory_growth = staticmethod(get_memory_growth)

@@ -117,3 +117,24 @@ def test_experimental_namespace_mirrors_the_stable_names():
     for name in ("list_physical_devices", "list_logical_devices", "set_visible_devices",
                  "get_visible_devices"):
         assert getattr(tf.config.experimental, name) is getattr(tf.config, name)
+
+
+def test_a_cpu_split_into_logical_devices():
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    assert tf.config.get_logical_device_configuration(cpu) is None
+    try:
+        tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 3)
+        assert len(tf.config.get_logical_device_configuration(cpu)) == 3
+        names = [d.name for d in tf.config.list_logical_devices("CPU")]
+        assert names == ["/device:CPU:0", "/device:CPU:1", "/device:CPU:2"]
+        with tf.device("/CPU:2"):  # placeable; runs on the host like every CPU
+            assert float(tf.constant(2.0) * 3.0) == 6.0
+        assert tf.config.experimental.VirtualDeviceConfiguration is tf.config.LogicalDeviceConfiguration
+        assert repr(tf.config.LogicalDeviceConfiguration(memory_limit=10)) == (
+            "LogicalDeviceConfiguration(memory_limit=10, experimental_priority=None, "
+            "experimental_device_ordinal=None)")  # TF 2.21's repr
+        with pytest.raises(ValueError, match="LogicalDeviceConfiguration"):
+            tf.config.set_logical_device_configuration(cpu, [])
+    finally:
+        tf.config.set_logical_device_configuration(cpu, None)
+    assert len(tf.config.list_logical_devices("CPU")) == 1
