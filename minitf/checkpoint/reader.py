@@ -2,11 +2,15 @@
 
 Shapes and dtypes come from what the file declares, so listing a checkpoint reads no data.
 `get_tensor` reads one value through `safe_h5`, within the read budget the file's size sets.
+A checkpoint written by `tf.train.Checkpoint` also holds its object graph, listed as TF lists it:
+key '_CHECKPOINTABLE_OBJECT_GRAPH', shape [], dtype string (its value is the graph as JSON bytes,
+where TF has a serialized proto).
 """
 import os
 
 from minitf import dtypes, errors
 from minitf.checkpoint import h5format
+from minitf.checkpoint.graph import OBJECT_GRAPH_KEY
 from minitf.checkpoint.manager import latest_checkpoint
 
 __all__ = ["CheckpointReader", "load_checkpoint", "list_variables", "load_variable"]
@@ -29,12 +33,17 @@ class CheckpointReader:
         self._path = path
         with h5format.open_checkpoint(path) as store:  # validated; nothing read yet
             self._declared = {k: (e.shape, e.dtype) for k, e in store.entries.items()}
+            self._graph = h5format.text_attrs(store).get(OBJECT_GRAPH_KEY)
+        if self._graph is not None:
+            self._declared[OBJECT_GRAPH_KEY] = ((), dtypes.string)
 
     def get_tensor(self, name):
         """The stored numpy value of key `name` (NotFoundError if absent)."""
         if name not in self._declared:
             raise errors.NotFoundError(None, None, f"Key {name} not found in checkpoint "
                                        f"{self._path!r}.")
+        if name == OBJECT_GRAPH_KEY and self._graph is not None:
+            return self._graph.encode("utf-8")
         with h5format.open_checkpoint(self._path) as store:  # checked again: it may have changed
             entry = store.entries.get(name)
             if entry is None:

@@ -457,7 +457,7 @@ def test_checkpoint_guide_partial_restore_with_stand_ins(tmp_path):
 
     # A Checkpoint gets a save_counter only when it is saved or restored itself.
     names = [n for n, _ in tf.train.list_variables(fake_net.save(str(tmp_path / "fake")))]
-    assert names == ["l1/bias/.ATTRIBUTES/VARIABLE_VALUE",
+    assert names == ["_CHECKPOINTABLE_OBJECT_GRAPH", "l1/bias/.ATTRIBUTES/VARIABLE_VALUE",
                      "l1/kernel/.ATTRIBUTES/VARIABLE_VALUE",
                      "save_counter/.ATTRIBUTES/VARIABLE_VALUE"]
 
@@ -465,7 +465,8 @@ def test_checkpoint_guide_partial_restore_with_stand_ins(tmp_path):
 def test_save_counter_is_made_lazily_as_in_tf(tmp_path):
     ckpt = tf.train.Checkpoint(v=tf.Variable(1.0))
     written = ckpt.write(str(tmp_path / "w"))
-    assert [n for n, _ in tf.train.list_variables(written)] == ["v/.ATTRIBUTES/VARIABLE_VALUE"]
+    assert [n for n, _ in tf.train.list_variables(written)] == ["_CHECKPOINTABLE_OBJECT_GRAPH",
+                                                                "v/.ATTRIBUTES/VARIABLE_VALUE"]
     fresh = tf.train.Checkpoint(v=tf.Variable(0.0))
     status = fresh.restore(written)  # restore() makes the counter, which the file lacks
     assert float(fresh.v) == 1.0 and int(fresh.save_counter) == 0
@@ -489,7 +490,7 @@ def test_guide_lists_and_dicts_are_dependencies(tmp_path):
     save.mapped["two"] = save.listed[1]
     save_path = save.save(str(tmp_path / "tf_list_example"))
     assert [n for n, _ in tf.train.list_variables(save_path)] == [
-        "listed/0/.ATTRIBUTES/VARIABLE_VALUE", "listed/1/.ATTRIBUTES/VARIABLE_VALUE",
+        "_CHECKPOINTABLE_OBJECT_GRAPH", "listed/0/.ATTRIBUTES/VARIABLE_VALUE", "listed/1/.ATTRIBUTES/VARIABLE_VALUE",
         "save_counter/.ATTRIBUTES/VARIABLE_VALUE"]
     restore = tf.train.Checkpoint()
     v2 = tf.Variable(0.0)

@@ -186,3 +186,16 @@ def test_constructor_accepts_lists_and_dicts(tmp_path):
     for bad in [(1, 2), 1]:
         with pytest.raises(ValueError, match="trackable"):
             tf.train.Checkpoint(a=bad)
+
+
+def test_list_variables_lists_the_object_graph_as_tf(tmp_path):
+    ckpt = tf.train.Checkpoint()
+    ckpt.listed = [tf.Variable([1., 2.])]
+    path = ckpt.write(str(tmp_path / "w"))
+    assert tf.train.list_variables(path) == [("_CHECKPOINTABLE_OBJECT_GRAPH", []),
+                                             ("listed/0" + VALUE, [2])]
+    reader = tf.train.load_checkpoint(path)
+    assert reader.get_variable_to_dtype_map()["_CHECKPOINTABLE_OBJECT_GRAPH"] == tf.string
+    assert b"listed" in reader.get_tensor("_CHECKPOINTABLE_OBJECT_GRAPH")
+    empty = tf.train.Checkpoint().write(str(tmp_path / "e"))
+    assert tf.train.list_variables(empty) == [("_CHECKPOINTABLE_OBJECT_GRAPH", [])]
