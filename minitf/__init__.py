@@ -37,6 +37,7 @@ from minitf.ops.debugging import assert_equal, assert_greater, assert_less, asse
 from minitf.ops.debugging import Assert  # noqa: F401
 from minitf import bitwise  # noqa: F401
 from minitf import io  # noqa: F401
+from minitf import strings  # noqa: F401
 from minitf.ops.logging_ops import print  # noqa: F401,A004
 from minitf.ops.script_ops import py_function, numpy_function  # noqa: F401
 from minitf.ops.tensor_array import TensorArray  # noqa: F401
