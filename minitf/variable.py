@@ -5,7 +5,7 @@ import threading
 
 import numpy as np
 
-from minitf import backend, dtypes, errors, recording as _recording
+from minitf import backend, dtypes, errors, kernels, recording as _recording
 from minitf.convert import convert_to_tensor
 from minitf.indexed_slices import IndexedSlices
 from minitf.tensor import Tensor, TensorLike, next_id
@@ -77,23 +77,6 @@ class _Holder:
 # References to a variable's buffer when nobody but the variable holds it, counted the way
 # `Variable._buffer_for_update` counts (measured, so it holds on any CPython version).
 _UNSHARED_REFS = _Holder().refs()
-
-
-def _scatter_on_device(xp, buf, indices, values, how):
-    """`xp.<how>.at(buf, indices, values)` for a device module whose scatter covers fewer cases
-    than numpy's: cupy scatters add, max and min on device, subtract as an add of the negation,
-    and the rest (multiply, divide; dtypes its kernels lack) through the host."""
-    if how == "subtract":
-        how, values = "add", -values
-    try:
-        getattr(xp, how).at(buf, indices, values)
-        return
-    except (TypeError, NotImplementedError):
-        pass
-    host = backend.to_host(buf).copy()
-    getattr(np, how).at(host, backend.to_host(indices) if hasattr(indices, "get") else indices,
-                        backend.to_host(values))
-    buf[...] = xp.asarray(host)
 
 
 class Variable(TensorLike):
@@ -341,10 +324,8 @@ class Variable(TensorLike):
             values = xp.asarray(backend.to_host(values))
         if how is None:
             buf[indices] = values
-        elif xp is np:
-            getattr(np, how).at(buf, indices, values)
         else:
-            _scatter_on_device(xp, buf, indices, values, how)
+            kernels.for_module(xp).scatter_at(buf, indices, values, how)
         return self
 
     def _sparse_delta(self, op, sparse_delta):

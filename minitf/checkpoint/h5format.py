@@ -115,7 +115,7 @@ def _is_disk_full(error, directory, size_hint):
     less free space left than the write needed."""
     if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
         return True
-    if isinstance(error, (TypeError, ValueError)) and not isinstance(error, OSError):
+    if isinstance(error, (TypeError, ValueError)):
         return False  # bad values, not a bad disk
     return _free_bytes(directory) < size_hint + _SPACE_MARGIN
 

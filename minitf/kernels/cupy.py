@@ -7,8 +7,11 @@ module never imports cupy: cupy stays an optional dependency.
   launch many small GEMMs, each paying a kernel launch.
 - Optimizer updates: one pass over the whole arrays (no cache blocking, no host threads).
 - `argsort_stable`: cupy's sort is a stable radix sort and takes no `kind`.
+- `scatter_at`: cupy's `.at` scatters cover add, max and min only.
 """
-from minitf.backend import array_module
+import numpy as np
+
+from minitf.backend import array_module, to_host
 from minitf.kernels.windows import (avg_pool, avg_pool_grad, contiguous, conv2d_backprop_input_taps,  # noqa: F401
                                     conv2d_backprop_filter_im2col, conv2d_im2col, depthwise_backprop_filter,
                                     depthwise_backprop_input, depthwise_conv2d, im2col, max_pool,
@@ -42,3 +45,20 @@ def adam_update(g, m, v, w, s, vhat, alpha, one_minus_b1, one_minus_b2, eps):
 def argsort_stable(v, axis=-1):
     """Indices that sort `v` along `axis`, equal values keeping their order."""
     return array_module(v).argsort(v, axis=axis)
+
+
+def scatter_at(buf, indices, values, how):
+    """`<how>.at(buf, indices, values)` in place. cupy scatters add, max and min on the device,
+    subtract as an add of the negation, and the rest (multiply, divide; dtypes its kernels lack)
+    through the host."""
+    xp = array_module(buf)
+    if how == "subtract":
+        how, values = "add", -values
+    try:
+        getattr(xp, how).at(buf, indices, values)
+        return
+    except (TypeError, NotImplementedError):
+        pass
+    host = to_host(buf).copy()
+    getattr(np, how).at(host, to_host(indices) if hasattr(indices, "get") else indices, to_host(values))
+    buf[...] = xp.asarray(host)

@@ -7,6 +7,7 @@
 - Optimizer updates: the fused in-place Adam update, run over cache-sized blocks shared out over
   minitf's worker pool (`map_blocks`).
 - `argsort_stable`: numpy's stable sort (ties keep their order, as TF's TopKV2).
+- `scatter_at`: numpy's unbuffered `.at` scatters (Variable.scatter_*).
 """
 import numpy as np
 
@@ -14,7 +15,7 @@ from minitf.kernels import threads
 from minitf.kernels.windows import (avg_pool, avg_pool_grad, contiguous, conv2d_backprop_filter_im2col,  # noqa: F401
                                     conv2d_backprop_input_taps, conv2d_im2col, depthwise_backprop_filter,
                                     depthwise_backprop_input, depthwise_conv2d, im2col, max_pool,
-                                    max_pool_grad, max_pool_grad_grad, max_pool_winners, pad, unpad, windows)
+                                    max_pool_grad, max_pool_grad_grad, max_pool_winners, pad, unpad)
 
 # When the tap-rectangle path replaces im2col (see use_tap_rectangles); measured on 2 cores
 # with 64-256 channels. At 64% real reads the rectangles are 1.2-1.5x faster in all three
@@ -94,7 +95,7 @@ def conv2d(x, w, geo, keep_cols=None):
     y = np.empty((geo.n, geo.oh, geo.ow, f), dtype=np.result_type(x, w))
     kept = _ChunkedPatches()
     for rows in chunks:
-        cols = _patches(x[rows], geo)
+        cols = im2col(x[rows], geo)
         np.matmul(cols, filters, out=y[rows].reshape(-1, f))
         kept.append((rows, cols))
     if keep_cols is not None:
@@ -115,12 +116,6 @@ def _patch_chunks(x, window_shape, geo):
     return [slice(i, min(i + step, geo.n)) for i in range(0, geo.n, step)] or [slice(0, geo.n)]
 
 
-def _patches(x, geo):
-    """The patch matrix of a batch chunk (im2col on `x`'s own batch size)."""
-    xpad = pad(x, geo)
-    return windows(xpad, geo).reshape(-1, geo.kh * geo.kw * xpad.shape[3])
-
-
 def conv2d_backprop_input(w, g, geo):
     """Conv2DBackpropInput: the input gradient of Conv2D, contiguous NHWC."""
     if use_tap_rectangles(geo, w.shape[2], w.shape[3], input_gradient=True):
@@ -137,7 +132,7 @@ def conv2d_backprop_filter(x, g, geo, cols=None):
         chunks = _patch_chunks(x, (geo.kh, geo.kw, x.shape[3]), geo)
         if len(chunks) == 1:
             return conv2d_backprop_filter_im2col(x, g, geo)
-        parts = ((rows, _patches(x[rows], geo)) for rows in chunks)  # one chunk in memory at a time
+        parts = ((rows, im2col(x[rows], geo)) for rows in chunks)  # one chunk in memory at a time
     elif isinstance(cols, _ChunkedPatches):
         parts = cols
     else:
@@ -311,3 +306,9 @@ def adam_update(g, m, v, w, scratch, vhat, alpha, one_minus_b1, one_minus_b2, ep
 def argsort_stable(v, axis=-1):
     """Indices that sort `v` along `axis`, equal values keeping their order."""
     return np.argsort(v, axis=axis, kind="stable")
+
+
+def scatter_at(buf, indices, values, how):
+    """`numpy.<how>.at(buf, indices, values)`: an unbuffered scatter in place (repeated indices
+    all apply)."""
+    getattr(np, how).at(buf, indices, values)

@@ -49,9 +49,10 @@ def windows(vpad, geo):
 
 
 def im2col(x, geo):
-    """[N*OH*OW, KH*KW*C] patch matrix: one copy out of the strided window view."""
+    """[N*OH*OW, KH*KW*C] patch matrix: one copy out of the strided window view (N is `x`'s own
+    batch size, so a batch chunk works too)."""
     xpad = pad(x, geo)
-    return windows(xpad, geo).reshape(geo.n * geo.oh * geo.ow, geo.kh * geo.kw * xpad.shape[3])
+    return windows(xpad, geo).reshape(-1, geo.kh * geo.kw * xpad.shape[3])
 
 
 # -- Conv2D and its two adjoints: im2col and one GEMM ----------------------------------------

@@ -15,9 +15,8 @@ __all__ = ["cond", "case", "switch_case", "while_loop", "map_fn", "scan", "foldl
 
 
 def _truth(pred):
-    """The Python truth of a predicate: a bool, or a tensor with one element (TF's rules)."""
-    if isinstance(pred, (Tensor, Variable)):
-        return bool(pred)
+    """The Python truth of a predicate: a bool, or a tensor with one element (a tensor of more
+    raises ValueError, as in TF)."""
     return bool(pred)
 
 

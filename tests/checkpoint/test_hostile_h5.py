@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import zlib
 
@@ -24,6 +25,7 @@ import pytest
 
 import minitf as tf
 from minitf import errors
+from minitf.applications import imagenet_utils
 from minitf.checkpoint import safe_h5
 
 KEY_W = "model/w/.ATTRIBUTES/VARIABLE_VALUE"
@@ -434,7 +436,6 @@ def test_written_datasets_carry_checksums_and_old_files_load(tmp_path):
 
 
 def test_legacy_application_weights_refuse_links_and_checksum_errors(tmp_path):
-    from minitf.applications import imagenet_utils
     model = _keras_model()
     path = str(tmp_path / "legacy.h5")
     imagenet_utils.save_legacy_h5_weights(model, path)
@@ -459,7 +460,6 @@ def test_legacy_application_weights_refuse_links_and_checksum_errors(tmp_path):
 
 
 if __name__ == "__main__":
-    import tempfile
     counts = {}
     for entry, case in _cases():
         with tempfile.TemporaryDirectory() as d:

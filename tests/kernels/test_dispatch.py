@@ -1,5 +1,6 @@
 """The kernel seam: one dispatch by array module, the same functions on each side."""
 import numpy as np
+import pytest
 
 from minitf import kernels
 from minitf.kernels import cupy as device_kernels
@@ -8,7 +9,7 @@ from minitf.kernels import numpy as numpy_kernels
 SHARED = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "depthwise_conv2d",
           "depthwise_backprop_input", "depthwise_backprop_filter", "max_pool", "max_pool_winners",
           "max_pool_grad", "max_pool_grad_grad", "avg_pool", "avg_pool_grad", "adam_update",
-          "argsort_stable"]
+          "argsort_stable", "scatter_at"]
 
 
 def test_for_module_picks_numpy_or_device_kernels():
@@ -39,3 +40,16 @@ def test_adam_update_matches_on_both_sides():
         outs.append((m, v, w))
     for a, b in zip(*outs):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("how", ["add", "subtract", "multiply", "maximum", "minimum"])
+def test_device_scatter_gives_numpys_result(fake_gpu, how):
+    # the device kernel rewrites subtract as an add and sends what it cannot scatter to the host
+    rng = np.random.default_rng(0)
+    base, values = rng.normal(size=(4, 3)), rng.normal(size=(3, 3))
+    indices = np.array([2, 0, 2])
+    expected = base.copy()
+    getattr(np, how).at(expected, indices, values)
+    buf = fake_gpu.asarray(base)
+    kernels.for_module(fake_gpu).scatter_at(buf, indices, fake_gpu.asarray(values), how)
+    np.testing.assert_allclose(buf.get(), expected, rtol=1e-12)

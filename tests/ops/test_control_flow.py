@@ -5,6 +5,7 @@ import pytest
 
 import minitf as tf
 from minitf import errors
+from minitf.gradient_checker import assert_gradients_close
 
 
 def test_cond_runs_one_branch_and_returns_its_result():
@@ -85,3 +86,17 @@ def test_scan_and_folds():
     assert int(tf.foldl(lambda a, x: a - x, tf.constant([1, 2, 3]))) == -4
     assert int(tf.foldr(lambda a, x: a - x, tf.constant([1, 2, 3]), initializer=10)) == 4
     assert int(tf.foldr(lambda a, x: a - x, tf.constant([1, 2, 3]))) == 0  # 3 - 2 - 1
+
+
+def test_gradients_match_finite_differences():
+    x = np.random.default_rng(0).uniform(0.5, 1.5, (3, 2))
+    checks = [
+        lambda t: tf.cond(tf.reduce_sum(t) > 0, lambda: t * t, lambda: t * 3.0),
+        lambda t: tf.switch_case(tf.constant(1), [lambda: t * 2.0, lambda: tf.sin(t)]),
+        lambda t: tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * t), (0, tf.ones_like(t)))[1],
+        lambda t: tf.map_fn(lambda r: r * tf.reduce_sum(r), t),
+        lambda t: tf.scan(lambda a, r: a * r + 1.0, t),
+        lambda t: tf.foldr(lambda a, r: a * 0.5 + r * r, t),
+    ]
+    for fn in checks:
+        assert_gradients_close(fn, [x], order=2)

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import minitf as tf
+from minitf.gradient_checker import assert_gradients_close
 
 X = [1.0, 2.0]
 
@@ -98,3 +99,8 @@ def test_numpy_function_has_no_gradient():
         y = tf.numpy_function(lambda a: a * a, [v], tf.float32)
     assert y.numpy().tolist() == [1.0, 4.0]
     assert tape.gradient(y, v) is None
+
+
+def test_py_function_gradient_matches_finite_differences():
+    x = np.random.default_rng(1).uniform(0.5, 2.0, (2, 3))
+    assert_gradients_close(lambda t: tf.py_function(lambda a: tf.sin(a) * a, [t], tf.float64), [x], order=1)
