@@ -71,7 +71,13 @@ _LAZY = {
     "activations": "minitf.activations", "initializers": "minitf.initializers",
     "regularizers": "minitf.regularizers", "callbacks": "minitf.callbacks",
     "checkpoint": "minitf.checkpoint", "applications": "minitf.applications",
-    "utils": "minitf.utils", "saved_model": "minitf.saved_model", "summary": "minitf.summary",
+    "utils": "minitf.utils", "ragged": "minitf.ragged", "sparse": "minitf.sparse",
+    "autodiff": "minitf.autodiff",
+}
+# Classes TF keeps at the top level whose modules load on first use: name -> (module, attribute)
+_LAZY_CLASSES = {
+    "RaggedTensor": ("minitf.ragged", "RaggedTensor"),
+    "SparseTensor": ("minitf.sparse", "SparseTensor"),
 }
 
 
@@ -80,4 +86,9 @@ def __getattr__(name):
         module = importlib.import_module(_LAZY[name])
         globals()[name] = module
         return module
+    if name in _LAZY_CLASSES:
+        module_name, attribute = _LAZY_CLASSES[name]
+        value = getattr(importlib.import_module(module_name), attribute)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'minitf' has no attribute {name!r}")

@@ -1,11 +1,10 @@
-"""The whole parity table: the core namespaces' rows, the Keras namespaces' rows and the eager
-control-flow rows."""
-import parity_rows_control
-import parity_rows_core
-import parity_rows_keras
+"""The whole parity table: the rows of every `parity_rows_*.py` module in this folder (core
+namespaces, Keras namespaces, eager control flow, and each later family in its own file)."""
+import importlib
+import pathlib
+
 from parity_table import Table
 
 TABLE = Table()
-TABLE.update(parity_rows_core.TABLE)
-TABLE.update(parity_rows_keras.TABLE)
-TABLE.update(parity_rows_control.TABLE)
+for _path in sorted(pathlib.Path(__file__).parent.glob("parity_rows_*.py")):
+    TABLE.update(importlib.import_module(_path.stem).TABLE)
