@@ -15,7 +15,7 @@ FILE_HASH = "731c5ac602752760c8e48fbffcf8c3b850d9dc2a2aedcf2cc48468fc17b673d1"  
 def load_data(path="mnist.npz", cache_dir=None):
     """((x_train, y_train), (x_test, y_test)): uint8 arrays (60000, 28, 28), (60000,), ...
 
-    Downloads mnist.npz once into the cache (~/.minitf/datasets, or $MINITF_HOME/datasets, or
+    Downloads mnist.npz once into the cache (Keras' ~/.keras/datasets, or $KERAS_HOME/datasets, or
     `cache_dir`) and verifies its sha256; a file already there with the right hash is used
     without any network access. `path` is a file name inside that folder: a path raises
     ValueError, as in Keras 3 (use `cache_dir` to choose the folder).

@@ -32,11 +32,20 @@ class DownloadError(OSError):
 
 
 def cache_root(cache_dir=None):
-    """The cache folder: `cache_dir`, else $MINITF_HOME, else ~/.minitf."""
+    """The cache folder, Keras' own so that files Keras downloaded are reused (hashes checked).
+
+    `cache_dir` when given, else $MINITF_HOME, else $KERAS_HOME, else ~/.keras (or /tmp/.keras
+    when the home folder is not writable, as Keras does).
+    """
     if cache_dir:
         return os.path.expanduser(os.fspath(cache_dir))
-    env = os.environ.get("MINITF_HOME")
-    return os.path.expanduser(env) if env else os.path.join(os.path.expanduser("~"), ".minitf")
+    for variable in ("MINITF_HOME", "KERAS_HOME"):
+        if os.environ.get(variable):
+            return os.path.expanduser(os.environ[variable])
+    home = os.path.expanduser("~")
+    if not os.access(home, os.W_OK):
+        home = "/tmp"
+    return os.path.join(home, ".keras")
 
 
 def _resolve_algorithm(hash_algorithm, file_hash):
@@ -238,7 +247,7 @@ def get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None
     """Download `origin` into the cache unless a file with a valid hash is already there.
 
     Returns the local path. The file lands in `cache_dir/cache_subdir` (cache_dir defaults to
-    $MINITF_HOME or ~/.minitf) under the name `fname` (default: the last part of the URL).
+    Keras' folder: $MINITF_HOME, else $KERAS_HOME, else ~/.keras; see `cache_root`) under the name `fname` (default: the last part of the URL).
     `fname` must be a plain file name: a path (absolute, or with a separator or '..') raises
     ValueError, as in Keras 3. `cache_subdir` must stay inside the cache folder: unlike Keras,
     which writes wherever an absolute or '../' subdir points, minitf raises ValueError.

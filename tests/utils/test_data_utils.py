@@ -129,7 +129,28 @@ def test_hostile_zip_refused(tmp_path):
 
 def test_cache_root_precedence(monkeypatch, tmp_path):
     monkeypatch.setenv("MINITF_HOME", str(tmp_path / "env"))
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path / "keras_env"))
     assert data_utils.cache_root() == str(tmp_path / "env")
     assert data_utils.cache_root(tmp_path / "arg") == str(tmp_path / "arg")
     monkeypatch.delenv("MINITF_HOME")
-    assert data_utils.cache_root() == os.path.join(os.path.expanduser("~"), ".minitf")
+    assert data_utils.cache_root() == str(tmp_path / "keras_env")
+    monkeypatch.delenv("KERAS_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "home").mkdir()
+    assert data_utils.cache_root() == str(tmp_path / "home" / ".keras")
+
+
+def test_a_file_keras_already_downloaded_is_reused_without_network(monkeypatch, tmp_path):
+    """Keras' cache layout (~/.keras/datasets/<fname>) is minitf's: a file with the right hash there
+    is used as is; the origin is unreachable, so any download attempt would fail."""
+    monkeypatch.delenv("MINITF_HOME", raising=False)
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path / "keras"))
+    (tmp_path / "keras" / "datasets").mkdir(parents=True)
+    cached = tmp_path / "keras" / "datasets" / "data.bin"
+    cached.write_bytes(b"downloaded by keras")
+    digest = data_utils.hash_file(str(cached))
+    path = data_utils.get_file("data.bin", origin="http://127.0.0.1:9/data.bin", file_hash=digest)
+    assert path == str(cached)
+    cached.write_bytes(b"damaged")  # a wrong hash makes it fetch again, which fails offline
+    with pytest.raises(data_utils.DownloadError):
+        data_utils.get_file("data.bin", origin="http://127.0.0.1:9/data.bin", file_hash=digest)
