@@ -1,6 +1,8 @@
-"""tf.keras.utils: get_file, to_categorical, normalize, Progbar."""
+"""tf.keras.utils: get_file, to_categorical, normalize, Progbar and the image file helpers."""
 from minitf.utils.data_utils import get_file  # noqa: F401
 from minitf.utils.generic_utils import Progbar  # noqa: F401
+from minitf.utils.image_utils import array_to_img, img_to_array, load_img, save_img  # noqa: F401
 from minitf.utils.np_utils import normalize, to_categorical  # noqa: F401
 
-__all__ = ["get_file", "to_categorical", "normalize", "Progbar"]
+__all__ = ["get_file", "to_categorical", "normalize", "Progbar", "array_to_img", "img_to_array",
+           "load_img", "save_img"]

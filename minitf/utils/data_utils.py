@@ -247,7 +247,8 @@ def get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None
     """Download `origin` into the cache unless a file with a valid hash is already there.
 
     Returns the local path. The file lands in `cache_dir/cache_subdir` (cache_dir defaults to
-    Keras' folder: $MINITF_HOME, else $KERAS_HOME, else ~/.keras; see `cache_root`) under the name `fname` (default: the last part of the URL).
+    Keras' folder: $MINITF_HOME, else $KERAS_HOME, else ~/.keras; see `cache_root`) under the
+    name `fname` (default: the last part of the URL).
     `fname` must be a plain file name: a path (absolute, or with a separator or '..') raises
     ValueError, as in Keras 3. `cache_subdir` must stay inside the cache folder: unlike Keras,
     which writes wherever an absolute or '../' subdir points, minitf raises ValueError.
