@@ -127,11 +127,16 @@ class Tensor(TensorLike):
         return backend.device_name(self._value)
 
     def numpy(self):
-        """The value as a host numpy array (a numpy scalar for 0-d tensors, as TF returns)."""
-        value = backend.to_host(self._value)
-        if isinstance(value, np.ndarray) and value.ndim == 0:
-            return value[()]
-        return value
+        """The value as a new host numpy array (a numpy scalar for 0-d tensors), as TF returns.
+
+        The array is the caller's own: writing to it leaves the tensor unchanged (tensors are
+        immutable). `np.asarray(t)` gives a read-only view instead, without the copy.
+        """
+        value = self._value
+        if value.ndim == 0:
+            return backend.to_host(value)[()]
+        host = backend.to_host(value)
+        return host.copy() if host is value else host
 
     def __hash__(self):
         raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")

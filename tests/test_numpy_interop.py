@@ -198,3 +198,13 @@ def test_same_results_as_tensorflow():
                 assert np.asarray(make(module, [1.0])).flags.writeable
                 with pytest.raises(ValueError):
                     np.asarray(make(module, [1.0]), copy=False)
+
+
+def test_numpy_gives_an_array_of_its_own_so_writing_to_it_leaves_the_tensor_unchanged():
+    t = tf.constant([1.0, 2.0])
+    n = t.numpy()
+    assert n.flags.writeable and n.flags.owndata  # TF's numpy() is a writable copy
+    n[0] = 5.0
+    np.testing.assert_array_equal(t.numpy(), [1.0, 2.0])
+    assert t.numpy() is not t.numpy()
+    assert isinstance(tf.constant(3.0).numpy(), np.float32)
