@@ -89,7 +89,8 @@ def _np_dtype(name):
 
 
 def record(op, inputs, outputs, grad_fn):
-    """Record `op` on every active tape that watches one of its inputs.
+    """Record `op` on every active tape that watches one of its inputs (a forward accumulator
+    whose tangents reach an input computes the outputs' tangents instead of keeping a record).
 
     inputs: tuple of Tensors (or Variables for variable reads); outputs: tuple of Tensors.
     """
@@ -100,6 +101,9 @@ def record(op, inputs, outputs, grad_fn):
             if x._id in watched:
                 break
         else:
+            continue
+        if tape._forward:  # a ForwardAccumulator (minitf.autodiff): output tangents, now
+            tape._forward_op(op, inputs, outputs, grad_fn)
             continue
         if rec is None:
             rec = (op, inputs, outputs, grad_fn)

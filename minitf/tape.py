@@ -74,6 +74,8 @@ class GradientTape:
         answering.
     """
 
+    _forward = False  # recording.record keeps this tape's records (accumulators say True)
+
     def __init__(self, persistent=False, watch_accessed_variables=True):
         self._persistent = persistent
         self._watch_accessed_variables = watch_accessed_variables
