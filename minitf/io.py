@@ -5,6 +5,7 @@ import os as _os
 import shutil as _shutil
 
 from minitf.ops.io_ops import *  # noqa: F401,F403
+from minitf.ops.tfrecord_io import TFRecordOptions, TFRecordWriter  # noqa: F401
 
 
 class gfile:  # noqa: N801 (TF's module name)

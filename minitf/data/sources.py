@@ -38,7 +38,9 @@ class SliceDataset(Node):
     def _generate(self, ctx):
         raws = [t._value for t in st.flatten(self._tensors)]
         for i in range(self._n):
-            yield st.pack(self._tensors, [Tensor(r[i]) for r in raws])
+            # r[i, ...] stays an array (a 0-d one for a string row), where r[i] of an object
+            # array would be a bare bytes object
+            yield st.pack(self._tensors, [Tensor(r[i, ...]) for r in raws])
 
     def _cardinality(self):
         return self._n
