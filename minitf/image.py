@@ -1,2 +1,4 @@
-"""tf.image: image ops (re-exports; nothing is defined here)."""
+"""tf.image: image ops and the image codecs (re-exports; nothing is defined here)."""
 from minitf.ops.image import *  # noqa: F401,F403
+from minitf.ops.io_ops import (decode_bmp, decode_gif, decode_image, decode_jpeg, decode_png,  # noqa: F401
+                               encode_jpeg, encode_png, is_jpeg)
