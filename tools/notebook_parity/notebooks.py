@@ -1,0 +1,81 @@
+"""The pinned notebook list and the reader that pulls code cells out of a tensorflow/docs checkout.
+
+The notebooks themselves are not stored in this repository: the runner reads them from a
+tensorflow/docs checkout (a work tree or a bare git directory) at the pinned commit, so a
+re-measurement reads exactly the text the substitution rules were written against.
+"""
+import json
+import pathlib
+import subprocess
+
+# tensorflow/docs commit the list and the substitution rules were written against (2026-03-11).
+DOCS_COMMIT = "7c3650212740204359d4ceae481abc79345541be"
+
+# Notebook ids are paths under site/en/ without the .ipynb suffix.
+NOTEBOOKS = [
+    # TF core guides
+    "guide/basics",
+    "guide/tensor",
+    "guide/variable",
+    "guide/autodiff",
+    "guide/advanced_autodiff",
+    "guide/intro_to_modules",
+    "guide/basic_training_loops",
+    "guide/core/quickstart_core",
+    "guide/core/mlp_core",
+    "guide/core/optimizers_core",
+    "guide/core/logistic_regression_core",
+    "guide/core/matrix_core",
+    "guide/ragged_tensor",
+    "guide/sparse_tensor",
+    "guide/random_numbers",
+    "guide/checkpoint",
+    "guide/data",
+    "guide/tensor_slicing",
+    "guide/function",
+    # tutorials
+    "tutorials/quickstart/beginner",
+    "tutorials/quickstart/advanced",
+    "tutorials/customization/basics",
+    "tutorials/customization/custom_training_walkthrough",
+    "tutorials/customization/custom_layers",
+    "tutorials/generative/dcgan",
+    "tutorials/generative/style_transfer",
+    "tutorials/generative/deepdream",
+    "tutorials/load_data/tfrecord",
+    "tutorials/load_data/images",
+    "tutorials/keras/classification",
+]
+
+
+def notebook_path(nb_id):
+    """The notebook's path inside a tensorflow/docs checkout."""
+    return f"site/en/{nb_id}.ipynb"
+
+
+def read_notebook_text(docs, nb_id, commit=DOCS_COMMIT):
+    """The raw .ipynb text of `nb_id` from `docs`: a work tree, or a git directory read at `commit`."""
+    docs = pathlib.Path(docs)
+    rel = notebook_path(nb_id)
+    git_dir = docs if (docs / "HEAD").is_file() and (docs / "objects").is_dir() else docs / ".git"
+    if git_dir.exists():
+        res = subprocess.run(["git", "--git-dir", str(git_dir), "show", f"{commit}:{rel}"],
+                             capture_output=True, text=True)
+        if res.returncode == 0:
+            return res.stdout
+        if not (docs / rel).is_file():
+            raise FileNotFoundError(f"{rel} at commit {commit} not readable from {git_dir}: {res.stderr.strip()}; "
+                                    "fetch that commit (git fetch origin {commit}) or pass --commit")
+    return (docs / rel).read_text(encoding="utf-8")
+
+
+def code_cells(ipynb_text):
+    """The source of each code cell, in order, as strings (markdown and raw cells dropped)."""
+    nb = json.loads(ipynb_text)
+    cells = []
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") != "code":
+            continue
+        src = cell.get("source", "")
+        cells.append("".join(src) if isinstance(src, list) else src)
+    return cells
