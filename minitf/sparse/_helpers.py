@@ -83,11 +83,12 @@ def check_same_dtype(a, b, op_name, position):
     if a.dtype != b.dtype:
         raise errors.invalid_argument(
             op_name, f"cannot compute {op_name} as input #{position}(zero-based) was expected to be a "
-                     f"{_short(a.dtype)} tensor but is a {_short(b.dtype)} tensor; cast one operand's "
+                     f"{short_dtype(a.dtype)} tensor but is a {short_dtype(b.dtype)} tensor; cast one operand's "
                      f"values with tf.cast")
 
 
-def _short(dtype):
+def short_dtype(dtype):
+    """The dtype as TF's kernel messages name it (float32 is 'float')."""
     # TF's messages say "float"/"double" for float32/float64
     return {"float32": "float", "float64": "double"}.get(dtype.name, dtype.name)
 

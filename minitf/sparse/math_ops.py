@@ -13,6 +13,7 @@ from minitf.ops.gather import gather, scatter_nd
 from minitf.ops.math import add as dense_add, maximum as dense_maximum, minimum as dense_minimum, multiply
 from minitf.ops.shaping import concat, expand_dims, transpose
 from minitf.ops.creation import zeros
+from minitf.ops.reduce import reduce_sum as dense_reduce_sum
 from minitf.sparse._helpers import check_same_dtype, check_same_shape, host, merge, normalize_axes
 from minitf.sparse.sparse_tensor import SparseTensor
 from minitf.tensor import Tensor
@@ -141,8 +142,9 @@ def _grouping(sp, axis, keepdims, op_name):
 
 def _groups(out_idx):
     """(sorted unique group indices, group number of each entry)."""
-    if out_idx.shape[0] == 0:
-        return out_idx, np.zeros(0, dtype=np.int64)
+    n = out_idx.shape[0]
+    if n == 0 or out_idx.shape[1] == 0:  # no entries, or everything reduced to one scalar group
+        return np.zeros((min(n, 1), out_idx.shape[1]), dtype=np.int64), np.zeros(n, dtype=np.int64)
     unique, inverse = np.unique(out_idx, axis=0, return_inverse=True)
     return unique.astype(np.int64), inverse.reshape(-1).astype(np.int64)
 
@@ -155,6 +157,8 @@ def reduce_sum(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=
     """
     out_idx, dims = _grouping(sp_input, axis, bool(keepdims), "SparseReduceSum")
     if not output_is_sparse:
+        if not dims:  # a full reduction: scatter_nd needs at least one index column
+            return dense_reduce_sum(sp_input.values)
         return scatter_nd(Tensor(out_idx), sp_input.values, dims)
     unique, inverse = _groups(out_idx)
     summed = scatter_nd(Tensor(inverse[:, None]), sp_input.values, [unique.shape[0]])

@@ -10,7 +10,7 @@ from minitf import errors
 from minitf.convert import convert_to_tensor
 from minitf.ops.gather import gather
 from minitf.ops.shaping import concat as dense_concat
-from minitf.sparse._helpers import host, lex_order
+from minitf.sparse._helpers import host, lex_order, short_dtype
 from minitf.sparse.conversion import _require_sparse
 from minitf.sparse.sparse_tensor import SparseTensor
 from minitf.tensor import Tensor
@@ -44,8 +44,10 @@ def reshape(sp_input, shape, name=None):
         raise errors.invalid_argument(
             op, f"only one output dimension may be -1, not both {unknown[0]} and {unknown[1]}")
     known = int(np.prod([d for d in new if d != -1], dtype=np.int64))
-    old_text, new_text = ",".join(map(str, dims)), ",".join(map(str, new))
+    old_text = ",".join(map(str, dims))
     if unknown:
+        shown = [total // known if d == -1 and known else d for d in new]  # as TF prints it
+        new_text = ",".join(map(str, shown))
         if known == 0 or total % known:
             raise errors.invalid_argument(
                 op, f"Input to reshape is a SparseTensor with {total} dense values, but the "
@@ -53,6 +55,7 @@ def reshape(sp_input, shape, name=None):
                     f"output_shape=[{new_text}]")
         new[unknown[0]] = total // known
     elif known != total:
+        new_text = ",".join(map(str, new))
         raise errors.invalid_argument(
             op, f"Input to reshape is a tensor with {total} dense values, but the requested shape "
                 f"has {known}. input_shape=[{old_text}] output_shape=[{new_text}]")
@@ -104,7 +107,8 @@ def concat(axis, sp_inputs, expand_nonconcat_dims=False, concat_dim=None, name=N
         if sp.dtype != first.dtype:
             raise errors.invalid_argument(
                 op, f"cannot compute SparseConcat as input #{len(sp_inputs) + pos}(zero-based) was "
-                    f"expected to be a {first.dtype.name} tensor but is a {sp.dtype.name} tensor")
+                    f"expected to be a {short_dtype(first.dtype)} tensor but is a "
+                    f"{short_dtype(sp.dtype)} tensor; cast the values with tf.cast")
     axis = int(axis)
     if not -rank <= axis < rank:
         raise errors.invalid_argument(op, f"Concat dimension must be in range [{-rank}, {rank}), got {axis}")

@@ -124,7 +124,7 @@ class SparseTensor:
         """`sparse_tensor_value` itself when it is a SparseTensor; TypeError otherwise."""
         if isinstance(sparse_tensor_value, SparseTensor):
             return sparse_tensor_value
-        raise TypeError(f"Argument sparse_tensor_value={sparse_tensor_value!r} is neither a "
+        raise TypeError(f"Argument sparse_tensor_value={sparse_tensor_value} is neither a "
                         f"SparseTensor nor SparseTensorValue.")
 
     @property
