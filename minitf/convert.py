@@ -109,8 +109,9 @@ def _python_to_array(value, dtype):
         try:
             arr = np.asarray(value)
         except ValueError:
-            raise ValueError(f"Can't convert non-rectangular Python sequence to Tensor: {value!r}; "
-                             f"all rows must have the same length.") from None
+            raise ValueError(f"Can't convert non-rectangular Python sequence to Tensor. ({value!r} has "
+                             f"rows of different lengths: pad them, or use tf.ragged.constant for a "
+                             f"RaggedTensor.)") from None
     kind = arr.dtype.kind
     if kind in "fO" and dtype is not None and dtype._np.kind in "iu":
         big = _big_python_ints(value, dtype)  # e.g. [2**64 - 1, 300] for uint64
@@ -197,6 +198,10 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
         to_tensor = getattr(type(value), "__tf_tensor__", None)
         if to_tensor is not None:  # variables, IndexedSlices: their own (tape-aware) conversion
             value = to_tensor(value)
+        elif hasattr(type(value), "__tf_dispatch__"):  # a RaggedTensor: ops dispatch on this error
+            raise ValueError(f"TypeError: object of type '{type(value).__name__}' has no len(): "
+                             f"{value!r} does not convert to a Tensor; use its .to_tensor() (padded) or "
+                             f".flat_values")
     if type(value) is Tensor:
         if dtype is not None and value._value.dtype != dtype._np:
             raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
@@ -237,7 +242,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
         else:
             arr = _python_to_array(value, dtype)
     if arr.dtype == object and any(isinstance(v, numbers.Number) for v in np.ravel(arr)[:1]):
-        raise ValueError(f"Can't convert non-rectangular Python sequence to Tensor: {value!r}")
+        raise ValueError(f"Can't convert non-rectangular Python sequence to Tensor. ({value!r} has rows of "
+                         f"different lengths: pad them, or use tf.ragged.constant for a RaggedTensor.)")
     xp = backend.default_module()
     if xp is not np and arr.dtype != object:
         arr = xp.asarray(arr)

@@ -6,7 +6,7 @@ rules here are written for the broadcast shape. Every differentiable op here acc
 cotangents. tf.math's functions of one tensor (`minitf.ops.math_unary`) and its comparisons,
 logic and bitwise ops (`minitf.ops.compare`) are defined below this module and re-exported here.
 """
-from minitf import errors
+from minitf import dispatch, errors
 from minitf.backend import coerce_to_module
 from minitf.ops._core import (_FLOATS, _NUMERIC, _REAL, _SIGNED, Op, Tensor, Variable, _state, array_module,
                               as_tensor, binary, record)
@@ -60,7 +60,10 @@ def add(x, y, name=None):
     Raises:
       InvalidArgumentError: the dtypes differ, have no kernel, or the shapes do not broadcast.
     """
-    x, y = binary(x, y, ADD, hint=True)
+    try:
+        x, y = binary(x, y, ADD, hint=True)
+    except (TypeError, ValueError):  # a RaggedTensor operand: see minitf.dispatch
+        return dispatch.fallback(add, (x, y), {})
     try:
         z = Tensor(x._value + y._value)
     except ValueError as e:
@@ -75,7 +78,10 @@ SUB = Op("Sub", batchable=True, dtypes=_NUMERIC)
 
 def subtract(x, y, name=None):
     """x - y, elementwise with broadcasting."""
-    x, y = binary(x, y, SUB)
+    try:
+        x, y = binary(x, y, SUB)
+    except (TypeError, ValueError):  # a RaggedTensor operand: see minitf.dispatch
+        return dispatch.fallback(subtract, (x, y), {})
     try:
         z = Tensor(x._value - y._value)
     except ValueError as e:
@@ -102,7 +108,10 @@ def multiply(x, y, name=None):
     Raises:
       InvalidArgumentError: the dtypes differ, have no kernel, or the shapes do not broadcast.
     """
-    x, y = binary(x, y, MUL)
+    try:
+        x, y = binary(x, y, MUL)
+    except (TypeError, ValueError):  # a RaggedTensor operand: see minitf.dispatch
+        return dispatch.fallback(multiply, (x, y), {})
     try:
         z = Tensor(x._value * y._value)
     except ValueError as e:
@@ -129,6 +138,8 @@ def truediv(x, y, name=None):
         x, y = binary(x, y, REAL_DIV, hint=True)
     except errors.InvalidArgumentError as e:
         raise TypeError(f"truediv: `x` and `y` must have the same dtype ({e.message}).") from None
+    except (TypeError, ValueError):  # a RaggedTensor operand: see minitf.dispatch
+        return dispatch.fallback(truediv, (x, y), {})
     if x._value.dtype.kind == "b" or x.dtype.name == "string":
         raise TypeError(f"Invalid dtype {x.dtype!r} in __truediv__; cast to a numeric dtype first.")
     if x._value.dtype.kind in "iu":
@@ -157,6 +168,7 @@ def real_div(x, y, name=None):
 DIV_NO_NAN = Op("DivNoNan", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
 
 
+@dispatch.add_dispatch_support(elementwise="binary")
 def divide_no_nan(x, y, name=None):
     """x / y, but 0 wherever y is 0. Integers are cast to float first, as in tf.math.truediv."""
     if not isinstance(x, (Tensor, Variable)) and isinstance(y, (Tensor, Variable)):
@@ -188,6 +200,7 @@ def _check_int_zero(y, op):
 FLOOR_DIV = Op("FloorDiv", dtypes=_NUMERIC)
 
 
+@dispatch.add_dispatch_support(elementwise="binary")
 def floordiv(x, y, name=None):
     """Division rounded toward negative infinity (no gradient)."""
     x, y = binary(x, y, FLOOR_DIV)
@@ -212,6 +225,7 @@ floor_div = floordiv
 FLOOR_MOD = Op("FloorMod", batchable=True, dtypes=_REAL)
 
 
+@dispatch.add_dispatch_support(elementwise="binary")
 def floormod(x, y, name=None):
     """Remainder of floor division; the result has the sign of y."""
     x, y = binary(x, y, FLOOR_MOD)
@@ -232,6 +246,7 @@ mod = floormod
 POW = Op("Pow", batchable=True, dtypes=_SIGNED)
 
 
+@dispatch.add_dispatch_support(elementwise="binary")
 def pow(x, y, name=None):  # noqa: A001 (TF's name)
     """x raised to the power y, elementwise."""
     x, y = binary(x, y, POW)
@@ -259,6 +274,7 @@ def pow(x, y, name=None):  # noqa: A001 (TF's name)
 SQUARED_DIFFERENCE = Op("SquaredDifference", dtypes=_FLOATS + ("int32", "int64", "complex64", "complex128"))
 
 
+@dispatch.add_dispatch_support(elementwise="binary")
 def squared_difference(x, y, name=None):
     """(x - y)^2, elementwise."""
     x, y = binary(x, y, SQUARED_DIFFERENCE)
@@ -268,6 +284,7 @@ def squared_difference(x, y, name=None):
 XLOGY = Op("Xlogy", dtypes=_FLOAT_OR_COMPLEX)
 
 
+@dispatch.add_dispatch_support(elementwise="binary")
 def xlogy(x, y, name=None):
     """x * log(y), and 0 where x is 0."""
     x, y = binary(x, y, XLOGY)
@@ -278,6 +295,7 @@ def xlogy(x, y, name=None):
 ATAN2 = Op("Atan2", batchable=True, dtypes=_FLOATS)
 
 
+@dispatch.add_dispatch_support(elementwise="binary")
 def atan2(y, x, name=None):
     """Angle of the point (x, y), elementwise."""
     y, x = binary(y, x, ATAN2)
@@ -296,6 +314,7 @@ def atan2(y, x, name=None):
 MAXIMUM = Op("Maximum", batchable=True, dtypes=_REAL)
 
 
+@dispatch.add_dispatch_support(elementwise="binary")
 def maximum(x, y, name=None):
     """The larger of x and y, elementwise (ties send the gradient to x)."""
     x, y = binary(x, y, MAXIMUM)
@@ -314,6 +333,7 @@ def maximum(x, y, name=None):
 MINIMUM = Op("Minimum", batchable=True, dtypes=_REAL)
 
 
+@dispatch.add_dispatch_support(elementwise="binary")
 def minimum(x, y, name=None):
     """The smaller of x and y, elementwise (ties send the gradient to x)."""
     x, y = binary(x, y, MINIMUM)
@@ -370,3 +390,14 @@ def add_n(inputs, name=None):
     for t in tensors[1:]:
         total = add(total, t)
     return total if len(tensors) > 1 else tensors[0]
+
+
+# tf.math's comparisons and logic come from minitf.ops.compare; here they learn ragged operands
+for _name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and",
+              "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor"):
+    globals()[_name] = dispatch.add_dispatch_support(globals()[_name], elementwise="binary")
+for _name in ("logical_not", "invert", "is_finite", "is_inf", "is_nan"):
+    globals()[_name] = dispatch.add_dispatch_support(globals()[_name], elementwise="unary")
+for _fn in (add, subtract, multiply, truediv):
+    dispatch.mark_elementwise(_fn, "binary")
+del _name, _fn

@@ -6,7 +6,7 @@ Every differentiable op here accepts batched cotangents. tf.math re-exports them
 """
 import math as _pymath
 
-from minitf import errors
+from minitf import dispatch, errors
 from minitf.ops._core import (_FLOATS, _NUMERIC, _SIGNED, Op, Tensor, _state, array_module, as_tensor,
                               record)
 from minitf.ops._special import erf as _erf_any
@@ -24,7 +24,11 @@ _FLOAT_OR_COMPLEX = _FLOATS + ("complex64", "complex128")
 def _unary(op, x, forward, grad):
     """Run `forward(xp, value)` after `op`'s dtype check; record `grad(g, x, y)` as the gradient."""
     if type(x) is not Tensor:
-        x = as_tensor(x)
+        try:
+            x = as_tensor(x)
+        except (TypeError, ValueError):  # a RaggedTensor: the op maps its values (minitf.dispatch)
+            return dispatch.fallback(dispatch.mark_elementwise(lambda t: _unary(op, t, forward, grad), "unary"),
+                                     (x,), {})
     v = x._value
     if v.dtype not in op.np_dtypes:
         op.check_dtype(x)
@@ -69,6 +73,7 @@ def square(x, name=None):
 RECIPROCAL = Op("Reciprocal", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
 
 
+@dispatch.add_dispatch_support(elementwise="unary")
 def reciprocal(x, name=None):
     """1 / x, elementwise."""
     x = as_tensor(x)
@@ -209,7 +214,10 @@ def tanh(x, name=None):
     """
     # written out rather than through _unary: tanh is on the hot path of small models
     if type(x) is not Tensor:
-        x = as_tensor(x)
+        try:
+            x = as_tensor(x)
+        except (TypeError, ValueError):  # a RaggedTensor: the op maps its values (minitf.dispatch)
+            return dispatch.fallback(tanh, (x,), {})
     v = x._value
     if v.dtype not in TANH.np_dtypes:
         TANH.check_dtype(x)
@@ -287,6 +295,7 @@ def erf(x, name=None):
 FLOOR = Op("Floor", dtypes=_FLOATS)
 
 
+@dispatch.add_dispatch_support(elementwise="unary")
 def floor(x, name=None):
     """Largest integer not greater than x, elementwise (no gradient)."""
     x = as_tensor(x)
@@ -297,6 +306,7 @@ def floor(x, name=None):
 CEIL = Op("Ceil", dtypes=_FLOATS)
 
 
+@dispatch.add_dispatch_support(elementwise="unary")
 def ceil(x, name=None):
     """Smallest integer not less than x, elementwise (no gradient)."""
     x = as_tensor(x)
@@ -307,6 +317,7 @@ def ceil(x, name=None):
 ROUND = Op("Round", dtypes=_SIGNED)
 
 
+@dispatch.add_dispatch_support(elementwise="unary")
 def round(x, name=None):  # noqa: A001
     """Round half to even, elementwise (no gradient); integer tensors come back as they are."""
     x = as_tensor(x)
@@ -322,6 +333,7 @@ def round(x, name=None):  # noqa: A001
 RINT = Op("Rint", dtypes=_FLOATS)
 
 
+@dispatch.add_dispatch_support(elementwise="unary")
 def rint(x, name=None):
     """Round half to even, elementwise; float32/float64 only (TF has no float16 or integer Rint kernel)."""
     x = as_tensor(x)
@@ -330,3 +342,6 @@ def rint(x, name=None):
                                                "cast to float32 or use tf.round. [Op:Rint]")
     RINT.check_dtype(x)
     return Tensor(array_module(x._value).rint(x._value))
+
+
+dispatch.mark_elementwise(tanh, "unary")

@@ -2,7 +2,7 @@
 sums and products, each differentiable one with its gradient beside it."""
 import numpy as np
 
-from minitf import dtypes
+from minitf import dispatch, dtypes
 from minitf.ops._core import (_NUMERIC, _REAL, Op, Tensor, _state, array_module, as_tensor, normalize_axis,
                               record, reduction_axes)
 from minitf.ops.array import broadcast_to, reshape, transpose, where, zeros_like
@@ -52,6 +52,7 @@ def _count(shape, axes):
 SUM = Op("Sum", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
     """Sum of elements across `axis` (all axes when None).
 
@@ -85,6 +86,7 @@ def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
 MEAN = Op("Mean", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     """Mean of elements across `axis` (all axes when None).
 
@@ -201,6 +203,7 @@ def _extreme_grad(x, y, g, axes, keepdims):
 MAX = Op("Max", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
     """Largest element across `axis`; the gradient is split equally among tied maxima."""
     return _reduce_extreme(input_tensor, axis, keepdims, MAX, largest=True)
@@ -209,6 +212,7 @@ def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
 MIN = Op("Min", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
     """Smallest element across `axis`; the gradient is split equally among tied minima."""
     return _reduce_extreme(input_tensor, axis, keepdims, MIN, largest=False)
@@ -217,6 +221,7 @@ def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
 PROD = Op("Prod", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
     """Product of elements across `axis`; the gradient is exact even where inputs are zero."""
     x = as_tensor(input_tensor)
@@ -288,6 +293,7 @@ def _reduce_bool(input_tensor, axis, keepdims, op, fn_name):
 ANY = Op("Any")
 
 
+@dispatch.add_dispatch_support
 def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
     """Logical OR of a bool tensor across `axis`."""
     return _reduce_bool(input_tensor, axis, keepdims, ANY, "any")
@@ -296,6 +302,7 @@ def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
 ALL = Op("All")
 
 
+@dispatch.add_dispatch_support
 def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
     """Logical AND of a bool tensor across `axis`."""
     return _reduce_bool(input_tensor, axis, keepdims, ALL, "all")

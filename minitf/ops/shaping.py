@@ -6,7 +6,7 @@ array modules (creation, gather, reorder), which sit above this one.
 """
 import numpy as np
 
-from minitf import backend, dtypes, errors
+from minitf import backend, dispatch, dtypes, errors
 from minitf.convert import register_packer
 from minitf.ops._core import (Op, Tensor, Variable, _state, array_module, as_tensor, check_attr_dtype,
                               normalize_axis, record)
@@ -197,6 +197,7 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
 PACK = Op("Pack", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def stack(values, axis=0, name="stack"):
     """Join same-shaped tensors along a new axis.
 
@@ -313,6 +314,7 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
 CONCAT = Op("ConcatV2", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def concat(values, axis, name="concat"):
     """Join tensors along an existing axis.
 
@@ -445,6 +447,7 @@ def _tile_grad(g, reps, shape):
     return y
 
 
+@dispatch.add_dispatch_support
 def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
     """The shape of `input` as a 1-D tensor (int32 unless out_type says int64)."""
     x = input if isinstance(input, Tensor) else as_tensor(input)

@@ -1,17 +1,18 @@
 """tf.strings on tf.string tensors (object arrays of bytes): lengths, case, joins, regular
 expressions, splitting, numbers to and from text, substrings, Unicode decoding.
 
-Elementwise functions broadcast like numpy and keep the input's shape. Functions whose TF result
-is a RaggedTensor for batched input (split, unicode_decode) take one string here: minitf has no
-RaggedTensor yet, and asking for a batch raises UnimplementedError saying so.
+Elementwise functions broadcast like numpy and keep the input's shape; given a RaggedTensor they
+map its flat values (minitf.dispatch). split and unicode_decode of one string give a 1-D tensor,
+of a batch a RaggedTensor with one more ragged dimension, as in TF.
 """
 import re
 
 import numpy as np
 
-from minitf import dtypes, errors
+from minitf import dispatch, dtypes, errors
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Tensor, as_tensor
+from minitf.ragged.ragged_tensor import RaggedTensor
 
 _length = len  # `substr` takes an argument named `len`, as in TF
 
@@ -41,6 +42,7 @@ def _text(arr):
     return Tensor(arr)
 
 
+@dispatch.add_dispatch_support(elementwise="unary")
 def length(input, unit="BYTE", name=None):  # noqa: A002
     """The length of each string in bytes (unit 'BYTE') or Unicode characters ('UTF8_CHAR'), int32."""
     if unit not in ("BYTE", "UTF8_CHAR"):
@@ -50,6 +52,7 @@ def length(input, unit="BYTE", name=None):  # noqa: A002
     return Tensor(_map(count, arr, np.int32))
 
 
+@dispatch.add_dispatch_support(elementwise="unary")
 def lower(input, encoding="", name=None):  # noqa: A002
     """Each string in lower case: ASCII letters only, or all of Unicode with encoding='utf-8'."""
     arr = _strings(input, "StringLower")
@@ -58,6 +61,7 @@ def lower(input, encoding="", name=None):  # noqa: A002
     return _text(_map(lambda b: b.lower(), arr))  # bytes.lower changes ASCII letters only
 
 
+@dispatch.add_dispatch_support(elementwise="unary")
 def upper(input, encoding="", name=None):  # noqa: A002
     """Each string in upper case: ASCII letters only, or all of Unicode with encoding='utf-8'."""
     arr = _strings(input, "StringUpper")
@@ -66,11 +70,13 @@ def upper(input, encoding="", name=None):  # noqa: A002
     return _text(_map(lambda b: b.upper(), arr))
 
 
+@dispatch.add_dispatch_support(elementwise="unary")
 def strip(input, name=None):  # noqa: A002
     """Each string without leading and trailing whitespace."""
     return _text(_map(lambda b: b.strip(), _strings(input, "StringStrip")))
 
 
+@dispatch.add_dispatch_support(elementwise="list")
 def join(inputs, separator="", name=None):
     """The strings of `inputs` (a list of string tensors, broadcast together) joined elementwise."""
     arrays = np.broadcast_arrays(*[_strings(x, "StringJoin") for x in inputs])
@@ -99,6 +105,7 @@ def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
     return _text(out)
 
 
+@dispatch.add_dispatch_support(elementwise="unary")
 def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # noqa: A002
     """Each string with the matches of regular expression `pattern` replaced by `rewrite` (all
     of them, or the first with replace_global=False); `\\1` in `rewrite` is the first group."""
@@ -108,12 +115,14 @@ def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # n
     return _text(_map(lambda b: regex.sub(repl, b, count=count), _strings(input, "StaticRegexReplace")))
 
 
+@dispatch.add_dispatch_support(elementwise="unary")
 def regex_full_match(input, pattern, name=None):  # noqa: A002
     """Whether each whole string matches regular expression `pattern` (bool)."""
     regex = re.compile(pattern.encode("utf-8") if isinstance(pattern, str) else pattern)
     return Tensor(_map(lambda b: regex.fullmatch(b) is not None, _strings(input, "RegexFullMatch"), bool))
 
 
+@dispatch.add_dispatch_support(elementwise="unary")
 def to_number(string_tensor, out_type=dtypes.float32, name=None):
     """Each string parsed as a number of `out_type` (float32 by default).
 
@@ -134,39 +143,45 @@ def to_number(string_tensor, out_type=dtypes.float32, name=None):
     return Tensor(values.astype(dtype._np))
 
 
-def _scalar_only(arr, op, what):
-    if arr.ndim != 0:
-        raise errors.UnimplementedError(None, None, f"tf.strings.{op} of a rank-{arr.ndim} tensor gives a "
-                                                    f"RaggedTensor, which minitf does not have yet; {what}")
+def _batched(arr, pieces, dtype):
+    """The per-string results `pieces` as a 1-D tensor (one string) or a RaggedTensor (a batch)."""
+    flat = [p for piece in pieces for p in piece]
+    values = np.empty(len(flat), dtype=object) if dtype is object else np.asarray(flat, dtype=dtype)
+    if dtype is object:
+        values[:] = flat
+    values = Tensor(values.reshape(-1))
+    if arr.ndim == 0:
+        return values
+    rt = RaggedTensor.from_row_lengths(values, [len(p) for p in pieces], validate=False)
+    for size in reversed(arr.shape[1:]):  # the batch's own inner dimensions stay uniform
+        rt = RaggedTensor.from_uniform_row_length(rt, size)
+    return rt
 
 
+@dispatch.add_dispatch_support(elementwise="unary")
 def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002
-    """The pieces of one string split on `sep` (runs of whitespace when None), as a 1-D tensor.
-
-    Raises:
-      UnimplementedError: a batch of strings (TF returns a RaggedTensor).
-    """
+    """The pieces of each string split on `sep` (runs of whitespace when None): a 1-D tensor for
+    one string, a RaggedTensor (one more, ragged, dimension) for a batch."""
     arr = _strings(input, "StringSplit")
-    _scalar_only(arr, "split", "split each string on its own (e.g. over tf.unstack(batch))")
-    s = arr.item()
     d = sep.encode("utf-8") if isinstance(sep, str) else sep
-    parts = s.split(d, maxsplit) if d is not None else s.split(None, maxsplit)
-    out = np.empty(len(parts), dtype=object)
-    out[:] = parts
-    return _text(out)
+    pieces = [s.split(d, maxsplit) if d is not None else s.split(None, maxsplit) for s in arr.reshape(-1)]
+    return _batched(arr, pieces, object)
 
 
+@dispatch.add_dispatch_support(elementwise="unary")
 def unicode_decode(input, input_encoding, errors="replace", replacement_char=65533,  # noqa: A002
                    replace_control_characters=False, name=None):
-    """The Unicode code points (int32) of one string in `input_encoding` ('UTF-8', 'UTF-16-BE', ...)."""
+    """The Unicode code points (int32) of each string in `input_encoding` ('UTF-8', 'UTF-16-BE',
+    ...): a 1-D tensor for one string, a RaggedTensor for a batch."""
     arr = _strings(input, "UnicodeDecode")
-    _scalar_only(arr, "unicode_decode", "decode each string on its own")
     policy = {"replace": "replace", "ignore": "ignore", "strict": "strict"}[errors]
-    text = arr.item().decode(input_encoding.lower(), errors=policy)
-    points = [ord(c) for c in text]
-    if errors == "replace" and replacement_char != 65533:
-        points = [replacement_char if p == 0xFFFD else p for p in points]
-    return Tensor(np.asarray(points, dtype=np.int32))
+    pieces = []
+    for s in arr.reshape(-1):
+        points = [ord(c) for c in s.decode(input_encoding.lower(), errors=policy)]
+        if errors == "replace" and replacement_char != 65533:
+            points = [replacement_char if p == 0xFFFD else p for p in points]
+        pieces.append(points)
+    return _batched(arr, pieces, np.int32)
 
 
 def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="", name=None):  # noqa: A002
@@ -184,6 +199,7 @@ def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, f
     return _text(_map(lambda v: (fmt % v).encode("ascii"), values))
 
 
+@dispatch.add_dispatch_support(elementwise="unary")
 def substr(input, pos, len, unit="BYTE", name=None):  # noqa: A002
     """The substring of each string from `pos`, `len` long (bytes, or Unicode characters with
     unit='UTF8_CHAR').
