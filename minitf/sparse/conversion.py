@@ -40,7 +40,9 @@ def from_dense(tensor, name=None):
 def _position_map(indices, dims, n):
     """For each dense position, the number of the stored value there (the last one wins), else n."""
     pos = np.full(dims, n, dtype=np.int64)
-    if indices.shape[0]:
+    if indices.shape[0] and not dims:  # a rank-0 SparseTensor: the last value is the scalar
+        pos[()] = n - 1
+    elif indices.shape[0]:
         pos[tuple(indices.T)] = np.arange(n, dtype=np.int64)
     return pos
 
