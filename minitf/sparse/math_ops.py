@@ -13,6 +13,7 @@ from minitf.ops.gather import gather, scatter_nd
 from minitf.ops.math import add as dense_add, maximum as dense_maximum, minimum as dense_minimum, multiply
 from minitf.ops.shaping import concat, expand_dims, transpose
 from minitf.ops.creation import zeros
+from minitf.recording import Op, _state, record
 from minitf.ops.reduce import reduce_sum as dense_reduce_sum
 from minitf.sparse._helpers import check_same_dtype, check_same_shape, host, merge, normalize_axes
 from minitf.sparse.sparse_tensor import SparseTensor
@@ -171,7 +172,8 @@ def reduce_max(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=
     A dense Tensor (zero where a group stored nothing, as TF gives), or with `output_is_sparse`
     a SparseTensor of the groups that stored something. TF defines no gradient for it.
     """
-    out_idx, dims = _grouping(sp_input, axis, bool(keepdims), "SparseReduceMax")
+    op = SPARSE_REDUCE_MAX_SPARSE if output_is_sparse else SPARSE_REDUCE_MAX
+    out_idx, dims = _grouping(sp_input, axis, bool(keepdims), op.name)
     unique, inverse = _groups(out_idx)
     values = host(sp_input.values)
     if values.dtype.kind not in "iuf":
@@ -181,12 +183,26 @@ def reduce_max(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=
     best = np.full(unique.shape[0], lowest, dtype=values.dtype)
     np.maximum.at(best, inverse, values)
     if output_is_sparse:
-        return SparseTensor(unique.reshape(unique.shape[0], len(dims)), Tensor(best),
-                            np.asarray(dims, dtype=np.int64))
-    dense = np.zeros(dims, dtype=values.dtype)
-    for row, value in zip(unique, best):
-        dense[tuple(row)] = value
-    return Tensor(dense)
+        out = Tensor(best)
+        result = SparseTensor(unique.reshape(unique.shape[0], len(dims)), out, np.asarray(dims, dtype=np.int64))
+    else:
+        dense = np.zeros(dims, dtype=values.dtype)
+        for row, value in zip(unique, best):
+            dense[tuple(row)] = value
+        out = result = Tensor(dense)
+    if _state.active:
+        record(op, (sp_input.values,), (out,), lambda g: _no_gradient(op))
+    return result
+
+
+SPARSE_REDUCE_MAX = Op("SparseReduceMax")
+SPARSE_REDUCE_MAX_SPARSE = Op("SparseReduceMaxSparse")
+
+
+def _no_gradient(op):
+    # TF registers no gradient for these ops, and tape.gradient raises this LookupError
+    raise LookupError(f"gradient registry has no entry for: {op.name} (tf.sparse.reduce_max has no "
+                      f"gradient; tf.sparse.to_dense then tf.reduce_max gives one)")
 
 
 def _extreme(a, b, fn, op_name):
