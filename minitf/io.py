@@ -5,6 +5,8 @@ import os as _os
 import shutil as _shutil
 
 from minitf.ops.io_ops import *  # noqa: F401,F403
+from minitf.ops.parsing_ops import (FixedLenFeature, VarLenFeature, parse_example,  # noqa: F401
+                                    parse_single_example)
 from minitf.ops.tfrecord_io import TFRecordOptions, TFRecordWriter  # noqa: F401
 
 

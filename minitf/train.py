@@ -1,7 +1,9 @@
-"""tf.train: checkpoints (Checkpoint, CheckpointManager, latest_checkpoint, readers)."""
+"""tf.train: checkpoints (Checkpoint, CheckpointManager, latest_checkpoint, readers) and the
+tf.train.Example protobuf messages (see minitf.example_proto)."""
 from minitf.checkpoint import (Checkpoint, CheckpointManager, latest_checkpoint,  # noqa: F401
                                list_variables, load_checkpoint, load_variable)
 from minitf.checkpoint.checkpoint import CheckpointLoadStatus  # noqa: F401
+from minitf import example_proto as _example_proto
 
 
 class CheckpointOptions:
@@ -13,3 +15,10 @@ class CheckpointOptions:
 
 __all__ = ["Checkpoint", "CheckpointManager", "CheckpointOptions", "latest_checkpoint",
            "list_variables", "load_checkpoint", "load_variable"]
+
+
+def __getattr__(name):
+    # tf.train.Example and its parts are protobuf classes built on first use (protobuf is optional)
+    if name in _example_proto.MESSAGE_NAMES:
+        return _example_proto.message_class(name)
+    raise AttributeError(f"module 'minitf.train' has no attribute {name!r}")

@@ -8,6 +8,7 @@ import numpy as np
 from minitf import dtypes
 from minitf.convert import convert_to_tensor
 from minitf.function import TensorSpec
+from minitf.sparse.sparse_tensor import SparseTensor, SparseTensorSpec
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 
@@ -63,7 +64,10 @@ def same_structure(a, b):
 
 
 def to_tensor(value, dtype=None):
-    """One leaf as a Tensor (lists are stacked into one tensor, as tf.data does)."""
+    """One leaf as a Tensor (lists are stacked into one tensor, as tf.data does); a SparseTensor
+    stays one leaf."""
+    if isinstance(value, SparseTensor):
+        return value
     return convert_to_tensor(value, dtype=dtype)
 
 
@@ -75,8 +79,15 @@ def normalize(value):
 
 
 def spec_of(element):
-    """The TensorSpec structure describing `element` (a structure of Tensors)."""
-    return map_leaves(lambda t: TensorSpec(t.shape, t.dtype), element)
+    """The TensorSpec structure describing `element` (a structure of Tensors); a SparseTensor's
+    spec keeps only its rank, as its dense shape may change from element to element."""
+
+    def spec(t):
+        if isinstance(t, SparseTensor):
+            return SparseTensorSpec([None] * int(t.dense_shape.shape[0]), t.dtype)
+        return TensorSpec(t.shape, t.dtype)
+
+    return map_leaves(spec, element)
 
 
 def relax_spec(a, b):
