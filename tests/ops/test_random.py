@@ -144,7 +144,7 @@ def test_generator_state_restores_the_exact_stream():
     copy = tf.random.Generator(copy_from=g)
     np.testing.assert_array_equal(copy.normal([4]).numpy(), g.normal([4]).numpy())
     deps = g._checkpoint_dependencies()
-    assert deps[0][0] == "state" and deps[0][1] is g.state
+    assert deps[0][0] == "_state_var" and deps[0][1] is g.state  # TF's checkpoint name
     assert isinstance(g, tf.trackable.Trackable) if hasattr(tf, "trackable") else True
 
 
