@@ -5,9 +5,12 @@ pipeline (`Dataset.range(10).map(f).batch(4)`) only creates nodes; elements are 
 the dataset is iterated, one at a time, each node pulling from its input. Every method returns
 a new Dataset and leaves the one it was called on unchanged, so a pipeline can be shared.
 """
+import glob
+import os
+
 import numpy as np
 
-from minitf import dtypes
+from minitf import dtypes, errors
 from minitf.data import structure as st
 from minitf.data.buffering import CacheDataset, PrefetchDataset
 from minitf.data.iterator import Iterator
@@ -135,6 +138,31 @@ class Dataset:
         """
         return Dataset(GeneratorDataset(generator, output_types, output_shapes, args,
                                         output_signature))
+
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None, name=None):
+        """A dataset of the paths (0-d tf.string) matching `file_pattern`, a glob pattern or a list
+        of them, found once, when this is called.
+
+        The paths of all patterns are sorted together (a path matched twice appears twice) and,
+        unless `shuffle=False`, shuffled anew on every iteration, reproducibly from `seed` and the
+        global seed as `Dataset.shuffle` is. Pass `shuffle=False` for a fixed order.
+
+        Raises:
+          InvalidArgumentError: no file matches any of the patterns (the message names them).
+        """
+        patterns = getattr(file_pattern, "numpy", lambda: file_pattern)()
+        patterns = getattr(patterns, "tolist", lambda: patterns)()
+        patterns = [os.fsdecode(p) for p in ([patterns] if isinstance(patterns, (str, bytes, os.PathLike))
+                                             else patterns)]
+        paths = sorted(path for p in patterns for path in glob.glob(p))
+        if not paths:
+            raise errors.InvalidArgumentError(None, None, f"No files matched pattern: {', '.join(patterns)} "
+                                                          f"(list_files; check the directory and the wildcards)")
+        dataset = Dataset.from_tensor_slices(np.array([p.encode() for p in paths], dtype=object))
+        if shuffle is None or shuffle:
+            dataset = dataset.shuffle(len(paths), seed=seed)
+        return dataset
 
     @staticmethod
     def range(*args, output_type=dtypes.int64, name=None):
