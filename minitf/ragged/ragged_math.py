@@ -163,9 +163,8 @@ def _identity(kind, dtype):
     if kind == "all":
         return True
     np_type = dtype._np
-    if np_type.kind == "f":
-        return -np.inf if kind == "max" else np.inf
-    info = np.iinfo(np_type)
+    # TF's segment max/min start from the dtype's lowest/highest finite value, not -inf/inf
+    info = np.finfo(np_type) if np_type.kind == "f" else np.iinfo(np_type)
     return info.min if kind == "max" else info.max
 
 
