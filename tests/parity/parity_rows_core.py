@@ -596,65 +596,6 @@ for _name in ("random_normal_initializer", "random_uniform_initializer"):
         call=shape_and_dtype(lambda lib, shape, _n=_name: getattr(lib, _n)()(shape)))
 
 
-# -- random ---------------------------------------------------------------------------------
-
-def random_summary(name):
-    """Shape, dtype and whether draws stay in their documented range (values differ from TF's
-    Philox streams by design; see parity_names.EXTENSIONS for the note)."""
-    def call(lib, *args, **kwargs):
-        y = getattr(lib.random, name)(*args, **kwargs)
-        return [y.shape.as_list(), y.dtype.name]
-    return call
-
-
-_shape_args = st.sampled_from([[2, 3], [0], [], [4]])
-add("random.normal", cases(_shape_args, dtype=maybe(st.sampled_from(["float32", "float64", "int32"]).map(D))),
-    call=random_summary("normal"))
-add("random.truncated_normal", cases(_shape_args), call=random_summary("truncated_normal"))
-add("random.uniform", cases(_shape_args, minval=maybe(st.sampled_from([0, -1.0])),
-                            maxval=maybe(st.sampled_from([1, 5.0, None])),
-                            dtype=maybe(st.sampled_from(["float32", "int32", "int64"]).map(D))),
-    call=random_summary("uniform"))
-for _name in ("stateless_normal", "stateless_truncated_normal", "stateless_uniform"):
-    add(f"random.{_name}", cases(_shape_args, st.sampled_from([[1, 2], [3, 4], [1]])), call=random_summary(_name))
-add("random.categorical", cases(tensors(("float32",), shape=(2, 3)), st.integers(0, 3)),
-    call=random_summary("categorical"))
-add("random.shuffle", cases(tensors(("float32", "int32"), shape=(4, 2))), call=random_summary("shuffle"))
-
-
-def seeded_repeat(lib, seed):
-    """Two runs after the same global seed draw the same numbers; the seed is unset afterwards."""
-    try:
-        lib.random.set_seed(seed)
-        first = lib.random.uniform([3])
-        lib.random.set_seed(seed)
-        return bool(lib.reduce_all(lib.random.uniform([3]) == first))
-    finally:
-        lib.random.set_seed(None)
-
-
-add("random.set_seed", cases(st.sampled_from([1, 42])), call=seeded_repeat)
-add("random.Generator", cases(st.sampled_from([1, 7])),
-    call=lambda lib, seed: (lambda g: [g.normal([2, 3]).shape.as_list(), g.uniform([2], dtype=lib.int32,
-                                                                                  maxval=5).dtype.name])(
-        lib.random.Generator.from_seed(seed)))
-add("random.get_global_generator", call=lambda lib: isinstance(lib.random.get_global_generator(),
-                                                               lib.random.Generator))
-
-
-def swap_global_generator(lib):
-    """Install a seeded global generator, draw from it, then put the previous one back."""
-    previous = lib.random.get_global_generator()
-    lib.random.set_global_generator(lib.random.Generator.from_seed(3))
-    try:
-        return lib.random.get_global_generator().normal([2]).shape.as_list()
-    finally:
-        lib.random.set_global_generator(previous)
-
-
-add("random.set_global_generator", call=swap_global_generator)
-
-
 # -- differences kept on purpose --------------------------------------------------------------
 
 for _name in ("nn.conv2d_transpose", "nn.conv1d_transpose"):
