@@ -226,16 +226,15 @@ def _dense_reduce(kind, t, axis):
 
 
 def _reduce_nested(kind, rt, axis):
-    """Reduce axis 0 or 1 of a tensor with ragged_rank > 1, whose result is still ragged."""
+    """Reduce axis 0 or 1 of a tensor with ragged_rank > 1, whose result is still ragged: row i
+    of the result reduces the rows of rt[i] (axis 1), or row j the j-th rows of all rt[i] (axis 0)."""
     if axis == 1:
-        # rows of rt: each a list of inner rows; reduce them position by position
         s = rt._splits_np
         inner = rt.values
         out_rows, out_lens = [], []
         for i in range(s.size - 1):
             idx = np.arange(s[i], s[i + 1])
-            part = RaggedTensor._make(gather_rows(inner, idx), np.asarray([0, idx.size]))
-            reduced = reduce(kind, part, 0) if idx.size else None
+            reduced = _reduce_rows(kind, gather_rows(inner, idx)) if idx.size else None
             out_rows.append(reduced)
             out_lens.append(0 if reduced is None else _length(reduced))
         from_parts = [p for p in out_rows if p is not None]
@@ -248,11 +247,15 @@ def _reduce_nested(kind, rt, axis):
     parts, lens = [], []
     for j in range(width):
         idx = np.asarray([s[i] + j for i in range(n) if s[i] + j < s[i + 1]], dtype=np.int64)
-        part = RaggedTensor._make(gather_rows(inner, idx), np.asarray([0, idx.size]))
-        red = reduce(kind, part, 0)
+        red = _reduce_rows(kind, gather_rows(inner, idx))
         parts.append(red)
         lens.append(_length(red))
     return _stack_rows(parts, lens, rt)
+
+
+def _reduce_rows(kind, rows):
+    """Rows (a Tensor or a RaggedTensor) reduced position by position over axis 0."""
+    return reduce(kind, rows, 0) if isinstance(rows, RaggedTensor) else _dense_reduce(kind, rows, 0)
 
 
 def _length(value):
