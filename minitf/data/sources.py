@@ -5,7 +5,7 @@ Each class is a `pipeline.Node`; `Dataset.from_tensor_slices`, `Dataset.range`, 
 """
 import numpy as np
 
-from minitf import backend, dtypes
+from minitf import backend, dtypes, errors
 from minitf.data import structure as st
 from minitf.data.pipeline import INFINITE_CARDINALITY as _INF, UNKNOWN_CARDINALITY as _UNK, Node
 from minitf.function import TensorSpec
@@ -110,44 +110,60 @@ class GeneratorDataset(Node):
                 output_shapes = tuple(output_shapes)
             self._spec = st.spec_from_types(output_types, output_shapes)
         else:
-            raise TypeError("from_generator needs `output_signature` (or the deprecated "
-                            "`output_types`).")
+            raise TypeError("To specify the output signature you need to provide either the "
+                            "`output_signature` argument or the `output_types` argument.")
         self._generator = generator
         self._args = () if args is None else tuple(args)
 
     def _generate(self, ctx):
         specs = st.flatten(self._spec)
+        nested = st.is_nested(self._spec)
         for value in self._generator(*self._args):
-            if isinstance(value, list) and st.is_nested(self._spec):
-                value = tuple(value)
-            leaves = self._leaves_of(value)
-            out = []
-            for leaf, spec in zip(leaves, specs):
-                t = st.to_tensor(np.asarray(leaf) if not isinstance(leaf, Tensor) else leaf)
-                if t.dtype != spec.dtype:
-                    if t.dtype.is_floating and spec.dtype.is_integer:
-                        raise TypeError(f"from_generator: `generator` yielded an element of "
-                                        f"dtype {t.dtype.name} where {spec.dtype.name} was "
-                                        f"expected.")
-                    t = Tensor(t._value.astype(spec.dtype._np))
-                if not spec.shape.is_compatible_with(t.shape):
-                    raise ValueError(f"from_generator: `generator` yielded an element of shape "
-                                     f"{t.shape} where an element of shape {spec.shape} was "
-                                     f"expected.")
-                out.append(t)
-            yield st.pack(self._spec, out)
-
-    def _leaves_of(self, value):
-        if not st.same_structure(self._spec, value):
-            raise TypeError(f"from_generator: `generator` yielded an element {value!r} that does not "
-                            f"match the expected structure {self._spec!r}.")
-        return st.flatten(value)
+            if nested and not st.same_structure(self._spec, value):
+                # as TF: a list is not a tuple here, and the error surfaces while iterating
+                types = st.map_leaves(lambda s: s.dtype, self._spec)
+                raise errors.InvalidArgumentError(
+                    None, None, f"from_generator: `generator` yielded an element that did not match the "
+                                f"expected structure. The expected structure was {types!r}, but the yielded "
+                                f"element was {value!r}.")
+            leaves = st.flatten(value) if nested else [value]
+            yield st.pack(self._spec, [_convert_yielded(leaf, spec) for leaf, spec in zip(leaves, specs)])
 
     def _cardinality(self):
         return _UNK
 
     def _compute_spec(self):
         return self._spec
+
+
+def _convert_yielded(leaf, spec):
+    """One yielded value as a tensor of `spec`, converted as TF's from_generator does: numpy's
+    conversion to the declared dtype (ints to floats, floats truncated to ints, out-of-range ints
+    wrapped), then a shape check."""
+    value = leaf.numpy() if isinstance(leaf, Tensor) else leaf
+    try:
+        if spec.dtype == dtypes.string:
+            arr = np.asarray(value, dtype=object)
+            if not all(isinstance(v, (bytes, str, np.bytes_, np.str_)) for v in arr.reshape(-1).tolist()):
+                raise TypeError("not a string")
+            arr = np.vectorize(lambda v: v.encode() if isinstance(v, str) else bytes(v), otypes=[object])(arr) \
+                if arr.size else arr
+        else:
+            try:
+                arr = np.asarray(value, dtype=spec.dtype._np)
+            except OverflowError:  # numpy 2 refuses to wrap Python ints; TF's conversion wraps them
+                arr = np.asarray(value).astype(spec.dtype._np)
+    except (TypeError, ValueError, OverflowError):
+        raise errors.InvalidArgumentError(
+            None, None, f"from_generator: `generator` yielded an element that could not be converted to the "
+                        f"expected type. The expected type was {spec.dtype.name}, but the yielded element was "
+                        f"{value!r}.") from None
+    if not spec.shape.is_compatible_with(arr.shape):
+        raise errors.InvalidArgumentError(
+            None, None, f"from_generator: `generator` yielded an element of shape {tuple(arr.shape)} where an "
+                        f"element of shape {tuple(spec.shape.as_list()) if spec.shape.rank is not None else None} "
+                        f"was expected.")
+    return st.to_tensor(arr, dtype=spec.dtype)
 
 
 class ZipDataset(Node):

@@ -137,8 +137,8 @@ def to_numpy(element):
 def signature_leaf(spec):
     """Validate one leaf of an output_signature."""
     if not isinstance(spec, TensorSpec):
-        raise TypeError(f"output_signature must contain objects that are subtype of tf.TypeSpec "
-                        f"(tf.TensorSpec) but found {type(spec).__name__}.")
+        raise TypeError(f"`output_signature` must contain objects that are subclass of `tf.TypeSpec` "
+                        f"but found {type(spec)} which is not (use tf.TensorSpec(shape, dtype)).")
     return spec
 
 

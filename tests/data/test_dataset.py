@@ -91,7 +91,7 @@ def test_from_generator():
         values(bad_shape)
     with pytest.raises(TypeError, match="output_signature"):
         Dataset.from_generator(gen, output_types=tf.int32, output_signature=tf.TensorSpec([]))
-    with pytest.raises(TypeError, match="structure"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="structure"):  # as TF, while iterating
         values(Dataset.from_generator(lambda: iter([1]), output_signature=(
             tf.TensorSpec([], tf.int32), tf.TensorSpec([], tf.int32))))
 
