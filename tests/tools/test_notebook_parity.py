@@ -233,3 +233,14 @@ def test_defined_names_feed_the_cascade_rule():
     names = report._defined_names("def f():\n  y = 2\nclass C:\n  pass\na, b = 1, 2\nx == 3")
     assert {"f", "C", "a", "b", "y"} <= names and "x" not in names
     assert re.match(r"^\w+$", "f")
+
+
+def test_help_syntax_becomes_pass():
+    out = rewrite.strip_magics("tf.keras.Input?\ntf.nn??")
+    assert out.split("\n")[0].startswith("pass") and out.split("\n")[1].startswith("pass")
+
+
+def test_indented_cell_is_dedented_as_ipython_does():
+    out = rewrite.strip_magics(" for x in range(2):\n   print(x)")
+    assert out == "for x in range(2):\n  print(x)"
+    compile(out, "<cell>", "exec")

@@ -1,15 +1,17 @@
 """Turning a notebook code cell into plain Python for one library.
 
 Three steps, applied in this order by `prepare_cell`:
-1. IPython syntax: `!shell` and `%line` magics become `pass` (same indentation, so blocks stay
-   valid); `%%writefile NAME` becomes a Python file write; `%%time`/`%%timeit`/`%%capture` run their
-   body; any other `%%` cell magic skips the cell.
+1. IPython syntax: a cell indented as a whole is dedented; `!shell` and `%line` magics and
+   `name?` help become `pass` (same indentation, so blocks stay valid); `%%writefile NAME` becomes
+   a Python file write; `%%time`/`%%timeit`/`%%capture` run their body; any other `%%` cell
+   magic skips the cell.
 2. The substitution rules of substitutions.py (dataset stand-ins, shorter training), identical
    for both libraries.
 3. For minitf only: imports of `tensorflow`, `tensorflow.keras` and standalone `keras` are
    pointed at `minitf` / `minitf.keras`. Nothing else in the cell changes.
 """
 import re
+import textwrap
 
 import substitutions
 
@@ -31,6 +33,8 @@ class SkipCell(Exception):
 
 def strip_magics(src):
     """`src` with IPython-only syntax replaced by Python; raises SkipCell for unsupported cell magics."""
+    if src[:1] in (" ", "\t"):  # IPython strips a common leading indent, as textwrap.dedent does
+        src = textwrap.dedent(src)
     lines = src.split("\n")
     first = lines[0].strip() if lines else ""
     if first.startswith("%%"):
@@ -55,6 +59,8 @@ def strip_magics(src):
         indent = line[: len(line) - len(stripped)]
         if stripped.startswith(("!", "%")):
             out.append(indent + "pass  # notebook_parity: skipped " + stripped.split()[0][:40])
+        elif re.match(r"^[\w.]+\?{1,2}$", stripped):  # `tf.keras.Input?` asks IPython for help
+            out.append(indent + "pass  # notebook_parity: skipped help " + stripped[:40])
         elif re.match(r"^\w+\s*=\s*[!%]", stripped):  # `files = !ls` captures shell output
             name = stripped.split("=", 1)[0].strip()
             out.append(f"{indent}{name} = []  # notebook_parity: skipped shell capture")

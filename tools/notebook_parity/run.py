@@ -3,7 +3,11 @@
     /work/tfvenv/bin/python tools/notebook_parity/run.py --docs PATH/TO/tensorflow-docs \
         [--out OUTDIR] [--notebooks guide/basics ...] [--libs tensorflow minitf] [--cell-timeout 120]
 
-PATH is a tensorflow/docs work tree or git directory holding commit notebooks.DOCS_COMMIT. For
+PATH is a tensorflow/docs work tree or git directory holding commit notebooks.DOCS_COMMIT.
+minitf is measured at a committed revision (--minitf-rev, default HEAD): `git archive` exports its
+minitf/ folder to a scratch directory put first on the worker's PYTHONPATH, so uncommitted edits
+in the shared checkout neither help nor break the figure; --minitf-rev worktree measures the
+installed working tree instead. For
 each notebook and each library a fresh subprocess (worker.py) runs the prepared code cells in order
 in one namespace, in its own scratch directory, one run at a time, threads capped at 1. The
 results (OUTDIR/results/*.jsonl) are summarised by report.py into OUTDIR/report.json and
@@ -45,7 +49,17 @@ def prepare(cells, lib, nb_id, hits):
     return out
 
 
-def run_one(nb_id, lib, cells, results_path, cell_timeout, run_timeout):
+def snapshot_minitf(rev, dest):
+    """Export minitf/ at git revision `rev` into `dest`; returns the full commit id."""
+    commit = subprocess.run(["git", "-C", str(report.ROOT), "rev-parse", rev], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    archive = subprocess.run(["git", "-C", str(report.ROOT), "archive", commit, "minitf"], capture_output=True,
+                             check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    return commit
+
+
+def run_one(nb_id, lib, cells, results_path, cell_timeout, run_timeout, pythonpath=None):
     """Run the prepared `cells` of `nb_id` under `lib` in a fresh subprocess; returns seconds taken."""
     results_path.unlink(missing_ok=True)
     scratch = pathlib.Path(tempfile.mkdtemp(prefix="nbp_"))
@@ -53,6 +67,8 @@ def run_one(nb_id, lib, cells, results_path, cell_timeout, run_timeout):
         cells_path = scratch / "_cells.json"
         cells_path.write_text(json.dumps(cells))
         env = dict(os.environ, **THREAD_ENV, NBP_STANDIN_DIR=str(scratch / "_standins"), HOME=str(scratch))
+        if pythonpath:
+            env["PYTHONPATH"] = os.pathsep.join([pythonpath] + [p for p in [env.get("PYTHONPATH")] if p])
         t0 = time.time()
         try:
             proc = subprocess.run([sys.executable, str(HERE / "worker.py"), str(cells_path), lib,
@@ -78,11 +94,24 @@ def main(argv=None):
     ap.add_argument("--cell-timeout", type=int, default=120, help="seconds per cell")
     ap.add_argument("--run-timeout", type=int, default=1500, help="seconds per notebook run")
     ap.add_argument("--force", action="store_true", help="rerun runs whose results exist")
+    ap.add_argument("--minitf-rev", default="HEAD",
+                    help="git revision of minitf to measure, or 'worktree' for the installed working tree")
+    ap.add_argument("--report-only", action="store_true", help="only rebuild the report from existing results")
     args = ap.parse_args(argv)
 
     out = pathlib.Path(args.out)
     (out / "results").mkdir(parents=True, exist_ok=True)
     meta = {"docs_commit": args.commit, "cell_timeout": args.cell_timeout, "unmatched_rules": {}}
+    meta.update(report.versions())
+    snap = None
+    if args.minitf_rev != "worktree" and not args.report_only:
+        snap = tempfile.mkdtemp(prefix="nbp_minitf_")
+        meta["minitf_commit"] = snapshot_minitf(args.minitf_rev, snap)[:12]
+        meta["minitf_dirty"] = False
+    if not args.report_only:
+        (out / "meta.json").write_text(json.dumps(meta))
+    elif (out / "meta.json").exists():
+        meta = dict(json.loads((out / "meta.json").read_text()), unmatched_rules={})
     for nb_id in args.notebooks:
         cells = notebooks.code_cells(notebooks.read_notebook_text(args.docs, nb_id, args.commit))
         for lib in args.libs:
@@ -92,13 +121,17 @@ def main(argv=None):
             if expected - set(hits):
                 meta["unmatched_rules"][nb_id] = sorted(expected - set(hits))
             res = out / "results" / f"{nb_id.replace('/', '__')}.{lib}.jsonl"
+            if args.report_only:
+                continue
             res.with_suffix(".cells.json").write_text(json.dumps(prepared, indent=0))
             if res.exists() and not args.force:
                 print(f"{nb_id} [{lib}]: reusing {res}", flush=True)
                 continue
-            secs = run_one(nb_id, lib, prepared, res, args.cell_timeout, args.run_timeout)
+            secs = run_one(nb_id, lib, prepared, res, args.cell_timeout, args.run_timeout,
+                           snap if lib == "minitf" else None)
             print(f"{nb_id} [{lib}]: {len(cells)} cells in {secs:.0f}s", flush=True)
-    meta.update(report.versions())
+    if snap:
+        shutil.rmtree(snap, ignore_errors=True)
     data = report.build(out / "results", args.notebooks, meta)
     (out / "report.json").write_text(json.dumps(data, indent=1))
     (out / "report.md").write_text(report.markdown(data))
