@@ -10,6 +10,7 @@ from minitf.sparse.conversion import eye, fill_empty_rows, from_dense, retain, t
 from minitf.sparse.math_ops import (add, map_values, mask, maximum, minimum, reduce_max, reduce_sum,
                                     sparse_dense_matmul)
 from minitf.sparse.shaping import concat, expand_dims, reorder, reset_shape, reshape, slice, split, transpose
+from minitf.sparse import dispatch_rules  # noqa: F401 (gives SparseTensor its tf.* dispatch rules)
 
 __all__ = ["SparseTensor", "add", "concat", "expand_dims", "eye", "fill_empty_rows", "from_dense",
            "map_values", "mask", "maximum", "minimum", "reduce_max", "reduce_sum", "reorder",
