@@ -198,10 +198,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
         to_tensor = getattr(type(value), "__tf_tensor__", None)
         if to_tensor is not None:  # variables, IndexedSlices: their own (tape-aware) conversion
             value = to_tensor(value)
-        elif hasattr(type(value), "__tf_dispatch__"):  # a RaggedTensor: ops dispatch on this error
-            raise ValueError(f"TypeError: object of type '{type(value).__name__}' has no len(): "
-                             f"{value!r} does not convert to a Tensor; use its .to_tensor() (padded) or "
-                             f".flat_values")
+        elif hasattr(type(value), "_tf_conversion_error"):  # a RaggedTensor refuses in TF's words
+            raise type(value)._tf_conversion_error(value)  # (ops dispatching on it catch this)
     if type(value) is Tensor:
         if dtype is not None and value._value.dtype != dtype._np:
             raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "

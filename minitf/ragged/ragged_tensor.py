@@ -415,6 +415,11 @@ class RaggedTensor:
         """Not available: minitf has no SparseTensor conversion for ragged tensors yet."""
         raise NotImplementedError("RaggedTensor.to_sparse is not supported in minitf; use to_tensor()")
 
+    def _tf_conversion_error(self):
+        """TF's ValueError for converting a ragged tensor to a dense one (convert_to_tensor)."""
+        return ValueError(f"TypeError: object of type 'RaggedTensor' has no len(): {self!r} does not "
+                          f"convert to a Tensor; use its .to_tensor() (padded) or .flat_values")
+
     def __repr__(self):
         # TF prints numpy(): nested arrays, elements separated by ", " at every level
         with np.printoptions(formatter={"all": _formatter}):
