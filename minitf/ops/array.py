@@ -13,6 +13,7 @@ from minitf.ops.creation import (eye, eye_like_seed, fill, linspace, meshgrid, o
 from minitf.ops.gather import (boolean_mask, gather, gather_nd, pad, repeat, scatter_nd,  # noqa: F401
                                tensor_scatter_nd_add, tensor_scatter_nd_sub, tensor_scatter_nd_update,
                                where)
+from minitf import dispatch
 from minitf.ops.reorder import argsort, reverse, roll, sort, unique  # noqa: F401
 from minitf.ops.shaping import (broadcast_to, concat, expand_dims, identity_n, newaxis,  # noqa: F401
                                 rank, reshape, shape, size, split, squeeze, stack, tile, transpose,
@@ -25,3 +26,6 @@ __all__ = ["reshape", "broadcast_to", "transpose", "stack", "unstack", "where", 
            "tensor_scatter_nd_sub", "boolean_mask", "one_hot", "range", "linspace", "eye", "shape",
            "size", "rank", "roll", "reverse",
            "sort", "argsort", "repeat", "meshgrid", "sequence_mask", "unique", "identity_n"]
+
+# tf.reverse takes a RaggedTensor too (minitf.ragged serves it through the dispatch seam)
+reverse = dispatch.add_dispatch_support(reverse)

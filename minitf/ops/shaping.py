@@ -416,6 +416,7 @@ TILE = Op("Tile", batchable=True)
 TILE_GRAD = Op("TileGrad", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def tile(input, multiples, name=None):  # noqa: A002
     """`input` repeated `multiples[i]` times along dimension i."""
     x = as_tensor(input)

@@ -4,7 +4,7 @@ import numpy as np
 
 from minitf import dtypes, errors
 from minitf.convert import convert_to_tensor
-from minitf.ops import shaping
+from minitf.ops import array, shaping
 from minitf.ops._core import Tensor, as_tensor
 from minitf.ops.gather import boolean_mask as _dense_boolean_mask
 from minitf.ops.shaping import reshape
@@ -246,3 +246,44 @@ def _concat(api, values, axis, name="concat"):
 @register(shaping.stack)
 def _stack(api, values, axis=0, name="stack"):
     return stack(values, axis)
+
+
+def _row_index(rt, per_row):
+    """Gather the values of `rt` row by row through `per_row(i, indices_of_row_i)`."""
+    s = rt._splits_np
+    pieces = [per_row(i, np.arange(s[i], s[i + 1])) for i in _builtin_range(s.size - 1)]
+    lens = [p.size for p in pieces]
+    idx = np.concatenate(pieces).astype(np.int64) if pieces else np.zeros(0, np.int64)
+    return RaggedTensor._make(gather_rows(rt.values, idx), np.concatenate([[0], np.cumsum(lens)]))
+
+
+@register(shaping.tile)
+def _tile(api, input, multiples, name=None):  # noqa: A002
+    """Rows repeated multiples[0] times, each row's values multiples[1] times, inner dims tiled."""
+    rt = input
+    reps = [int(m) for m in (multiples.numpy().tolist() if isinstance(multiples, Tensor) else multiples)]
+    if len(reps) != rt.shape.rank:
+        raise errors.InvalidArgumentError(None, None, f"Expected multiples argument to be a vector of length "
+                                                      f"{rt.shape.rank} but got length {len(reps)} [Op:Tile]")
+    if rt.ragged_rank != 1:
+        raise NotImplementedError("tf.tile of a RaggedTensor with ragged_rank > 1 is not supported in minitf")
+    if any(r != 1 for r in reps[2:]):
+        rt = rt.with_values(shaping.tile(rt.values, [1] + reps[2:]))
+    rt = _row_index(rt, lambda i, idx: np.tile(idx, reps[1]))
+    return gather_rows(rt, np.tile(np.arange(rt.nrows_int()), reps[0]))
+
+
+@register(array.reverse)
+def _reverse(api, tensor, axis, name=None):
+    """Rows in reverse order (axis 0), each row's values reversed (axis 1), or deeper dims."""
+    rt = tensor
+    axes = axis.numpy().tolist() if isinstance(axis, Tensor) else list(axis)
+    for a in axes:
+        a = a + rt.shape.rank if a < 0 else a
+        if a == 0:
+            rt = gather_rows(rt, np.arange(rt.nrows_int())[::-1].copy())
+        elif a == 1:
+            rt = _row_index(rt, lambda i, idx: idx[::-1])
+        else:
+            rt = rt.with_values(array.reverse(rt.values, [a - 1]))
+    return rt

@@ -50,6 +50,8 @@ def _apply(value, key):
         return value
     if isinstance(value, RaggedTensor):
         return ragged_getitem(value, key)
+    if value.dtype.name == "string":  # index the bytes directly: a string scalar stays a tensor
+        return Tensor(np.asarray(np.asarray(value.numpy(), dtype=object)[key], dtype=object))
     return value[key]
 
 

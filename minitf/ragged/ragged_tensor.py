@@ -11,6 +11,7 @@ from minitf import dtypes, errors
 from minitf.ops._core import Op, Tensor, _state, as_tensor, record
 from minitf.ops.gather import gather, gather_nd
 from minitf.ops.shaping import concat, reshape
+from minitf.sparse.sparse_tensor import SparseTensor
 from minitf.tensor_shape import TensorShape
 
 __all__ = ["RaggedTensor", "is_ragged"]
@@ -412,8 +413,35 @@ class RaggedTensor:
         return out
 
     def to_sparse(self, name=None):
-        """Not available: minitf has no SparseTensor conversion for ragged tensors yet."""
-        raise NotImplementedError("RaggedTensor.to_sparse is not supported in minitf; use to_tensor()")
+        """A SparseTensor with an entry per value, shaped like bounding_shape()."""
+        coords = _flat_coords(self)
+        flat = self.flat_values
+        inner = list(flat.shape)[1:]
+        raw = np.asarray(flat.numpy())
+        if inner:  # one entry per element of the uniform inner dimensions too
+            grid = np.indices(inner).reshape(len(inner), -1).T
+            n = grid.shape[0]
+            coords = [np.repeat(c, n) for c in coords] + [np.tile(grid[:, j], raw.shape[0])
+                                                         for j in range(len(inner))]
+            raw = raw.reshape(-1)
+        indices = np.stack(coords, axis=1) if coords[0].size else np.zeros((0, len(coords)), np.int64)
+        return SparseTensor(indices.astype(np.int64), Tensor(raw), np.asarray(_dense_dims(self), np.int64))
+
+    @classmethod
+    def from_sparse(cls, st_input, name=None, row_splits_dtype=dtypes.int64):
+        """The rows of a 2-D SparseTensor (indices in row-major order, each row filled from column 0)."""
+        indices = np.asarray(st_input.indices.numpy())
+        shape = np.asarray(st_input.dense_shape.numpy()).tolist()
+        if len(shape) != 2:
+            raise ValueError(f"rank(st_input) must be 2: from_sparse got a SparseTensor of shape {shape}")
+        rowids, cols = indices[:, 0], indices[:, 1]
+        order_ok = rowids.size == 0 or (np.diff(rowids) >= 0).all()
+        starts = np.searchsorted(rowids, rowids, side="left")
+        if not order_ok or ((np.arange(rowids.size) - starts) != cols).any():
+            raise errors.InvalidArgumentError(
+                None, None, "SparseTensor is not right-ragged: its indices must be in row-major order and "
+                            "fill each row from column 0 without gaps")
+        return cls.from_value_rowids(st_input.values, rowids, nrows=shape[0])
 
     def _tf_conversion_error(self):
         """TF's ValueError for converting a ragged tensor to a dense one (convert_to_tensor)."""

@@ -126,3 +126,28 @@ def test_ragged_range_and_boolean_mask():
 def test_ops_without_ragged_support_keep_their_error():
     with pytest.raises(ValueError, match="has no len()"):
         tf.reshape(digits(), [-1])
+
+
+def test_tile_and_reverse():
+    d = digits()
+    assert tf.tile(d, [1, 2]).to_list() == [[3, 1, 4, 1, 3, 1, 4, 1], [], [5, 9, 2, 5, 9, 2], [6, 6], []]
+    assert tf.tile(d, [2, 1]).to_list() == d.to_list() * 2
+    assert tf.reverse(d, [1]).to_list()[2] == [2, 9, 5] and tf.reverse(d, [0]).to_list()[0] == []
+
+    @tf.function
+    def make_palindrome(x, axis):
+        return tf.concat([x, tf.reverse(x, [axis])], axis)
+    out = make_palindrome(tf.ragged.constant([[1, 2], [3], [4, 5, 6]]), axis=1)
+    assert out.to_list() == [[1, 2, 2, 1], [3, 3], [4, 5, 6, 6, 5, 4]]
+
+
+def test_sparse_round_trip():
+    sentences = tf.ragged.constant([["Hi"], ["Welcome", "to", "the", "fair"], ["Have", "fun"]])
+    st = sentences.to_sparse()
+    assert st.indices.numpy().tolist()[:3] == [[0, 0], [1, 0], [1, 1]]
+    assert st.dense_shape.numpy().tolist() == [3, 4]
+    assert tf.RaggedTensor.from_sparse(st).to_list() == sentences.to_list()
+    gappy = tf.SparseTensor(indices=[[0, 0], [2, 0], [2, 1]], values=["a", "b", "c"], dense_shape=[3, 3])
+    assert tf.RaggedTensor.from_sparse(gappy).to_list() == [[b"a"], [], [b"b", b"c"]]
+    with pytest.raises(errors.InvalidArgumentError, match="right-ragged"):
+        tf.RaggedTensor.from_sparse(tf.SparseTensor(indices=[[0, 1]], values=[1], dense_shape=[2, 2]))
