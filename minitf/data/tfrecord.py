@@ -6,12 +6,14 @@ records).
 """
 import os
 
+import numpy as np
+
 from minitf import dtypes
-from minitf.convert import convert_to_tensor
 from minitf.data.dataset import Dataset
 from minitf.data.pipeline import Node
 from minitf.function import TensorSpec
 from minitf.ops.tfrecord_io import compression_of, read_records
+from minitf.tensor import Tensor
 
 __all__ = ["TFRecordDataset"]
 
@@ -53,7 +55,7 @@ class TFRecordNode(Node):
 
     def _records(self, path):
         for record in read_records(path, self._compression, self._buffer_size):
-            yield convert_to_tensor(record)
+            yield Tensor(np.array(record, dtype=object))  # a 0-d string tensor, without convert's checks
 
     def _generate(self, ctx):
         paths = self._path_stream(ctx)
