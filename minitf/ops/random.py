@@ -23,13 +23,14 @@ from minitf.ops._core import Op, as_tensor
 from minitf.tensor import Tensor
 from minitf.ops.random_generator import (Generator, create_rng_state, get_global_generator,  # noqa: F401
                                          set_global_generator)
-from minitf.ops.stateless_random import (Algorithm, fold_in, index_shuffle, split,  # noqa: F401
+from minitf.ops.stateless_random import (Algorithm, fold_in, index_shuffle, split, stateless_binomial,  # noqa: F401,E501
                                          stateless_categorical, stateless_normal, stateless_truncated_normal,
                                          stateless_uniform)
 from minitf.ops import stateless_random as sr
 
 __all__ = ["set_seed", "get_seed", "normal", "uniform", "truncated_normal", "categorical", "shuffle",
            "stateless_normal", "stateless_uniform", "stateless_truncated_normal", "stateless_categorical",
+           "stateless_binomial",
            "split", "fold_in", "index_shuffle", "Algorithm", "Generator", "create_rng_state",
            "get_global_generator", "set_global_generator"]
 

@@ -9,6 +9,7 @@ in a checkpoint (dependency name `_state_var`, as TF) and restoring it resumes t
 import numpy as np
 
 from minitf import dtypes, errors
+from minitf.ops import random_binomial as rb
 from minitf.ops import stateless_random as sr
 from minitf.ops._core import Op, as_tensor
 from minitf.tensor import Tensor
@@ -22,7 +23,6 @@ STATEFUL_BINOMIAL = Op("StatefulRandomBinomial")
 
 _MASK64 = (1 << 64) - 1
 _SKIP_PER_VALUE = 256  # counter blocks reserved per output value (TF's multiplier)
-_BINOMIAL_SAMPLES_PER_VALUE = 100  # TF's binomial kernel reserves this many samples per value
 _STATE_SIZE = {1: 3, 2: 2, 3: 3}
 _entropy = np.random.default_rng()
 
@@ -240,24 +240,18 @@ class Generator(Trackable):
         return sr.place(sr.draw_full_int(key, counter, shape, dtype), dtype)
 
     def binomial(self, shape, counts, probs, dtype=dtypes.int32, name=None):
-        """Binomial draws of `shape`: counts trials with success probability probs, both
-        broadcasting against the rightmost dimensions of `shape`; advances the state as TF
-        does (the values come from numpy's sampler keyed by the state, not TF's)."""
+        """Binomial draws of `shape`: `counts` trials with success probability `probs` (float
+        tensors of one dtype, broadcasting against the rightmost dimensions of `shape`);
+        advances the state. TF's numbers."""
         dtype = dtypes.as_dtype(dtype)
         counts, probs = as_tensor(counts), as_tensor(probs)
-        op = STATEFUL_BINOMIAL
-        shape = sr.check_shape(shape, op)
-        sr.check_kernel_dtype(dtype, op, ("float16", "float32", "float64", "int32", "int64"))
-        n, p = sr.host(counts), sr.host(probs)
-        try:
-            np.broadcast_shapes(n.shape, p.shape, shape)
-        except ValueError:
-            raise op.invalid(f"counts {list(n.shape)} and probs {list(p.shape)} must broadcast to the "
-                             f"rightmost dimensions of shape {list(shape)}") from None
-        key, counter = self._key_counter((int(np.prod(shape)) * _BINOMIAL_SAMPLES_PER_VALUE,))
-        rng = np.random.Generator(np.random.Philox(key=np.array([key, counter[1]], dtype=np.uint64),
-                                                   counter=np.array([counter[0], 0, 0, 0], dtype=np.uint64)))
-        return sr.place(rng.binomial(n.astype(np.int64), p.astype(np.float64), size=shape), dtype)
+        shape = sr.check_shape(shape, STATEFUL_BINOMIAL)
+        batch_shape = sr.binomial_args(shape, counts, probs, dtype, STATEFUL_BINOMIAL)
+        if self._alg != sr.Algorithm.PHILOX.value:
+            raise STATEFUL_BINOMIAL.invalid(f"Unsupported algorithm id: {self._alg}; binomial draws need a "
+                                            f"Philox generator (alg='philox')")
+        key, counter = self._key_counter((rb.state_skip(shape, batch_shape),))
+        return sr.place(rb.sample(key, counter, shape, sr.host(counts), sr.host(probs)), dtype)
 
     def make_seeds(self, count=1):
         """An int64 [2, count] tensor of seeds for stateless ops (second row zeros, as TF)."""

@@ -13,13 +13,14 @@ import numpy as np
 
 from minitf import backend, dtypes, errors
 from minitf.ops import philox
+from minitf.ops import random_binomial
 from minitf.ops._core import Op, as_tensor
 from minitf.ops.math import ADD, MUL, SUB
 from minitf.tensor import Tensor
 from minitf.variable import Variable
 
 __all__ = ["Algorithm", "stateless_normal", "stateless_uniform", "stateless_truncated_normal",
-           "stateless_categorical", "split", "fold_in", "index_shuffle"]
+           "stateless_categorical", "stateless_binomial", "split", "fold_in", "index_shuffle"]
 
 STATELESS_GET_KEY_COUNTER = Op("StatelessRandomGetKeyCounter")
 STATELESS_NORMAL = Op("StatelessRandomNormalV2")
@@ -30,6 +31,7 @@ STATELESS_TRUNCATED_NORMAL = Op("StatelessTruncatedNormalV2")
 STATELESS_MULTINOMIAL = Op("StatelessMultinomial")
 MULTINOMIAL = Op("Multinomial")
 RANDOM_INDEX_SHUFFLE = Op("RandomIndexShuffle")
+STATELESS_BINOMIAL = Op("StatelessRandomBinomial")
 
 FLOAT_KERNEL = ("float16", "bfloat16", "float32", "float64")
 UNIFORM_TYPES = ("float16", "bfloat16", "float32", "float64", "int32", "int64")
@@ -339,6 +341,53 @@ def stateless_categorical(logits, num_samples, seed, dtype=dtypes.int64, name=No
     v, n, dtype = categorical_args(logits, num_samples, dtype, STATELESS_MULTINOMIAL)
     key, counter = seed_key_counter(seed, STATELESS_MULTINOMIAL)
     return place(sample_categorical(key, counter, v, n), dtype)
+
+
+# -- binomial -----------------------------------------------------------------------------------
+
+def binomial_args(shape, counts, probs, dtype, op):
+    """The broadcast batch shape of counts and probs, checked as TF's binomial kernels check
+    them: one float dtype for both, an allowed output dtype, and a shape ending with the batch
+    shape."""
+    if counts.dtype != probs.dtype:
+        raise op.invalid(f"cannot compute {op.name} as input #1(zero-based) was expected to be a "
+                         f"{counts.dtype.name} tensor but is a {probs.dtype.name} tensor; give counts and "
+                         f"probs one float dtype")
+    if counts.dtype.name not in ("float16", "float32", "float64"):
+        raise errors.NotFoundError(None, None, f"Could not find device for node: {op.name}"
+                                               f"[T={counts.dtype.name}]: counts and probs must be float16, "
+                                               f"float32 or float64")
+    check_kernel_dtype(dtype, op, ("float16", "float32", "float64", "int32", "int64"),
+                       names="half, float, double, int32, int64")
+    n, p = host(counts), host(probs)
+    try:
+        batch = np.broadcast_shapes(n.shape, p.shape)
+    except ValueError:
+        raise op.invalid(f"counts and probs must have compatible batch dimensions: {list(n.shape)} vs. "
+                         f"{list(p.shape)}") from None
+    if len(batch) > len(shape) or tuple(shape[len(shape) - len(batch):]) != tuple(batch):
+        raise op.invalid(f"Shape passed in must end with broadcasted shape: shape {list(shape)}, counts/probs "
+                         f"broadcast to {list(batch)}")
+    return batch
+
+
+def _hinted(x, hint):
+    """`x` as a tensor, Python numbers taking the `hint` dtype (TF's dtype_hint)."""
+    if isinstance(x, (Tensor, Variable, np.ndarray, np.generic)):
+        return as_tensor(x)
+    return as_tensor(x, dtype=hint)
+
+
+def stateless_binomial(shape, seed, counts, probs, output_dtype=dtypes.int32, name=None):
+    """Binomial draws of `shape` fixed by `seed`: `counts` trials with success probability
+    `probs` (broadcasting against the rightmost dimensions of `shape`). TF's numbers."""
+    probs = _hinted(probs, dtypes.float32)
+    counts = _hinted(counts, probs.dtype)
+    dtype = dtypes.as_dtype(output_dtype)
+    shape = check_shape(shape, STATELESS_BINOMIAL)
+    binomial_args(shape, counts, probs, dtype, STATELESS_BINOMIAL)
+    key, counter = seed_key_counter(seed, STATELESS_BINOMIAL)
+    return place(random_binomial.sample(key, counter, shape, host(counts), host(probs)), dtype)
 
 
 # -- index_shuffle -------------------------------------------------------------------------------

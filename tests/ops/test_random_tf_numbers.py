@@ -116,3 +116,15 @@ def test_large_normal_draws_stay_within_two_ulps_of_exact():
     exact = philox.normal(123, (0, 456), philox.EXACT_LIMIT, "float32")
     gap = np.abs(fast[:philox.EXACT_LIMIT].view(np.int32).astype(np.int64) - exact.view(np.int32))
     assert gap.max() <= 2 and (gap == 0).mean() > 0.95
+
+
+def test_binomial_gives_tf_numbers():
+    assert tf.random.stateless_binomial([2], [123, 456], [10.0, 20.0], [0.8]).numpy().tolist() == [5, 16]
+    draws = tf.random.stateless_binomial([4, 3], [1, 2], [3.0, 50.0, 1000.0], [0.3, 0.7, 0.01])
+    assert draws.dtype == tf.int32
+    assert draws.numpy().tolist() == [[3, 38, 6], [1, 32, 12], [2, 35, 10], [1, 35, 8]]
+    g = tf.random.Generator.from_seed(234)
+    assert g.binomial([2], counts=[10.0, 20.0], probs=[0.8]).numpy().tolist() == [8, 15]
+    assert g.state.numpy().tolist() == [102634, 0, 0]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="must end with broadcasted shape"):
+        tf.random.stateless_binomial([3], [1, 2], [10.0, 20.0], [0.8])

@@ -95,6 +95,11 @@ add("random.stateless_categorical", cases(tensors(("float32", "float64"), shape=
                                           st.integers(0, 6), _seed_pairs,
                                           dtype=maybe(st.sampled_from(["int32", "int64"]).map(D))),
     call=lambda lib, *a, **k: bits(lib.random.stateless_categorical(*a, **k)))
+add("random.stateless_binomial", cases(st.sampled_from([[2], [4, 2], [3, 1, 2], [2, 3]]), _seed_pairs,
+                                        st.sampled_from([[10.0, 20.0], [3.0, 400.0], 7.0]),
+                                        st.sampled_from([[0.8], [0.3, 0.6], 0.02, [1.0, 0.0]]),
+                                        output_dtype=maybe(st.sampled_from(["int32", "int64", "float32"]).map(D))),
+    call=lambda lib, *a, **k: bits(lib.random.stateless_binomial(*a, **k)))
 add("random.split", cases(_seed_pairs, num=maybe(st.integers(1, 4))),
     call=lambda lib, *a, **k: bits(lib.random.split(*a, **k)))
 add("random.fold_in", cases(_seed_pairs, st.one_of(st.integers(0, 2 ** 31 - 1),
@@ -110,7 +115,8 @@ def generator_run(lib, seed, alg=None):
     out = [g.algorithm]
     for draw in (lambda: g.normal([2, 3]), lambda: g.uniform([3], dtype=lib.float64),
                  lambda: g.uniform([4], minval=-5, maxval=5, dtype=lib.int64), lambda: g.truncated_normal([5]),
-                 lambda: g.uniform_full_int([3], dtype=lib.uint32), lambda: g.make_seeds(2), lambda: g.normal([])):
+                 lambda: g.uniform_full_int([3], dtype=lib.uint32), lambda: g.make_seeds(2), lambda: g.normal([]),
+                 lambda: g.binomial([3, 2], counts=[5.0, 60.0], probs=[0.4, 0.9])):
         out += [bits(draw()), g.state.numpy()]
     out += [bits(child.normal([2])) for child in g.split(2)]
     g.reset_from_seed(seed)
