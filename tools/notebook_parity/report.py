@@ -98,6 +98,7 @@ def build(results_dir, nb_ids, meta):
         mt_res = _load(results_dir / f"{stem}.minitf.jsonl")
         cells = json.loads((results_dir / f"{stem}.minitf.cells.json").read_text()) \
             if (results_dir / f"{stem}.minitf.cells.json").exists() else []
+        n_cells = len(cells) or (len(tf_res) if tf_res else 0)
         code = {c["index"]: c.get("code", "") for c in cells}
         if tf_res is None or mt_res is None:
             rows.append({"notebook": nb_id, "missing": True})
@@ -127,8 +128,8 @@ def build(results_dir, nb_ids, meta):
                             "line": line[:200], "where": err.get("where"), "cause": cause_key(err),
                             "area": area_of(err, line), "cascade": cascade})
         failures += nb_fail
-        rows.append({"notebook": nb_id, "cells": len(tf_res), "skipped": sum(r["status"] == "skipped"
-                                                                             for r in tf_res.values()),
+        rows.append({"notebook": nb_id, "cells": n_cells, "tf_not_reached": n_cells - len(tf_res),
+                     "skipped": sum(r["status"] == "skipped" for r in tf_res.values()),
                      "tf_pass": len(tf_ok), "minitf_pass": len(mt_ok), "same_output": same_out,
                      "whole": len(mt_ok) == len(tf_ok) and bool(tf_ok),
                      "tf_failing": [{"cell": i, "type": r["error"]["type"], "message": r["error"]["message"]}
@@ -173,7 +174,8 @@ def markdown(data):
         if r.get("missing"):
             out.append(f"| {r['notebook']} | not measured | | | | |")
         else:
-            out.append(f"| {r['notebook']} | {r['cells']} | {r['tf_pass']} | {r['minitf_pass']} | "
+            note = f" ({r['tf_not_reached']} not reached under TF)" if r.get("tf_not_reached") else ""
+            out.append(f"| {r['notebook']} | {r['cells']}{note} | {r['tf_pass']} | {r['minitf_pass']} | "
                        f"{r['same_output']} | {'yes' if r['whole'] else ''} |")
     for title, want in (("Failure causes outside the areas in progress", False),
                         ("Failure causes in the areas in progress (ragged, sparse, forwardprop, "

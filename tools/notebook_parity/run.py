@@ -70,13 +70,32 @@ def run_one(nb_id, lib, cells, results_path, cell_timeout, run_timeout, pythonpa
         if pythonpath:
             env["PYTHONPATH"] = os.pathsep.join([pythonpath] + [p for p in [env.get("PYTHONPATH")] if p])
         t0 = time.time()
-        try:
-            proc = subprocess.run([sys.executable, str(HERE / "worker.py"), str(cells_path), lib,
-                                   str(results_path), str(cell_timeout)],
-                                  cwd=scratch, env=env, capture_output=True, text=True, timeout=run_timeout)
-            tail = proc.stderr[-2000:] if proc.returncode else ""
-        except subprocess.TimeoutExpired:
-            tail = f"run killed after {run_timeout}s"
+        log = open(scratch / "_stderr", "w+")
+        proc = subprocess.Popen([sys.executable, str(HERE / "worker.py"), str(cells_path), lib, str(results_path),
+                                 str(cell_timeout)], cwd=scratch, env=env, stdout=log, stderr=subprocess.STDOUT)
+        # Watchdog: the worker's own per-cell alarm cannot interrupt a call stuck in C code, so a
+        # cell that has not finished cell_timeout + 60 s after the previous one ends the run.
+        done, last_change, tail = -1, time.time(), ""
+        while proc.poll() is None:
+            time.sleep(1)
+            n = len(results_path.read_text().splitlines()) if results_path.exists() else 0
+            if n != done:
+                done, last_change = n, time.time()
+            stalled = time.time() - last_change > cell_timeout + 60
+            if stalled or time.time() - t0 > run_timeout:
+                proc.kill()
+                proc.wait()
+                nxt = cells[n]["index"] if n < len(cells) else None
+                tail = f"run killed: {'cell stalled' if stalled else f'run past {run_timeout}s'} at cell {nxt}\n"
+                if nxt is not None:
+                    with open(results_path, "a") as f:
+                        f.write(json.dumps({"index": nxt, "status": "timeout", "seconds": cell_timeout + 60,
+                                            "error": {"type": "CellTimeout", "message": tail.strip(),
+                                                      "cell_line": None, "where": None}}) + "\n")
+        if proc.returncode and not tail:
+            log.seek(0)
+            tail = log.read()[-2000:]
+        log.close()
         if tail:
             (results_path.with_suffix(".stderr")).write_text(tail)
         return time.time() - t0

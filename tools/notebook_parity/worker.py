@@ -11,6 +11,7 @@ import ast
 import contextlib
 import io
 import json
+import linecache
 import os
 import signal
 import sys
@@ -65,22 +66,26 @@ def _setup(lib):
     return {"__name__": "__main__", "__builtins__": __builtins__, "_nbp": standins}
 
 
-def _run(code, ns):
-    tree = ast.parse(code)
+def _run(code, ns, index):
+    # Registered in linecache as IPython does, so inspect.getsource works on functions a cell
+    # defines (TF's autograph and minitf's tf.function read the source of what they convert).
+    name = f"<cell-{index}>"
+    linecache.cache[name] = (len(code), None, code.splitlines(True), name)
+    tree = ast.parse(code, name)
     last = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         last = ast.Expression(tree.body.pop().value)
-    exec(compile(tree, "<cell>", "exec"), ns)
+    exec(compile(tree, name, "exec"), ns)
     if last is not None:
-        value = eval(compile(last, "<cell>", "eval"), ns)
+        value = eval(compile(last, name, "eval"), ns)
         if value is not None:
             print(repr(value))
 
 
 def _error(exc):
     tb = traceback.extract_tb(exc.__traceback__)
-    cell_lines = [f.lineno for f in tb if f.filename == "<cell>"]
-    inner = [f for f in tb if f.filename != "<cell>"]
+    cell_lines = [f.lineno for f in tb if f.filename.startswith("<cell-")]
+    inner = [f for f in tb if not f.filename.startswith("<cell-")]
     msg = str(exc).strip().split("\n")[0][:300]
     return {"type": type(exc).__module__ + "." + type(exc).__name__ if type(exc).__module__ != "builtins"
             else type(exc).__name__, "message": msg, "cell_line": cell_lines[-1] if cell_lines else None,
@@ -103,7 +108,7 @@ def main():
                 signal.alarm(timeout)
                 try:
                     with contextlib.redirect_stdout(buf):
-                        _run(cell["code"], ns)
+                        _run(cell["code"], ns, cell["index"])
                     rec["status"] = "ok"
                 except CellTimeout as exc:
                     rec.update(status="timeout", error={"type": "CellTimeout", "message": str(exc),
