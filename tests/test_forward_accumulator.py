@@ -389,3 +389,18 @@ def test_a_gradient_rule_outside_minitf_is_named_not_silently_zero():
     with pytest.raises(errors.UnimplementedError, match="TestOpaqueGradient"):
         with tf.autodiff.ForwardAccumulator(x, tf.constant([1.0, 1.0])):
             _opaque_square(x)
+
+
+def test_tape_over_nested_accumulators_gives_the_third_derivative():
+    # TF 2.21 raises InternalError here ("returned too few gradients"); the value is d3/dx3.
+    x = tf.constant(0.4, tf.float64)
+    one = tf.constant(1.0, tf.float64)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        with tf.autodiff.ForwardAccumulator(x, one) as outer:
+            with tf.autodiff.ForwardAccumulator(x, one) as inner:
+                y = x ** 5.0
+            first = inner.jvp(y)
+        second = outer.jvp(first)
+    assert float(first) == pytest.approx(5 * 0.4 ** 4) and float(second) == pytest.approx(20 * 0.4 ** 3)
+    assert float(tape.gradient(second, x)) == pytest.approx(60 * 0.4 ** 2)
