@@ -31,7 +31,7 @@ def _plain(case):
         if isinstance(x, (list, tuple)):
             return type(x)(strip(o) for o in x)
         return x
-    return Case(tuple(strip(a) for a in case.args), case.kwargs)
+    return Case(tuple(strip(a) for a in case.args), {k: strip(v) for k, v in case.kwargs.items()})
 FLOAT = ("float32", "float64")
 SHAPE = [3, 4]
 # index patterns over a [3, 4] tensor: sorted ones, an unsorted one, one with an empty row, none
@@ -155,6 +155,21 @@ _scenario("sparse.to_indicator", cases(indicator_case()),
 _scenario("sparse.mask", cases(tensors(FLOAT, shape=(3, 2)), st.lists(st.integers(0, 5), max_size=3)),
           call=lambda lib, v, m: lib.sparse.mask(lib.IndexedSlices(v, lib.constant([0, 2, 4]), lib.constant([5, 2])),
                                            lib.constant(m, dtype="int32")).values, grad=1)
+
+
+@st.composite
+def bincount_case(draw):
+    dtype = draw(st.sampled_from(["int32", "int64"]))
+    x = draw(values(dtype, draw(st.sampled_from([(5,), (2, 3)])), 0, 6))
+    kwargs = {"axis": draw(st.sampled_from([0, -1])), "minlength": draw(st.sampled_from([None, 4, 9])),
+              "maxlength": draw(st.sampled_from([None, 3])), "binary_output": draw(st.booleans())}
+    if not kwargs["binary_output"] and draw(st.booleans()):
+        kwargs["weights"] = T(draw(values("float32", x.shape, -2.0, 2.0)))
+    return Case((T(x),), kwargs)
+
+
+_scenario("sparse.bincount", bincount_case(),
+          call=lambda lib, x, **k: lib.sparse.to_dense(lib.sparse.bincount(x, **k)))
 
 
 @st.composite
