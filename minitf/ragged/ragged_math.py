@@ -14,8 +14,7 @@ from minitf.convert import convert_to_tensor
 from minitf.ops import math as m
 from minitf.ops import reduce as r
 from minitf.ops._core import Tensor, Variable, as_tensor
-from minitf.ops.constant import cast
-from minitf.ops.gather import gather
+from minitf.ops.gather import gather, where
 from minitf.ops.shaping import reshape
 from minitf.ragged.ragged_tensor import RaggedTensor, _flat_coords, concat_axis0, gather_rows
 
@@ -58,6 +57,20 @@ def elementwise_unary(api, x, *args, **kwargs):
     return x.with_flat_values(api(x.flat_values, *args, **kwargs))
 
 
+def splits_mismatch(x, y):
+    """TF's InvalidArgumentError for two row partitions (int vectors) that should be equal."""
+    if x.shape != y.shape:
+        return errors.InvalidArgumentError(
+            None, None, f"Condition x == y did not hold.\nx has {x.size} elements and y has {y.size}: "
+                        f"the operands have different numbers of rows")
+    bad = np.nonzero(x != y)[0]
+    return errors.InvalidArgumentError(
+        None, None, f"Condition x == y did not hold.\nIndices of first {min(bad.size, 3)} different "
+                    f"values:\n{bad[:3].reshape(-1, 1)}\nCorresponding x values:\n{x[bad[:3]]}\n"
+                    f"Corresponding y values:\n{y[bad[:3]]}\nFirst 3 elements of x:\n{x[:3]}\n"
+                    f"First 3 elements of y:\n{y[:3]}")
+
+
 def _same_partitions(a, b):
     """InvalidArgumentError, in TF's words, when two ragged tensors' rows differ."""
     sa, sb = a.nested_row_splits, b.nested_row_splits
@@ -68,14 +81,7 @@ def _same_partitions(a, b):
     for x, y in zip(sa, sb):
         x, y = x.numpy(), y.numpy()
         if x.shape != y.shape or (x != y).any():
-            n = min(x.size, y.size)
-            bad = np.nonzero(x[:n] != y[:n])[0] if n else np.zeros(0, np.int64)
-            raise errors.InvalidArgumentError(
-                None, None, f"Condition x == y did not hold.\nIndices of first {min(bad.size, 3)} different "
-                            f"values:\n{bad[:3].reshape(-1, 1)}\nCorresponding x values:\n{x[bad[:3]]}\n"
-                            f"Corresponding y values:\n{y[bad[:3]]}\nFirst 3 elements of x:\n{x[:3]}\n"
-                            f"First 3 elements of y:\n{y[:3]}\n(the row_splits of the two ragged "
-                            f"operands differ: their rows must have the same lengths)")
+            raise splits_mismatch(x, y)
 
 
 def _dense_for(rt, y):
@@ -96,14 +102,10 @@ def _dense_for(rt, y):
             picks.append(np.zeros_like(c))
             continue
         ok = size == levels[0] if d == 0 else bool(lengths[d - 1].size) and (lengths[d - 1] == size).all()
-        if not ok:
+        if not ok:  # TF compares the dense operand's row splits with the ragged ones
             splits = rt.nested_row_splits[d - 1].numpy() if d else np.asarray([rt.nrows_int()])
             dense = np.arange(splits.size) * size if d else np.asarray([size])
-            raise errors.InvalidArgumentError(
-                None, None, f"Condition x == y did not hold.\nFirst 3 elements of x:\n{dense[:3]}\n"
-                            f"First 3 elements of y:\n{splits[:3]}\n(a dense operand of shape "
-                            f"{list(y.shape)} does not broadcast against the ragged dimension {d} of a "
-                            f"RaggedTensor of shape {rt.shape})")
+            raise splits_mismatch(dense, splits)
         picks.append(c)
     linear = np.ravel_multi_index(picks, y_outer) if picks else np.zeros(0, np.int64)
     y2 = reshape(y, [int(np.prod(y_outer))] + y_inner)
@@ -212,13 +214,13 @@ def reduce(kind, rt, axis=None, keepdims=False):
     total = _DENSE[kind](padded, axis=a)
     if kind != "mean":
         return total
-    ones = rt.with_flat_values(Tensor(np.ones(flat.shape, dtype=np.int64 if flat.dtype.is_integer
-                                              else flat.dtype._np)))
-    count = r.reduce_sum(ones.to_tensor(), axis=a)
-    with np.errstate(invalid="ignore", divide="ignore"):  # empty rows: 0/0 is nan, as in TF
-        if flat.dtype.is_integer:
-            return m.truediv(total, cast(count, flat.dtype))
-        return m.truediv(total, count)
+    # count the values behind each result; empty rows give nan as in TF (0/0), without dividing by 0
+    ones = rt.with_flat_values(Tensor(np.ones(flat.shape, dtype=np.int64)))
+    count = np.asarray(r.reduce_sum(ones.to_tensor(), axis=a).numpy())
+    mean = m.truediv(total, Tensor(np.maximum(count, 1).astype(total.dtype._np)))
+    if not (count == 0).any():
+        return mean
+    return where(Tensor(count == 0), Tensor(np.full(count.shape, np.nan, mean.dtype._np)), mean)
 
 
 def _dense_reduce(kind, t, axis):

@@ -70,31 +70,42 @@ class DynamicRaggedShape:
     dimensions, and TF's ValueError for a ragged dimension.
     """
 
-    def __init__(self, rt):
-        self._lengths = [rt.nrows_int()]
+    def __init__(self, lengths, num_row_partitions, dtype=dtypes.int32):
+        self._lengths = list(lengths)
+        self._num_row_partitions = num_row_partitions
+        self._dtype = dtypes.as_dtype(dtype)
+
+    @classmethod
+    def from_ragged(cls, rt, dtype=dtypes.int32):
+        """The shape of RaggedTensor `rt`."""
+        lengths = [rt.nrows_int()]
         v = rt
         while isinstance(v, RaggedTensor):
             ul = v._uniform_row_length
-            self._lengths.append(ul if ul is not None else tuple(np.diff(v._splits_np).tolist()))
+            lengths.append(ul if ul is not None else tuple(np.diff(v._splits_np).tolist()))
             v = v.values
-        self._lengths += list(v.shape)[1:]
-        self._num_row_partitions = rt.ragged_rank
+        return cls(lengths + list(v.shape)[1:], rt.ragged_rank, dtype)
 
     @property
     def rank(self):
         """The number of dimensions."""
         return len(self._lengths)
 
+    @property
+    def dtype(self):
+        """The dtype of the sizes (int32 unless tf.shape was given out_type)."""
+        return self._dtype
+
     def __getitem__(self, index):
         if isinstance(index, slice):
             dims = self._lengths[index]
             if any(isinstance(d, tuple) for d in dims):
                 raise ValueError(f"Cannot slice a DynamicRaggedShape through a ragged dimension: {index}")
-            return Tensor(np.asarray(dims, dtype=np.int64))
+            return DynamicRaggedShape(dims, 0, self._dtype)
         d = self._lengths[index]
         if isinstance(d, tuple):
             raise ValueError(f"Index {index} is not uniform")
-        return Tensor(np.asarray(d, dtype=np.int64))
+        return Tensor(np.asarray(d, dtype=self._dtype._np))
 
     def __repr__(self):
         parts = ", ".join(str(d) if not isinstance(d, tuple) else "(" + ", ".join(map(str, d)) + ")"
@@ -108,4 +119,4 @@ class DynamicRaggedShape:
 def _shape(api, input, out_type=None, name=None):  # noqa: A002
     if not isinstance(input, RaggedTensor):
         return NotImplemented
-    return DynamicRaggedShape(input)
+    return DynamicRaggedShape.from_ragged(input, out_type or dtypes.int32)

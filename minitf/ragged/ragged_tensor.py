@@ -398,19 +398,19 @@ class RaggedTensor:
         return _to_list(self)
 
     def numpy(self):
-        """A numpy array: rows of one shape stack, rows of different lengths give an object array."""
+        """A numpy array: rows of one length stack, rows of different lengths give an object array
+        of row arrays (TF's rule, applied level by level)."""
         vals = self._values.numpy()
         s = self._splits_np
         rows = [vals[s[i]:s[i + 1]] for i in range(s.size - 1)]
         if not rows:
             return np.zeros((0, 0) + tuple(np.shape(vals))[1:], dtype=vals.dtype)
-        if all(isinstance(r, np.ndarray) and r.dtype != object for r in rows) and \
-                len({r.shape for r in rows}) == 1:
-            return np.stack(rows)
-        out = np.empty(len(rows), dtype=object)
-        for i, r in enumerate(rows):
-            out[i] = r
-        return out
+        if any(len(r) != len(rows[0]) for r in rows):
+            out = np.empty(len(rows), dtype=object)
+            for i, r in enumerate(rows):
+                out[i] = r
+            return out
+        return np.array(rows)
 
     def to_sparse(self, name=None):
         """A SparseTensor with an entry per value, shaped like bounding_shape()."""

@@ -59,6 +59,17 @@ def test_incompatible_rows_raise_invalid_argument(x, y):
         x + y
 
 
+def test_broadcast_error_text_is_tfs():
+    x = tf.ragged.constant([[1, 2], [3, 4, 5, 6], [7]])
+    y = tf.constant([[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]])
+    with pytest.raises(errors.InvalidArgumentError) as info:
+        x + y
+    assert str(info.value) == ("Condition x == y did not hold.\nIndices of first 3 different values:\n"
+                               "[[1]\n [2]\n [3]]\nCorresponding x values:\n[ 4  8 12]\n"
+                               "Corresponding y values:\n[2 6 7]\nFirst 3 elements of x:\n[0 4 8]\n"
+                               "First 3 elements of y:\n[0 2 6]")
+
+
 def test_dtype_mismatch_is_the_dense_error():
     with pytest.raises(errors.InvalidArgumentError, match="AddV2"):
         tf.ragged.constant([[1, 2], [3]]) + tf.constant([1.0])

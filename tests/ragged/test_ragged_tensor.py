@@ -150,6 +150,20 @@ def test_spec_and_shape():
     assert not spec.is_compatible_with(tf.ragged.constant([[1.0]]))
     shape = tf.shape(tf.ragged.constant([[1], [2, 3, 4], [], [5, 6]]))
     assert repr(shape) == "<DynamicRaggedShape lengths=[4, (1, 3, 0, 2)] num_row_partitions=1>"
-    assert int(shape[0]) == 4
+    assert int(shape[0]) == 4 and shape[0].dtype == tf.int32
+    assert repr(shape[:1]) == "<DynamicRaggedShape lengths=[4] num_row_partitions=0>"
     with pytest.raises(ValueError, match="Index 1 is not uniform"):
         shape[1]
+
+
+def test_repr_of_deeper_ragged_tensors_matches_tf():
+    paragraphs = tf.ragged.constant([
+        [["I", "have", "a", "cat"], ["His", "name", "is", "Mat"]],
+        [["Do", "you", "want", "to", "come", "visit"], ["I'm", "free", "tomorrow"]]])
+    assert repr(paragraphs) == (
+        "<tf.RaggedTensor [[[b'I', b'have', b'a', b'cat'], [b'His', b'name', b'is', b'Mat']],\n"
+        " [[b'Do', b'you', b'want', b'to', b'come', b'visit'],\n"
+        "  [b\"I'm\", b'free', b'tomorrow']]]>")
+    uniform = tf.RaggedTensor.from_uniform_row_length(
+        tf.RaggedTensor.from_row_splits(list(range(10, 20)), [0, 3, 5, 9, 10]), 2)
+    assert repr(uniform) == "<tf.RaggedTensor [[[10, 11, 12], [13, 14]],\n [[15, 16, 17, 18], [19]]]>"
