@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import minitf as tf
+from minitf.device import device
 from minitf.gradient_checker import assert_gradients_close
 
 rng = np.random.default_rng(0)
@@ -342,3 +343,49 @@ def test_lu_errors_follow_tf():
         tape.gradient(lu, a)
     with pytest.raises(ValueError, match="rhs"):
         tf.linalg.lu_solve(*tf.linalg.lu(a), rhs=tf.ones([3], tf.float64))
+
+
+# -- the array-module seam: the same code on a (fake) GPU module ------------------------------------
+
+def _spd_np(n, batch=()):
+    m = rng.standard_normal(batch + (n, n))
+    return m @ np.swapaxes(m, -1, -2) + n * np.eye(n)
+
+
+SEAM_CASES = [
+    ("svd", lambda a: tf.linalg.svd(a)[0] + tf.reduce_sum(tf.abs(tf.linalg.svd(a)[1])), [(2, 4, 3)]),
+    ("svd_values", lambda a: tf.linalg.svd(a, compute_uv=False), [(3, 4)]),
+    ("qr", lambda a: tf.linalg.qr(a).r + 1.0, [(2, 3, 4)]),
+    ("eigh", lambda a: tf.linalg.eigh(a)[0] + tf.linalg.eigvalsh(a), ["spd3"]),
+    ("triangular_solve", lambda a, b: tf.linalg.triangular_solve(a, b, lower=False), ["spd3", (3, 2)]),
+    ("cholesky_solve", lambda a, b: tf.linalg.cholesky_solve(tf.linalg.cholesky(a), b), ["spd3", (3, 2)]),
+    ("lstsq", lambda a, b: tf.linalg.lstsq(a, b) + tf.linalg.lstsq(tf.stop_gradient(a), tf.ones([5, 2], tf.float64),
+                                                                   fast=False), [(5, 3), (5, 2)]),
+    ("pinv_rank", lambda a: tf.linalg.pinv(a) * tf.cast(tf.linalg.matrix_rank(a), tf.float64), [(4, 3)]),
+    ("cross_normalize", lambda a, b: tf.linalg.cross(a, b) + tf.linalg.normalize(a, axis=-1)[0], [(2, 3), (2, 3)]),
+    ("lu", lambda a, b: tf.linalg.lu_solve(*tf.linalg.lu(tf.stop_gradient(a)), b) + tf.linalg.lu_matrix_inverse(
+        *tf.linalg.lu(tf.stop_gradient(a)))[..., :1] + tf.linalg.lu_reconstruct(a, tf.constant([2, 0, 1]))[..., :1],
+     ["spd3", (3, 1)]),
+]
+
+
+@pytest.mark.parametrize("name,f,specs", SEAM_CASES, ids=[c[0] for c in SEAM_CASES])
+def test_ops_stay_on_the_array_module_of_their_inputs(name, f, specs, fake_gpu):
+    arrays = [_spd_np(3) if s == "spd3" else rng.standard_normal(s) for s in specs]
+
+    def run():
+        xs = [tf.constant(a) for a in arrays]
+        with tf.GradientTape() as tape:
+            tape.watch(xs)
+            y = f(*xs)
+            loss = tf.reduce_sum(y * y)
+        return y, tape.gradient(loss, xs)
+
+    with device("/CPU:0"):
+        y_cpu, g_cpu = run()
+    y_gpu, g_gpu = run()
+    assert isinstance(y_gpu._value, fake_gpu.ndarray), f"{name}: output left the device"
+    np.testing.assert_allclose(y_gpu.numpy(), y_cpu.numpy(), rtol=1e-9, atol=1e-12)
+    for gg, gc in zip(g_gpu, g_cpu):
+        assert isinstance(gg._value, fake_gpu.ndarray), f"{name}: gradient left the device"
+        np.testing.assert_allclose(gg.numpy(), gc.numpy(), rtol=1e-8, atol=1e-10)
