@@ -108,9 +108,10 @@ def spec_with_leading(spec, dim):
     """Each TensorSpec in `spec` with a new leading dimension `dim` (None for unknown)."""
 
     def add(s):
+        cls = SparseTensorSpec if isinstance(s, SparseTensorSpec) else TensorSpec
         if s.shape.rank is None:
-            return TensorSpec(None, s.dtype)
-        return TensorSpec([dim] + s.shape.as_list(), s.dtype)
+            return cls(None, s.dtype)
+        return cls([dim] + s.shape.as_list(), s.dtype)
 
     return map_leaves(add, spec)
 
@@ -119,12 +120,13 @@ def spec_without_leading(spec):
     """Each TensorSpec in `spec` with its leading dimension removed."""
 
     def drop(s):
+        cls = SparseTensorSpec if isinstance(s, SparseTensorSpec) else TensorSpec
         if s.shape.rank is None:
-            return TensorSpec(None, s.dtype)
+            return cls(None, s.dtype)
         if s.shape.rank == 0:
             raise ValueError("Cannot unbatch an input with scalar components; every component "
                              "needs rank >= 1.")
-        return TensorSpec(s.shape.as_list()[1:], s.dtype)
+        return cls(s.shape.as_list()[1:], s.dtype)
 
     return map_leaves(drop, spec)
 

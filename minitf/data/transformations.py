@@ -16,6 +16,8 @@ from minitf.data.pipeline import (AUTOTUNE, INFINITE_CARDINALITY as _INF, UNKNOW
                                   IterContext, Node, call_with_element)
 from minitf.function import TensorSpec
 from minitf.ops.random import get_seed
+from minitf.sparse import batching as sparse_batching
+from minitf.sparse.sparse_tensor import SparseTensor
 from minitf.tensor import Tensor
 
 __all__ = ["UnaryDataset", "IdentityDataset", "MapDataset", "FilterDataset", "TakeWhileDataset",
@@ -109,6 +111,8 @@ class TakeWhileDataset(FilterDataset):
 
 
 def _stack(tensors):
+    if isinstance(tensors[0], SparseTensor):  # TF stacks sparse rows into [batch, largest dims]
+        return sparse_batching.batch(tensors)
     raws = [t._value for t in tensors]
     xp = backend.array_module(raws[0])
     shapes = {r.shape for r in raws}
@@ -210,13 +214,15 @@ class UnbatchDataset(UnaryDataset):
         for element in self._input._generate(ctx):
             leaves = st.flatten(element)
             for t in leaves:
-                if t.ndim == 0:
+                if len(t.shape) == 0:
                     raise ValueError("Cannot unbatch an input with scalar components.")
-            n = {int(t._value.shape[0]) for t in leaves}
+            n = {int(t.shape[0]) for t in leaves}
             if len(n) > 1:
                 raise ValueError(f"unbatch: components have different first dimensions {sorted(n)}.")
+            rows = [sparse_batching.unbatch(t) if isinstance(t, SparseTensor) else None for t in leaves]
             for i in range(n.pop() if n else 0):
-                yield st.pack(element, [Tensor(t._value[i]) for t in leaves])
+                yield st.pack(element, [r[i] if r is not None else Tensor(t._value[i, ...])
+                                        for t, r in zip(leaves, rows)])
 
     def _cardinality(self):
         return _UNK

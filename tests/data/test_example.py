@@ -184,3 +184,23 @@ def test_the_tfrecord_tutorial_flow(tmp_path):
     example.ParseFromString(next(iter(tf.data.TFRecordDataset([path]))).numpy())
     result = {k: np.array(getattr(f, f.WhichOneof("kind")).value) for k, f in example.features.feature.items()}
     assert result["feature1"].tolist() == [f1[0]]
+
+
+def test_varlen_features_batch_and_unbatch_as_in_tf():
+    records = np.array([tf.train.Example(features=tf.train.Features(feature={"k": tf.train.Feature(
+        int64_list=tf.train.Int64List(value=list(range(n))))})).SerializeToString() for n in [0, 2, 1, 3, 2]],
+        dtype=object)
+    ds = tf.data.Dataset.from_tensor_slices(records).map(
+        lambda r: tf.io.parse_single_example(r, {"k": tf.io.VarLenFeature(tf.int64)}))
+    batched = ds.batch(2)
+    assert batched.element_spec["k"].shape.as_list() == [None, None]
+    got = [(e["k"].indices.numpy().tolist(), e["k"].values.numpy().tolist(), e["k"].dense_shape.numpy().tolist())
+           for e in batched]
+    # TF 2.21's batches of the same records
+    assert got == [([[1, 0], [1, 1]], [0, 1], [2, 2]),
+                   ([[0, 0], [1, 0], [1, 1], [1, 2]], [0, 0, 1, 2], [2, 3]),
+                   ([[0, 0], [0, 1]], [0, 1], [1, 2])]
+    rows = batched.unbatch()
+    assert rows.element_spec["k"].shape.as_list() == [None]
+    assert [e["k"].dense_shape.numpy().tolist() for e in rows] == [[2], [2], [3], [3], [2]]
+    assert [e["k"].values.numpy().tolist() for e in rows] == [[], [0, 1], [0], [0, 1, 2], [0, 1]]
