@@ -70,11 +70,26 @@ def philox(key, words):
     return [c0, c1, c2, c3]
 
 
+_CHUNK = 1 << 13  # blocks per pass: keeps a round's temporaries in cache (about twice as fast)
+
+
+def stream(key, counter, n, start=0):
+    """The four uint32 output words of blocks start .. start + n - 1 after `counter`, as arrays."""
+    if n <= _CHUNK:
+        return philox(key, counters(counter, n, start))
+    out = [np.empty(n, dtype=np.uint32) for _ in range(4)]
+    for lo in range(0, n, _CHUNK):
+        hi = min(n, lo + _CHUNK)
+        for dst, src in zip(out, philox(key, counters(counter, hi - lo, start + lo))):
+            dst[lo:hi] = src
+    return out
+
+
 def blocks(key, counter, n, start=0):
     """An [n, 4] uint32 array: the Philox outputs of blocks start .. start + n - 1."""
     if n <= 0:
         return np.zeros((0, 4), dtype=np.uint32)
-    return np.stack(philox(key, counters(counter, n, start)), axis=1)
+    return np.stack(stream(key, counter, n, start), axis=1)
 
 
 def skip(counter, delta):
@@ -199,7 +214,7 @@ def _interleave(*columns):
 def uniform(key, counter, n, kind):
     """n uniform values in [0, 1) of `kind` ('float16', 'bfloat16', 'float32' or 'float64')."""
     per_block = 2 if kind == "float64" else 4
-    w = philox(key, counters(counter, -(-n // per_block)))
+    w = stream(key, counter, -(-n // per_block))
     if kind == "float64":
         out = _interleave(uint64_to_double(w[0], w[1]), uint64_to_double(w[2], w[3]))
     else:
@@ -211,7 +226,7 @@ def uniform(key, counter, n, kind):
 def normal(key, counter, n, kind):
     """n standard normal values of `kind` (float32 math for float16/bfloat16/float32)."""
     per_block = 2 if kind == "float64" else 4
-    w = philox(key, counters(counter, -(-n // per_block)))
+    w = stream(key, counter, -(-n // per_block))
     exact = n <= EXACT_LIMIT
     if kind == "float64":
         return _interleave(*box_muller_double(*w, exact=exact))[:n]
@@ -273,7 +288,7 @@ def _group_counters(counter, groups, stride, block):
 def full_int(key, counter, n, kind):
     """n integers covering all of `kind` ('int32', 'uint32', 'int64' or 'uint64')."""
     wide = kind in ("int64", "uint64")
-    w = philox(key, counters(counter, -(-n // (2 if wide else 4))))
+    w = stream(key, counter, -(-n // (2 if wide else 4)))
     if wide:
         out = _interleave(*(w[i].astype(np.uint64) | (w[i + 1].astype(np.uint64) << _SHIFT32) for i in (0, 2)))
     else:
