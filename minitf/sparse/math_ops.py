@@ -6,7 +6,7 @@ scatter_nd, matmul-free products), so gradients reach the sparse values and the 
 """
 import numpy as np
 
-from minitf import errors, nest
+from minitf import backend, errors, nest
 from minitf.convert import convert_to_tensor
 from minitf.indexed_slices import IndexedSlices
 from minitf.ops.gather import gather, scatter_nd
@@ -182,14 +182,15 @@ def reduce_max(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=
     lowest = -np.inf if values.dtype.kind == "f" else np.iinfo(values.dtype).min
     best = np.full(unique.shape[0], lowest, dtype=values.dtype)
     np.maximum.at(best, inverse, values)
+    xp = backend.array_module(sp_input.values._value)  # results live where the values do
     if output_is_sparse:
-        out = Tensor(best)
+        out = Tensor(backend.coerce_to_module(best, xp))
         result = SparseTensor(unique.reshape(unique.shape[0], len(dims)), out, np.asarray(dims, dtype=np.int64))
     else:
         dense = np.zeros(dims, dtype=values.dtype)
         for row, value in zip(unique, best):
             dense[tuple(row)] = value
-        out = result = Tensor(dense)
+        out = result = Tensor(backend.coerce_to_module(dense, xp))
     if _state.active:
         record(op, (sp_input.values,), (out,), lambda g: _no_gradient(op))
     return result

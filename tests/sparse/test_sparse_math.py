@@ -155,3 +155,16 @@ def test_mask_drops_indexed_slices_rows():
     assert isinstance(out, tf.IndexedSlices)
     assert out.indices.numpy().tolist() == [0, 4]
     assert out.values.numpy().tolist() == [[1.0, 2.0], [5.0, 6.0]]
+
+
+def test_results_stay_on_the_device_of_the_values(fake_gpu):
+    st = tf.sparse.SparseTensor([[0, 1], [1, 0], [2, 2]], tf.constant([1.0, 2.0, 3.0]), [3, 3])
+    device_type = type(st.values._value)
+    assert device_type.__name__ == "FakeDeviceArray"
+    outs = [tf.sparse.to_dense(st), tf.sparse.sparse_dense_matmul(st, tf.ones([3, 2])),
+            tf.sparse.add(st, st).values, tf.sparse.add(st, tf.ones([3, 3])), tf.sparse.reduce_sum(st, axis=1),
+            tf.sparse.reduce_max(st, axis=1), tf.sparse.reduce_max(st, axis=1, output_is_sparse=True).values,
+            (st * tf.ones([3, 3])).values, tf.sparse.reorder(st).values, tf.sparse.concat(0, [st, st]).values,
+            tf.sparse.fill_empty_rows(st, 0.0)[0].values, tf.sparse.maximum(st, st).values]
+    assert [type(o._value).__name__ for o in outs] == [device_type.__name__] * len(outs)
+    np.testing.assert_array_equal(tf.sparse.reduce_max(st, axis=1).numpy(), [1.0, 2.0, 3.0])
