@@ -475,14 +475,21 @@ def _lstsq_svd(a, rhs):
     _check_kernel(a, op)
     for i, t in enumerate((a, b)):
         _check_rank(t, op, i)
+    # TF's MatrixSolveLs kernel does not broadcast: one rank, one batch shape, one row count
+    if a._value.ndim != b._value.ndim:
+        raise errors.invalid_argument(op, f"All input tensors must have the same rank: {list(a.shape)} vs. "
+                                          f"{list(b.shape)} (fast=False does not broadcast)")
+    if a._value.shape[:-2] != b._value.shape[:-2]:
+        raise errors.invalid_argument(op, f"All input tensors must have the same outer dimensions: "
+                                          f"{list(a.shape)} vs. {list(b.shape)} (fast=False does not broadcast)")
     if a._value.shape[-2] != b._value.shape[-2]:
-        raise errors.invalid_argument(op, f"Input matrix and right-hand side must have the same number of "
-                                          f"rows: {list(a.shape)} vs. {list(b.shape)}")
+        raise errors.invalid_argument(op, f"Input matrix and rhs are incompatible: {list(a.shape)} vs. "
+                                          f"{list(b.shape)}; they need the same number of rows")
     va, vb = a._value, b._value
     xp = array_module(va)
     m, n = va.shape[-2:]
     if va.size == 0 or vb.size == 0:
-        out = xp.zeros(np.broadcast_shapes(va.shape[:-2], vb.shape[:-2]) + (n, vb.shape[-1]), dtype=va.dtype)
+        out = xp.zeros(va.shape[:-2] + (n, vb.shape[-1]), dtype=va.dtype)
     else:
         s, u, v = _svd_raw(va, False, True)
         cutoff = np.finfo(s.dtype).eps * max(m, n) * s.max(axis=-1, keepdims=True)

@@ -266,6 +266,10 @@ def test_lstsq_slow_is_minimum_norm_and_has_no_gradient():
         tape.gradient(y, a)
     with pytest.raises(tf.errors.InvalidArgumentError, match="MatMul"):
         tf.linalg.lstsq(r(4, 3), r(3, 1))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="same rank"):  # fast=False does not broadcast
+        tf.linalg.lstsq(r(2, 4, 3), r(4, 1), fast=False)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="outer dimensions"):
+        tf.linalg.lstsq(r(2, 4, 3), r(1, 4, 1), fast=False)
     with pytest.raises(tf.errors.NotFoundError):
         tf.linalg.lstsq(tf.ones([2, 2], tf.float16), tf.ones([2, 1], tf.float16))
 

@@ -93,7 +93,9 @@ add("linalg.lstsq", st.one_of(
     cases(gaussian((5, 3), ("float64",)), gaussian((5, 2), ("float64",)),
           l2_regularizer=st.sampled_from([0.0, 0.5]), fast=st.booleans()),
     cases(gaussian((3, 5), ("float64",)), gaussian((3, 1), ("float64",)), l2_regularizer=st.sampled_from([0.0, 0.5])),
-    cases(gaussian((4, 3), ("float32",)), gaussian((3, 1), ("float32",)))), grad=2, rtol=1e-6)
+    cases(gaussian((4, 3), ("float32",)), gaussian((3, 1), ("float32",))),
+    cases(gaussian((2, 5, 3), ("float64",)), gaussian(st.sampled_from([(5, 1), (1, 5, 1), (2, 5, 1)]), ("float64",)),
+          fast=st.booleans())), grad=2, rtol=1e-6)
 add("linalg.pinv", valid_mostly(cases(gaussian(st.sampled_from([(4, 3), (3, 4), (2, 3, 3)]), ("float64",))),
                              cases(tensors(("int32",), shape=(2, 2)))), grad=2, rtol=1e-6)
 add("linalg.matrix_rank", st.one_of(
