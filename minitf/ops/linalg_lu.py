@@ -18,7 +18,7 @@ Lu = collections.namedtuple("Lu", ["lu", "p"])
 LU = Op("Lu")
 
 
-def lu(input, output_idx_type="int32", name=None):  # noqa: A002
+def lu(input, output_idx_type=dtypes.int32, name=None):  # noqa: A002
     """LU factorization with partial pivoting of square matrices [..., N, N].
 
     Args:
