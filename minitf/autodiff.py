@@ -25,7 +25,7 @@ from minitf.indexed_slices import IndexedSlices
 from minitf.ops.array import zeros
 from minitf.ops.constant import cast
 from minitf.recording import _state
-from minitf.tape import GradientTape, UnconnectedGradients, _check_unconnected, _unbroadcast
+from minitf.tape import GradientTape, UnconnectedGradients, _backprop, _check_unconnected, _unbroadcast
 from minitf.tensor import Tensor
 from minitf.variable import Variable
 
@@ -180,7 +180,7 @@ def _jvp(op, inputs, outputs, grad_fn, in_tangents):
     probes = [_probe(o) for o in outputs]
     inner = GradientTape()
     with inner:
-        inner.watch([u for u, o in zip(probes, outputs) if _differentiable(o)])
+        inner._watched.update(u._id for u, o in zip(probes, outputs) if _differentiable(o))
         result = grad_fn(*probes)
         if not isinstance(result, (tuple, list)):
             result = (result,)
@@ -209,4 +209,5 @@ def _jvp(op, inputs, outputs, grad_fn, in_tangents):
             seeds.append(v)
     if not targets:
         return [None] * len(outputs)
-    return inner.gradient(targets, probes, output_gradients=seeds)
+    # the second backward pass runs after `inner` stopped recording, seen by the outer tapes only
+    return _backprop(inner._records, targets, seeds, probes, batch_ndim=0)
