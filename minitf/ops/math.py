@@ -378,6 +378,7 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
 ADD_N = Op("AddN")
 
 
+@dispatch.add_dispatch_support(elementwise="list")
 def add_n(inputs, name=None):
     """Sum of a list of tensors of the same shape and dtype."""
     if not inputs:

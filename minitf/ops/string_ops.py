@@ -88,6 +88,7 @@ def join(inputs, separator="", name=None):
     return _text(out)
 
 
+@dispatch.add_dispatch_support
 def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
     """The strings joined along `axis` (all axes when None) with `separator`."""
     arr = _strings(inputs, "ReduceJoin")

@@ -8,7 +8,7 @@ from minitf.ops import array, shaping
 from minitf.ops._core import Tensor, as_tensor
 from minitf.ops.gather import boolean_mask as _dense_boolean_mask
 from minitf.ops.shaping import reshape
-from minitf.ragged.ragged_math import _same_partitions, register
+from minitf.ragged.ragged_math import HANDLERS_BY_NAME, _same_partitions, register
 from minitf.ragged.ragged_tensor import RaggedTensor, concat_axis0, gather_rows
 
 __all__ = ["constant", "range", "stack", "boolean_mask", "map_flat_values", "concat"]
@@ -287,3 +287,45 @@ def _reverse(api, tensor, axis, name=None):
         else:
             rt = rt.with_values(array.reverse(rt.values, [a - 1]))
     return rt
+
+
+def _reduce_join(api, inputs, axis=None, keepdims=False, separator="", name=None):
+    """tf.strings.reduce_join of a ragged tensor: along the innermost ragged axis each row's
+    strings are joined; along a uniform inner axis the flat values are joined."""
+    rt = inputs
+    if not isinstance(rt, RaggedTensor) or keepdims:
+        return NotImplemented
+    rank = rt.shape.rank
+    if axis is None:
+        return api(rt.flat_values, axis=None, separator=separator)
+    a = axis + rank if axis < 0 else axis
+    if a > rt.ragged_rank:
+        return rt.with_flat_values(api(rt.flat_values, axis=a - rt.ragged_rank, separator=separator))
+    if a != rt.ragged_rank:
+        raise NotImplementedError("tf.strings.reduce_join of a RaggedTensor joins along its innermost ragged "
+                                  "axis or a uniform inner axis only in minitf")
+    inner = rt if rt.ragged_rank == 1 else _innermost(rt)
+    sep = separator.encode("utf-8") if isinstance(separator, str) else separator
+    flat = np.asarray(inner.values.numpy(), dtype=object)
+    s = inner._splits_np
+    out = np.empty(s.size - 1, dtype=object)
+    for i in _builtin_range(s.size - 1):
+        out[i] = sep.join(flat[s[i]:s[i + 1]])
+    joined = Tensor(out)
+    return joined if rt.ragged_rank == 1 else _replace_innermost(rt, joined)
+
+
+def _innermost(rt):
+    while isinstance(rt.values, RaggedTensor):
+        rt = rt.values
+    return rt
+
+
+def _replace_innermost(rt, values):
+    """`rt` with its innermost ragged level replaced by `values` (one entry per innermost row)."""
+    if not isinstance(rt.values.values, RaggedTensor):
+        return rt.with_values(values)
+    return rt.with_values(_replace_innermost(rt.values, values))
+
+
+HANDLERS_BY_NAME[("minitf.ops.string_ops", "reduce_join")] = _reduce_join

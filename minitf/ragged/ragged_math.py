@@ -18,7 +18,7 @@ from minitf.ops.gather import gather, where
 from minitf.ops.shaping import reshape
 from minitf.ragged.ragged_tensor import RaggedTensor, _flat_coords, concat_axis0, gather_rows
 
-__all__ = ["elementwise_binary", "elementwise_unary", "reduce", "register", "HANDLERS"]
+__all__ = ["elementwise_binary", "elementwise_unary", "reduce", "register", "HANDLERS", "HANDLERS_BY_NAME"]
 
 HANDLERS = {}  # public tf.* function -> its RaggedTensor implementation
 
@@ -32,9 +32,15 @@ def register(*apis):
     return deco
 
 
+# Handlers for ops of modules that themselves import RaggedTensor (tf.strings), keyed by
+# (module, name) so that this package need not import them back.
+HANDLERS_BY_NAME = {}
+
+
 def _tf_dispatch(cls, api, args, kwargs):
     """RaggedTensor's entry in the dispatch seam (minitf.dispatch)."""
-    handler = HANDLERS.get(api)
+    handler = HANDLERS.get(api) or HANDLERS_BY_NAME.get((getattr(api, "__module__", None),
+                                                         getattr(api, "__name__", None)))
     if handler is not None:
         return handler(api, *args, **kwargs)
     kind = dispatch.elementwise_kind(api)

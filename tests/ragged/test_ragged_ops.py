@@ -162,3 +162,13 @@ def test_sparse_round_trip():
     assert tf.RaggedTensor.from_sparse(gappy).to_list() == [[b"a"], [], [b"b", b"c"]]
     with pytest.raises(errors.InvalidArgumentError, match="right-ragged"):
         tf.RaggedTensor.from_sparse(tf.SparseTensor(indices=[[0, 1]], values=[1], dense_shape=[2, 2]))
+
+
+def test_reduce_join_and_add_n():
+    w = tf.ragged.constant([["So", "long"], ["thanks", "for", "all"], []])
+    assert tf.strings.reduce_join(w, axis=-1, separator=" ").numpy().tolist() == [b"So long", b"thanks for all", b""]
+    assert tf.strings.reduce_join(w, separator="|").numpy() == b"So|long|thanks|for|all"
+    nested = tf.ragged.constant([[["a", "b"], ["c"]], [["d"]]])
+    assert tf.strings.reduce_join(nested, axis=-1).to_list() == [[b"ab", b"c"], [b"d"]]
+    r = tf.ragged.constant([[1.0, 2.0], [3.0]])
+    assert tf.add_n([r, r, r]).to_list() == [[3.0, 6.0], [9.0]]
