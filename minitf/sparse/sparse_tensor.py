@@ -175,8 +175,7 @@ class SparseTensorSpec:
 
     def __eq__(self, other):
         return (isinstance(other, SparseTensorSpec) and self._dtype == other._dtype
-                and self._shape.as_list() == other._shape.as_list()) if self._shape.rank is not None \
-            else isinstance(other, SparseTensorSpec) and self._dtype == other._dtype
+                and str(self._shape) == str(other._shape))
 
     def __hash__(self):
         return hash((self._dtype, str(self._shape)))
