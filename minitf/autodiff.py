@@ -174,6 +174,55 @@ def _probe(out):
     return Tensor(xp.ones_like(out._value) if _differentiable(out) else xp.zeros_like(out._value))
 
 
+# Ops whose gradient rule the user writes (tf.custom_gradient): the only rules that may not be
+# linear in the cotangent (clipping, normalizing), which the double-backward trick relies on.
+_USER_RULES = frozenset({"CustomGradient"})
+
+
+def _input_cotangents(grad_fn, probes, inputs, in_tangents):
+    """The rule's cotangent for each input that has a tangent (None elsewhere), dense and of
+    the input's shape and dtype."""
+    result = grad_fn(*probes)
+    if not isinstance(result, (tuple, list)):
+        result = (result,)
+    out = []
+    for x, v, gx in zip(inputs, in_tangents, result):
+        if callable(gx) and v is not None:
+            gx = gx()
+        if v is None or gx is None:
+            out.append(None)
+            continue
+        if isinstance(gx, IndexedSlices):
+            gx = gx.to_dense()
+        gx = _unbroadcast(gx, x._value.shape, 0)
+        if gx._value.dtype != x._value.dtype:
+            gx = cast(gx, x.dtype)
+        out.append(gx)
+    return out
+
+
+def _check_linear(op, grad_fn, probes, inputs, in_tangents, cotangents):
+    """UnimplementedError when a user-written rule is not linear in its upstream gradient:
+    doubling the probes must double every cotangent."""
+    saved = _state.active
+    _state.active = []
+    try:
+        doubled = _input_cotangents(grad_fn, [Tensor(u._value * 2) for u in probes], inputs, in_tangents)
+    finally:
+        _state.active = saved
+    for single, double in zip(cotangents, doubled):
+        if single is None or double is None:
+            continue
+        a, b = backend.to_host(single._value), backend.to_host(double._value)
+        if not (abs(b - 2 * a) <= 1e-5 * (abs(2 * a) + 1)).all():
+            raise errors.UnimplementedError(
+                None, None, f"ForwardAccumulator cannot compute the tangent of op {op.name}: the gradient "
+                            "function given to tf.custom_gradient is not linear in its upstream gradient "
+                            "(it clips or normalizes it, for example), so tangents cannot be derived from "
+                            "it. Compute this derivative with tf.GradientTape instead. "
+                            f"[Op:{op.name}]")
+
+
 def _jvp(op, inputs, outputs, grad_fn, in_tangents):
     """Output tangents of one op from its gradient rule, by differentiating the rule in its
     cotangent: one backward pass on probes `u`, then d/du of sum_i <vjp_i(u), v_i>."""
@@ -181,32 +230,23 @@ def _jvp(op, inputs, outputs, grad_fn, in_tangents):
     inner = GradientTape()
     with inner:
         inner._watched.update(u._id for u, o in zip(probes, outputs) if _differentiable(o))
-        result = grad_fn(*probes)
-        if not isinstance(result, (tuple, list)):
-            result = (result,)
-        targets, seeds = [], []
-        for x, v, gx in zip(inputs, in_tangents, result):
-            if v is None or gx is None:
-                continue
-            if callable(gx):
-                gx = gx()
-                if gx is None:
-                    continue
-            if isinstance(gx, IndexedSlices):
-                gx = gx.to_dense()
-            gx = _unbroadcast(gx, x._value.shape, 0)
-            if gx._value.dtype != x._value.dtype:
-                gx = cast(gx, x.dtype)
-            if gx._id not in inner._watched:
-                if backend.to_host(gx._value).any():
-                    raise errors.UnimplementedError(
-                        None, None, f"ForwardAccumulator cannot compute the tangent of op {op.name}: "
-                                    "its gradient function does not run on minitf ops, so it cannot be "
-                                    "differentiated a second time. Compute this derivative with "
-                                    f"tf.GradientTape instead. [Op:{op.name}]")
-                continue  # a constant-zero gradient: no tangent flows through this input
-            targets.append(gx)
-            seeds.append(v)
+        cotangents = _input_cotangents(grad_fn, probes, inputs, in_tangents)
+    if op.name in _USER_RULES:
+        _check_linear(op, grad_fn, probes, inputs, in_tangents, cotangents)
+    targets, seeds = [], []
+    for v, gx in zip(in_tangents, cotangents):
+        if gx is None:
+            continue
+        if gx._id not in inner._watched:
+            if backend.to_host(gx._value).any():
+                raise errors.UnimplementedError(
+                    None, None, f"ForwardAccumulator cannot compute the tangent of op {op.name}: "
+                                "its gradient function does not run on minitf ops, so it cannot be "
+                                "differentiated a second time. Compute this derivative with "
+                                f"tf.GradientTape instead. [Op:{op.name}]")
+            continue  # a constant-zero gradient: no tangent flows through this input
+        targets.append(gx)
+        seeds.append(v)
     if not targets:
         return [None] * len(outputs)
     # the second backward pass runs after `inner` stopped recording, seen by the outer tapes only

@@ -369,6 +369,34 @@ def test_entering_twice_is_refused():
     assert acc.__exit__(None, None, None) is False  # leaving again is harmless, as in TF
 
 
+def test_custom_gradient_with_a_linear_rule():
+    @tf.custom_gradient
+    def log1pexp(x):
+        e = tf.exp(x)
+
+        def grad(upstream):
+            return upstream * (1 - 1 / (1 + e))
+        return tf.math.log(1 + e), grad
+    x = tf.constant([1.0, 2.0])
+    with tf.autodiff.ForwardAccumulator(x, tf.constant([3.0, 4.0])) as acc:
+        z = log1pexp(x)
+    np.testing.assert_allclose(acc.jvp(z).numpy(), [2.1931758, 3.5231884], rtol=1e-6)  # TF 2.21
+
+
+def test_custom_gradient_with_a_nonlinear_rule_is_refused_not_wrong():
+    # TF differentiates the forward ops inside custom_gradient (here: [6, 8]); minitf sees only
+    # the rule, and a clipping rule says nothing about tangents.
+    @tf.custom_gradient
+    def clip_gradients(y):
+        def backward(dy):
+            return tf.clip_by_norm(dy, 0.5)
+        return y, backward
+    x = tf.constant([1.0, 2.0])
+    with pytest.raises(errors.UnimplementedError, match="CustomGradient.*not linear"):
+        with tf.autodiff.ForwardAccumulator(x, tf.constant([3.0, 4.0])):
+            clip_gradients(x)
+
+
 _OPAQUE = recording.Op("TestOpaqueGradient")
 
 
