@@ -132,7 +132,7 @@ def round_bfloat16(x):
 
 
 def _load_libm():
-    """glibc's libm, whose logf/sinf/cosf/log TF's Linux kernels call; None elsewhere."""
+    """glibc's libm, whose logf/sinf/cosf/lgamma TF's Linux kernels call; None elsewhere."""
     if not sys.platform.startswith("linux"):
         return None
     try:
@@ -140,12 +140,18 @@ def _load_libm():
         for name in ("logf", "sinf", "cosf"):
             fn = getattr(libm, name)
             fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
+        libm.lgamma.restype, libm.lgamma.argtypes = ctypes.c_double, [ctypes.c_double]
     except (OSError, AttributeError):
         return None
     return libm
 
 
 _LIBM = _load_libm()
+
+
+def lgamma(x):
+    """log|Gamma(x)| from libm when loaded (Python's math.lgamma is its own approximation)."""
+    return _LIBM.lgamma(x) if _LIBM is not None else math.lgamma(x)
 
 # Draws of at most this many values reproduce glibc's roundings exactly (calling libm for the
 # values where rounding a float64 result could differ); larger draws stay vectorised and may

@@ -18,20 +18,20 @@ import random as _py_random
 import numpy as np
 
 from minitf import backend, dtypes
-from minitf.ops import philox
+from minitf.ops import philox, random_poisson
 from minitf.ops._core import Op, as_tensor
 from minitf.tensor import Tensor
 from minitf.ops.random_generator import (Generator, create_rng_state, get_global_generator,  # noqa: F401
                                          set_global_generator)
-from minitf.ops.stateless_random import (Algorithm, fold_in, index_shuffle, split, stateless_binomial,  # noqa: F401,E501
-                                         stateless_categorical, stateless_normal, stateless_truncated_normal,
-                                         stateless_uniform)
+from minitf.ops.stateless_random import (Algorithm, fold_in, split,  # noqa: F401
+                                         stateless_binomial, stateless_categorical, stateless_normal,
+                                         stateless_poisson, stateless_truncated_normal, stateless_uniform)
 from minitf.ops import stateless_random as sr
 
 __all__ = ["set_seed", "get_seed", "normal", "uniform", "truncated_normal", "categorical", "shuffle",
            "stateless_normal", "stateless_uniform", "stateless_truncated_normal", "stateless_categorical",
-           "stateless_binomial",
-           "split", "fold_in", "index_shuffle", "Algorithm", "Generator", "create_rng_state",
+           "stateless_binomial", "stateless_poisson", "poisson",
+           "split", "fold_in", "Algorithm", "Generator", "create_rng_state",
            "get_global_generator", "set_global_generator"]
 
 _DEFAULT_GLOBAL_SEED = 87654321  # TF's DEFAULT_GRAPH_SEED, used when only an op seed is given
@@ -116,6 +116,7 @@ RANDOM_UNIFORM = Op("RandomUniform")
 RANDOM_UNIFORM_INT = Op("RandomUniformInt")
 TRUNCATED_NORMAL = Op("TruncatedNormal")
 MULTINOMIAL = sr.MULTINOMIAL
+RANDOM_POISSON = Op("RandomPoissonV2")
 _RESERVE = 256  # Philox blocks TF reserves per output value
 
 
@@ -188,6 +189,21 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     reserve = v.shape[0] * (-(-n // 4) * 4) * 2 * _RESERVE if v.shape[0] * n else 0
     key, counter = _stream(MULTINOMIAL, logits_dtype, out_dtype.name, seed, reserve)
     return sr.place(sr.sample_categorical(key, counter, v, n), out_dtype)
+
+
+def poisson(shape, lam, dtype=dtypes.float32, seed=None, name=None):
+    """Poisson draws of shape `shape + lam.shape` with rates `lam` (TF's numbers when seeded)."""
+    shape_t = "int32"  # TF converts the shape to int32 first
+    shape = sr.check_shape(shape, RANDOM_POISSON)
+    rates, lam_shape, dtype = sr.poisson_args(lam, dtype, RANDOM_POISSON)
+    samples = int(np.prod(shape))
+    lam_dtype = dtypes.as_dtype(as_tensor(lam).dtype)
+    key, counter = _stream(RANDOM_POISSON, dtype, f"{shape_t}/{lam_dtype.name}", seed,
+                           _RESERVE * samples * rates.size)
+    if samples * rates.size == 0:
+        return sr.place(np.zeros(shape + lam_shape), dtype)
+    values = random_poisson.sample(key, counter, samples, rates, dtype._np)
+    return sr.place(values.reshape(shape + lam_shape), dtype)
 
 
 def shuffle(value, seed=None, name=None):

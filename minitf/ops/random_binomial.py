@@ -23,7 +23,7 @@ _STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.
                   0.00925546218271273, 0.00833056343336287)
 
 
-class _Uniforms:
+class Uniforms:
     """Uniform doubles from one output's substream, in the kernel's order (the second double of
     each Philox block first)."""
 
@@ -103,9 +103,9 @@ def _one(count, prob, key, counter, index, kind):
     reflect = prob > 0.5
     p = kind(1) - prob if reflect else prob
     if count * p >= kind(10):
-        draw = _btrs(dcount, float(p), _Uniforms(key, counter, _BTRS_STRIDE * index))
+        draw = _btrs(dcount, float(p), Uniforms(key, counter, _BTRS_STRIDE * index))
     else:
-        draw = _inversion(dcount, float(p), _Uniforms(key, counter, _INVERSION_STRIDE * index))
+        draw = _inversion(dcount, float(p), Uniforms(key, counter, _INVERSION_STRIDE * index))
     return dcount - draw if reflect else draw
 
 

@@ -13,14 +13,15 @@ import numpy as np
 
 from minitf import backend, dtypes, errors
 from minitf.ops import philox
-from minitf.ops import random_binomial
+from minitf.ops import random_binomial, random_poisson
 from minitf.ops._core import Op, as_tensor
 from minitf.ops.math import ADD, MUL, SUB
 from minitf.tensor import Tensor
 from minitf.variable import Variable
 
 __all__ = ["Algorithm", "stateless_normal", "stateless_uniform", "stateless_truncated_normal",
-           "stateless_categorical", "stateless_binomial", "split", "fold_in", "index_shuffle"]
+           "stateless_categorical", "stateless_binomial", "stateless_poisson",
+           "split", "fold_in", "index_shuffle"]
 
 STATELESS_GET_KEY_COUNTER = Op("StatelessRandomGetKeyCounter")
 STATELESS_NORMAL = Op("StatelessRandomNormalV2")
@@ -32,6 +33,8 @@ STATELESS_MULTINOMIAL = Op("StatelessMultinomial")
 MULTINOMIAL = Op("Multinomial")
 RANDOM_INDEX_SHUFFLE = Op("RandomIndexShuffle")
 STATELESS_BINOMIAL = Op("StatelessRandomBinomial")
+STATELESS_POISSON = Op("StatelessRandomPoisson")
+POISSON_TYPES = ("float16", "float32", "float64", "int32", "int64")
 
 FLOAT_KERNEL = ("float16", "bfloat16", "float32", "float64")
 UNIFORM_TYPES = ("float16", "bfloat16", "float32", "float64", "int32", "int64")
@@ -388,6 +391,33 @@ def stateless_binomial(shape, seed, counts, probs, output_dtype=dtypes.int32, na
     binomial_args(shape, counts, probs, dtype, STATELESS_BINOMIAL)
     key, counter = seed_key_counter(seed, STATELESS_BINOMIAL)
     return place(random_binomial.sample(key, counter, shape, host(counts), host(probs)), dtype)
+
+
+# -- poisson ------------------------------------------------------------------------------------
+
+def poisson_args(lam, dtype, op):
+    """(rates as a float64 flat array, lam shape, output dtype), dtypes checked as TF's kernels."""
+    lam = as_tensor(lam)
+    dtype = dtypes.as_dtype(dtype)
+    check_kernel_dtype(lam.dtype, op, POISSON_TYPES, attr="Rtype", names="half, float, double, int32, int64")
+    check_kernel_dtype(dtype, op, POISSON_TYPES, names="half, float, double, int32, int64")
+    rates = host(lam)
+    return rates.astype(np.float64).reshape(-1), rates.shape, dtype
+
+
+def stateless_poisson(shape, seed, lam, dtype=dtypes.int32, name=None):
+    """Poisson draws of `shape` fixed by `seed`, with rates `lam` matching the rightmost
+    dimensions of `shape` (TF's numbers)."""
+    shape = check_shape(shape, STATELESS_POISSON)
+    rates, lam_shape, dtype = poisson_args(lam, dtype, STATELESS_POISSON)
+    key, counter = seed_key_counter(seed, STATELESS_POISSON)
+    if int(np.prod(shape)) == 0:
+        return place(np.zeros(shape), dtype)
+    if len(lam_shape) > len(shape) or tuple(shape[len(shape) - len(lam_shape):]) != tuple(lam_shape):
+        raise STATELESS_POISSON.invalid(f"Shape passed in must end with broadcasted shape: shape {list(shape)}, "
+                                        f"lam shape {list(lam_shape)}")
+    samples = int(np.prod(shape)) // rates.size
+    return place(random_poisson.sample(key, counter, samples, rates, dtype._np).reshape(shape), dtype)
 
 
 # -- index_shuffle -------------------------------------------------------------------------------

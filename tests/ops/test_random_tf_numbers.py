@@ -128,3 +128,14 @@ def test_binomial_gives_tf_numbers():
     assert g.state.numpy().tolist() == [102634, 0, 0]
     with pytest.raises(tf.errors.InvalidArgumentError, match="must end with broadcasted shape"):
         tf.random.stateless_binomial([3], [1, 2], [10.0, 20.0], [0.8])
+
+
+def test_poisson_gives_tf_numbers():
+    draws = tf.random.stateless_poisson([3, 2], seed=[12, 34], lam=[5, 15])
+    assert draws.dtype == tf.int32 and draws.numpy().tolist() == [[8, 8], [8, 18], [5, 19]]
+    assert tf.random.stateless_poisson([2], seed=[1, 2], lam=[2.5, 400.0], dtype=tf.float32).numpy().tolist() == [
+        4.0, 413.0]
+    tf.random.set_seed(3)
+    assert tf.random.poisson([2], [0.5, 12.0]).numpy().tolist() == [[1.0, 5.0], [0.0, 9.0]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="must end with"):
+        tf.random.stateless_poisson([3], seed=[1, 2], lam=[1.0, 2.0])

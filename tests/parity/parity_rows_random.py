@@ -60,6 +60,11 @@ add("random.categorical", cases(tensors(("float32", "float64"), shape=st.sampled
                                 st.integers(0, 6), dtype=maybe(st.sampled_from(["int32", "int64"]).map(D)),
                                 seed=_op_seeds, global_seed=_global_seeds),
     call=seeded(lambda lib, *a, **k: lib.random.categorical(*a, **k)))
+add("random.poisson", cases(st.sampled_from([[2], [3, 1], [0], []]),
+                            st.sampled_from([[0.5, 12.0], 3.0, [[40.0], [2.0]]]),
+                            dtype=maybe(st.sampled_from(["float32", "float64", "int32", "int64"]).map(D)),
+                            seed=_op_seeds, global_seed=_global_seeds),
+    call=seeded(lambda lib, *a, **k: lib.random.poisson(*a, **k)))
 add("random.shuffle", cases(tensors(("float32", "int32"), shape=(4, 2))),
     call=lambda lib, x: [list(lib.random.shuffle(x).shape), lib.random.shuffle(x).dtype.name])
 
@@ -100,6 +105,10 @@ add("random.stateless_binomial", cases(st.sampled_from([[2], [4, 2], [3, 1, 2], 
                                         st.sampled_from([[0.8], [0.3, 0.6], 0.02, [1.0, 0.0]]),
                                         output_dtype=maybe(st.sampled_from(["int32", "int64", "float32"]).map(D))),
     call=lambda lib, *a, **k: bits(lib.random.stateless_binomial(*a, **k)))
+add("random.stateless_poisson", cases(st.sampled_from([[2], [4, 2], [3, 1, 2], [2, 3]]), _seed_pairs,
+                                       st.sampled_from([[5, 15], [0.5, 30.0], 7.0, [[2.0], [60.0]]]),
+                                       dtype=maybe(st.sampled_from(["int32", "int64", "float32", "float64"]).map(D))),
+    call=lambda lib, *a, **k: bits(lib.random.stateless_poisson(*a, **k)))
 add("random.split", cases(_seed_pairs, num=maybe(st.integers(1, 4))),
     call=lambda lib, *a, **k: bits(lib.random.split(*a, **k)))
 add("random.fold_in", cases(_seed_pairs, st.one_of(st.integers(0, 2 ** 31 - 1),
