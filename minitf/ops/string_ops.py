@@ -185,6 +185,7 @@ def unicode_decode(input, input_encoding, errors="replace", replacement_char=655
     return _batched(arr, pieces, np.int32)
 
 
+@dispatch.add_dispatch_support(elementwise="unary")
 def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="", name=None):  # noqa: A002
     """Each number (or bool) as text: floats with 6 decimals by default, as TF (printf rules)."""
     t = as_tensor(input)

@@ -52,6 +52,22 @@ SCENARIOS = [
     lambda lib, rt: lib.maximum(rt, 0.0),
     lambda lib, rt: lib.RaggedTensor.from_row_splits(rt.flat_values, rt.row_splits).to_tensor(),
     lambda lib, rt: lib.RaggedTensor.from_value_rowids(rt.flat_values, rt.value_rowids(), nrows=rt.nrows()),
+    lambda lib, rt: lib.ragged.constant(rt.to_list(), dtype=rt.dtype),
+    lambda lib, rt: lib.RaggedTensor.from_tensor(rt.to_tensor(default_value=-9.0), padding=-9.0),
+    lambda lib, rt: lib.ragged.range(rt.row_lengths()),
+    lambda lib, rt: lib.tile(rt, [2, 2]),
+    lambda lib, rt: lib.reverse(rt, [1]),
+    lambda lib, rt: lib.ragged.boolean_mask(rt, rt > 0.0),
+    lambda lib, rt: rt.to_sparse().indices,
+    lambda lib, rt: lib.strings.reduce_join(lib.strings.as_string(rt, precision=2), axis=-1, separator=","),
+    lambda lib, rt: lib.strings.split(lib.strings.reduce_join(lib.strings.as_string(rt, precision=1), axis=-1,
+                                                              separator=" ")),
+    lambda lib, rt: lib.shape(rt)[0],
+    lambda lib, rt: rt.bounding_shape(),
+    lambda lib, rt: rt[:, 0],
+    lambda lib, rt: rt[rt.nrows()],
+    lambda lib, rt: lib.add_n([rt, rt * 2.0]),
+    lambda lib, rt: lib.ragged.stack([rt, rt], axis=1),
 ]
 
 
@@ -64,6 +80,6 @@ def ragged_case(draw):
     return Case((T(flat), lengths, k))
 
 
-TABLE.add("RaggedTensor", ragged_case(), examples=120,
+TABLE.add("RaggedTensor", ragged_case(), examples=200,
           call=lambda lib, x, lengths, k: _out(lib, SCENARIOS[k](lib, lib.RaggedTensor.from_row_lengths(x, lengths))),
           grad=1)

@@ -115,6 +115,8 @@ def test_strings():
     assert tf.strings.substr(words, 0, 2).to_list()[1] == [b"th", b"fo", b"al", b"th", b"fi"]
     assert tf.strings.length(words).to_list() == [[2, 4], [6, 3, 3, 3, 4]]
     assert tf.strings.upper(words).to_list()[0] == [b"SO", b"LONG"]
+    assert tf.strings.as_string(tf.ragged.constant([[1.5], []]), precision=1).to_list() == [[b"1.5"], []]
+    assert tf.strings.split(words).to_list()[0] == [[b"So"], [b"long"]]  # a ragged input gains a dimension
     x = tf.ragged.constant([["a", "b"], ["c"]])
     assert tf.strings.join([x, x], separator="+").to_list() == [[b"a+a", b"b+b"], [b"c+c"]]
     split = tf.strings.split(tf.constant(["What makes you", "A newt?"]), " ")
