@@ -7,20 +7,19 @@ seed alone pairs with TF's default global seed 87654321.
 
 The numbers equal TF's eager CPU kernels: an op with seeds (seed, seed2) owns a Philox stream
 keyed by `seed` with `seed2` in the counter's high half, and each call takes `n * 256` blocks of
-it, so repeated calls with the same seeds continue the stream as TF's cached kernels do (one
-stream per op, dtype and seed pair; `set_seed` restarts them all). `shuffle` and dropout's
-mask (`_host_rng`) use numpy's Philox instead and are reproducible but not TF's. Random ops
-record no gradients. Stateless ops and `Generator` live in `minitf.ops.stateless_random` and
+it (a shuffle: one uint32 per swap), so repeated calls with the same seeds continue the stream
+as TF's cached kernels do (one stream per op, dtype and seed pair; `set_seed` restarts them all).
+Dropout's mask (`_host_rng`) uses numpy's Philox instead and is reproducible but not TF's.
+Random ops record no gradients. Stateless ops and `Generator` live in `minitf.ops.stateless_random` and
 `minitf.ops.random_generator` and are re-exported here.
 """
 import random as _py_random
 
 import numpy as np
 
-from minitf import backend, dtypes
+from minitf import dtypes
 from minitf.ops import philox, random_poisson
 from minitf.ops._core import Op, as_tensor
-from minitf.tensor import Tensor
 from minitf.ops.random_generator import (Generator, create_rng_state, get_global_generator,  # noqa: F401
                                          set_global_generator)
 from minitf.ops.stateless_random import (Algorithm, fold_in, split,  # noqa: F401
@@ -117,6 +116,7 @@ RANDOM_UNIFORM_INT = Op("RandomUniformInt")
 TRUNCATED_NORMAL = Op("TruncatedNormal")
 MULTINOMIAL = sr.MULTINOMIAL
 RANDOM_POISSON = Op("RandomPoissonV2")
+RANDOM_SHUFFLE = Op("RandomShuffle")
 _RESERVE = 256  # Philox blocks TF reserves per output value
 
 
@@ -207,12 +207,10 @@ def poisson(shape, lam, dtype=dtypes.float32, seed=None, name=None):
 
 
 def shuffle(value, seed=None, name=None):
-    """`value` with its first dimension randomly permuted (numpy's permutation, not TF's)."""
+    """`value` with its first dimension randomly permuted (TF's order when seeded)."""
     x = as_tensor(value)
-    if x._value.ndim == 0:
+    n = int(x._value.shape[0]) if x._value.ndim else 0
+    if x._value.size <= 1 or n <= 1:
         return x
-    perm = _host_rng(seed).permutation(x._value.shape[0])
-    xp = backend.array_module(x._value)
-    return Tensor(x._value[xp.asarray(perm)])
-
-
+    key, counter = _stream(RANDOM_SHUFFLE, x.dtype, "", seed, -(-(n - 1) // 4))
+    return sr.shuffle_first_axis(x, sr.permutation(key, counter, n))

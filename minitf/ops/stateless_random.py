@@ -32,6 +32,7 @@ STATELESS_TRUNCATED_NORMAL = Op("StatelessTruncatedNormalV2")
 STATELESS_MULTINOMIAL = Op("StatelessMultinomial")
 MULTINOMIAL = Op("Multinomial")
 RANDOM_INDEX_SHUFFLE = Op("RandomIndexShuffle")
+STATELESS_SHUFFLE = Op("StatelessShuffle")
 STATELESS_BINOMIAL = Op("StatelessRandomBinomial")
 STATELESS_POISSON = Op("StatelessRandomPoisson")
 POISSON_TYPES = ("float16", "float32", "float64", "int32", "int64")
@@ -344,6 +345,37 @@ def stateless_categorical(logits, num_samples, seed, dtype=dtypes.int64, name=No
     v, n, dtype = categorical_args(logits, num_samples, dtype, STATELESS_MULTINOMIAL)
     key, counter = seed_key_counter(seed, STATELESS_MULTINOMIAL)
     return place(sample_categorical(key, counter, v, n), dtype)
+
+
+# -- shuffles -----------------------------------------------------------------------------------
+
+def permutation(key, counter, n):
+    """TF's shuffle of range(n): Fisher-Yates from the front, swapping position i with
+    i + (sample % (n - i)) for the i-th uint32 sample of the Philox stream."""
+    perm = np.arange(n)
+    if n <= 1:
+        return perm
+    samples = philox.blocks(key, counter, -(-(n - 1) // 4)).reshape(-1)[:n - 1].tolist()
+    order = perm.tolist()
+    for i, sample in enumerate(samples):
+        j = i + sample % (n - i)
+        order[i], order[j] = order[j], order[i]
+    return np.array(order)
+
+
+def shuffle_first_axis(x, perm):
+    """`x` (a tensor) with its first axis reordered by the host permutation `perm`."""
+    xp = backend.array_module(x._value)
+    return Tensor(x._value[xp.asarray(perm)])
+
+
+def stateless_shuffle(value, seed, alg="auto_select", name=None):
+    """`value` with its first dimension permuted as fixed by the [2] `seed` (TF's order)."""
+    x = as_tensor(value)
+    if x.shape.rank == 0:
+        raise STATELESS_SHUFFLE.invalid("value must have at least one dimension; got a scalar")
+    key, counter = seed_key_counter(seed, STATELESS_SHUFFLE, alg)
+    return shuffle_first_axis(x, permutation(key, counter, int(x._value.shape[0])))
 
 
 # -- binomial -----------------------------------------------------------------------------------

@@ -139,3 +139,13 @@ def test_poisson_gives_tf_numbers():
     assert tf.random.poisson([2], [0.5, 12.0]).numpy().tolist() == [[1.0, 5.0], [0.0, 9.0]]
     with pytest.raises(tf.errors.InvalidArgumentError, match="must end with"):
         tf.random.stateless_poisson([3], seed=[1, 2], lam=[1.0, 2.0])
+
+
+def test_shuffles_give_tf_order():
+    tf.random.set_seed(5)
+    assert tf.random.shuffle(tf.range(10)).numpy().tolist() == [0, 5, 2, 8, 1, 6, 7, 9, 4, 3]
+    assert tf.random.experimental.stateless_shuffle(tf.range(10), seed=[1, 2]).numpy().tolist() == [
+        0, 3, 8, 1, 5, 4, 9, 7, 6, 2]
+    rows = tf.random.experimental.stateless_shuffle(tf.reshape(tf.range(8), [4, 2]), seed=[1, 2]).numpy()
+    assert (rows[:, 1] - rows[:, 0] == 1).all()  # rows move whole
+    assert tf.random.shuffle(tf.constant(3.0)).numpy() == 3.0

@@ -65,8 +65,9 @@ add("random.poisson", cases(st.sampled_from([[2], [3, 1], [0], []]),
                             dtype=maybe(st.sampled_from(["float32", "float64", "int32", "int64"]).map(D)),
                             seed=_op_seeds, global_seed=_global_seeds),
     call=seeded(lambda lib, *a, **k: lib.random.poisson(*a, **k)))
-add("random.shuffle", cases(tensors(("float32", "int32"), shape=(4, 2))),
-    call=lambda lib, x: [list(lib.random.shuffle(x).shape), lib.random.shuffle(x).dtype.name])
+add("random.shuffle", cases(tensors(("float32", "int32"), shape=st.sampled_from([(4, 2), (9,), (1, 3), ()])),
+                            seed=_op_seeds, global_seed=_global_seeds),
+    call=seeded(lambda lib, *a, **k: lib.random.shuffle(*a, **k)))
 
 
 def seeded_repeat(lib, seed):
