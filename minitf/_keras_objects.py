@@ -15,6 +15,8 @@ then follow Keras 3's rules for every family alike:
 - `custom_objects` ({name: class or function}) is searched before the built-ins.
 """
 
+from minitf.object_registration import get_registered_name, merged_custom_objects
+
 __all__ = ["Registry"]
 
 
@@ -96,9 +98,10 @@ class Registry:
         return name.lower() if self.case_insensitive and isinstance(name, str) else name
 
     def lookup(self, name, custom_objects=None):
-        """The object a name stands for (custom objects first), or None."""
-        if custom_objects and name in custom_objects:
-            return custom_objects[name]
+        """The object a name stands for (custom and registered objects first), or None."""
+        custom = merged_custom_objects(custom_objects)
+        if name in custom:
+            return custom[name]
         return self._names.get(self._key(name))
 
     def function(self, name):
@@ -171,7 +174,7 @@ class Registry:
                 module, registered = self.module, None
             else:
                 module = None if cls.__module__ == "__main__" else cls.__module__
-                registered = cls.__name__
+                registered = get_registered_name(cls)
             return {"module": module, "class_name": cls.__name__, "config": obj.get_config(),
                     "registered_name": registered}
         name = self._function_name(obj)
@@ -205,7 +208,7 @@ class Registry:
         Raises:
             ValueError: when the name or class name is unknown.
         """
-        custom = custom_objects or {}
+        custom = merged_custom_objects(custom_objects)
         if isinstance(config, str):
             obj = self.lookup(config, custom)
             if obj is None:
@@ -217,7 +220,8 @@ class Registry:
                             f"a dict made by serialize().")
         class_name, inner = config.get("class_name"), config.get("config")
         if class_name == "function" and isinstance(inner, str):
-            fn = custom.get(inner) or self._functions.get(inner) or self._names.get(inner)
+            fn = (custom.get(config.get("registered_name")) or custom.get(inner) or self._functions.get(inner)
+                  or self._names.get(inner))
             if fn is None:
                 raise ValueError(f"Unknown {self.family} function: {inner!r}.")
             return fn

@@ -10,6 +10,8 @@ records a Node (minitf.keras.node) whose output KerasTensors carry the inferred 
 Weights and sublayers are found from the attributes (see minitf.layers.tracking); the input
 checks are in minitf.layers.input_spec; names come from minitf._keras_naming.
 """
+import inspect
+
 import numpy as np
 
 from minitf import _keras_naming, dtypes, initializers, nest, regularizers
@@ -21,6 +23,7 @@ from minitf.function import TensorSpec
 from minitf.keras import backend as keras_backend
 from minitf.keras import node as node_module
 from minitf.keras.keras_tensor import KerasTensor, any_symbolic
+from minitf.layers import auto_config
 from minitf.layers.input_spec import InputSpec, assert_input_compatibility, shape_of, shapes_of
 from minitf.layers.tracking import AttributeTracking, LayerWeight
 from minitf.module import Module
@@ -102,6 +105,13 @@ class Layer(AttributeTracking, Module, Trackable):
         super().__init_subclass__(**kwargs)
         if cls.__module__.startswith("minitf.") and not cls.__name__.startswith("_"):
             BUILTIN_LAYER_CLASSES.setdefault(cls.__name__, cls)
+
+    def __new__(cls, *args, **kwargs):
+        layer = super().__new__(cls)
+        # Keras 3's automatic config, for layers defined outside minitf (built-ins write their own)
+        captured = None if cls.__module__.startswith("minitf.") else auto_config.capture(cls, args, kwargs)
+        object.__setattr__(layer, "_auto_config", captured)
+        return layer
 
     def __init__(self, trainable=True, name=None, dtype=None, dynamic=False, **kwargs):
         for key in kwargs:
@@ -483,11 +493,35 @@ class Layer(AttributeTracking, Module, Trackable):
 
     # -- config ----------------------------------------------------------------------------
     def get_config(self):
-        """The constructor arguments that recreate this layer (weights not included)."""
+        """The constructor arguments that recreate this layer (weights not included).
+
+        A layer of your own that does not override `get_config` gets the arguments it was
+        created with, when they are plain values (Keras 3's automatic config); otherwise an
+        `__init__` with arguments of its own needs an override (NotImplementedError).
+        """
         config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
         if self._batch_input_shape is not None:
             config["batch_input_shape"] = self._batch_input_shape
+        if type(self).get_config is Layer.get_config:
+            return self._with_auto_config(config, Layer.__init__)
         return config
+
+    def _with_auto_config(self, config, base_init):
+        """`config` plus the captured constructor arguments of a class of the user's own."""
+        init = type(self).__init__
+        if init is base_init:
+            return config
+        captured = vars(self).get("_auto_config")
+        params = inspect.signature(init).parameters
+        takes_any = any(p.kind is p.VAR_KEYWORD for p in params.values())
+        if captured is None:
+            own = [n for n, p in list(params.items())[1:]
+                   if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and n not in config]
+            if own:
+                raise NotImplementedError(auto_config.NOT_CAPTURABLE_MESSAGE.format(cls=type(self).__name__))
+            return config if takes_any else {k: v for k, v in config.items() if k in params}
+        config = {**config, **captured}
+        return config if takes_any or "name" in params else {k: v for k, v in config.items() if k != "name"}
 
     @classmethod
     def from_config(cls, config):

@@ -25,6 +25,7 @@ from minitf.keras.node import call_accepts
 from minitf.layers.base import BUILTIN_LAYER_CLASSES, Layer
 from minitf.losses import LOSSES
 from minitf.metrics import METRICS
+from minitf.object_registration import get_registered_name, merged_custom_objects
 from minitf.optimizers import OPTIMIZERS
 from minitf.optimizers.schedules import SCHEDULES
 from minitf.regularizers import REGULARIZERS
@@ -235,7 +236,7 @@ def _header(obj):
     family = cls.__module__.split(".")
     if family[0] == "minitf" and len(family) > 1 and family[1] != "layers":
         return f"keras.{family[1]}", cls.__name__, None  # e.g. minitf.constraints.MaxNorm
-    return cls.__module__, cls.__name__, cls.__name__
+    return cls.__module__, cls.__name__, get_registered_name(cls)
 
 
 def _serialize_value(value):
@@ -301,7 +302,7 @@ def _trim_nested(value):
 
 
 def _find_class(entry, custom_objects):
-    custom = dict(custom_objects or {})
+    custom = merged_custom_objects(custom_objects)
     class_name = entry.get("class_name")
     registered = entry.get("registered_name") or class_name
     cls = custom.get(registered) or custom.get(class_name)
