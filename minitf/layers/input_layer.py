@@ -14,18 +14,24 @@ __all__ = ["Input", "InputLayer"]
 class InputLayer(Layer):
     """The layer standing for a model input; its output is the Input KerasTensor."""
 
-    def __init__(self, input_shape=None, batch_size=None, dtype=None, input_tensor=None,
-                 sparse=None, name=None, ragged=None, type_spec=None, batch_input_shape=None,
-                 **kwargs):
+    def __init__(self, shape=None, batch_size=None, dtype=None, sparse=None, ragged=None, batch_shape=None,
+                 input_tensor=None, optional=False, name=None, **kwargs):
+        # Keras 2's spellings, which Keras 3 still reads
+        shape = kwargs.pop("input_shape", shape)
+        batch_shape = kwargs.pop("batch_input_shape", batch_shape)
+        kwargs.pop("type_spec", None)
+        if kwargs:
+            raise ValueError(f"Unrecognized keyword arguments: {sorted(kwargs)}")
         name = name or unique_layer_name("input_layer")  # Keras 3's default InputLayer names
         super().__init__(name=name, dtype=dtype)
-        if batch_input_shape is not None:
-            batch_shape = tuple(batch_input_shape)
+        if batch_shape is not None:
+            batch_shape = tuple(batch_shape)
         elif input_tensor is not None:
             batch_shape = tuple(input_tensor.shape.as_list())
         else:
-            batch_shape = (batch_size,) + tuple(input_shape or ())
+            batch_shape = (batch_size,) + tuple(shape or ())
         self._batch_input_shape = batch_shape
+        self.optional = bool(optional)
         self.built = True
         if input_tensor is None:
             input_tensor = KerasTensor(batch_shape, dtype=self.dtype, name=name)
@@ -37,9 +43,9 @@ class InputLayer(Layer):
         return inputs
 
     def get_config(self):
-        """batch_input_shape, dtype and name."""
-        return {"batch_input_shape": self._batch_input_shape, "dtype": self.dtype,
-                "sparse": False, "ragged": False, "name": self.name}
+        """Keras 3's InputLayer config: batch_shape, dtype, sparse, ragged, name, optional."""
+        return {"batch_shape": self._batch_input_shape, "dtype": self.dtype, "sparse": False,
+                "ragged": False, "name": self.name, "optional": self.optional}
 
     @property
     def output_shape(self):
@@ -55,6 +61,6 @@ def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=None, tenso
                          "argument. Note that `shape` does not include the batch dimension.")
     if isinstance(shape, int):
         shape = (shape,)
-    layer = InputLayer(input_shape=shape, batch_size=batch_size, dtype=dtype, name=name,
-                       input_tensor=None, batch_input_shape=batch_shape)
+    layer = InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, name=name,
+                       input_tensor=None, batch_shape=batch_shape)
     return layer._inbound_nodes[0].output_tensors

@@ -1,4 +1,6 @@
 """BatchNormalization and LayerNormalization."""
+import warnings
+
 from minitf.layers import _utils as U
 from minitf.layers.base import InputSpec, Layer
 from minitf.ops import array as array_ops
@@ -45,9 +47,11 @@ class BatchNormalization(Layer):
                  moving_mean_initializer="zeros", moving_variance_initializer="ones",
                  beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
                  gamma_constraint=None, synchronized=False, **kwargs):
-        for key in ("renorm", "fused", "virtual_batch_size", "adjustment", "renorm_clipping",
-                    "renorm_momentum"):
-            kwargs.pop(key, None)
+        if kwargs.pop("renorm", False):
+            raise NotImplementedError("BatchNormalization(renorm=True) (batch renormalization) is not available "
+                                      "in minitf; use renorm=False (the default).")
+        for key in ("fused", "virtual_batch_size", "adjustment", "renorm_clipping", "renorm_momentum"):
+            kwargs.pop(key, None)  # Keras 2/3 options without effect here (renorm is off)
         super().__init__(**kwargs)
         self.axis = axis
         self.momentum = float(momentum)
@@ -128,10 +132,19 @@ class BatchNormalization(Layer):
         return TensorShape(input_shape)
 
     def get_config(self):
-        """axis, momentum, epsilon, center, scale and the initializers."""
+        """axis, momentum, epsilon, center, scale, the initializers, regularizers, constraints."""
         config = super().get_config()
         config.update({"axis": self.axis, "momentum": self.momentum, "epsilon": self.epsilon,
                        "center": self.center, "scale": self.scale,
+                       "beta_initializer": U.serialize(self.beta_initializer, "initializers"),
+                       "gamma_initializer": U.serialize(self.gamma_initializer, "initializers"),
+                       "moving_mean_initializer": U.serialize(self.moving_mean_initializer, "initializers"),
+                       "moving_variance_initializer": U.serialize(self.moving_variance_initializer,
+                                                                  "initializers"),
+                       "beta_regularizer": U.serialize(self.beta_regularizer, "regularizers"),
+                       "gamma_regularizer": U.serialize(self.gamma_regularizer, "regularizers"),
+                       "beta_constraint": U.serialize(self.beta_constraint, "constraints"),
+                       "gamma_constraint": U.serialize(self.gamma_constraint, "constraints"),
                        "synchronized": self.synchronized})
         return config
 
@@ -142,11 +155,16 @@ class LayerNormalization(Layer):
     def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
                  gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None,
                  beta_constraint=None, gamma_constraint=None, **kwargs):
+        rms_scaling = bool(kwargs.pop("rms_scaling", False))
+        if rms_scaling:
+            warnings.warn("LayerNormalization(rms_scaling=True) is deprecated in Keras 3: it scales the inputs by "
+                          "their variance, not their root mean square (kept as Keras computes it).", stacklevel=2)
         super().__init__(**kwargs)
         self.axis = axis
         self.epsilon = float(epsilon)
         self.center = center
         self.scale = scale
+        self.rms_scaling = rms_scaling
         self.beta_initializer = U.initializer(beta_initializer)
         self.gamma_initializer = U.initializer(gamma_initializer)
         self.beta_regularizer = U.regularizer(beta_regularizer)
@@ -161,10 +179,10 @@ class LayerNormalization(Layer):
         param_shape = tuple(shape[a] for a in self._axes)
         self.gamma = self.add_weight("gamma", param_shape, initializer=self.gamma_initializer,
                                      regularizer=self.gamma_regularizer,
-                                     constraint=self.gamma_constraint) if self.scale else None
+                                     constraint=self.gamma_constraint) if self.scale or self.rms_scaling else None
         self.beta = self.add_weight("beta", param_shape, initializer=self.beta_initializer,
                                     regularizer=self.beta_regularizer,
-                                    constraint=self.beta_constraint) if self.center else None
+                                    constraint=self.beta_constraint) if self.center and not self.rms_scaling else None
         self.built = True
 
     def _broadcast(self, v, rank, dtype):
@@ -185,8 +203,11 @@ class LayerNormalization(Layer):
         rank = inputs.shape.rank
         mean = reduce_ops.reduce_mean(inputs, axis=self._axes, keepdims=True)
         variance = reduce_ops.reduce_mean(math_ops.square(inputs - mean), axis=self._axes, keepdims=True)
-        out = _normalize(inputs, mean, variance, self._broadcast(self.beta, rank, inputs.dtype),
-                         self._broadcast(self.gamma, rank, inputs.dtype), self.epsilon)
+        if self.rms_scaling:  # Keras' deprecated form: divides by the variance's root, no centring
+            out = inputs * math_ops.rsqrt(variance + self.epsilon) * self._broadcast(self.gamma, rank, inputs.dtype)
+        else:
+            out = _normalize(inputs, mean, variance, self._broadcast(self.beta, rank, inputs.dtype),
+                             self._broadcast(self.gamma, rank, inputs.dtype), self.epsilon)
         if out.dtype != original:
             out = cast(out, original)
         return cast(out, self.compute_dtype) if out.dtype != self.compute_dtype else out
@@ -196,8 +217,14 @@ class LayerNormalization(Layer):
         return TensorShape(input_shape)
 
     def get_config(self):
-        """axis, epsilon, center, scale."""
+        """axis, epsilon, center, scale, rms_scaling, the initializers, regularizers, constraints."""
         config = super().get_config()
         config.update({"axis": self.axis, "epsilon": self.epsilon, "center": self.center,
-                       "scale": self.scale})
+                       "scale": self.scale, "rms_scaling": self.rms_scaling,
+                       "beta_initializer": U.serialize(self.beta_initializer, "initializers"),
+                       "gamma_initializer": U.serialize(self.gamma_initializer, "initializers"),
+                       "beta_regularizer": U.serialize(self.beta_regularizer, "regularizers"),
+                       "gamma_regularizer": U.serialize(self.gamma_regularizer, "regularizers"),
+                       "beta_constraint": U.serialize(self.beta_constraint, "constraints"),
+                       "gamma_constraint": U.serialize(self.gamma_constraint, "constraints")})
         return config
