@@ -167,17 +167,17 @@ def test_model_checkpoint_formats_file_names_from_epoch_and_logs(tmp_path):
 
 
 def test_model_checkpoint_save_best_only_respects_mode(tmp_path):
-    path = str(tmp_path / "m-{epoch}.h5")
+    path = str(tmp_path / "m-{epoch}.weights.h5")
     best_max = callbacks.ModelCheckpoint(path, monitor="score", save_best_only=True,
                                          save_weights_only=True, mode="max")
     model, _ = _drive(best_max, "score", [1.0, 3.0, 2.0, 5.0])
-    assert [p.split("/")[-1] for p in model.saved] == ["m-1.h5", "m-2.h5", "m-4.h5"]
+    assert [p.split("/")[-1] for p in model.saved] == ["m-1.weights.h5", "m-2.weights.h5", "m-4.weights.h5"]
     best_min = callbacks.ModelCheckpoint(path, monitor="score", save_best_only=True,
                                          save_weights_only=True, mode="min")
     model, _ = _drive(best_min, "score", [1.0, 3.0, 2.0, 5.0])
-    assert [p.split("/")[-1] for p in model.saved] == ["m-1.h5"]
+    assert [p.split("/")[-1] for p in model.saved] == ["m-1.weights.h5"]
     with pytest.warns(UserWarning, match="only with"):
-        model, _ = _drive(callbacks.ModelCheckpoint(path, monitor="missing",
+        model, _ = _drive(callbacks.ModelCheckpoint(path, monitor="missing", save_weights_only=True,
                                                     save_best_only=True), "score", [1.0])
     assert model.saved == []
 
@@ -187,10 +187,10 @@ def test_model_checkpoint_save_freq_in_batches(tmp_path):
     model = _model()
     written = []
     model.save_weights = lambda path, overwrite=True, **kw: written.append(path)
-    ckpt = callbacks.ModelCheckpoint(str(tmp_path / "b-{epoch}-{batch}.h5"),
+    ckpt = callbacks.ModelCheckpoint(str(tmp_path / "b-{epoch}-{batch}.weights.h5"),
                                      save_weights_only=True, save_freq=3)
     model.fit(x, y, batch_size=8, epochs=2, verbose=0, callbacks=[ckpt])  # 5 batches/epoch
-    assert [p.split("/")[-1] for p in written] == ["b-1-3.h5", "b-2-1.h5", "b-2-4.h5"]
+    assert [p.split("/")[-1] for p in written] == ["b-1-3.weights.h5", "b-2-1.weights.h5", "b-2-4.weights.h5"]
 
 
 def test_model_checkpoint_writes_real_weights_when_h5_support_exists(tmp_path):
@@ -200,6 +200,24 @@ def test_model_checkpoint_writes_real_weights_when_h5_support_exists(tmp_path):
                                      save_weights_only=True, monitor="loss")
     model.fit(x, y, epochs=2, verbose=0, callbacks=[ckpt])
     assert (tmp_path / "e1.weights.h5").exists() and (tmp_path / "e2.weights.h5").exists()
+
+
+def test_model_checkpoint_to_a_keras_path_writes_a_whole_model_that_loads(tmp_path):
+    x, y = _data()
+    model = _model()
+    model.fit(x, y, epochs=2, verbose=0, callbacks=[callbacks.ModelCheckpoint(str(tmp_path / "m{epoch}.keras"),
+                                                                              monitor="loss")])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m1.keras", "m2.keras"]
+    again = tf.keras.models.load_model(tmp_path / "m2.keras")
+    np.testing.assert_array_equal(again.predict(x, verbose=0), model.predict(x, verbose=0))
+    assert int(again.optimizer.iterations) == int(model.optimizer.iterations)
+
+
+def test_model_checkpoint_file_endings_are_checked_as_in_keras(tmp_path):
+    with pytest.raises(ValueError, match="must end in `.weights.h5`"):
+        callbacks.ModelCheckpoint(str(tmp_path / "w.h5"), save_weights_only=True)
+    with pytest.raises(ValueError, match="must end in `.keras`"):
+        callbacks.ModelCheckpoint(str(tmp_path / "ckpt"))
 
 
 # -- learning-rate callbacks ----------------------------------------------------------------

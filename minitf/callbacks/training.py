@@ -27,8 +27,14 @@ class ModelCheckpoint(Callback):
     """Save the model (or its weights) every epoch or every `save_freq` batches.
 
     `filepath` may hold format fields filled from the epoch (1-based) and the logs, e.g.
-    'ckpt-{epoch:02d}-{val_loss:.2f}.weights.h5'. With `save_best_only` a file is written
-    only when `monitor` improves (`mode` 'min', 'max', or 'auto').
+    'ckpt-{epoch:02d}-{val_loss:.2f}.weights.h5'. As in Keras 3 it must end in '.weights.h5'
+    with `save_weights_only=True` (weights and optimizer state) and in '.keras' otherwise (the
+    whole model; '.h5' is accepted by the check, but minitf does not write Keras 2's whole-model
+    HDF5). With `save_best_only` a file is written only when `monitor` improves (`mode` 'min',
+    'max', or 'auto').
+
+    Raises:
+      ValueError: a filepath whose ending does not match `save_weights_only`.
     """
 
     def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False,
@@ -40,6 +46,13 @@ class ModelCheckpoint(Callback):
         self.verbose = verbose
         self.save_best_only = save_best_only
         self.save_weights_only = save_weights_only
+        if save_weights_only and not self.filepath.endswith(".weights.h5"):
+            raise ValueError(f"When using `save_weights_only=True` in `ModelCheckpoint`, the filepath provided "
+                             f"must end in `.weights.h5` (Keras weights format). Received: "
+                             f"filepath={self.filepath}")
+        if not save_weights_only and not self.filepath.endswith((".keras", ".h5")):
+            raise ValueError(f"The filepath provided must end in `.keras` (Keras model format). Received: "
+                             f"filepath={self.filepath}")
         self.save_freq = save_freq
         if save_freq != "epoch" and not isinstance(save_freq, int):
             raise ValueError(f"Unrecognized save_freq: {save_freq}. Expected 'epoch' or an "

@@ -19,8 +19,8 @@ from minitf.checkpoint import safe_h5, temp_files
 FORMAT_TAG = "minitf-checkpoint/1"
 SUFFIX = ".h5"
 
-__all__ = ["write_hdf5", "write_arrays", "read_arrays", "read_checkpoint", "open_checkpoint", "text_attrs",
-           "atomic_write_text", "data_path", "find_data_path", "FORMAT_TAG", "SUFFIX", "KIND"]
+__all__ = ["write_hdf5", "atomic_replace", "write_arrays", "read_arrays", "read_checkpoint", "open_checkpoint",
+           "text_attrs", "atomic_write_text", "data_path", "find_data_path", "FORMAT_TAG", "SUFFIX", "KIND"]
 KIND = "Checkpoint file"
 
 
@@ -54,7 +54,7 @@ def _fsync_path(path, directory=False):
         os.close(fd)
 
 
-def _atomic_replace(write, path, free_old_later=False, size_hint=0):
+def atomic_replace(write, path, free_old_later=False, size_hint=0):
     """Run `write(tmp_path)`, fsync it, rename over `path`, fsync the directory.
 
     The leftover temp files of earlier saves killed in this directory are removed first (see
@@ -172,7 +172,7 @@ def write_hdf5(path, fill, size_hint, free_old_later=False):
             image = f.id.get_file_image()
         with open(tmp, "wb") as out:
             out.write(image)
-    _atomic_replace(write, path, free_old_later=free_old_later, size_hint=size_hint)
+    atomic_replace(write, path, free_old_later=free_old_later, size_hint=size_hint)
 
 
 _ROOMY = 4
@@ -248,4 +248,4 @@ def atomic_write_text(path, text):
     def write(tmp):
         with open(tmp, "w") as f:
             f.write(text)
-    _atomic_replace(write, path, size_hint=len(text.encode()))
+    atomic_replace(write, path, size_hint=len(text.encode()))

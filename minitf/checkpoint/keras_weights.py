@@ -10,9 +10,10 @@ the layer's own variables, trainable ones first, each group in creation order:
 Layers held in attributes of subclassed models are stored under the attribute name (public
 names sorted, then private ones); lists under the attribute name, then each layer's class name
 in Keras' snake case ('conv2d'; a repeat gets '_1', '_2', ...; a functional `Model` is
-'functional'), never the layer's own (auto-generated, unreproducible) name — as Keras 3 does. The
-optimizer's variables are not written. Any other path is a TF object-graph checkpoint
-(`tf.train.Checkpoint(root=model)`), as TF 2's `save_weights` does for non-h5 paths.
+'functional'), never the layer's own (auto-generated, unreproducible) name — as Keras 3 does. A
+compiled optimizer's variables go under 'optimizer/vars' (iterations, learning rate, slots).
+Any other path is a TF object-graph checkpoint (`tf.train.Checkpoint(root=model)`), as TF 2's
+`save_weights` does for non-h5 paths.
 
 Datasets are written with fletcher32 checksums (Keras 3 reads them; files without checksums
 load too). Loading goes through `safe_h5`: links, outside storage and non-numeric values are
@@ -29,9 +30,10 @@ from minitf.checkpoint import h5format, safe_h5
 from minitf.checkpoint.checkpoint import Checkpoint, restore_into
 from minitf.layers.base import Layer
 from minitf.module import Module
+from minitf.optimizers.base import Optimizer
 from minitf.variable import Variable
 
-__all__ = ["save_weights", "load_weights"]
+__all__ = ["save_weights", "load_weights", "write_weights", "read_weights", "weights_size"]
 
 KERAS_SUFFIX = ".weights.h5"
 
@@ -126,20 +128,44 @@ def _walk(root):
     return out
 
 
+def _optimizer_of(model):
+    """The model's compiled optimizer, or None (Keras 3 saves its variables beside the layers')."""
+    optimizer = vars(model).get("optimizer")
+    return optimizer if isinstance(optimizer, Optimizer) else None
+
+
+def write_weights(f, model, include_optimizer=True):
+    """Fill the open HDF5 file `f` with `model`'s variables in Keras 3's layout, and (unless
+    `include_optimizer` is False) the compiled optimizer's under 'optimizer/vars' (iterations,
+    learning rate, then the slots)."""
+    for path, obj in _walk(model):
+        group = f.create_group(f"{path}/vars" if path else "vars")
+        for i, var in enumerate(_own_variables(obj)):
+            safe_h5.create_dataset(group, str(i), backend.to_host(var._value))
+    optimizer = _optimizer_of(model) if include_optimizer else None
+    if optimizer is not None:
+        group = f.create_group("optimizer/vars")
+        for i, var in enumerate(optimizer.variables):
+            safe_h5.create_dataset(group, str(i), backend.to_host(var._value))
+
+
+def weights_size(model):
+    """About how many bytes `write_weights` writes for `model`."""
+    own = [var for _, obj in _walk(model) for var in _own_variables(obj)]
+    optimizer = _optimizer_of(model)
+    own += optimizer.variables if optimizer is not None else []
+    return sum(var._value.nbytes + 1024 for var in own)
+
+
 def save_weights(model, filepath, overwrite=True):
-    """Write `model`'s weights to `filepath` ('.weights.h5': Keras 3 layout; else a TF checkpoint)."""
+    """Write `model`'s weights to `filepath` ('.weights.h5': Keras 3 layout, the compiled
+    optimizer's variables included as Keras 3 does; else a TF checkpoint)."""
     filepath = os.fspath(filepath)
     if not filepath.endswith(KERAS_SUFFIX):
         return Checkpoint(root=model).write(filepath)
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"save_weights: {filepath!r} exists and overwrite=False.")
-    def fill(f):
-        for path, obj in _walk(model):
-            group = f.create_group(f"{path}/vars" if path else "vars")
-            for i, var in enumerate(_own_variables(obj)):
-                safe_h5.create_dataset(group, str(i), backend.to_host(var._value))
-    size = sum(var._value.nbytes + 1024 for _, obj in _walk(model) for var in _own_variables(obj))
-    h5format.write_hdf5(filepath, fill, size)
+    h5format.write_hdf5(filepath, lambda f: write_weights(f, model), weights_size(model))
     return None
 
 
@@ -184,37 +210,77 @@ def load_weights(model, filepath, skip_mismatch=False):
     _check_exists(filepath)
     if not filepath.endswith(KERAS_SUFFIX):
         return restore_into(model, filepath)  # no Checkpoint: its restore adds a save_counter
-    pairs = []
     with safe_h5.SafeH5(filepath, "Weights file") as store:
-        for path, obj in _walk(model):
-            own = _own_variables(obj)
-            group_name = f"{path}/vars" if path else "vars"
-            stored = _stored(store, group_name)
-            label = getattr(obj, "name", path) or "model"
-            problem = None
-            if len(stored) != len(own):
-                problem = (f"Layer {label!r} expected {len(own)} variables, but received "
-                           f"{len(stored)} variables during loading from {filepath!r} "
-                           f"(group {group_name!r}). Expected: {[v.name for v in own]}")
-            else:
-                for entry, var in zip(stored, own):
-                    if tuple(entry.shape) != tuple(var._value.shape):
-                        problem = (f"Layer {label!r}: weight {var.name} has shape "
-                                   f"{tuple(var._value.shape)} but {filepath!r} stores "
-                                   f"{entry.path} with shape {tuple(entry.shape)}.")
-                        break
-            if problem:
-                if skip_mismatch:
-                    warnings.warn(f"Skipping loading weights: {problem}", stacklevel=2)
-                    continue
-                raise safe_h5.IncompatibleValueError(None, None, problem)
-            for entry, var in zip(stored, own):
-                # Keras assigns with a cast, so any numeric dtype loads (complex only into complex).
-                store.check_value(entry, var._value.shape, var._value.dtype, cast=True)
-                pairs.append((var, entry))
-        values = [store.read(entry, var._value.shape, var._value.dtype, cast=True)
-                  for var, entry in pairs]
+        read_weights(store, model, skip_mismatch)
+    return None
+
+
+def read_weights(store, model, skip_mismatch=False):
+    """Load `model`'s variables (and its compiled optimizer's) from the open `safe_h5.SafeH5`
+    `store` in Keras 3's layout: everything checked and read first, then assigned.
+
+    An optimizer whose variable count differs from the file's (not built yet, say) keeps its
+    own values, with Keras 3's warning.
+
+    Raises:
+      IncompatibleValueError: a layer's variable count or shapes differ (unless `skip_mismatch`).
+      DataLossError: a value that cannot be read.
+    """
+    filepath = store.filepath
+    pairs = []
+    for path, obj in _walk(model):
+        own = _own_variables(obj)
+        group_name = f"{path}/vars" if path else "vars"
+        stored = _stored(store, group_name)
+        label = getattr(obj, "name", path) or "model"
+        problem = None
+        if len(stored) != len(own):
+            problem = (f"Layer {label!r} expected {len(own)} variables, but received "
+                       f"{len(stored)} variables during loading from {filepath!r} "
+                       f"(group {group_name!r}). Expected: {[v.name for v in own]}")
+        else:
+            problem = _shape_problem(stored, own, label, filepath)
+        if problem:
+            if skip_mismatch:
+                warnings.warn(f"Skipping loading weights: {problem}", stacklevel=3)
+                continue
+            raise safe_h5.IncompatibleValueError(None, None, problem)
+        pairs += zip(own, stored)
+    pairs += _optimizer_pairs(store, model)
+    for var, entry in pairs:
+        # Keras assigns with a cast, so any numeric dtype loads (complex only into complex).
+        store.check_value(entry, var._value.shape, var._value.dtype, cast=True)
+    values = [store.read(entry, var._value.shape, var._value.dtype, cast=True) for var, entry in pairs]
     for (var, _), value in zip(pairs, values):
         xp = backend.array_module(var._value)
         var._set(xp.asarray(value))
+
+
+def _shape_problem(stored, own, label, filepath):
+    for entry, var in zip(stored, own):
+        if tuple(entry.shape) != tuple(var._value.shape):
+            return (f"Layer {label!r}: weight {var.name} has shape {tuple(var._value.shape)} but "
+                    f"{filepath!r} stores {entry.path} with shape {tuple(entry.shape)}.")
     return None
+
+
+def _optimizer_pairs(store, model):
+    """(variable, entry) pairs of the compiled optimizer, or [] with Keras 3's warning when the
+    file's optimizer does not fit this one."""
+    optimizer = _optimizer_of(model)
+    if optimizer is None or "optimizer/vars" not in store.groups:
+        return []
+    stored = _stored(store, "optimizer/vars")
+    own = optimizer.variables
+    problem = None
+    if len(stored) != len(own):
+        problem = (f"Skipping variable loading for optimizer '{optimizer.name}', because it has "
+                   f"{len(own)} variables whereas the saved optimizer has {len(stored)} variables.")
+        if len(own) <= 2:
+            problem += " This is likely because the optimizer has not been called/built yet."
+    else:
+        problem = _shape_problem(stored, own, optimizer.name, store.filepath)
+    if problem:
+        warnings.warn(problem, stacklevel=4)
+        return []
+    return list(zip(own, stored))

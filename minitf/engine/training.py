@@ -111,6 +111,11 @@ class TrainingMixin:
         if kwargs:
             raise TypeError(f"compile() got unexpected keyword arguments {sorted(kwargs)}.")
         _set(self, "optimizer", optimizers.get(optimizer) if optimizer is not None else None)
+        # what `model.save` writes as the compile config, the optimizer as the object in use
+        _set(self, "_compile_config", {
+            "optimizer": self.optimizer, "loss": loss, "loss_weights": loss_weights, "metrics": metrics,
+            "weighted_metrics": weighted_metrics, "run_eagerly": run_eagerly,
+            "steps_per_execution": steps_per_execution, "jit_compile": jit_compile})
         _set(self, "loss", loss)
         compile_loss = LossesContainer(loss, loss_weights, model=self)
         _set(self, "_compile_loss", compile_loss if loss is not None else None)

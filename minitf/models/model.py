@@ -16,6 +16,7 @@ from minitf.models import serialization
 from minitf.models.functional import GraphRunner
 from minitf.models.summary import print_summary
 from minitf.ops import array as array_ops
+from minitf.saving import saving_api
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 from minitf.variable import Variable
@@ -224,6 +225,11 @@ class Model(TrainingMixin, Layer):
         return layer_dependencies(self.layers) + [
             (k, v) for k, v in super()._checkpoint_dependencies()
             if not isinstance(v, Layer)]
+
+    def save(self, filepath, overwrite=True, zipped=None, **kwargs):
+        """Save the whole model (config, compile config, weights, optimizer state) to a Keras 3
+        `.keras` file; see `tf.keras.saving.save_model`."""
+        return saving_api.save_model(self, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
 
     def save_weights(self, filepath, overwrite=True, save_format=None, options=None):
         """Write the weights to `filepath` (see minitf.checkpoint.keras_weights)."""

@@ -21,7 +21,8 @@ from minitf.keras.keras_tensor import KerasTensor
 from minitf.keras.node import call_accepts
 from minitf.layers.core import Lambda
 from minitf.layers.input_layer import InputLayer
-from minitf.layers.serialization import builtin_layer_class
+from minitf.layers.serialization import builtin_layer_class, deserialize as deserialize_object
+from minitf.object_registration import merged_custom_objects
 
 __all__ = ["keeping_callables", "serialize_layer", "deserialize_layer", "functional_config",
            "functional_from_config", "sequential_config", "sequential_from_config",
@@ -70,8 +71,11 @@ def serialize_layer(layer):
 def deserialize_layer(entry, custom_objects=None):
     """A new layer from `serialize_layer`'s output; custom classes come from `custom_objects`,
     built-in ones from the classes registered as built-in layers."""
+    if "module" in entry:  # Keras 3's object dict: its spellings standardized, built from build_config
+        return deserialize_object(entry, custom_objects)
     name = entry.get("class_name")
-    cls = (custom_objects or {}).get(name) or builtin_layer_class(name)
+    custom = merged_custom_objects(custom_objects)
+    cls = custom.get(entry.get("registered_name") or name) or custom.get(name) or builtin_layer_class(name)
     if cls is None:
         raise ValueError(f"Unknown layer: {name!r}. Please ensure you are passing the class "
                          f"in `custom_objects` when it is a custom layer or model.")
@@ -174,10 +178,13 @@ class _Rebuild:
         self.layers = {}
         self.outputs = {}   # (layer name, node index) -> flat list of KerasTensors
         self.order = []
+        self.functional = set()  # names of nested functional models (see `_key`)
         for entry in config["layers"]:
             layer = deserialize_layer(entry, custom_objects)
             name = entry.get("name", layer.name)
             self.layers[name] = layer
+            if entry.get("class_name") == "Functional":
+                self.functional.add(name)
             self.order.append((name, list(entry.get("inbound_nodes") or [])))
             if not entry.get("inbound_nodes"):
                 self._maybe_input(name, layer)
@@ -186,14 +193,22 @@ class _Rebuild:
         if isinstance(layer, InputLayer):
             self.outputs[(name, 0)] = [layer._inbound_nodes[0].output_tensors]
 
+    def _key(self, name, node_index):
+        """(name, node index) of a call made so far. Keras counts a nested functional model's
+        construction as its node 0 in `input_layers`/`output_layers`, so a ref one past the calls
+        made so far means the last call of such a model."""
+        if (name, node_index) not in self.outputs and name in self.functional and node_index >= 1:
+            return name, node_index - 1
+        return name, node_index
+
     def tensor(self, ref):
         name, node_index, tensor_index = ref[0], ref[1], ref[2]
         if name == _CONSTANT:
             return tensor_index
-        return self.outputs[(name, node_index)][tensor_index]
+        return self.outputs[self._key(name, node_index)][tensor_index]
 
     def ready(self, data):
-        return all(r[0] == _CONSTANT or (r[0], r[1]) in self.outputs for r in _refs_in(data))
+        return all(r[0] == _CONSTANT or self._key(r[0], r[1]) in self.outputs for r in _refs_in(data))
 
     def run(self):
         """Call every layer on its inputs, deferring calls whose inputs are not made yet."""
@@ -329,24 +344,14 @@ def sequential_from_config(cls, config, custom_objects=None):
 
 # -- subclassed models ------------------------------------------------------------------------
 def subclassed_config(model):
-    """The base config of a subclassed model whose `__init__` takes no arguments of its own.
+    """The base config of a subclassed model: name, trainable, dtype.
 
-    As in Keras, a subclass whose constructor takes other arguments must override
-    `get_config()`; otherwise NotImplementedError.
+    A subclass that overrides `get_config` adds its own arguments to this. One that does not
+    gets the arguments it was created with when they are plain values (Keras 3's automatic
+    config); otherwise an `__init__` with arguments of its own raises NotImplementedError.
     """
     config = {"name": model.name, "trainable": model.trainable, "dtype": model.dtype}
-    init = type(model).__init__
-    if init is builtin_layer_class("Model").__init__:
+    model_class = builtin_layer_class("Model")
+    if type(model).get_config is not model_class.get_config:
         return config
-    params = list(inspect.signature(init).parameters.values())[1:]
-    own = [p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-           and p.name not in config]
-    if own:
-        raise NotImplementedError(
-            f"Model {type(model).__name__!r} takes arguments {own} in `__init__()` and "
-            f"therefore must override `get_config()` to be serializable: return a dict of "
-            f"those arguments (updated from `super().get_config()`).")
-    if not any(p.kind == p.VAR_KEYWORD for p in params):
-        accepted = {p.name for p in params}
-        config = {k: v for k, v in config.items() if k in accepted}
-    return config
+    return model._with_auto_config(config, model_class.__init__)

@@ -1,8 +1,12 @@
 """tf.keras.utils: get_file, to_categorical, normalize, Progbar and the image file helpers."""
 from minitf.utils.data_utils import get_file  # noqa: F401
 from minitf.utils.generic_utils import Progbar  # noqa: F401
+from minitf.object_registration import (custom_object_scope, CustomObjectScope, get_custom_objects,  # noqa: F401
+                                        get_registered_name, get_registered_object,
+                                        register_keras_serializable)
 from minitf.utils.image_utils import array_to_img, img_to_array, load_img, save_img  # noqa: F401
 from minitf.utils.np_utils import normalize, to_categorical  # noqa: F401
 
 __all__ = ["get_file", "to_categorical", "normalize", "Progbar", "array_to_img", "img_to_array",
-           "load_img", "save_img"]
+           "load_img", "save_img", "custom_object_scope", "CustomObjectScope", "get_custom_objects",
+           "get_registered_name", "get_registered_object", "register_keras_serializable"]
