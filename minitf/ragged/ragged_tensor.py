@@ -203,7 +203,8 @@ class RaggedTensor:
     @classmethod
     def from_tensor(cls, tensor, lengths=None, padding=None, ragged_rank=1, name=None,
                     row_splits_dtype=dtypes.int64):
-        """The rows of a dense tensor, cut to `lengths`, or with trailing `padding` dropped.
+        """The rows of a dense tensor, cut to `lengths`, or with trailing `padding` dropped (without
+        either, every row keeps the full length and the shape keeps it too).
 
         The values are gathered from `tensor`, so gradients flow back to it.
         """
@@ -219,7 +220,7 @@ class RaggedTensor:
             if lengths is not None or padding is not None:
                 raise NotImplementedError("from_tensor: lengths/padding with ragged_rank > 1 are not "
                                           "supported; build the inner rows with from_row_lengths")
-            return cls._make(inner, np.arange(b + 1, dtype=np.int64) * n)
+            return cls._make(inner, np.arange(b + 1, dtype=np.int64) * n, uniform_row_length=n)
         raw = np.asarray(t.numpy())
         nrows, width = raw.shape[0], raw.shape[1]
         if lengths is not None:
@@ -238,7 +239,8 @@ class RaggedTensor:
         cols = np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens)
         idx = np.stack([rows, cols], axis=1).astype(np.int64)
         values = gather_nd(t, Tensor(idx.reshape(-1, 2)))
-        return cls._make(values, np.concatenate([[0], np.cumsum(lens)]).astype(np.int64))
+        uniform = width if lengths is None and padding is None else None  # TF keeps the length known
+        return cls._make(values, np.concatenate([[0], np.cumsum(lens)]).astype(np.int64), uniform)
 
     # -- structure ---------------------------------------------------------------------------
     @property

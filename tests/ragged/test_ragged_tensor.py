@@ -108,6 +108,9 @@ def test_to_tensor_from_tensor_and_numpy():
     x = [[1, 3, -1, -1], [2, -1, -1, -1], [4, 5, 8, 9]]
     assert tf.RaggedTensor.from_tensor(x, padding=-1).to_list() == [[1, 3], [2], [4, 5, 8, 9]]
     assert tf.RaggedTensor.from_tensor(x, lengths=[1, 0, 5]).to_list() == [[1], [], [4, 5, 8, 9]]
+    assert tf.RaggedTensor.from_tensor([[1, 2], [3, 4]]).shape.as_list() == [2, 2]
+    deep = tf.RaggedTensor.from_tensor(tf.reshape(tf.range(12), [2, 3, 2]), ragged_rank=2)
+    assert deep.shape.as_list() == [2, 3, 2] and deep.ragged_rank == 2
     cut = tf.ragged.constant([[1.0, 2.0], [3.0]]).to_tensor(shape=[3, 1])
     assert cut.numpy().tolist() == [[1.0], [3.0], [0.0]]
     arr = digits().numpy()
