@@ -112,6 +112,8 @@ def _python_to_array(value, dtype):
             raise ValueError(f"Can't convert non-rectangular Python sequence to Tensor. ({value!r} has "
                              f"rows of different lengths: pad them, or use tf.ragged.constant for a "
                              f"RaggedTensor.)") from None
+        if arr.dtype.kind == "S":  # numpy's fixed-width bytes drop trailing NULs: keep the objects
+            arr = np.array(value, dtype=object)
     kind = arr.dtype.kind
     if kind in "fO" and dtype is not None and dtype._np.kind in "iu":
         big = _big_python_ints(value, dtype)  # e.g. [2**64 - 1, 300] for uint64

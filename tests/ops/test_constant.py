@@ -111,3 +111,10 @@ def test_constant_and_convert_to_tensor_with_tensors_follow_tf():
         tf.constant([t, t])
     packed = tf.convert_to_tensor([tf.constant(3.0), 2])  # 2 takes the tensor's dtype
     assert packed.dtype == tf.float32 and packed.numpy().tolist() == [3.0, 2.0]
+
+
+def test_bytes_in_lists_keep_their_trailing_nul_bytes():
+    # numpy's 'S' arrays strip them; serialized protos (tf.train.Example) end in NULs often
+    t = tf.constant([b"a\x00", b"\x00\x00", b"b"])
+    assert t.numpy().tolist() == [b"a\x00", b"\x00\x00", b"b"]
+    assert tf.constant([[b"x\x00"]]).numpy()[0, 0] == b"x\x00"
