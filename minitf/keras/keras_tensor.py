@@ -48,6 +48,7 @@ class KerasTensor:
     """
 
     __array_priority__ = 100
+    _keras_mask = None  # a KerasTensor standing for the mask, set by minitf.layers.masking
 
     def __init__(self, shape, dtype="float32", name=None, node=None, index=0):
         self._shape = TensorShape(shape)
