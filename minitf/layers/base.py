@@ -23,7 +23,7 @@ from minitf.function import TensorSpec
 from minitf.keras import backend as keras_backend
 from minitf.keras import node as node_module
 from minitf.keras.keras_tensor import KerasTensor, any_symbolic
-from minitf.layers import auto_config
+from minitf.layers import auto_config, masking
 from minitf.layers.input_spec import InputSpec, assert_input_compatibility, shape_of, shapes_of
 from minitf.layers.tracking import AttributeTracking, LayerWeight
 from minitf.module import Module
@@ -198,8 +198,14 @@ class Layer(AttributeTracking, Module, Trackable):
 
     @property
     def supports_masking(self):
-        """Masks are not supported in minitf."""
-        return False
+        """Whether outputs get `compute_mask(inputs, mask)` (see minitf.layers.masking); settable."""
+        return masking.supports_masking(self)
+
+    @supports_masking.setter
+    def supports_masking(self, value):
+        self._supports_masking = bool(value)
+
+    compute_mask = masking.default_compute_mask
 
     # -- weights ---------------------------------------------------------------------------
     def add_weight(self, name=None, shape=None, dtype=None, initializer=None, regularizer=None,
@@ -411,8 +417,10 @@ class Layer(AttributeTracking, Module, Trackable):
         if "training" in kwargs and not node_module.call_accepts(self.call, "training"):
             kwargs.pop("training")
         self._call_losses = []
+        previous_mask = masking.prepare_call(self, inputs, kwargs)
         with self._scope():
             outputs = self.call(inputs, *args, **kwargs)
+        masking.finish_call(self, inputs, outputs, previous_mask)
         if self._activity_regularizer is not None:
             reg = _get_regularizer(self._activity_regularizer)
             for out in nest.flatten(outputs):
@@ -441,7 +449,8 @@ class Layer(AttributeTracking, Module, Trackable):
             self._check_inputs(inputs)  # Keras checks the spec before building, too
         self._maybe_build(inputs)
         self._check_inputs(inputs)
-        return node_module.symbolic_call(self, self._run_on_values, inputs, args, kwargs)
+        outputs = node_module.symbolic_call(self, self._run_on_values, inputs, args, kwargs)
+        return masking.symbolic_masks(self, inputs, kwargs, outputs)
 
     # -- shapes ----------------------------------------------------------------------------
     def compute_output_shape(self, input_shape):
