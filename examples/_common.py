@@ -1,4 +1,5 @@
-"""Shared pieces of the example scripts: dataset choice and output folders."""
+"""Shared pieces of the example scripts: dataset choice, output folders, CSV logs, image grids."""
+import csv
 import os
 
 import numpy as np
@@ -30,6 +31,36 @@ def output_dir(path):
     """Create (if needed) and return the output folder."""
     os.makedirs(path, exist_ok=True)
     return path
+
+
+class CsvLog:
+    """A CSV log of one row per epoch under a header row.
+
+    A new run starts the file afresh. A resumed run (`resume_epoch`: the epoch its checkpoint holds)
+    keeps the rows up to that epoch and drops any written after the checkpoint it resumes from, so
+    the log reads as one uninterrupted run.
+    """
+
+    def __init__(self, path, header, resume_epoch=None):
+        kept = []
+        if resume_epoch is not None and os.path.exists(path):
+            with open(path, newline="") as f:
+                rows = list(csv.reader(f))
+            if rows and rows[0] == list(header):
+                kept = [row for row in rows[1:] if row and int(row[0]) <= resume_epoch]
+        self._file = open(path, "w", newline="")
+        self._writer = csv.writer(self._file)
+        self._writer.writerows([list(header)] + kept)
+        self._file.flush()
+
+    def write(self, row):
+        """Append one row and flush it to disk."""
+        self._writer.writerow(row)
+        self._file.flush()
+
+    def close(self):
+        """Close the file."""
+        self._file.close()
 
 
 def save_grid_png(images, path, cols=4, scale=4):

@@ -8,7 +8,6 @@ reporting train/validation accuracy per epoch and the final test accuracy. Outpu
 the last checkpoint of each model) go to --out; `--resume` continues from that checkpoint.
 """
 import argparse
-import csv
 import os
 import sys
 import time
@@ -18,7 +17,9 @@ from tqdm import tqdm
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import minitf as tf  # noqa: E402
-from _common import load_images, output_dir  # noqa: E402
+from _common import CsvLog, load_images, output_dir  # noqa: E402
+
+LOG_HEADER = ("epoch", "loss", "train_accuracy", "val_accuracy", "seconds")
 
 
 def make_model(kind):
@@ -70,9 +71,9 @@ def train(kind, data, args, out):
 
     train_ds = tf.data.Dataset.from_tensor_slices((x_train, y_train)).shuffle(
         10000, seed=args.seed).batch(args.batch_size)
-    log_path = os.path.join(out, f"log_{kind}.csv")
-    with open(log_path, "a", newline="") as log_file:
-        log = csv.writer(log_file)
+    log = CsvLog(os.path.join(out, f"log_{kind}.csv"), LOG_HEADER,
+                 resume_epoch=int(epoch) if args.resume else None)
+    try:
         while int(epoch) < args.epochs:
             start = time.time()
             bar = tqdm(train_ds, desc=f"[{kind}] epoch {int(epoch) + 1}/{args.epochs}", leave=False,
@@ -87,12 +88,14 @@ def train(kind, data, args, out):
             epoch.assign_add(1)
             row = [int(epoch), float(np.mean(losses)), float(train_acc.result()), float(val_acc.result()),
                    round(time.time() - start, 1)]
-            log.writerow(row)
+            manager.save()
+            log.write(row)  # after the checkpoint, so a resumed run never repeats a logged epoch
             print(f"[{kind}] epoch {row[0]}: loss {row[1]:.4f}  train acc {row[2]:.4f}  "
                   f"val acc {row[3]:.4f}  ({row[4]} s)")
             train_acc.reset_state()
             val_acc.reset_state()
-            manager.save()
+    finally:
+        log.close()
     test_acc = tf.keras.metrics.SparseCategoricalAccuracy()
     for i in range(0, len(x_test), 500):
         test_step(x_test[i:i + 500], y_test[i:i + 500], test_acc)

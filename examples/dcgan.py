@@ -14,7 +14,6 @@ import os
 import sys
 import time
 
-import numpy as np
 from tqdm import tqdm
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -23,6 +22,7 @@ from _common import load_images, output_dir, save_grid_png  # noqa: E402
 
 layers = None  # set in main() so importing this module stays cheap
 NOISE_DIM = 100
+SAMPLES_TAKE_SHAPE = 20  # epochs (at the defaults) before the generated digits are recognisable
 
 
 def make_generator_model():
@@ -168,6 +168,9 @@ def main(argv=None):
             break
     gif = make_gif(out)
     print(f"images and {gif} in {out}")
+    if int(gan.epoch) < SAMPLES_TAKE_SHAPE:
+        print(f"note: after {int(gan.epoch)} epoch(s) the samples are still mostly noise (dark grids); "
+              f"digits take shape after about {SAMPLES_TAKE_SHAPE} epochs (the default --epochs)")
     return gan
 
 

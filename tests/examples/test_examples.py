@@ -30,18 +30,29 @@ def test_custom_training_loop_trains_and_resumes(tmp_path):
     assert "test accuracy" in text
     acc = float(text.split("test accuracy:")[1].split()[0])
     assert acc > 0.3  # far above chance (0.1) after one short epoch
-    assert os.path.exists(os.path.join(out, "log_mlp.csv"))
+    log = os.path.join(out, "log_mlp.csv")
+    assert _csv_epochs(log) == ["epoch", "1"]
     text = run_example("custom_training_loop.py", "--model", "mlp", "--num-train", "1200", "--epochs", "2",
                        "--quiet", "--resume", "--out", out)
     assert "resumed from" in text and "epoch 2:" in text and "epoch 1:" not in text
+    assert _csv_epochs(log) == ["epoch", "1", "2"]  # one log, as if uninterrupted
+    run_example("custom_training_loop.py", "--model", "mlp", "--num-train", "1200", "--epochs", "1",
+                "--quiet", "--out", out)
+    assert _csv_epochs(log) == ["epoch", "1"]  # a new run starts the log afresh
+
+
+def _csv_epochs(path):
+    with open(path) as f:
+        return [line.split(",")[0] for line in f.read().splitlines()]
 
 
 def test_dcgan_few_steps_writes_images_checkpoint_and_gif(tmp_path):
     out = str(tmp_path / "dcgan")
-    run_example("dcgan.py", "--num-train", "256", "--batch-size", "32", "--epochs", "2", "--max-steps", "3",
+    text = run_example("dcgan.py", "--num-train", "256", "--batch-size", "32", "--epochs", "2", "--max-steps", "3",
                 "--quiet", "--out", out)
     files = os.listdir(out)
     assert "image_at_epoch_0001.png" in files and "dcgan.gif" in files
+    assert "about 20 epochs" in text  # a short run explains its dark grids
     assert os.listdir(os.path.join(out, "training_checkpoints"))
     text = run_example("dcgan.py", "--num-train", "256", "--batch-size", "32", "--epochs", "2",
                        "--max-steps", "2", "--quiet", "--resume", "--out", out)
