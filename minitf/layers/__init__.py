@@ -13,5 +13,9 @@ from minitf.layers.merging import *  # noqa: F401,F403
 from minitf.layers.activation import *  # noqa: F401,F403
 from minitf.layers.embedding import *  # noqa: F401,F403
 from minitf.layers.preprocessing import *  # noqa: F401,F403
+from minitf.layers.einsum_dense import EinsumDense  # noqa: F401
+from minitf.layers.attention import AdditiveAttention, Attention  # noqa: F401
+from minitf.layers.multi_head_attention import MultiHeadAttention  # noqa: F401
+from minitf.layers.group_normalization import GroupNormalization  # noqa: F401
 from minitf.layers.serialization import deserialize, serialize  # noqa: F401
 
