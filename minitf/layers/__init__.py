@@ -19,3 +19,5 @@ from minitf.layers.multi_head_attention import MultiHeadAttention  # noqa: F401
 from minitf.layers.group_normalization import GroupNormalization  # noqa: F401
 from minitf.layers.serialization import deserialize, serialize  # noqa: F401
 
+from minitf.layers.masking_layer import Masking  # noqa: F401
+from minitf.layers.rnn import *  # noqa: F401,F403
