@@ -61,9 +61,14 @@ def cause_key(err):
 
 
 def area_of(err, line):
-    """Which in-progress area (AREAS) a failure belongs to, judged from its message and failing line."""
+    """Which in-progress area (AREAS) a failure belongs to, judged from its message and notebook lines.
+
+    The notebook lines are the failing line of the cell and, when the error passed through a
+    function an earlier cell defined, that function's lines on the way (`notebook_frames`).
+    """
+    texts = [err.get("message") or "", line or ""] + list(err.get("notebook_frames") or [])
     for name, pat in AREAS.items():
-        if pat.search(err.get("message") or "") or pat.search(line or ""):
+        if any(pat.search(t) for t in texts):
             return name
     return None
 
@@ -121,11 +126,16 @@ def build(results_dir, nb_ids, meta):
             lines = (code.get(i) or "").split("\n")
             at = err.get("cell_line")
             line = lines[at - 1].strip() if at and at <= len(lines) else ""
+            # A cascade: a NameError for, or a failing line that uses, a name an earlier failing
+            # cell binds (e.g. plotting the empty loss list of a training loop that failed).
             m = re.match(r"name '(\w+)' is not defined", err.get("message") or "")
-            cascade = bool(err["type"] == "NameError" and m and m.group(1) in failed_names) or err["type"] == "NotRun"
+            used = set(re.findall(r"[A-Za-z_]\w*", line)) - {"tf", "np", "plt", "print", "range", "len"}
+            cascade = (bool(m and m.group(1) in failed_names) or err["type"] == "NotRun"
+                       or (err["type"] != "AttributeError" and bool(used & failed_names)))
             failed_names |= _defined_names(code.get(i))
             nb_fail.append({"notebook": nb_id, "cell": i, "type": err["type"], "message": err.get("message"),
-                            "line": line[:200], "where": err.get("where"), "cause": cause_key(err),
+                            "line": line[:200], "where": err.get("where"),
+                            "notebook_frames": err.get("notebook_frames", []), "cause": cause_key(err),
                             "area": area_of(err, line), "cascade": cascade})
         failures += nb_fail
         rows.append({"notebook": nb_id, "cells": n_cells, "tf_not_reached": n_cells - len(tf_res),
@@ -187,6 +197,13 @@ def markdown(data):
                 out.append(f"| {g['count']} | {cause} | {g['area'] or ''} | {', '.join(g['cells'][:6])}"
                            f"{' ...' if len(g['cells']) > 6 else ''} |")
     casc = [f for f in data["failures"] if f["cascade"]]
-    out += ["", f"Cascades (NameError for a name an earlier failing cell defines, or cells never reached): "
-            f"{len(casc)} cells, not counted in the groups above.", ""]
+    out += ["", f"## Cascades: {len(casc)} cells", "",
+            "Not counted in the groups above: a NameError for a name an earlier failing cell binds, a failing",
+            "line (other than an AttributeError) that uses such a name, or a cell the minitf run never reached.", "",
+            "| notebook#cell | error | line |", "|---|---|---|"]
+    for f in casc:
+        msg = f"{f['type']}: {(f['message'] or '')[:90]}".replace("|", "\\|")
+        code = f"`{f['line'][:70]}`" if f["line"] else ""
+        out.append(f"| {f['notebook']}#{f['cell']} | {msg} | {code} |")
+    out.append("")
     return "\n".join(out) + "\n"

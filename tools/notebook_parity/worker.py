@@ -82,13 +82,17 @@ def _run(code, ns, index):
             print(repr(value))
 
 
-def _error(exc):
+def _error(exc, name):
+    """Type, first message line, the failing line of this cell, the notebook frames and the library frame."""
     tb = traceback.extract_tb(exc.__traceback__)
-    cell_lines = [f.lineno for f in tb if f.filename.startswith("<cell-")]
-    inner = [f for f in tb if not f.filename.startswith("<cell-")]
+    here = [f.lineno for f in tb if f.filename == name]
+    notebook = [f"{f.filename}:{f.lineno}: {(f.line or '').strip()[:160]}"
+                for f in tb if f.filename.startswith("<cell-")]
+    inner = [f for f in tb if not f.filename.startswith("<cell-") and f.filename != __file__]
     msg = str(exc).strip().split("\n")[0][:300]
-    return {"type": type(exc).__module__ + "." + type(exc).__name__ if type(exc).__module__ != "builtins"
-            else type(exc).__name__, "message": msg, "cell_line": cell_lines[-1] if cell_lines else None,
+    mod = type(exc).__module__
+    return {"type": type(exc).__name__ if mod == "builtins" else f"{mod}.{type(exc).__name__}", "message": msg,
+            "cell_line": here[-1] if here else None, "notebook_frames": notebook[-4:],
             "where": f"{inner[-1].filename}:{inner[-1].lineno}" if inner else None}
 
 
@@ -116,7 +120,7 @@ def main():
                 except KeyboardInterrupt:
                     raise
                 except BaseException as exc:  # SystemExit from a cell is a failure too
-                    rec.update(status="error", error=_error(exc))
+                    rec.update(status="error", error=_error(exc, f"<cell-{cell['index']}>"))
                 finally:
                     signal.alarm(0)
                 rec["seconds"] = round(time.time() - t0, 2)
