@@ -27,5 +27,8 @@ __all__ = ["reshape", "broadcast_to", "transpose", "stack", "unstack", "where", 
            "size", "rank", "roll", "reverse",
            "sort", "argsort", "repeat", "meshgrid", "sequence_mask", "unique", "identity_n"]
 
-# tf.reverse takes a RaggedTensor too (minitf.ragged serves it through the dispatch seam)
+# these take a RaggedTensor too (minitf.ragged serves them through the dispatch seam)
 reverse = dispatch.add_dispatch_support(reverse)
+gather = dispatch.add_dispatch_support(gather)
+zeros_like = dispatch.add_dispatch_support(zeros_like, elementwise="unary")
+ones_like = dispatch.add_dispatch_support(ones_like, elementwise="unary")

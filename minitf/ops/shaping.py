@@ -455,12 +455,14 @@ def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
     return Tensor(np.asarray(x._value.shape, dtype=dtypes.as_dtype(out_type)._np).reshape(-1))
 
 
+@dispatch.add_dispatch_support
 def size(input, out_type=dtypes.int32, name=None):  # noqa: A002
     """The number of elements of `input` as a scalar tensor."""
     x = as_tensor(input)
     return Tensor(np.asarray(x._value.size, dtype=dtypes.as_dtype(out_type)._np))
 
 
+@dispatch.add_dispatch_support
 def rank(input, name=None):  # noqa: A002
     """The number of dimensions of `input` as an int32 scalar tensor."""
     x = as_tensor(input)

@@ -329,3 +329,36 @@ def _replace_innermost(rt, values):
 
 
 HANDLERS_BY_NAME[("minitf.ops.string_ops", "reduce_join")] = _reduce_join
+
+
+@register(array.gather)
+def _gather(api, params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
+    """tf.gather of ragged rows (axis 0): indices of any shape add uniform outer dimensions."""
+    if not isinstance(params, RaggedTensor) or isinstance(indices, RaggedTensor):
+        return NotImplemented
+    if axis not in (None, 0) or batch_dims:
+        raise NotImplementedError("tf.gather of a RaggedTensor supports axis=0 and batch_dims=0 in minitf")
+    idx = np.asarray(as_tensor(indices).numpy())
+    n = params.nrows_int()
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        flat = idx.reshape(-1)
+        pos = int(np.nonzero((flat < -n) | (flat >= n))[0][0])
+        raise errors.InvalidArgumentError(None, None, f"indices[{pos}] = {flat[pos]} is not in [0, {n}) "
+                                                      f"[Op:GatherV2]")
+    out = gather_rows(params, np.where(idx < 0, idx + n, idx).reshape(-1))
+    for size in reversed(idx.shape[1:]):
+        out = RaggedTensor.from_uniform_row_length(out, size)
+    return out
+
+
+@register(shaping.size)
+def _size(api, input, out_type=None, name=None):  # noqa: A002
+    """The number of values (all elements of the flat values)."""
+    n = int(np.prod(input.flat_values.shape.as_list()))
+    return Tensor(np.asarray(n, dtype=dtypes.as_dtype(out_type or dtypes.int32)._np))
+
+
+@register(shaping.rank)
+def _rank(api, input, name=None):  # noqa: A002
+    """The number of dimensions, ragged ones included."""
+    return Tensor(np.asarray(input.shape.rank, dtype=np.int32))

@@ -216,7 +216,11 @@ def reduce(kind, rt, axis=None, keepdims=False):
     if rt.ragged_rank > 1:
         # reduce over rows of ragged rows: pad the outer rows to a dense ragged of rows
         return _reduce_nested(kind, rt, a)
-    padded = rt.to_tensor(default_value=_identity(kind, rt.dtype))
+    shape = None
+    if kind in ("max", "min") and int(rt.bounding_shape()[a]) == 0:
+        # an all-empty axis still reduces to the identity (TF's lowest/highest value), not to -inf/inf
+        shape = [1 if d == a else None for d in range(rt.shape.rank)]
+    padded = rt.to_tensor(default_value=_identity(kind, rt.dtype), shape=shape)
     total = _DENSE[kind](padded, axis=a)
     if kind != "mean":
         return total

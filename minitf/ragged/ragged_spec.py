@@ -20,13 +20,14 @@ class RaggedTensorSpec:
         self._shape = TensorShape(shape)
         self._dtype = dtypes.as_dtype(dtype)
         rank = self._shape.rank
-        if ragged_rank is None:
+        if ragged_rank is None:  # every dimension after the first is ragged (-1 for a scalar, as TF)
             if rank is None:
                 raise ValueError("Must specify ragged_rank or a shape with a known rank.")
             ragged_rank = rank - 1
-        if rank is not None and not 0 <= ragged_rank < max(rank, 1):
-            raise ValueError(f"ragged_rank must be non-negative and smaller than the rank {rank}, "
-                             f"got {ragged_rank}")
+        elif ragged_rank < 0:
+            raise ValueError(f"Argument `ragged_rank` ({ragged_rank}) must be non-negative.")
+        elif rank is not None and ragged_rank >= rank:
+            raise ValueError(f"Argument `ragged_rank` ({ragged_rank}) must be less than rank ({rank}).")
         self._ragged_rank = ragged_rank
         self._row_splits_dtype = dtypes.as_dtype(row_splits_dtype)
 
@@ -52,11 +53,11 @@ class RaggedTensorSpec:
 
     def __eq__(self, other):
         return (isinstance(other, RaggedTensorSpec) and self._dtype == other._dtype
-                and self._shape.as_list() == other._shape.as_list()
-                and self._ragged_rank == other._ragged_rank)
+                and self._shape.dims == other._shape.dims and self._ragged_rank == other._ragged_rank)
 
     def __hash__(self):
-        return hash((tuple(self._shape.as_list()), self._dtype.name, self._ragged_rank))
+        return hash((None if self._shape.dims is None else tuple(self._shape.dims), self._dtype.name,
+                     self._ragged_rank))
 
     def __repr__(self):
         return (f"RaggedTensorSpec({self._shape!r}, tf.{self._dtype.name}, {self._ragged_rank}, "

@@ -225,6 +225,8 @@ class RaggedTensor:
         nrows, width = raw.shape[0], raw.shape[1]
         if lengths is not None:
             lens = np.minimum(_int_array(lengths, "lengths", "from_tensor"), width)
+        elif padding is not None and raw.size == 0:
+            lens = np.zeros(nrows, dtype=np.int64)
         elif padding is not None:
             pad = np.asarray(as_tensor(padding, dtype=t.dtype).numpy())
             same = raw == pad

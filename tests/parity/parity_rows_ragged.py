@@ -3,7 +3,8 @@ rows by exported name, and tf.ragged is not a scanned namespace), so the `Ragged
 a scenario: a ragged tensor built from flat float values and row lengths, passed through
 factories, elementwise math (scalars, dense and ragged operands), reductions, to_tensor,
 from_tensor, concat, stack, slicing and map_flat_values. Ragged results compare as `to_list()`
-together with their flat values, whose gradients are compared too."""
+(floating ones as flat values and row splits) together with their flat values, whose gradients
+are compared too."""
 import minitf
 from hypothesis import strategies as st
 
@@ -16,7 +17,11 @@ minitf.RaggedTensor  # noqa: B018  (loads the lazy class so the coverage scan se
 
 
 def _out(lib, r):
+    """A ragged result as to_list(); floating ones as flat values plus partitions, which fix the
+    same list but compare within float tolerance (to_list's Python floats compare exactly)."""
     if isinstance(r, lib.RaggedTensor):
+        if r.dtype.is_floating:
+            return r.flat_values, list(r.nested_row_splits)
         return r.flat_values, r.to_list()
     return r
 
@@ -68,6 +73,9 @@ SCENARIOS = [
     lambda lib, rt: rt[rt.nrows()],
     lambda lib, rt: lib.add_n([rt, rt * 2.0]),
     lambda lib, rt: lib.ragged.stack([rt, rt], axis=1),
+    lambda lib, rt: lib.zeros_like(rt) + rt,
+    lambda lib, rt: lib.gather(rt, [rt.nrows() - 1, 0, 0]),
+    lambda lib, rt: lib.size(rt) + lib.rank(rt),
 ]
 
 

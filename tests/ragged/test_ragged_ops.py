@@ -86,6 +86,8 @@ def test_reductions():
     f = tf.ragged.constant([[1.0, 2.0], [3.0, 4.0, 5.0], [6.0], [], [7.0]])
     assert tf.reduce_mean(f, axis=0).numpy().tolist() == [4.25, 3.0, 5.0]
     assert tf.reduce_max(f, axis=1).numpy()[3] == np.finfo(np.float32).min
+    empty = tf.ragged.constant([[], []], dtype=tf.float32)
+    assert tf.reduce_max(empty, axis=1).numpy().tolist() == [float(np.finfo(np.float32).min)] * 2
     b = f > 2.0
     assert tf.reduce_any(b, axis=1).numpy().tolist() == [False, True, True, False, True]
     assert tf.reduce_all(b, axis=1).numpy().tolist() == [False, True, True, True, True]
@@ -174,3 +176,16 @@ def test_reduce_join_and_add_n():
     assert tf.strings.reduce_join(nested, axis=-1).to_list() == [[b"ab", b"c"], [b"d"]]
     r = tf.ragged.constant([[1.0, 2.0], [3.0]])
     assert tf.add_n([r, r, r]).to_list() == [[3.0, 6.0], [9.0]]
+
+
+def test_like_gather_size_rank():
+    rt = tf.ragged.constant([[1, 2], [3, 4, 5], [6], [], [7]])
+    assert tf.zeros_like(rt).to_list() == [[0, 0], [0, 0, 0], [0], [], [0]]
+    assert tf.ones_like(rt, dtype=tf.float32).to_list()[0] == [1.0, 1.0]
+    assert tf.gather(rt, [3, 1, 1]).to_list() == [[], [3, 4, 5], [3, 4, 5]]
+    assert tf.gather(rt, [[0, 1], [2, 2]]).to_list() == [[[1, 2], [3, 4, 5]], [[6], [6]]]
+    assert int(tf.size(rt)) == 7 and int(tf.rank(rt)) == 2
+    with pytest.raises(errors.InvalidArgumentError, match=r"indices\[1\] = 9 is not in \[0, 5\)"):
+        tf.gather(rt, [0, 9])
+    with pytest.raises(ValueError, match="has no len()"):  # TF's tf.boolean_mask does not dispatch either
+        tf.boolean_mask(rt, [True, False, True, False, True])
