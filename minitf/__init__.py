@@ -72,12 +72,14 @@ _LAZY = {
     "regularizers": "minitf.regularizers", "callbacks": "minitf.callbacks",
     "checkpoint": "minitf.checkpoint", "applications": "minitf.applications",
     "utils": "minitf.utils", "ragged": "minitf.ragged", "sparse": "minitf.sparse",
-    "autodiff": "minitf.autodiff",
+    "autodiff": "minitf.autodiff", "summary": "minitf.summary",
 }
 # Classes TF keeps at the top level whose modules load on first use: name -> (module, attribute)
 _LAZY_CLASSES = {
     "RaggedTensor": ("minitf.ragged", "RaggedTensor"),
+    "RaggedTensorSpec": ("minitf.ragged", "RaggedTensorSpec"),
     "SparseTensor": ("minitf.sparse", "SparseTensor"),
+    "SparseTensorSpec": ("minitf.sparse.sparse_tensor", "SparseTensorSpec"),
 }
 
 
@@ -92,3 +94,7 @@ def __getattr__(name):
         globals()[name] = value
         return value
     raise AttributeError(f"module 'minitf' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY) | set(_LAZY_CLASSES))

@@ -8,7 +8,7 @@ import types
 
 import minitf
 
-NAMESPACES = ("", "math", "nn", "linalg", "image", "random", "bitwise", "debugging", "keras.layers", "keras.losses",
+NAMESPACES = ("", "math", "nn", "linalg", "image", "random", "bitwise", "debugging", "autodiff", "keras.layers", "keras.losses",
               "keras.metrics", "keras.activations", "keras.initializers", "keras.optimizers",
               "keras.optimizers.legacy")
 

@@ -1,0 +1,14 @@
+"""The namespaces and classes `minitf` loads on first use: each one resolves, `dir(tf)` lists them,
+and names minitf does not have answer `hasattr` with False (not an import error)."""
+import minitf as tf
+
+
+def test_every_lazy_name_resolves_and_is_listed():
+    for name in list(tf._LAZY) + list(tf._LAZY_CLASSES):
+        assert getattr(tf, name) is not None
+        assert name in dir(tf)
+
+
+def test_missing_names_answer_hasattr_with_false():
+    assert not hasattr(tf, "saved_model")
+    assert not hasattr(tf, "no_such_namespace")
