@@ -132,11 +132,12 @@ class Tensor(TensorLike):
         The array is the caller's own: writing to it leaves the tensor unchanged (tensors are
         immutable). `np.asarray(t)` gives a read-only view instead, without the copy.
         """
-        value = self._value
-        if value.ndim == 0:
-            return backend.to_host(value)[()]
-        host = backend.to_host(value)
-        return host.copy() if host is value else host
+        host = backend.to_host(self._value)
+        if not isinstance(host, np.ndarray):
+            return host  # numpy scalars and bytes are immutable already
+        if host.ndim == 0:
+            return host[()]
+        return host.copy() if host is self._value else host
 
     def __hash__(self):
         raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
