@@ -1,9 +1,19 @@
-"""Preprocessing layers: Rescaling."""
+"""Keras' preprocessing layers: Rescaling here, the others in one module per concern
+(numeric, image, augmentation, lookup, text), all exported from this module."""
 from minitf.layers.base import Layer
+from minitf.layers.preprocessing_augment import (RandomBrightness, RandomContrast, RandomCrop,  # noqa: F401
+                                                 RandomFlip, RandomRotation, RandomTranslation, RandomZoom)
+from minitf.layers.preprocessing_image import CenterCrop, Resizing  # noqa: F401
+from minitf.layers.preprocessing_lookup import IntegerLookup, StringLookup  # noqa: F401
+from minitf.layers.preprocessing_numeric import (CategoryEncoding, Discretization, Hashing,  # noqa: F401
+                                                 Normalization)
+from minitf.layers.preprocessing_text import TextVectorization  # noqa: F401
 from minitf.ops.constant import cast
 from minitf.tensor_shape import TensorShape
 
-__all__ = ["Rescaling"]
+__all__ = ["Rescaling", "Normalization", "CategoryEncoding", "Hashing", "Discretization", "Resizing", "CenterCrop",
+           "RandomFlip", "RandomRotation", "RandomZoom", "RandomTranslation", "RandomCrop", "RandomContrast",
+           "RandomBrightness", "StringLookup", "IntegerLookup", "TextVectorization"]
 
 
 class Rescaling(Layer):
