@@ -13,7 +13,8 @@ from minitf.callbacks.callback_list import CallbackList
 from minitf.callbacks.progress import CSVLogger, ProgbarLogger, plot_history
 from minitf.callbacks.training import (EarlyStopping, LearningRateScheduler, ModelCheckpoint,
                                        ReduceLROnPlateau, TerminateOnNaN)
+from minitf.callbacks.tensorboard import TensorBoard
 
 __all__ = ["Callback", "CallbackList", "History", "ProgbarLogger", "ModelCheckpoint",
            "EarlyStopping", "LearningRateScheduler", "ReduceLROnPlateau", "CSVLogger",
-           "TerminateOnNaN", "LambdaCallback", "plot_history"]
+           "TerminateOnNaN", "LambdaCallback", "plot_history", "TensorBoard"]
