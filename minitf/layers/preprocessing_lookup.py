@@ -311,9 +311,9 @@ class _IndexLookup(Layer):
                                                dtype=np.int64) for i in range(len(rows) - 1)])
             return self._finish(out)
         arr = P.numpy_of(inputs)
-        if self._string and arr.dtype != object:
+        if self._string and not self.invert and arr.dtype != object:
             raise TypeError(f"{type(self).__name__} {self.name!r}: expected string inputs, got {arr.dtype}.")
-        if not self._string and not self.invert and arr.dtype.kind not in "iu":
+        if (self.invert or not self._string) and arr.dtype.kind not in "iu":
             raise TypeError(f"{type(self).__name__} {self.name!r}: expected integer inputs, got {arr.dtype}.")
         ids = self._lookup(arr.reshape(-1)).reshape(arr.shape)
         if self.output_mode == "int":
