@@ -135,8 +135,15 @@ class Attention(Layer):
                 raise ValueError(f"{name} layer accepts mask list of length 2 or 3. Received: "
                                  f"inputs={inputs}, mask={mask}.")
 
+    def _record_shapes(self, input_shape):
+        """Validate the shapes and keep them as plain lists (the build config Keras writes)."""
+        shapes = list(input_shape) if isinstance(input_shape, tuple) else input_shape
+        self._validate_inputs(shapes)
+        self._build_input_shape = [TensorShape(s).as_list() for s in shapes]
+        return shapes
+
     def build(self, input_shape):
-        self._validate_inputs(list(input_shape) if isinstance(input_shape, tuple) else input_shape)
+        self._record_shapes(input_shape)
         self.scale = None
         self.concat_score_weight = None
         if self.use_scale:
@@ -231,8 +238,7 @@ class AdditiveAttention(Attention):
         super().__init__(use_scale=use_scale, dropout=dropout, **kwargs)
 
     def build(self, input_shape):
-        self._validate_inputs(list(input_shape) if isinstance(input_shape, tuple) else input_shape)
-        dim = TensorShape(input_shape[0])[-1]
+        dim = TensorShape(self._record_shapes(input_shape)[0])[-1]
         self.scale = None
         if self.use_scale:
             self.scale = self.add_weight("scale", shape=[dim], initializer="glorot_uniform")

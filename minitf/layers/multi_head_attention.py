@@ -273,6 +273,10 @@ class MultiHeadAttention(Layer):
     def __call__(self, query, value=None, key=None, **kwargs):
         """Build on the first call from all three shapes, pick up the inputs' padding masks, then
         run the layer (see the class docstring for the arguments)."""
+        if value is None and "value" not in kwargs and isinstance(query, (list, tuple)) and 2 <= len(query) <= 3:
+            # Keras 3 functional configs keep the call's positional arguments as one list, and
+            # minitf's reader passes that list on as the first argument
+            query, value, key = (list(query) + [None])[:3]
         if value is None and "value" not in kwargs:
             raise TypeError(f"MultiHeadAttention {self.name!r}: call() missing 1 required argument: "
                             f"'value'; call it as mha(query, value) (value=query for self-attention).")
