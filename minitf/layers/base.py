@@ -26,6 +26,8 @@ from minitf.keras.keras_tensor import KerasTensor, any_symbolic
 from minitf.layers import auto_config, masking
 from minitf.layers.input_spec import InputSpec, assert_input_compatibility, shape_of, shapes_of
 from minitf.layers.tracking import AttributeTracking, LayerWeight
+from minitf.layers import dtype_policy as layer_dtypes
+from minitf.mixed_precision import policy as dtype_policies
 from minitf.module import Module
 from minitf.ops.constant import cast
 from minitf.tensor import Tensor
@@ -91,8 +93,11 @@ class Layer(AttributeTracking, Module, Trackable):
         trainable: whether the layer's weights are updated by training.
         name: the layer's name; by default the class name in snake case made unique
             ('dense', 'dense_1', ...).
-        dtype: the dtype of the weights (and of floating inputs, which are cast to it);
-            default: `tf.keras.backend.floatx()`.
+        dtype: the layer's dtype policy: a DTypePolicy, its name ('float32',
+            'mixed_float16', ...) or a dtype. The weights are made in its variable dtype;
+            floating inputs are cast to its compute dtype, and inside `call` the weights
+            read as that dtype too. Default: the global policy
+            (`tf.keras.mixed_precision.global_policy()`).
         dynamic: accepted for compatibility; minitf layers always run eagerly.
         **kwargs: `input_shape`, `batch_input_shape`, `batch_size` or `input_dim` (the input
             a Sequential model starts from), `activity_regularizer`, `autocast`.
@@ -126,7 +131,8 @@ class Layer(AttributeTracking, Module, Trackable):
         self._trainable = bool(trainable)
         self.built = False
         self._weights = []          # (attribute name, variable) in creation order
-        self._dtype = _dtype_name(dtype)
+        self._dtype_policy = layer_dtypes.policy_of(dtype, f"Layer {name!r}")
+        self._dtype = None if dtype is None else dtype_policies.get(dtype).variable_dtype
         self._autocast = kwargs.get("autocast", True)
         self._input_spec = None
         self._call_losses = []
@@ -150,19 +156,42 @@ class Layer(AttributeTracking, Module, Trackable):
         return self._name
 
     @property
+    def dtype_policy(self):
+        """The layer's DTypePolicy (settable with a policy or its name)."""
+        return self._dtype_policy or dtype_policies.DTypePolicy(keras_backend.floatx())
+
+    @dtype_policy.setter
+    def dtype_policy(self, value):
+        self._dtype_policy = layer_dtypes.policy_of(value, f"Layer {self.name!r}")
+
+    @property
     def dtype(self):
-        """The dtype of the layer's weights, e.g. 'float32'."""
-        return self._dtype or keras_backend.floatx()
+        """The dtype of the layer's weights, e.g. 'float32' (alias of `variable_dtype`)."""
+        return self.dtype_policy.variable_dtype
 
     @property
     def compute_dtype(self):
-        """The dtype floating inputs are cast to before `call`."""
-        return self.dtype
+        """The dtype the layer computes in: floating inputs and weights are cast to it in `call`."""
+        return self.dtype_policy.compute_dtype
 
     @property
     def variable_dtype(self):
-        """Alias of `dtype`."""
-        return self.dtype
+        """The dtype of the layer's weights."""
+        return self.dtype_policy.variable_dtype
+
+    @property
+    def input_dtype(self):
+        """The dtype floating inputs are cast to (the compute dtype)."""
+        return self.compute_dtype
+
+    @property
+    def autocast(self):
+        """Whether floating inputs and weights are cast to the compute dtype (settable)."""
+        return self._autocast
+
+    @autocast.setter
+    def autocast(self, value):
+        self._autocast = bool(value)
 
     @property
     def input_spec(self):
@@ -232,7 +261,8 @@ class Layer(AttributeTracking, Module, Trackable):
             use_resource: accepted for compatibility; ignored.
             synchronization, aggregation: tf.VariableSynchronization / VariableAggregation,
                 recorded on the variable (minitf runs on one replica).
-            **kwargs: accepted for compatibility; ignored.
+            **kwargs: `autocast` (default True): whether the weight reads as the layer's
+                compute dtype inside a mixed-precision `call`; others are ignored.
 
         Returns:
             The new variable.
@@ -251,8 +281,9 @@ class Layer(AttributeTracking, Module, Trackable):
             trainable = False
         name = name or f"weight_{len(self._weights)}"
         value = init(shape, dtype=dtype)
+        weight_class = layer_dtypes.AutocastWeight if kwargs.get("autocast", True) else LayerWeight
         with self._scope():
-            var = LayerWeight(value, trainable=trainable, name=name, dtype=dtype,
+            var = weight_class(value, trainable=trainable, name=name, dtype=dtype,
                               constraint=constraint,
                               synchronization=synchronization or VariableSynchronization.AUTO,
                               aggregation=aggregation or VariableAggregation.NONE)
@@ -354,8 +385,8 @@ class Layer(AttributeTracking, Module, Trackable):
             self._build_input_shape = input_shape
 
     def _cast_inputs(self, inputs):
-        """Floating tensors and arrays become tensors of the layer's dtype (Keras autocast)."""
-        target = dtypes.as_dtype(self.dtype)
+        """Floating tensors and arrays become tensors of the layer's compute dtype (Keras autocast)."""
+        target = dtypes.as_dtype(self.compute_dtype)
 
         def convert(x):
             if x is None or isinstance(x, KerasTensor):
@@ -418,7 +449,7 @@ class Layer(AttributeTracking, Module, Trackable):
             kwargs.pop("training")
         self._call_losses = []
         previous_mask = masking.prepare_call(self, inputs, kwargs)
-        with self._scope():
+        with self._scope(), layer_dtypes.autocast_scope(self):
             outputs = self.call(inputs, *args, **kwargs)
         masking.finish_call(self, inputs, outputs, previous_mask)
         if self._activity_regularizer is not None:
@@ -438,7 +469,7 @@ class Layer(AttributeTracking, Module, Trackable):
             kwargs.pop("training", None)
         values = self._cast_inputs(values)
         saved = self._call_losses
-        with self.name_scope:
+        with self.name_scope, layer_dtypes.autocast_scope(self):
             out = self.call(values, *args, **kwargs)
         self._call_losses = saved
         return out
@@ -508,7 +539,8 @@ class Layer(AttributeTracking, Module, Trackable):
         created with, when they are plain values (Keras 3's automatic config); otherwise an
         `__init__` with arguments of its own needs an override (NotImplementedError).
         """
-        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        config = {"name": self.name, "trainable": self.trainable,
+                  "dtype": layer_dtypes.policy_config(self.dtype_policy)}
         if self._batch_input_shape is not None:
             config["batch_input_shape"] = self._batch_input_shape
         if type(self).get_config is Layer.get_config:
@@ -548,14 +580,6 @@ class _null_scope:  # noqa: N801 -- used like a context-manager function
 
     def __exit__(self, *exc):
         return False
-
-
-def _dtype_name(dtype):
-    if dtype is None:
-        return None
-    if isinstance(dtype, str) and dtype.startswith("mixed_"):
-        return "float32"
-    return dtypes.as_dtype(dtype).name
 
 
 def _get_regularizer(identifier):
