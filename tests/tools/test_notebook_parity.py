@@ -244,3 +244,9 @@ def test_indented_cell_is_dedented_as_ipython_does():
     out = rewrite.strip_magics(" for x in range(2):\n   print(x)")
     assert out == "for x in range(2):\n  print(x)"
     compile(out, "<cell>", "exec")
+
+
+def test_area_from_defining_cells_only_without_notebook_lines():
+    ctx = ["def tf_parse(eg):\n  return tf.io.parse_example(eg, spec)"]
+    assert report.area_of({"message": "bad dtype"}, "", ctx) == "tfrecord/Example"
+    assert report.area_of({"message": "bad dtype"}, "decoded = ds.map(tf_parse)", ctx) is None

@@ -60,13 +60,17 @@ def cause_key(err):
     return f"{err['type']}: {msg[:140]}"
 
 
-def area_of(err, line):
+def area_of(err, line, context=()):
     """Which in-progress area (AREAS) a failure belongs to, judged from its message and notebook lines.
 
     The notebook lines are the failing line of the cell and, when the error passed through a
     function an earlier cell defined, that function's lines on the way (`notebook_frames`).
+    `context` (code of the cells that bind the names the failing cell uses) is read only when
+    the traceback shows no line of the notebook, as when a dataset map runs the function.
     """
     texts = [err.get("message") or "", line or ""] + list(err.get("notebook_frames") or [])
+    if not line and not err.get("notebook_frames"):
+        texts += list(context)
     for name, pat in AREAS.items():
         if any(pat.search(t) for t in texts):
             return name
@@ -133,10 +137,12 @@ def build(results_dir, nb_ids, meta):
             cascade = (bool(m and m.group(1) in failed_names) or err["type"] == "NotRun"
                        or (err["type"] != "AttributeError" and bool(used & failed_names)))
             failed_names |= _defined_names(code.get(i))
+            used_here = set(re.findall(r"[A-Za-z_]\w*", code.get(i) or ""))
+            context = [code[j] for j in code if j < i and _defined_names(code[j]) & used_here]
             nb_fail.append({"notebook": nb_id, "cell": i, "type": err["type"], "message": err.get("message"),
                             "line": line[:200], "where": err.get("where"),
                             "notebook_frames": err.get("notebook_frames", []), "cause": cause_key(err),
-                            "area": area_of(err, line), "cascade": cascade})
+                            "area": area_of(err, line, context), "cascade": cascade})
         failures += nb_fail
         rows.append({"notebook": nb_id, "cells": n_cells, "tf_not_reached": n_cells - len(tf_res),
                      "skipped": sum(r["status"] == "skipped" for r in tf_res.values()),
@@ -150,7 +156,7 @@ def build(results_dir, nb_ids, meta):
     for f in failures:
         if f["cascade"]:
             continue
-        g = groups.setdefault(f["cause"], {"cause": f["cause"], "area": f["area"], "count": 0, "cells": []})
+        g = groups.setdefault((f["cause"], f["area"]), {"cause": f["cause"], "area": f["area"], "count": 0, "cells": []})
         g["count"] += 1
         g["cells"].append(f"{f['notebook']}#{f['cell']}")
     done = [r for r in rows if not r.get("missing")]
