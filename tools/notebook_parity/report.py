@@ -156,7 +156,8 @@ def build(results_dir, nb_ids, meta):
     for f in failures:
         if f["cascade"]:
             continue
-        g = groups.setdefault((f["cause"], f["area"]), {"cause": f["cause"], "area": f["area"], "count": 0, "cells": []})
+        g = groups.setdefault((f["cause"], f["area"]),
+                              {"cause": f["cause"], "area": f["area"], "count": 0, "cells": []})
         g["count"] += 1
         g["cells"].append(f"{f['notebook']}#{f['cell']}")
     done = [r for r in rows if not r.get("missing")]
