@@ -177,7 +177,7 @@ class Attention(Layer):
             big = 65504.0 if scores.dtype == dtypes.float16 else 1.0e9
             if padding.shape.rank == 2:
                 padding = array_ops.expand_dims(padding, -2)
-            scores = array_ops.where(padding, scores - cast(big, scores.dtype), scores)
+            scores = array_ops.where(padding, scores - convert_to_tensor(big, dtype=scores.dtype), scores)
         weights = nn_ops.softmax(scores, axis=-1)
         used = _drop(weights, self.dropout, self.seed) if training and self.dropout > 0 else weights
         return matmul(used, value), weights

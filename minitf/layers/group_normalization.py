@@ -1,4 +1,5 @@
 """GroupNormalization (Keras 3): normalization over groups of channels of each example."""
+from minitf.convert import convert_to_tensor
 from minitf.layers import _utils as U
 from minitf.layers.base import InputSpec, Layer
 from minitf.ops import array as array_ops
@@ -102,7 +103,7 @@ class GroupNormalization(Layer):
         param_shape = [1] * (rank + 1)
         param_shape[axis], param_shape[axis + 1] = self.groups, shape[axis] // self.groups
         # Keras' arrangement: x * inv + (beta - mean * inv), inv = gamma / sqrt(var + eps)
-        inv = math_ops.rsqrt(variance + cast(self.epsilon, x.dtype))
+        inv = math_ops.rsqrt(variance + convert_to_tensor(self.epsilon, dtype=x.dtype))
         if self.gamma is not None:
             inv = inv * array_ops.reshape(cast(self.gamma, x.dtype), param_shape)
         res = -mean * inv

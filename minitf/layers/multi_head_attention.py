@@ -21,7 +21,6 @@ from minitf.layers.input_spec import shape_of
 from minitf.layers.regularization import Dropout
 from minitf.ops import array as array_ops
 from minitf.ops import nn as nn_ops
-from minitf.ops.constant import cast
 from minitf.ops.linalg import matmul
 from minitf.tensor_shape import TensorShape
 
@@ -81,7 +80,7 @@ def dot_product_attention(query, key, value, attn_axes, mask, scores_path, dropo
                              f"broadcast to the attention scores' shape {tuple(full_shape)}; give a mask "
                              f"of shape [batch, query length, key length] (size-1 axes broadcast).")
         mask = array_ops.reshape(array_ops.broadcast_to(mask, full_shape), flat_shape)
-        neg = cast(large_negative(logits.dtype, scores_path), logits.dtype)
+        neg = convert_to_tensor(large_negative(logits.dtype, scores_path), dtype=logits.dtype)
         logits = array_ops.where(mask, logits, neg)
     probs = nn_ops.softmax(logits, axis=-1)
     if mask is not None and scores_path:
@@ -318,7 +317,7 @@ class MultiHeadAttention(Layer):
         q = self.query_dense(query)
         k = self.key_dense(key)
         v = self.value_dense(value)
-        q = q * cast(self._inverse_sqrt_key_dim, q.dtype)
+        q = q * convert_to_tensor(self._inverse_sqrt_key_dim, dtype=q.dtype)  # exact in float64
         if mask is not None:
             # Keras inserts the missing axes just before the query axes (the head axis first)
             for _ in range(q.shape.rank + len(self._attention_axes) - 1 - mask.shape.rank):
