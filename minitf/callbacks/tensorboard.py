@@ -78,7 +78,12 @@ class TensorBoard(Callback):
 
     # -- writers -------------------------------------------------------------------------------
     def set_model(self, model):
-        """Receive the model; writes its Keras config (write_graph) and the projector config."""
+        """Receive the model; writes its Keras config (write_graph) and the projector config.
+
+        Raises:
+          ImportError: protobuf is missing, said when fit starts rather than after an epoch.
+        """
+        messages()
         self.model = model
         self._log_write_dir = self.log_dir
         self._train_dir = os.path.join(self._log_write_dir, "train")

@@ -103,13 +103,19 @@ def write(tag, tensor, step=None, metadata=None, name=None):
     Raises:
       ValueError: the summary is recorded but there is no step.
     """
+    return _write(tag, tensor, step, lambda: _metadata_message(metadata))
+
+
+def _write(tag, tensor, step, make_metadata):
+    """`write` with the metadata made only when the summary is recorded, so that nothing
+    needs protobuf while no writer is active."""
     writer = current_writer()
     if writer is None or not recording():
         return bool_tensor(False)
     step = _step_value(step)
     value = messages()["Summary"].Value(tag=str(tag))
     value.tensor.CopyFrom(tensor_proto(tensor() if callable(tensor) else tensor))
-    metadata = _metadata_message(metadata)
+    metadata = make_metadata()
     if metadata is not None:
         value.metadata.CopyFrom(metadata)
     write_value = getattr(writer, "_write_value", None)
@@ -166,7 +172,7 @@ def scalar(name, data, step=None, description=None):
                          f"tf.summary.scalar('{name}') takes one number; reduce the tensor first "
                          f"(e.g. tf.reduce_mean)")
     data = cast(data, dtypes.float32)
-    return write(_tag(name), data, step, _plugin_metadata("scalar", description))
+    return _write(_tag(name), data, step, lambda: _plugin_metadata("scalar", description))
 
 
 def histogram_buckets(data, bucket_count=None):
@@ -201,8 +207,8 @@ def histogram(name, data, step=None, buckets=None, description=None):
     Raises:
       ValueError: the summary is recorded but there is no step.
     """
-    return write(_tag(name), lambda: histogram_buckets(data, buckets), step,
-                 _plugin_metadata("histogram", description))
+    return _write(_tag(name), lambda: histogram_buckets(data, buckets), step,
+                 lambda: _plugin_metadata("histogram", description))
 
 
 def _encoded_images(name, data, max_outputs):
@@ -232,8 +238,8 @@ def image(name, data, step=None, max_outputs=3, description=None):
       ValueError: `data` is not of rank 4, or there is no step.
       InvalidArgumentError: a negative `max_outputs`, or not 1-4 channels.
     """
-    return write(_tag(name), lambda: _encoded_images(name, data, int(max_outputs)), step,
-                 _plugin_metadata("image", description))
+    return _write(_tag(name), lambda: _encoded_images(name, data, int(max_outputs)), step,
+                 lambda: _plugin_metadata("image", description))
 
 
 def text(name, data, step=None, description=None):
@@ -249,4 +255,4 @@ def text(name, data, step=None, description=None):
         raise TypeError(f"tensor must be of type tf.string; got tf.{data.dtype.name}: "
                         f"tf.summary.text('{name}') writes strings; use tf.strings.as_string "
                         f"for numbers")
-    return write(_tag(name), data, step, _plugin_metadata("text", description))
+    return _write(_tag(name), data, step, lambda: _plugin_metadata("text", description))
