@@ -11,14 +11,16 @@ from minitf.optimizers.adadelta import Adadelta
 from minitf.optimizers.adamax import Adamax
 from minitf.optimizers.nadam import Nadam
 from minitf.optimizers.ftrl import Ftrl
+from minitf.optimizers.loss_scale_optimizer import LossScaleOptimizer
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "Nadam", "Ftrl", "schedules", "get", "serialize", "deserialize", "legacy"]
+           "Nadam", "Ftrl", "LossScaleOptimizer", "schedules", "get", "serialize", "deserialize", "legacy"]
 
 OPTIMIZERS = Registry("optimizer", "keras.optimizers", base=Optimizer, accept_callables=False,
                       case_insensitive=True)
-for _cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Ftrl):
+for _cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Ftrl, LossScaleOptimizer):
     OPTIMIZERS.register(_cls)
+LossScaleOptimizer._registry = OPTIMIZERS  # it (de)serializes its inner optimizer through the registry
 
 
 def serialize(optimizer):

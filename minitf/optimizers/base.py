@@ -293,6 +293,13 @@ class Optimizer(Trackable):
         grads = tape.gradient(loss, var_list)
         return self.apply_gradients(zip(grads, var_list))
 
+    def scale_loss(self, loss):
+        """`loss` times `loss_scale_factor` when one is set (Keras 3 scales before differentiating,
+        `apply` divides the gradients again); `loss` itself otherwise."""
+        if self.loss_scale_factor is not None:
+            return loss * self.loss_scale_factor
+        return loss
+
     def apply_gradients(self, grads_and_vars, name=None, skip_gradients_aggregation=False, **kw):
         """Apply (gradient, variable) pairs; returns the `iterations` variable."""
         pairs = list(grads_and_vars)
@@ -317,6 +324,8 @@ class Optimizer(Trackable):
                                  "optimizer instance.")
         if any(g is None for g in grads):
             grads, variables = self._filter_empty(grads, variables)
+        if self.loss_scale_factor is not None:  # undo scale_loss, as Keras 3's apply does
+            grads = [g * (1.0 / self.loss_scale_factor) for g in grads]
         threads.adapt_to_load()  # once per step: the CPU thread count follows other processes' load
         raws = [self._gradient_array(g, v) for g, v in zip(grads, variables)]
         raws = self._clip(raws)
