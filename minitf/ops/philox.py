@@ -15,7 +15,10 @@ reproduced here bit for bit:
   double); integers in [lo, hi) take the sample modulo hi - lo.
 
 Box-Muller's results depend on how glibc's logf/sincosf (and log for doubles) round, which is
-not always to nearest; see `EXACT_LIMIT` for how far minitf follows them.
+not always to nearest. minitf evaluates glibc's own algorithms over whole arrays
+(minitf.ops.glibc_math) once a probe has shown that they agree with the libm loaded; otherwise
+it calls that libm element by element for the values where rounding is in doubt (see
+`FALLBACK_EXACT_LIMIT`), or, without a libm, rounds numpy's float64 results.
 """
 import ctypes
 import ctypes.util
@@ -23,6 +26,8 @@ import math
 import sys
 
 import numpy as np
+
+from minitf.ops import glibc_math
 
 _M0 = np.uint64(0xD2511F53)
 _M1 = np.uint64(0xCD9E8D57)
@@ -153,11 +158,42 @@ def lgamma(x):
     """log|Gamma(x)| from libm when loaded (Python's math.lgamma is its own approximation)."""
     return _LIBM.lgamma(x) if _LIBM is not None else math.lgamma(x)
 
-# Draws of at most this many values reproduce glibc's roundings exactly (calling libm for the
-# values where rounding a float64 result could differ); larger draws stay vectorised and may
-# differ from TF by a unit or two in the last place in about 1.5% of float32 normals (float64
-# normals: numpy's log, about 0.15% of values by one unit).
-EXACT_LIMIT = 1 << 16
+# Inputs where glibc's results differ from numpy's (rounded to float32 for logf/sinf/cosf), so
+# another libm or another build of these functions is likely to differ there too: uint32 words
+# giving Box-Muller's logf and sinf/cosf arguments, and doubles for log.
+_PROBE_LOGF = [4466, 5810014, 7436491, 8049044, 8251156, 8388607]
+_PROBE_TRIG = [13632, 837180, 3738058, 4623446, 7488836, 8374161, 67581, 1794565, 2775947, 5620276, 6594973,
+               8343353]
+_PROBE_LOG = ["0x1.3920fa79afdb6p-1", "0x1.75cdd22bdff08p-1", "0x1.e804a6c7eabdap-1", "0x1.fe617cf20371ep-1",
+              "0x1.f3f19206070aep-1", "0x1.4ac074d92ae42p-1", "0x1.99278ff98acb8p-1", "0x1.fcfb57c077dd6p-1"]
+_PORT_MATCHES_LIBM = None
+
+
+def ported_libm():
+    """Whether minitf.ops.glibc_math reproduces the loaded libm, checked once on inputs where
+    rounding is delicate; False without a libm."""
+    global _PORT_MATCHES_LIBM
+    if _PORT_MATCHES_LIBM is None:
+        _PORT_MATCHES_LIBM = _LIBM is not None and _port_agrees(_LIBM)
+    return _PORT_MATCHES_LIBM
+
+
+def _port_agrees(libm):
+    u = np.maximum(uint32_to_float(np.array(_PROBE_LOGF, dtype=np.uint32)), np.float32(1.0e-7))
+    v = (2.0 * np.pi * uint32_to_float(np.array(_PROBE_TRIG, dtype=np.uint32)).astype(np.float64)).astype(np.float32)
+    d = np.array([float.fromhex(h) for h in _PROBE_LOG])
+    sin, cos = glibc_math.sincosf(v)
+    return (glibc_math.logf(u).tolist() == [np.float32(libm.logf(x)) for x in u.tolist()]
+            and sin.tolist() == [np.float32(libm.sinf(x)) for x in v.tolist()]
+            and cos.tolist() == [np.float32(libm.cosf(x)) for x in v.tolist()]
+            and glibc_math.log(d).tolist() == [math.log(x) for x in d.tolist()])
+
+
+# Without the ported functions, draws of at most this many values still reproduce glibc's
+# roundings (calling libm for the values where rounding a float64 result could differ); larger
+# draws stay vectorised and may differ from TF by a unit or two in the last place in about 1.5%
+# of float32 normals (float64 normals: numpy's log, about 0.15% of values by one unit).
+FALLBACK_EXACT_LIMIT = 1 << 16
 
 # Where float64-then-round can disagree with glibc: float32 results whose float64 value lies
 # further than this (in units of the float32 spacing) from the rounded value. Found by comparing
@@ -165,6 +201,11 @@ EXACT_LIMIT = 1 << 16
 # logf and 0.4394 for sinf/cosf); below the threshold the two always agree.
 _LOG_DOUBT = 0.2
 _TRIG_DOUBT = 0.43
+
+
+def _exact(n):
+    """Whether a draw of n values follows glibc's roundings."""
+    return ported_libm() or n <= FALLBACK_EXACT_LIMIT
 
 
 def _round_checked(x, y64, fn, doubt, exact):
@@ -182,10 +223,14 @@ def _round_checked(x, y64, fn, doubt, exact):
 
 
 def _logf(u, exact):
+    if exact and ported_libm():
+        return glibc_math.logf(u)
     return _round_checked(u, np.log(u.astype(np.float64)), _LIBM and _LIBM.logf, _LOG_DOUBT, exact)
 
 
 def _sincosf(v, exact):
+    if exact and ported_libm():
+        return glibc_math.sincosf(v)
     v64 = v.astype(np.float64)
     return (_round_checked(v, np.sin(v64), _LIBM and _LIBM.sinf, _TRIG_DOUBT, exact),
             _round_checked(v, np.cos(v64), _LIBM and _LIBM.cosf, _TRIG_DOUBT, exact))
@@ -203,10 +248,16 @@ def box_muller_float(x0, x1, exact=True):
 
 def box_muller_double(x0, x1, x2, x3, exact=True):
     """Two float64 standard normals per four uint32 words (TF's BoxMullerDouble); `exact` takes
-    the logarithm from libm (through Python's math.log) rather than numpy's own."""
+    the logarithm as glibc computes it (ported, or from libm through Python's math.log) rather
+    than numpy's own."""
     u1 = np.maximum(uint64_to_double(x0, x1), 1.0e-7)
     v1 = 2 * np.pi * uint64_to_double(x2, x3)
-    log = np.frompyfunc(math.log, 1, 1)(u1).astype(np.float64) if exact and u1.size else np.log(u1)
+    if exact and ported_libm():
+        log = glibc_math.log(u1)
+    elif exact and u1.size:
+        log = np.frompyfunc(math.log, 1, 1)(u1).astype(np.float64)
+    else:
+        log = np.log(u1)
     u2 = np.sqrt(-2.0 * log)
     return np.sin(v1) * u2, np.cos(v1) * u2
 
@@ -233,12 +284,13 @@ def normal(key, counter, n, kind):
     """n standard normal values of `kind` (float32 math for float16/bfloat16/float32)."""
     per_block = 2 if kind == "float64" else 4
     w = stream(key, counter, -(-n // per_block))
-    exact = n <= EXACT_LIMIT
+    exact = _exact(n)
     if kind == "float64":
         return _interleave(*box_muller_double(*w, exact=exact))[:n]
-    f0, f1 = box_muller_float(w[0], w[1], exact)
-    f2, f3 = box_muller_float(w[2], w[3], exact)
-    out = _interleave(f0, f1, f2, f3)[:n]
+    # Both pairs of words in one call: half the per-call overhead on small draws.
+    half = len(w[0])
+    f02, f13 = box_muller_float(np.concatenate([w[0], w[2]]), np.concatenate([w[1], w[3]]), exact)
+    out = _interleave(f02[:half], f13[:half], f02[half:], f13[half:])[:n]
     if kind == "float16":
         return out.astype(np.float16)
     if kind == "bfloat16":
@@ -257,7 +309,7 @@ def truncated_normal(key, counter, n, kind):
     filled = np.zeros(groups, dtype=np.int64)
     pending = np.arange(groups)
     block = 0
-    exact = n <= EXACT_LIMIT
+    exact = _exact(n)
     while pending.size:
         w = philox(key, _group_counters(counter, pending, stride, block))
         if kind == "float64":

@@ -108,14 +108,28 @@ def test_seeded_stateful_ops_give_tf_numbers():
     assert bits(tf.random.normal([2], seed=3)) == [1065870475, 3210799746]
 
 
-def test_large_normal_draws_stay_within_two_ulps_of_exact():
-    """Past `EXACT_LIMIT` the Box-Muller roundings are numpy's: logf and sincosf each one ulp at
-    most from glibc's, so a value moves by two ulps at most."""
-    n = philox.EXACT_LIMIT + 4
-    fast = philox.normal(123, (0, 456), n, "float32")
-    exact = philox.normal(123, (0, 456), philox.EXACT_LIMIT, "float32")
-    gap = np.abs(fast[:philox.EXACT_LIMIT].view(np.int32).astype(np.int64) - exact.view(np.int32))
-    assert gap.max() <= 2 and (gap == 0).mean() > 0.95
+def test_large_normal_draws_are_as_exact_as_small_ones():
+    """With glibc's functions ported, a draw past the fallback's size limit rounds as glibc does
+    too: its first values are those of a small draw from the same key and counter."""
+    assert philox.ported_libm()
+    n = philox.FALLBACK_EXACT_LIMIT + 4
+    for kind in ("float32", "float64"):
+        large = philox.normal(123, (0, 456), n, kind)
+        small = philox.normal(123, (0, 456), 4096, kind)
+        assert large[:4096].tobytes() == small.tobytes()
+    truncated = philox.truncated_normal(7, (1, 2), n, "float32")
+    assert truncated[:1000].tobytes() == philox.truncated_normal(7, (1, 2), 1000, "float32").tobytes()
+
+
+def test_fallback_past_its_limit_stays_within_two_ulps_of_exact(monkeypatch):
+    """Where the port does not match the libm, draws past `FALLBACK_EXACT_LIMIT` round numpy's
+    float64 results: logf and sincosf each one ulp at most from glibc's, so two ulps at most."""
+    exact = philox.normal(123, (0, 456), 4096, "float32")
+    monkeypatch.setattr(philox, "_PORT_MATCHES_LIBM", False)
+    assert philox.normal(123, (0, 456), 4096, "float32").tobytes() == exact.tobytes()
+    fast = philox.normal(123, (0, 456), philox.FALLBACK_EXACT_LIMIT + 4, "float32")
+    gap = np.abs(fast[:4096].view(np.int32).astype(np.int64) - exact.view(np.int32))
+    assert gap.max() <= 2 and (gap == 0).mean() > 0.95 and gap.max() > 0
 
 
 def test_binomial_gives_tf_numbers():
