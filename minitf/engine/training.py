@@ -75,7 +75,7 @@ class TrainingMixin:
     # -- configuration ---------------------------------------------------------------------
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
                 weighted_metrics=None, run_eagerly=None, steps_per_execution=1,
-                jit_compile=None, **kwargs):
+                jit_compile=None, auto_scale_loss=True, **kwargs):
         """Configure the model for training: the optimizer, the loss and the metrics.
 
         Nothing is computed yet; `fit`, `evaluate`, `train_on_batch` and `test_on_batch`
@@ -102,6 +102,8 @@ class TrainingMixin:
             weighted_metrics: metrics that also take the batch's `sample_weight`.
             run_eagerly, steps_per_execution, jit_compile: accepted for compatibility;
                 minitf always runs eagerly, one step at a time.
+            auto_scale_loss: under the 'mixed_float16' policy, wrap the optimizer in a
+                `LossScaleOptimizer` (Keras 3's default, True).
 
         Raises:
             TypeError: for any other keyword argument.
@@ -123,6 +125,11 @@ class TrainingMixin:
              MetricsContainer(metrics, weighted_metrics, model=self, losses=compile_loss)
              if metrics is not None or weighted_metrics is not None else None)
         _set(self, "_loss_tracker", Mean(name="loss"))
+        if (auto_scale_loss and self.optimizer is not None and self.dtype_policy.name == "mixed_float16"
+                and not isinstance(self.optimizer, optimizers.LossScaleOptimizer)):
+            # as Keras 3: float16 gradients need dynamic loss scaling (the compile config keeps
+            # the optimizer given, so a loaded model is wrapped again when it compiles)
+            _set(self, "optimizer", optimizers.LossScaleOptimizer(self.optimizer, name="loss_scale_optimizer"))
         _set(self, "_run_eagerly", run_eagerly)
         _set(self, "_steps_per_execution", int(steps_per_execution or 1))
         _set(self, "_jit_compile", jit_compile)
@@ -260,10 +267,11 @@ class TrainingMixin:
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self._compute_loss(x, y, y_pred, sample_weight, training=True)
+            scaled_loss = self.optimizer.scale_loss(loss)
         self._track_loss(loss, x)
         variables = self.trainable_variables
         if variables:
-            grads = tape.gradient(loss, variables)
+            grads = tape.gradient(scaled_loss, variables)
             self.optimizer.apply_gradients(zip(grads, variables))
         else:
             warnings.warn("The model does not have any trainable weights.", stacklevel=2)
