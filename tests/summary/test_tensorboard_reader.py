@@ -66,3 +66,23 @@ def test_tensorboard_reads_the_callback_layout(tmp_path):
     assert sorted(validation.Tags()["tensors"]) == sorted(
         ["epoch_loss", "epoch_mae", "evaluation_loss_vs_iterations", "evaluation_mae_vs_iterations"])
     assert [s for s, _ in _values(validation, "evaluation_loss_vs_iterations")] == [2, 4]
+
+
+def test_tensorboard_dashboards_classify_the_data(tmp_path):
+    """The reader behind TensorBoard's web UI files each tag under its plugin and data class."""
+    plugin_event_accumulator = pytest.importorskip(
+        "tensorboard.backend.event_processing.plugin_event_accumulator")
+    writer = tf.summary.create_file_writer(str(tmp_path))
+    with writer.as_default(step=0):
+        tf.summary.scalar("s", 1.0)
+        tf.summary.histogram("h", [1.0, 2.0])
+        tf.summary.image("i", np.zeros([1, 2, 2, 3]))
+        tf.summary.text("t", "x")
+    writer.close()
+    acc = plugin_event_accumulator.EventAccumulator(str(tmp_path), size_guidance={"tensors": 0})
+    acc.Reload()
+    scalar, tensor, blobs = 1, 2, 3  # tensorboard's DataClass values
+    assert {t: acc.SummaryMetadata(t).data_class for t in ("s", "h", "i", "t")} == {
+        "s": scalar, "h": tensor, "i": blobs, "t": tensor}
+    for plugin, tag in (("scalars", "s"), ("histograms", "h"), ("images", "i"), ("text", "t")):
+        assert list(acc.PluginTagToContent(plugin)) == [tag]
