@@ -9,11 +9,10 @@ buffer shuffle) is Keras' list exactly.
 """
 import numpy as np
 
-from minitf import dtypes, errors
+from minitf import errors
 from minitf.data.dataset import AUTOTUNE, Dataset
 from minitf.keras import backend as keras_backend
 from minitf.ops import io_ops
-from minitf.ops.constant import cast
 from minitf.ops.image import resize, resize_with_pad
 from minitf.ops.shaping import transpose
 from minitf.utils import dataset_utils
@@ -88,7 +87,6 @@ def load_image(path, image_size, num_channels, interpolation, data_format, crop_
         img = resize_with_pad(img, image_size[0], image_size[1], method=interpolation)
     else:
         img = resize(img, image_size, method=interpolation)
-    img = cast(img, dtypes.float32)
     if data_format == "channels_first":
         img = transpose(img, (2, 0, 1))
     return img
@@ -129,7 +127,8 @@ def image_dataset_from_directory(directory, labels="inferred", label_mode="int",
     label 0 for cat and 1 for dog (classes sorted by name unless `class_names` orders them).
     Files ending in .bmp, .gif, .jpeg, .jpg or .png (any case) are used; others are ignored.
     Animated GIFs give their first frame. Images are float32 in [0, 255] of shape
-    `(batch, height, width, channels)`.
+    `(batch, height, width, channels)` (uint8 with `interpolation='nearest'`, since
+    tf.image.resize keeps the dtype for that method, as in Keras).
 
     Args:
         directory: The folder. With `labels='inferred'` it holds one sub-directory per class.
