@@ -1,4 +1,5 @@
-"""GPU workloads: the MLP, CNN and DCGAN training steps of bench_models.py on cupy vs PyTorch CUDA.
+"""GPU workloads: the MLP, CNN and DCGAN training steps of bench_models.py on cupy vs PyTorch CUDA,
+and minitf's MLP/CNN steps under the float32 vs mixed_float16 dtype policies.
 
 Run on a machine with cupy and an NVIDIA GPU: python benchmarks/bench_gpu.py
 Each step is timed with a device synchronisation after it, so the figures are wall time of
@@ -48,6 +49,36 @@ def on_device(device, build):
     return lambda: run(step)
 
 
+def policy_step(policy, kind, x, y):
+    """The MLP or CNN training step of bench_models built under a dtype policy: layers made while
+    `policy` is global, a float32 softmax output layer, and (as model.fit does under
+    mixed_float16) a LossScaleOptimizer around Adam with the loss scaled before differentiating."""
+    L, mp = mtf.keras.layers, mtf.keras.mixed_precision
+    mp.set_global_policy(policy)
+    try:
+        if kind == "mlp":
+            hidden = [L.Dense(512, activation="relu"), L.Dense(512, activation="relu"), L.Dense(10)]
+        else:
+            hidden = [L.Conv2D(32, 3, activation="relu"), L.Conv2D(64, 3, activation="relu"), L.MaxPooling2D(),
+                      L.Flatten(), L.Dense(128, activation="relu"), L.Dense(10)]
+        model = mtf.keras.Sequential(hidden + [L.Activation("softmax", dtype="float32")])
+    finally:
+        mp.set_global_policy("float32")
+    opt = mtf.keras.optimizers.Adam(1e-3)
+    if policy == "mixed_float16":
+        opt = mp.LossScaleOptimizer(opt)
+    loss_fn = mtf.keras.losses.SparseCategoricalCrossentropy()
+    x, y = mtf.constant(x), mtf.constant(y)
+
+    def step():
+        with mtf.GradientTape() as tape:
+            loss = loss_fn(y, model(x, training=True))
+            scaled = opt.scale_loss(loss)
+        grads = tape.gradient(scaled, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+    return step
+
+
 def workloads(torch, rng):
     x, y = rng.normal(size=(1024, 784)).astype(np.float32), rng.integers(0, 10, 1024).astype(np.int32)
     xc, yc = rng.uniform(size=(256, 28, 28, 1)).astype(np.float32), rng.integers(0, 10, 256).astype(np.int32)
@@ -62,6 +93,11 @@ def workloads(torch, rng):
             "minitf gpu": lambda b=batch: on_device("GPU", lambda: cnn_keras(mtf, xc[:b], yc[:b])),
             "minitf cpu": lambda b=batch: on_device("CPU", lambda: cnn_keras(mtf, xc[:b], yc[:b])),
             "pytorch cuda": torch and (lambda b=batch: cnn_torch(torch, xc[:b], yc[:b]))}
+    for kind, xs, ys in (("mlp", x, y), ("cnn", xc, yc)):
+        table[f"{kind.upper()} step, batch {len(ys)}, float32 vs mixed_float16 (minitf gpu)"] = {
+            "minitf gpu": lambda xs=xs, ys=ys, k=kind: on_device("GPU", lambda: policy_step("float32", k, xs, ys)),
+            "gpu mixed16": lambda xs=xs, ys=ys, k=kind: on_device(
+                "GPU", lambda: policy_step("mixed_float16", k, xs, ys))}
     table["DCGAN step, batch 64"] = {
         "minitf gpu": lambda: on_device("GPU", lambda: dcgan_keras(mtf, 64)),
         "pytorch cuda": torch and (lambda: dcgan_torch(torch, 64))}
