@@ -150,11 +150,6 @@ def _logf_double(ix, f):
 
 
 def logf(x, exact_fma=False):
-    """glibc's logf of a float32 array, as float32 (the build for CPUs with FMA; see `_logf`)."""
-    return _chunked(_logf, np.asarray(x, dtype=np.float32), exact_fma)
-
-
-def _logf(x, exact_fma):
     """glibc's logf of a float32 array, as float32 (the build for CPUs with FMA).
 
     Plain numpy arithmetic stands in for the fused multiply-adds; elements whose float32 rounding
@@ -162,6 +157,15 @@ def _logf(x, exact_fma):
     Box-Muller can produce needs that.
     """
     x = np.asarray(x, dtype=np.float32)
+    out, doubtful = _chunked(_logf, x, exact_fma)
+    if doubtful.any():
+        out[doubtful] = _logf(x[doubtful], True)[0]
+    return out
+
+
+def _logf(x, exact_fma):
+    """`logf` of a float32 array and the mask of elements it must recompute exactly (none when
+    `exact_fma`)."""
     ix = x.view(np.uint32).copy()
     special = (ix - np.uint32(0x00800000)) >= np.uint32(0x7F800000 - 0x00800000)
     subnormal = special & (ix < np.uint32(0x00800000)) & (ix != 0)
@@ -170,14 +174,12 @@ def _logf(x, exact_fma):
     y, err = _logf_double(ix, fma if exact_fma else _mul_add)
     out, doubtful = _to_float32(y, err)
     doubtful &= ~special | subnormal
-    if not exact_fma and doubtful.any():
-        out[doubtful] = _logf_double(ix[doubtful], fma)[0].astype(np.float32)
     if special.any():
         ordinary = special & ~subnormal
         with np.errstate(invalid="ignore", divide="ignore"):
             out[ordinary] = np.log(x[ordinary])  # zeros, negatives, inf and NaN
     out[ix == 0x3F800000] = 0.0
-    return out
+    return out, doubtful & (not exact_fma)
 
 
 # -- sinf and cosf -------------------------------------------------------------------------------
@@ -223,15 +225,18 @@ def _sincos_double(y, f):
 
 
 def sincosf(y, exact_fma=False):
-    """glibc's sinf and cosf of a float32 array, as two float32 arrays (see `_sincosf`)."""
-    return _chunked(_sincosf, np.asarray(y, dtype=np.float32), exact_fma)
-
-
-def _sincosf(y, exact_fma):
     """glibc's sinf and cosf of a float32 array (the FMA build; plain arithmetic with checked
     roundings as in `logf`), as two float32 arrays. |y| >= 120 (glibc's large-argument
     reduction, not ported here) and non-finite values come back NaN."""
     y = np.asarray(y, dtype=np.float32)
+    sin, cos, doubtful = _chunked(_sincosf, y, exact_fma)
+    if doubtful.any():
+        sin[doubtful], cos[doubtful] = _sincosf(y[doubtful], True)[:2]
+    return sin, cos
+
+
+def _sincosf(y, exact_fma):
+    """`sincosf` of a float32 array and the mask of elements it must recompute exactly."""
     top = (y.view(np.uint32) >> np.uint32(20)) & np.uint32(0x7FF)
     large = top >= 0x42F  # |y| >= 120, inf or NaN
     tiny = top < 0x398    # |y| < 2**-12: sinf(y) = y, cosf(y) = 1
@@ -240,16 +245,12 @@ def _sincosf(y, exact_fma):
                                                 fma if exact_fma else _mul_add)
     sin, doubt_s = _to_float32(sin64, err_s)
     cos, doubt_c = _to_float32(cos64, err_c)
-    if not exact_fma:
-        doubtful = (doubt_s | doubt_c) & ~(large | tiny)
-        if doubtful.any():
-            exact_sin, exact_cos = _sincos_double(y[doubtful], fma)[:2]
-            sin[doubtful], cos[doubtful] = exact_sin.astype(np.float32), exact_cos.astype(np.float32)
+    doubtful = (doubt_s | doubt_c) & ~(large | tiny) & (not exact_fma)
     if tiny.any():
         sin[tiny], cos[tiny] = y[tiny], np.float32(1.0)
     if any_large:
         sin[large], cos[large] = np.nan, np.nan
-    return sin, cos
+    return sin, cos, doubtful
 
 
 def sinf(y, exact_fma=False):
@@ -441,10 +442,15 @@ def _log_main(ix, f):
     i = ((tmp >> np.uint64(45)) & np.uint64(127)).astype(np.intp)
     kd = (tmp.view(np.int64) >> np.int64(52)).astype(np.float64)
     z = (ix - (tmp & np.uint64(0xFFF << 52))).view(np.float64)
-    # k * ln2hi + log(c) is exact by the table's construction; r = fma(z, invc, -1) is
-    # computed exactly fused either way, as its error would reach the result unscaled.
+    # k * ln2hi + log(c) is exact by the table's construction.
     w = kd * _LN2HI + _LOG_TABLE[i, 1]
-    r = fma(z, _LOG_TABLE[i, 0], -1.0, (_LOG_INVC_SPLIT[0][i], _LOG_INVC_SPLIT[1][i]))
+    # r = fma(z, invc, -1) exactly either way, as its error would reach the result unscaled:
+    # z * invc is within 2**-7 of 1, so fl(z * invc) - 1 is exact (Sterbenz) and only the
+    # product's own rounding error (Dekker) remains to be added, with the one rounding.
+    p = z * _LOG_TABLE[i, 0]
+    zh, zl = _split(z)
+    ih, il = _LOG_INVC_SPLIT[0][i], _LOG_INVC_SPLIT[1][i]
+    r = (p - 1.0) + (((zh * ih - p) + zh * il + zl * ih) + zl * il)
     hi = r + w
     lo = f(kd, _LN2LO[0], (w - hi) + r, _LN2LO[1])
     a = [c for c, _ in _LOG_A]
@@ -463,18 +469,22 @@ def _log_parts(ix, x, near, f):
 
 
 def log(x, exact_fma=False):
-    """glibc's log of a float64 array (the build for CPUs with FMA; see `_log`)."""
-    return _chunked(_log, np.asarray(x, dtype=np.float64), exact_fma)
-
-
-def _log(x, exact_fma):
     """glibc's log of a float64 array (the build for CPUs with FMA).
 
     As in `logf`, plain arithmetic stands in for most fused multiply-adds, and the elements
-    whose final rounding that could change (about one in a few hundred) are recomputed with
-    exact `fma` (`exact_fma` recomputes all).
+    whose final rounding that could change (about one in a thousand) are recomputed with exact
+    `fma` (`exact_fma` fuses all).
     """
     x = np.asarray(x, dtype=np.float64)
+    out, doubtful = _chunked(_log, x, exact_fma)
+    if doubtful.any():
+        out[doubtful] = _log(x[doubtful], True)[0]
+    return out
+
+
+def _log(x, exact_fma):
+    """`log` of a float64 array and the mask of elements it must recompute exactly (none when
+    `exact_fma`)."""
     ix = x.view(np.uint64).copy()
     special = ((ix >> np.uint64(48)) - np.uint64(0x0010)) >= np.uint64(0x7FF0 - 0x0010)
     subnormal = special & (ix < np.uint64(1 << 52)) & (ix != 0)
@@ -486,13 +496,10 @@ def _log(x, exact_fma):
     # Safe where hi + t stays on its side of the midpoint between out and its neighbour.
     with np.errstate(invalid="ignore"):
         half_gap = 0.5 * np.abs(np.nextafter(out, np.copysign(np.inf, e)) - out)
-        doubtful = (np.abs(e) + err >= half_gap) & ~special
-    if not exact_fma and doubtful.any():
-        hi, t, _ = _log_parts(ix[doubtful], x[doubtful], near[doubtful], fma)
-        out[doubtful] = hi + t
+        doubtful = (np.abs(e) + err >= half_gap) & ~special & (not exact_fma)
     out[x == 1.0] = 0.0
     if special.any():
         ordinary = special & ~subnormal
         with np.errstate(invalid="ignore", divide="ignore"):
             out[ordinary] = np.log(x[ordinary])  # zeros, negatives, inf and NaN
-    return out
+    return out, doubtful
