@@ -3,8 +3,9 @@
 Counting rule: the denominator is the code cells that raise nothing under TensorFlow; a minitf
 cell passes when it is one of those and raises nothing under minitf either. Printed output is
 compared loosely and reported apart (it does not decide passing): numbers are masked, whitespace
-collapsed, so `tf.Tensor(1.5, shape=(), dtype=float32)` vs `tf.Tensor(2.0, shape=(), ...)`
-matches but a different repr or dtype does not.
+collapsed and dropped next to brackets and commas (numpy pads columns to the widest number), so
+`tf.Tensor(1.5, shape=(), dtype=float32)` vs `tf.Tensor(2.0, shape=(), ...)` matches but a
+different repr or dtype does not.
 """
 import datetime
 import json
@@ -51,6 +52,7 @@ def normalize_output(text):
     """Printed output with numbers masked and whitespace collapsed, for the loose comparison."""
     text = re.sub(r"0x[0-9a-f]+", "0x#", text)
     text = re.sub(r"(?<![\w.])[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", "#", text)
+    text = re.sub(r"\s*([\[\](),])\s*", r"\1", text)  # numpy pads columns to the widest number
     return re.sub(r"\s+", " ", text).strip()
 
 
