@@ -1,4 +1,5 @@
 """Masking: marks the time steps whose features all equal `mask_value` as padding."""
+from minitf.layers import keras_ops  # noqa: F401 -- registers the mask op nodes Keras 3 saves in graphs
 from minitf.layers.base import Layer
 from minitf.layers.masking import set_keras_mask
 from minitf.ops import compare as compare_ops
