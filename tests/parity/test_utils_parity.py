@@ -301,3 +301,61 @@ def test_set_random_seed_seeds_the_same_streams_as_keras():
     np.testing.assert_array_equal(ours[1], theirs[1])
     np.testing.assert_array_equal(ours[2], theirs[2])
     np.testing.assert_array_equal(ours[3], theirs[3])
+
+
+def _dot_summary(dot):
+    """Node labels and attributes (with their cluster), edges by layer name, graph attributes."""
+    import re
+    names = {}
+
+    def nodes(graph, cluster):
+        found = []
+        for node in graph.get_nodes():
+            if node.get_name() in ("node", "edge", "graph"):
+                continue  # pydot lists default-attribute statements as nodes
+            names[node.get_name()] = re.search(r"<b>([^<]*)</b>", node.get("label")).group(1)
+            found.append(str((cluster, sorted(node.get_attributes().items()))))
+        for sub in graph.get_subgraphs():
+            found += nodes(sub, sub.get_name())
+        return found
+
+    def edges(graph):
+        found = [(names[e.get_source()], names[e.get_destination()], str(e.get_attributes()))
+                 for e in graph.get_edges()]
+        for sub in graph.get_subgraphs():
+            found += edges(sub)
+        return found
+
+    listed = sorted(nodes(dot, None))
+    return listed, sorted(edges(dot)), dot.get_attributes()
+
+
+def _two_input_model(k):
+    a = k.Input((3,), name="a")
+    b = k.Input((4,), name="b")
+    x = k.layers.Dense(5, activation="relu", name="d1")(a)
+    y = k.layers.Concatenate(name="cat")([x, b])
+    inner = k.Sequential([k.Input((9,)), k.layers.Dense(2, name="i1"), k.layers.Dense(1, name="i2")], name="inner")
+    return k.Model([a, b], [inner(y), y], name="outer")
+
+
+@pytest.mark.parametrize("options", [
+    dict(), dict(show_shapes=True, show_dtype=True, show_layer_activations=True, show_trainable=True),
+    dict(expand_nested=True, show_shapes=True), dict(show_layer_names=False, rankdir="LR", dpi=96),
+])
+def test_model_to_dot_matches_keras(options):
+    pytest.importorskip("pydot")
+    ours = minitf.keras.utils.model_to_dot(_two_input_model(minitf.keras), **options)
+    theirs = keras.utils.model_to_dot(_two_input_model(keras), **options)
+    assert _dot_summary(ours) == _dot_summary(theirs)
+
+
+def test_model_to_dot_of_sequential_matches_keras():
+    pytest.importorskip("pydot")
+
+    def build(k):
+        return k.Sequential([k.Input((4,)), k.layers.Dense(3, name="s1"), k.layers.Dropout(0.1, name="s2"),
+                             k.layers.Dense(1, activation="sigmoid", name="s3")], name="seq")
+    for options in (dict(show_shapes=True), dict(show_trainable=True, show_layer_activations=True)):
+        assert (_dot_summary(minitf.keras.utils.model_to_dot(build(minitf.keras), **options))
+                == _dot_summary(keras.utils.model_to_dot(build(keras), **options)))
