@@ -495,7 +495,7 @@ class Layer(AttributeTracking, Module, Trackable):
     def compute_output_signature(self, input_signature):
         """TensorSpec of the output for a TensorSpec input."""
         shape = self.compute_output_shape(input_signature.shape)
-        return TensorSpec(shape, self.dtype)
+        return TensorSpec(shape, self.compute_dtype)
 
     def _first_node(self, what):
         if not self._inbound_nodes:
