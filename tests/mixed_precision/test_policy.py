@@ -164,3 +164,30 @@ def test_dtype_policy_setter():
     d.dtype_policy = "mixed_float16"
     assert d.compute_dtype == "float16"
     assert d(np.ones((1, 3), "float32")).dtype == tf.float16
+
+
+def test_keras_config_exports_the_policy_functions():
+    assert tf.keras.config.set_dtype_policy is mp.set_global_policy
+    assert tf.keras.config.dtype_policy is mp.global_policy
+    tf.keras.config.set_dtype_policy("mixed_float16")
+    assert tf.keras.config.dtype_policy().name == "mixed_float16"
+
+
+def test_output_signature_has_the_compute_dtype():
+    d = L.Dense(2, dtype="mixed_float16")
+    assert d.compute_output_signature(tf.TensorSpec((None, 3))).dtype == tf.float16
+
+
+def test_mixed_gradients_match_float32_within_float16_precision():
+    x = np.random.RandomState(0).rand(4, 5).astype("float32")
+    results = []
+    for policy in ("float32", "mixed_float16"):
+        d = L.Dense(3, dtype=policy)
+        d.build((None, 5))
+        d.set_weights([np.linspace(-1, 1, 15, dtype="float32").reshape(5, 3), np.array([0.1, 0.2, 0.3], "float32")])
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.cast(d(x), "float32") ** 2)
+        results.append([g.numpy() for g in tape.gradient(loss, d.trainable_weights)])
+    for g32, g16 in zip(*results):
+        assert g16.dtype == np.float32
+        np.testing.assert_allclose(g16, g32, rtol=5e-3, atol=5e-3)
