@@ -111,6 +111,17 @@ class Tensor(TensorLike):
         """Alias of `shape`."""
         return self.shape
 
+    def set_shape(self, shape):
+        """Checks that `shape` is compatible with this eager tensor's shape, as TF's eager
+        `set_shape` does (an eager shape is always fully known, so nothing changes).
+
+        Raises:
+            ValueError: If the shapes are not compatible.
+        """
+        shape = TensorShape(shape)
+        if not self.shape.is_compatible_with(shape):
+            raise ValueError(f"Tensor's shape {self.shape} is not compatible with supplied shape {shape}.")
+
     @property
     def dtype(self):
         """The element type, a DType."""

@@ -1,11 +1,12 @@
-"""Tensor indexing (`t[...]`): ints, slices with any step, Ellipsis and tf.newaxis, differentiable."""
+"""Tensor indexing (`t[...]`): ints, slices with any step, Ellipsis and tf.newaxis, and tf.slice;
+differentiable."""
 import numpy as np
 
 from minitf import errors
 from minitf.ops._core import Op, Tensor, Variable, _state, array_module, as_tensor, record
 from minitf.ops.gather import boolean_mask
 
-__all__ = ["getitem"]
+__all__ = ["getitem", "slice_"]
 
 
 _INDEX_ERROR = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
@@ -73,7 +74,8 @@ def getitem(tensor, key):
     except IndexError as e:
         raise STRIDED_SLICE.invalid(f"slice index out of bounds for shape {list(x.shape)}: {e}") from None
     # A full integer index gives a numpy scalar: keep tensors backed by arrays.
-    y = Tensor(raw if type(raw) is type(x._value) else array_module(x._value).asarray(raw))
+    # An object (string) array gives bare bytes: keep its dtype, not numpy's fixed-width 'S'.
+    y = Tensor(raw if type(raw) is type(x._value) else array_module(x._value).asarray(raw, dtype=x._value.dtype))
     if _state.active and x._value.dtype.kind in "fc":
         shape, out_ndim = x._value.shape, y._value.ndim
         record(STRIDED_SLICE, (x,), (y,), lambda g: _slice_grad(g, shape, key, out_ndim))
@@ -92,3 +94,31 @@ def _slice_grad(g, shape, key, out_ndim):
         record(STRIDED_SLICE_GRAD, (g,), (result,),
                lambda u: getitem(u, (slice(None),) * (u._value.ndim - len(shape)) + key))
     return result
+
+
+SLICE = Op("Slice")
+
+
+def slice_(input_, begin, size, name=None):
+    """tf.slice: the block of `input_` starting at `begin` with extent `size` per dimension (-1: to the end).
+
+    Raises:
+      InvalidArgumentError: `begin`/`size` not of length rank, or a block reaching outside the input.
+    """
+    x = as_tensor(input_)
+    shape = x._value.shape
+    begin = [int(b) for b in np.asarray(as_tensor(begin)._value).reshape(-1)]
+    size = [int(n) for n in np.asarray(as_tensor(size)._value).reshape(-1)]
+    if len(begin) != len(shape) or len(size) != len(shape):
+        raise SLICE.invalid(f"Expected begin and size arguments to be 1-D tensors of size {len(shape)}, but got "
+                            f"shapes [{len(begin)}] and [{len(size)}] instead.")
+    key = []
+    for i, (b, n, dim) in enumerate(zip(begin, size, shape)):
+        if n == -1:
+            n = dim - b
+        if not 0 <= b <= dim:
+            raise SLICE.invalid(f"Expected begin[{i}] in [0, {dim}], but got {b}")
+        if not 0 <= n <= dim - b:
+            raise SLICE.invalid(f"Expected size[{i}] in [0, {dim - b}], but got {n}")
+        key.append(slice(b, b + n))
+    return getitem(x, tuple(key))
