@@ -120,13 +120,24 @@ _LOGF_A2 = float.fromhex("-0x1.ffffef20a4123p-2")
 _LOGF_OFF = 0x3F330000
 
 
+_EXP64 = np.uint64(0x7FF0000000000000)
+_LOW29 = np.uint64((1 << 29) - 1)
+_FLT_MIN_EXP64 = np.uint64((1023 - 126) << 52)
+
+
 def _to_float32(y, err):
     """float32(y), and where an error of `err` in y could change that rounding (to be redone)."""
     out = y.astype(np.float32)
-    back = out.astype(np.float64)
-    with np.errstate(invalid="ignore", over="ignore"):
-        beyond = np.nextafter(out, np.where(y > back, np.float32(np.inf), np.float32(-np.inf)))
-        doubtful = np.abs(y - back) + err >= 0.5 * np.abs(beyond.astype(np.float64) - back)
+    bits = y.view(np.uint64)
+    # Rounding to float32 looks at the low 29 bits of the double's mantissa: the midpoint between
+    # two floats is 2**28 there, so y is that many units of its last place away from it.
+    exponent = bits & _EXP64
+    with np.errstate(divide="ignore", invalid="ignore"):
+        err_ulps = err / (exponent.view(np.float64) * 2.0 ** -52)
+    from_mid = np.abs((bits & _LOW29).view(np.int64) - (1 << 28))
+    # Next to a power of two the nearer midpoint can be below it (2**27 units at least), and
+    # float32 subnormals round on another grid: those go to the exact evaluation too.
+    doubtful = (from_mid <= err_ulps) | (err_ulps >= 2.0 ** 26) | (exponent < _FLT_MIN_EXP64)
     return out, doubtful
 
 

@@ -112,3 +112,14 @@ def test_normal_draws_use_the_port_and_match_the_libm_route(monkeypatch):
     monkeypatch.setattr(philox, "_PORT_MATCHES_LIBM", False)
     via_libm = philox.normal(5, (6, 7), 3000, "float32"), philox.normal(5, (6, 7), 3000, "float64")
     assert [p.tobytes() for p in ported] == [v.tobytes() for v in via_libm]
+
+
+def test_float32_rounding_check_flags_values_near_a_midpoint():
+    lo = np.float32(1.5)
+    mid = (float(lo) + float(np.nextafter(lo, np.float32(2)))) / 2
+    y = np.array([mid, np.nextafter(mid, 0), mid + 2.0 ** -45, 1.5, 2.0 + 2.0 ** -40, -mid, 1e-40, 3.0])
+    _, doubtful = glibc_math._to_float32(y, 2.0 ** -44)
+    assert doubtful.tolist() == [True, True, True, False, False, True, True, False]
+    # just above a power of two the midpoint below is the nearer one
+    _, doubtful = glibc_math._to_float32(np.array([2.0 + 2.0 ** -40]), 2.0 ** -23)
+    assert doubtful.tolist() == [True]
