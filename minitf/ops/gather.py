@@ -4,7 +4,7 @@ gradients.
 """
 import numpy as np
 
-from minitf import errors
+from minitf import errors, kernels
 from minitf.indexed_slices import IndexedSlices
 from minitf.ops._core import (Op, Tensor, Variable, _state, array_module, as_tensor, binary,
                               check_attr_dtype, normalize_axis, record)
@@ -13,7 +13,8 @@ from minitf.ops.shaping import (_batch_ndim, _int_list, _scalar_int, _shape_arg,
                                 unstack)
 
 __all__ = ["where", "gather", "gather_nd", "scatter_nd", "tensor_scatter_nd_update",
-           "tensor_scatter_nd_add", "tensor_scatter_nd_sub", "boolean_mask", "pad", "repeat"]
+           "tensor_scatter_nd_add", "tensor_scatter_nd_sub", "tensor_scatter_nd_max",
+           "tensor_scatter_nd_min", "boolean_mask", "pad", "repeat"]
 
 
 SELECT = Op("SelectV2", batchable=True)
@@ -379,6 +380,49 @@ def tensor_scatter_nd_sub(tensor, indices, updates, name=None):
     t = as_tensor(tensor)
     upd = as_tensor(updates, dtype=t.dtype if not isinstance(updates, Tensor) else None)
     return t - scatter_nd(indices, upd, t._value.shape)
+
+
+TENSOR_SCATTER_MAX = Op("TensorScatterMax")
+TENSOR_SCATTER_MIN = Op("TensorScatterMin")
+
+
+def _tensor_scatter_extreme(tensor, indices, updates, op, how):
+    t = as_tensor(tensor)
+    idx = as_tensor(indices)
+    upd = as_tensor(updates, dtype=t.dtype if not isinstance(updates, Tensor) else None)
+    shape = t._value.shape
+    _check_nd(idx, shape, op.name)
+    if upd.dtype != t.dtype:
+        raise op.invalid(f"cannot compute {op.name} as input #2(zero-based) was expected to be a "
+                         f"{t.dtype.name} tensor but is a {upd.dtype.name} tensor; cast the updates with tf.cast")
+    _check_updates(idx, upd, shape, op.name)
+    out = t._value.copy()
+    kernels.for_module(array_module(out)).scatter_at(out, _nd_key(idx._value, 0), upd._value, how)
+    y = Tensor(out)
+    if _state.active:
+        record(op, (t, idx, upd), (y,), lambda g: _extreme_grad(g, t, idx, upd, y))
+    return y
+
+
+def _extreme_grad(g, tensor, indices, updates, out):
+    """TF's rule: the gradient goes to every entry equal to the result, split evenly among ties."""
+    dtype = g._value.dtype
+    x_hits = Tensor((out._value == tensor._value).astype(dtype))
+    y_hits = Tensor((gather_nd(out, indices)._value == updates._value).astype(dtype))
+    hits = x_hits + scatter_nd(indices, y_hits, tensor._value.shape)  # every entry >= 1
+    return (lambda: g * x_hits / hits, None, lambda: gather_nd(g / hits, indices) * y_hits)
+
+
+def tensor_scatter_nd_max(tensor, indices, updates, name=None):
+    """A copy of `tensor` where each indexed slice is the elementwise maximum of the tensor's and
+    the `updates`' values (repeated indices all take part)."""
+    return _tensor_scatter_extreme(tensor, indices, updates, TENSOR_SCATTER_MAX, "maximum")
+
+
+def tensor_scatter_nd_min(tensor, indices, updates, name=None):
+    """A copy of `tensor` where each indexed slice is the elementwise minimum of the tensor's and
+    the `updates`' values (repeated indices all take part)."""
+    return _tensor_scatter_extreme(tensor, indices, updates, TENSOR_SCATTER_MIN, "minimum")
 
 
 def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
