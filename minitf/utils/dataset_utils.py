@@ -1,4 +1,5 @@
-"""The shared half of the *_dataset_from_directory utilities: listing files, labels, splits.
+"""The shared half of the *_dataset_from_directory utilities (listing files, labels, splits), and
+tf.keras.utils.split_dataset.
 
 Everything here follows Keras 3 so that the same folder gives the same file list, labels, class
 names and training/validation split in Keras and minitf:
@@ -15,18 +16,19 @@ Paths never leave `directory` by name: class names are checked against its listi
 walked; a symlinked file or class folder is read as it is in Keras.
 """
 import os
+import random
 
 import numpy as np
 
-from minitf import dtypes
-from minitf.data.dataset import Dataset
+from minitf import dtypes, nest
+from minitf.data.dataset import AUTOTUNE, Dataset
 from minitf.ops.constant import cast
 from minitf.ops.creation import one_hot
 from minitf.ops.shaping import expand_dims
 
 __all__ = ["index_directory", "get_training_or_validation_split", "labels_to_dataset",
            "check_validation_split_arg", "check_labels_arg",
-           "shuffle_buffer_size", "check_format"]
+           "shuffle_buffer_size", "check_format", "split_dataset"]
 
 _LABEL_MODES = ("int", "categorical", "binary", None)
 
@@ -218,3 +220,111 @@ def check_format(format):  # noqa: A002 (Keras' argument name)
     if format == "grain":
         raise ValueError("format='grain' returns a grain dataset in Keras; minitf has no grain support. "
                          "Use format='tf' (the default) for a tf.data.Dataset.")
+
+
+# --- split_dataset ------------------------------------------------------------------------------
+
+def _rescale_split_sizes(left_size, right_size, total_length):
+    """(left, right) sample counts from ints (counts) or floats (fractions), Keras' rules and checks."""
+    for name, size in (("left_size", left_size), ("right_size", right_size)):
+        if size is not None and type(size) not in (int, float):
+            raise TypeError(f"Invalid `{name}` Type. Expected: int or float or None, "
+                            f"Received: type({name})={type(size)}.")
+    if left_size == 0 and right_size == 0:
+        raise ValueError("Both `left_size` and `right_size` are zero. At least one of the split sizes must be "
+                         "non-zero.")
+    for name, size in (("left_size", left_size), ("right_size", right_size)):
+        if type(size) is int and not 0 < size < total_length or type(size) is float and not 0 < size < 1:
+            raise ValueError(f"`{name}` should be either a positive integer smaller than {total_length}, or a "
+                             f"float within the range `[0, 1]`. Received: {name}={size}")
+    if type(left_size) is float and type(right_size) is float and left_size + right_size > 1:
+        raise ValueError("The sum of `left_size` and `right_size` is greater than 1. It must be less than or "
+                         "equal to 1.")
+    left = round(left_size * total_length) if type(left_size) is float else left_size
+    right = round(right_size * total_length) if type(right_size) is float else right_size
+    if left is None:
+        left = total_length - right
+    elif right is None:
+        right = total_length - left
+    if left + right > total_length:
+        raise ValueError(f"The sum of `left_size` and `right_size` should be smaller than the {total_length}. "
+                         f"Received: left_size + right_size = {left + right} and total_length = {total_length}")
+    for split, side in ((left, "left"), (right, "right")):
+        if split == 0:
+            raise ValueError(f"With `dataset` of length={total_length}, `left_size`={left} and "
+                             f"`right_size`={right}. Resulting {side} side dataset split will be empty. "
+                             "Adjust any of the aforementioned parameters")
+    return int(left), int(right)
+
+
+def _samples(dataset):
+    """The samples of `dataset` as a list, and the batch size to restore (None: unbatched)."""
+    if isinstance(dataset, (list, tuple)):
+        kind = type(dataset).__name__
+        if not dataset:
+            raise ValueError(f"Received an empty {kind} dataset. Please provide a non-empty {kind} of arrays.")
+        for i, element in enumerate(dataset):
+            if not isinstance(element, np.ndarray):
+                raise ValueError(f"Expected a {kind} of `numpy.ndarray` objects, Received: {type(element)} "
+                                 f"at index {i}.")
+            if element.shape[0] != dataset[0].shape[0]:
+                raise ValueError(f"Received a {kind} of NumPy arrays with different lengths. Mismatch found at "
+                                 f"index {i}, Expected shape={dataset[0].shape} Received shape={element.shape}. "
+                                 f"Please provide a {kind} of NumPy arrays of the same length.")
+        return list(zip(*dataset)), None
+    if isinstance(dataset, np.ndarray):
+        return list(dataset), None
+    if isinstance(dataset, Dataset):
+        # as Keras: only a dataset whose last step is batch() counts as batched (TF's `_batch_size`)
+        batch_size = getattr(dataset._node, "_batch_size", None)
+        source = dataset.unbatch() if batch_size is not None else dataset
+        return [nest.map_structure(lambda t: t.numpy(), element) for element in source], batch_size
+    raise TypeError("The `dataset` argument must be either a `tf.data.Dataset` object, or a list/tuple of "
+                    f"arrays. Received: dataset={dataset} of type {type(dataset)}")
+
+
+def _stack(samples):
+    """Samples (structures of arrays) stacked into one structure of arrays, lists made tuples."""
+    template = samples[0]
+    columns = [np.array(column) for column in zip(*[nest.flatten(s) for s in samples])]
+    packed = nest.pack_sequence_as(template, columns)
+    return tuple(packed) if isinstance(packed, list) else packed
+
+
+def split_dataset(dataset, left_size=None, right_size=None, shuffle=False, seed=None):
+    """Split a small in-memory dataset in two `tf.data.Dataset`s (e.g. train and test).
+
+    Args:
+        dataset: A `tf.data.Dataset`, a numpy array, or a list/tuple of arrays of one length.
+        left_size: Samples in the left part: an int count, or a float fraction in (0, 1).
+            None: whatever `right_size` leaves.
+        right_size: The same for the right part, taken from the end.
+        shuffle: Shuffle the samples first (Python's `random.Random(seed).shuffle`, the same
+            permutation as Keras' `random.seed(seed); random.shuffle(...)`, without reseeding
+            Python's global generator).
+        seed: The shuffle's seed.
+
+    Returns:
+        (left, right) datasets; batched like `dataset` when it ends in `batch()`.
+
+    Raises:
+        ValueError: Neither size given, sizes out of range or leaving a side empty, or an
+            empty dataset or arrays of different lengths.
+        TypeError: An unsupported `dataset`, or sizes that are neither int nor float.
+    """
+    if left_size is None and right_size is None:
+        raise ValueError("At least one of the `left_size` or `right_size` must be specified. Received: "
+                         "left_size=None and right_size=None")
+    samples, batch_size = _samples(dataset)
+    if not samples:
+        raise ValueError("Received an empty dataset. Argument `dataset` must be a non-empty list/tuple of "
+                         "`numpy.ndarray` objects or `tf.data.Dataset` objects.")
+    if shuffle:
+        if seed is None:
+            seed = random.randint(0, int(1e6))
+        random.Random(seed).shuffle(samples)
+    left, right = _rescale_split_sizes(left_size, right_size, len(samples))
+    splits = [Dataset.from_tensor_slices(_stack(part)) for part in (samples[:left], samples[-right:])]
+    if batch_size is not None:
+        splits = [split.batch(batch_size) for split in splits]
+    return tuple(split.prefetch(AUTOTUNE) for split in splits)

@@ -359,3 +359,20 @@ def test_model_to_dot_of_sequential_matches_keras():
     for options in (dict(show_shapes=True), dict(show_trainable=True, show_layer_activations=True)):
         assert (_dot_summary(minitf.keras.utils.model_to_dot(build(minitf.keras), **options))
                 == _dot_summary(keras.utils.model_to_dot(build(keras), **options)))
+
+
+@pytest.mark.parametrize("kwargs", [dict(left_size=0.7), dict(right_size=3, shuffle=True, seed=9),
+                                    dict(left_size=4, right_size=0.5, shuffle=True, seed=2)])
+def test_split_dataset_matches_keras(kwargs):
+    features = np.arange(20, dtype="float32").reshape(10, 2)
+    labels = np.arange(10)
+    ours = minitf.keras.utils.split_dataset((features, labels), **kwargs)
+    theirs = keras.utils.split_dataset((features, labels), **kwargs)
+    for a, b in zip(ours, theirs):
+        _assert_same_in_order(_elements(a, batched=False), _elements(b, batched=False), atol=0)
+    batched_ours = minitf.keras.utils.split_dataset(minitf.data.Dataset.from_tensor_slices(
+        {"x": features}).batch(3), left_size=0.6)
+    batched_theirs = keras.utils.split_dataset(tf_ref.data.Dataset.from_tensor_slices({"x": features}).batch(3),
+                                               left_size=0.6)
+    for a, b in zip(batched_ours, batched_theirs):
+        assert [e["x"].tolist() for e in a.as_numpy_iterator()] == [e["x"].tolist() for e in b.as_numpy_iterator()]

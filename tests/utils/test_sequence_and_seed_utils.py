@@ -99,3 +99,38 @@ def test_set_random_seed_rejects_non_integers_and_out_of_range(seed):
     with pytest.raises(ValueError, match="seed"):
         tf.keras.utils.set_random_seed(seed)
     assert random.getstate() == state  # nothing was seeded
+
+
+def test_split_dataset_sizes_order_and_shuffle():
+    x = np.arange(10)
+    left, right = tf.keras.utils.split_dataset(x, left_size=0.8)
+    assert [int(v) for v in left] == list(range(8)) and [int(v) for v in right] == [8, 9]
+    left, right = tf.keras.utils.split_dataset((x, x * 10), left_size=3, right_size=4, shuffle=True, seed=5)
+    order = list(range(10))
+    random.Random(5).shuffle(order)  # Keras: random.seed(seed); random.shuffle(samples)
+    assert [int(a) for a, _ in left] == order[:3] and [int(a) for a, _ in right] == order[-4:]
+    assert all(int(b) == 10 * int(a) for a, b in right)
+    batched = tf.data.Dataset.from_tensor_slices(x).batch(4)
+    left, right = tf.keras.utils.split_dataset(batched, right_size=0.3)
+    assert [list(b) for b in left.as_numpy_iterator()] == [[0, 1, 2, 3], [4, 5, 6]]
+    assert [list(b) for b in right.as_numpy_iterator()] == [[7, 8, 9]]
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    (dict(), ValueError, "At least one"), (dict(left_size=0), ValueError, "left_size"),
+    (dict(left_size=10), ValueError, "smaller than 10"), (dict(left_size=0.6, right_size=0.6), ValueError, "sum"),
+    (dict(left_size=7, right_size=5), ValueError, "sum"), (dict(left_size="half"), TypeError, "left_size"),
+    (dict(left_size=0.01), ValueError, "empty"),
+])
+def test_split_dataset_bad_sizes(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        tf.keras.utils.split_dataset(np.arange(10), **kwargs)
+
+
+def test_split_dataset_bad_inputs():
+    with pytest.raises(TypeError, match="tf.data.Dataset"):
+        tf.keras.utils.split_dataset({"a": np.arange(3)}, left_size=1)
+    with pytest.raises(ValueError, match="different lengths"):
+        tf.keras.utils.split_dataset((np.arange(3), np.arange(4)), left_size=1)
+    with pytest.raises(ValueError, match="numpy.ndarray"):
+        tf.keras.utils.split_dataset([[1, 2], [3, 4]], left_size=1)
