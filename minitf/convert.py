@@ -219,6 +219,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
         # an array of a registered device module (cupy): keep it where it is
         arr = value if dtype is None else value.astype(dtype._np, copy=False)
         return Tensor(arr)
+    if not isinstance(value, (np.ndarray, np.generic, list, tuple)) and hasattr(type(value), "__array__"):
+        value = np.asarray(value)  # other array-likes (pandas DataFrame/Series, ...) convert as numpy does
     if isinstance(value, (np.ndarray, np.generic)):
         if value.dtype.kind in "USO" and (dtype is None or dtype is dtypes.string):
             arr = _strings_to_bytes(np.asarray(value))

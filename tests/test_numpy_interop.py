@@ -208,3 +208,15 @@ def test_numpy_gives_an_array_of_its_own_so_writing_to_it_leaves_the_tensor_unch
     np.testing.assert_array_equal(t.numpy(), [1.0, 2.0])
     assert t.numpy() is not t.numpy()
     assert isinstance(tf.constant(3.0).numpy(), np.float32)
+
+
+def test_array_likes_convert_as_numpy_sees_them():
+    """Objects with __array__ (a pandas DataFrame, say) become tensors of numpy's array of them."""
+    class Frame:
+        def __array__(self, dtype=None, copy=None):
+            return np.array([[1.0, 3.0], [2.0, 4.0]])
+
+    t = tf.convert_to_tensor(Frame())
+    assert t.dtype == tf.float64 and t.shape == (2, 2)
+    assert tf.constant(Frame(), dtype=tf.float32).dtype == tf.float32
+    assert float(tf.reduce_sum(Frame())) == 10.0
