@@ -11,6 +11,7 @@ import numpy as np
 
 from minitf import backend, dtypes, errors  # noqa: F401
 from minitf.tensor import Tensor
+from minitf.tensor_shape import TensorShape
 
 __all__ = ["convert_to_tensor", "register_packer"]
 
@@ -215,6 +216,12 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
         return _packer[0](parts)
     if isinstance(value, dtypes.DType):
         raise TypeError(f"Cannot convert {value!r} to a tensor.")
+    if isinstance(value, TensorShape):  # its dimensions, as TF converts a fully known shape
+        if not value.is_fully_defined():
+            raise ValueError(f"Cannot convert a partially known TensorShape {value} to a Tensor.")
+        dims = value.as_list()
+        wide = any(d >= 2 ** 31 for d in dims)
+        value = np.array(dims, dtype=np.int64 if wide or dtype is dtypes.int64 else np.int32)
     if not isinstance(value, (np.ndarray, np.generic)) and backend.array_module(value) is not np:
         # an array of a registered device module (cupy): keep it where it is
         arr = value if dtype is None else value.astype(dtype._np, copy=False)

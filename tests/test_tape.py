@@ -119,7 +119,7 @@ def test_watched_variables_creation_order_with_explicit_watches():
     d = tf.Variable(4.0, name="d")
     with tf.GradientTape() as g:
         g.watch(c)  # an explicit watch includes a non-trainable variable
-        y = d * b
+        d * b  # reading d (trainable) records it
         g.watch(a)
     assert [v.name for v in g.watched_variables()] == ["a:0", "b:0", "c:0", "d:0"]
     with tf.GradientTape(watch_accessed_variables=False) as g:
@@ -472,3 +472,23 @@ def test_higher_order_through_persistent_and_tanh():
     np.testing.assert_allclose(d1.numpy(), 1 - t * t)
     np.testing.assert_allclose(d2.numpy(), -2 * t * (1 - t * t))
     np.testing.assert_allclose(d3.numpy(), (-2 + 6 * t * t) * (1 - t * t))
+
+
+@pytest.mark.parametrize("activation", ["relu", "leaky_relu"])
+def test_jacobian_of_a_gradient_through_relu_matches_the_loop(activation):
+    """The advanced-autodiff guide's Hessian block: t2.jacobian(t1.gradient(loss, kernel), kernel)
+    through relu layers (the zero second derivative of ReluGrad must keep the batch dimension)."""
+    act = getattr(tf.nn, activation)
+    rng = np.random.default_rng(0)
+    x = tf.constant(rng.normal(size=(7, 5)))
+    k1, k2 = tf.Variable(rng.normal(size=(5, 8))), tf.Variable(rng.normal(size=(8, 6)))
+    hessians = []
+    for use_pfor in (True, False):
+        with tf.GradientTape(persistent=True) as t2:
+            with tf.GradientTape() as t1:
+                loss = tf.reduce_mean(act(act(x @ k1) @ k2) ** 2)
+            g = t1.gradient(loss, k1)
+        hessians.append(t2.jacobian(g, k1, experimental_use_pfor=use_pfor).numpy())
+    assert hessians[0].shape == (5, 8, 5, 8)
+    np.testing.assert_allclose(hessians[0], hessians[1], rtol=1e-12, atol=1e-12)
+    assert np.abs(hessians[0]).max() > 0

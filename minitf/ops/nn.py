@@ -77,8 +77,9 @@ def _relu_grad(y, g):
     out = Tensor(xp.multiply(g._value, y._value > 0, dtype=g._value.dtype))
     if _state.active:
         # TF's ReluGrad gradient gives the features a zero gradient (not None): second
-        # derivatives through relu are zeros, as in TF
-        record(RELU_GRAD, (y, g), (out,), lambda u: (lambda: _zeros_like(y), lambda: _relu_grad(y, u)))
+        # derivatives through relu are zeros, as in TF; shaped like the cotangent, so a batched
+        # jacobian keeps its batch dimensions
+        record(RELU_GRAD, (y, g), (out,), lambda u: (lambda: _zeros_like(u), lambda: _relu_grad(y, u)))
     return out
 
 
@@ -132,7 +133,7 @@ def _leaky_relu_grad(x, g, alpha):
     out = Tensor(xp.multiply(slope, gv, out=slope) if slope.shape == gv.shape else slope * gv)
     if _state.active:
         record(LEAKY_RELU_GRAD, (x, g), (out,),
-               lambda u: (lambda: _zeros_like(x), lambda: _leaky_relu_grad(x, u, alpha)))
+               lambda u: (lambda: _zeros_like(u), lambda: _leaky_relu_grad(x, u, alpha)))
     return out
 
 

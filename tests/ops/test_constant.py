@@ -118,3 +118,14 @@ def test_bytes_in_lists_keep_their_trailing_nul_bytes():
     t = tf.constant([b"a\x00", b"\x00\x00", b"b"])
     assert t.numpy().tolist() == [b"a\x00", b"\x00\x00", b"b"]
     assert tf.constant([[b"x\x00"]]).numpy()[0, 0] == b"x\x00"
+
+
+def test_a_fully_known_tensor_shape_converts_to_its_dimensions():
+    # TF 2.21: int32 (int64 on request), and a ValueError for unknown dimensions
+    t = tf.convert_to_tensor(tf.TensorShape([5, 8]))
+    assert t.dtype == tf.int32 and t.numpy().tolist() == [5, 8]
+    assert int(tf.reduce_prod(tf.TensorShape([5, 8]))) == 40  # the advanced-autodiff guide's n_params
+    assert tf.convert_to_tensor(tf.TensorShape([5, 8]), dtype=tf.int64).dtype == tf.int64
+    assert tf.convert_to_tensor(tf.TensorShape([])).shape == (0,)
+    with pytest.raises(ValueError, match=r"partially known TensorShape \(None, 8\)"):
+        tf.convert_to_tensor(tf.TensorShape([None, 8]))
