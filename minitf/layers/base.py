@@ -158,7 +158,7 @@ class Layer(AttributeTracking, Module, Trackable):
     @property
     def dtype_policy(self):
         """The layer's DTypePolicy (settable with a policy or its name)."""
-        return self._dtype_policy or dtype_policies.DTypePolicy(keras_backend.floatx())
+        return self._dtype_policy or dtype_policies.floatx_policy()
 
     @dtype_policy.setter
     def dtype_policy(self, value):

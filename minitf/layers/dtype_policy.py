@@ -35,6 +35,9 @@ class _NoScope:
         return False
 
 
+_NO_SCOPE = _NoScope()
+
+
 def autocast_scope(layer):
     """The autocast scope the layer's `call` runs in, chosen as Keras 3 chooses it.
 
@@ -44,15 +47,16 @@ def autocast_scope(layer):
     mixed model reads its weights as float32).
     """
     current = autocast.current_scope()
-    compute = layer.compute_dtype
+    policy = layer.dtype_policy
+    compute = policy.compute_dtype
     if current is not None:
         if not layer._autocast or not dtypes.as_dtype(compute).is_floating:
             return autocast.AutocastScope(None)
         if current.dtype != compute:
             return autocast.AutocastScope(compute)
-    elif compute != layer.variable_dtype:
+    elif compute != policy.variable_dtype:
         return autocast.AutocastScope(compute)
-    return _NoScope()
+    return _NO_SCOPE
 
 
 class AutocastWeight(LayerWeight):

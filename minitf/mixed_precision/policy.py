@@ -13,7 +13,7 @@ from minitf import dtypes
 from minitf.keras import backend as keras_backend
 
 __all__ = ["DTypePolicy", "Policy", "FloatDTypePolicy", "set_global_policy", "global_policy",
-           "set_dtype_policy", "dtype_policy", "get", "serialize", "check_usable"]
+           "set_dtype_policy", "dtype_policy", "get", "serialize", "check_usable", "floatx_policy"]
 
 _MIXED = {"mixed_float16": ("float16", "float32"), "mixed_bfloat16": ("bfloat16", "float32")}
 _state = {"policy": None}  # the global policy set by the user; None: follow floatx()
@@ -106,7 +106,19 @@ def global_policy():
     """The policy layers get when they are created without a `dtype` (Keras' float32 default:
     a policy named after `tf.keras.backend.floatx()` until `set_global_policy` is called)."""
     policy = _state["policy"]
-    return policy if policy is not None else DTypePolicy(keras_backend.floatx())
+    return policy if policy is not None else floatx_policy()
+
+
+_FLOATX_POLICIES = {}  # floatx name -> its policy: layers without a policy ask on every call
+
+
+def floatx_policy():
+    """The (shared) policy named after `tf.keras.backend.floatx()`."""
+    name = keras_backend.floatx()
+    policy = _FLOATX_POLICIES.get(name)
+    if policy is None:
+        policy = _FLOATX_POLICIES[name] = DTypePolicy(name)
+    return policy
 
 
 def set_global_policy(policy):
