@@ -16,7 +16,8 @@ from minitf.ragged.ragged_tensor import RaggedTensor
 
 _length = len  # `substr` takes an argument named `len`, as in TF
 
-__all__ = ["length", "lower", "upper", "join", "reduce_join", "regex_replace", "regex_full_match",
+__all__ = ["bytes_split", "unicode_split", "length", "lower", "upper", "join", "reduce_join", "regex_replace",
+           "regex_full_match",
            "to_number", "split", "unicode_decode", "as_string", "substr", "strip"]
 
 
@@ -183,6 +184,30 @@ def unicode_decode(input, input_encoding, errors="replace", replacement_char=655
             points = [replacement_char if p == 0xFFFD else p for p in points]
         pieces.append(points)
     return _batched(arr, pieces, np.int32)
+
+
+@dispatch.add_dispatch_support(elementwise="unary")
+def bytes_split(input, name=None):  # noqa: A002
+    """Each string's bytes as one-byte strings: a 1-D tensor for one string, a RaggedTensor for a
+    batch."""
+    arr = _strings(input, "StringSplit")
+    return _batched(arr, [[s[i:i + 1] for i in range(len(s))] for s in arr.reshape(-1)], object)
+
+
+@dispatch.add_dispatch_support(elementwise="unary")
+def unicode_split(input, input_encoding, errors="replace", replacement_char=65533, name=None):  # noqa: A002
+    """Each string's characters, each encoded back in `input_encoding`: a 1-D tensor for one
+    string, a RaggedTensor for a batch (undecodable bytes become `replacement_char`)."""
+    arr = _strings(input, "UnicodeDecode")
+    policy = {"replace": "replace", "ignore": "ignore", "strict": "strict"}[errors]
+    encoding = input_encoding.lower()
+    pieces = []
+    for s in arr.reshape(-1):
+        chars = s.decode(encoding, errors=policy)
+        if errors == "replace" and replacement_char != 65533:
+            chars = chars.replace("\ufffd", chr(replacement_char))
+        pieces.append([c.encode(encoding) for c in chars])
+    return _batched(arr, pieces, object)
 
 
 @dispatch.add_dispatch_support(elementwise="unary")

@@ -67,3 +67,13 @@ def test_against_tf():
     values = [0.1, -2.5, 1e10]
     assert tf.strings.as_string(tf.constant(values)).numpy().tolist() == \
         tf_.strings.as_string(tf_.constant(values)).numpy().tolist()
+
+
+def test_bytes_split_and_unicode_split_as_tf():
+    # TF 2.21's results (the tensor guide's cells)
+    assert tf.strings.bytes_split("héllo").numpy().tolist() == [b"h", b"\xc3", b"\xa9", b"l", b"l", b"o"]
+    assert tf.strings.bytes_split(["ab", "c"]).to_list() == [[b"a", b"b"], [b"c"]]
+    assert tf.strings.unicode_split("héllo", "UTF-8").numpy().tolist() == [b"h", b"\xc3\xa9", b"l", b"l", b"o"]
+    assert tf.strings.unicode_split(["hé", "c"], "UTF-8").to_list() == [[b"h", b"\xc3\xa9"], [b"c"]]
+    assert tf.strings.unicode_split(tf.constant([["ab"]]), "UTF-8").to_list() == [[[b"a", b"b"]]]
+    assert tf.strings.unicode_split(b"a\xffb", "UTF-8", replacement_char=63).numpy().tolist() == [b"a", b"?", b"b"]
