@@ -13,6 +13,7 @@ import numpy as np
 from minitf import dtypes, errors
 from minitf.data import structure as st
 from minitf.data.buffering import CacheDataset, PrefetchDataset
+from minitf.data.combinators import CounterDataset, DirectedInterleaveDataset, InterleaveDataset, WindowDataset
 from minitf.data.iterator import Iterator
 from minitf.data.options import Options
 from minitf.data.pipeline import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
@@ -21,6 +22,7 @@ from minitf.data.sources import (ConcatenateDataset, GeneratorDataset, RangeData
 from minitf.data.transformations import (BatchDataset, FilterDataset, IdentityDataset, MapDataset,
                                          RepeatDataset, ShuffleDataset, SkipDataset, TakeDataset,
                                          TakeWhileDataset, UnbatchDataset)
+from minitf.function import TensorSpec
 from minitf.tensor import Tensor
 
 __all__ = ["Dataset", "Iterator", "Options", "AUTOTUNE", "INFINITE_CARDINALITY",
@@ -54,6 +56,8 @@ class Dataset:
     The shape and dtype of an element are described by `element_spec`; the number of elements
     by `cardinality()` (INFINITE_CARDINALITY or UNKNOWN_CARDINALITY when it cannot be counted).
     """
+
+    _is_tf_dataset = True  # lets structure.py keep datasets as element leaves (window)
 
     def __init__(self, node, options=None):
         # Not called by users: sources and transformations build datasets around plan nodes.
@@ -207,7 +211,87 @@ class Dataset:
                                 f"{type(d).__name__}.")
         return Dataset(ZipDataset(st.pack(datasets, [d._node for d in leaves])))
 
+    @staticmethod
+    def counter(start=0, step=1, dtype=dtypes.int64, name=None):
+        """An infinite dataset of scalars `start`, `start + step`, ... of `dtype` (default int64)."""
+        return Dataset(CounterDataset(start, step, dtype))
+
+    @staticmethod
+    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
+                             rerandomize_each_iteration=None):
+        """Elements drawn at random from `datasets`, input i with probability `weights[i]`
+        (uniform when None). An exhausted input is skipped from then on (or ends the output
+        when `stop_on_empty_dataset`). The draws are reproducible from `seed` and the global
+        seed, and repeat on every iteration unless `rerandomize_each_iteration`; they are not
+        TF's Philox draws, only their distribution matches.
+
+        Raises:
+            ValueError: `datasets` is empty, or `weights` has a different length.
+            TypeError: the datasets' element specs are incompatible.
+        """
+        datasets = _check_datasets(datasets)
+        if weights is None:
+            weights = [1.0] * len(datasets)
+        weights = np.asarray(getattr(weights, "numpy", lambda: weights)(), dtype=np.float64).reshape(-1)
+        if len(weights) != len(datasets):
+            raise ValueError(f"Invalid `weights`. `weights` should have the same length as `datasets` but got "
+                             f"`len(weights)={len(weights)}` vs. `len(datasets)={len(datasets)}`.")
+        if (weights < 0).any() or not weights.sum() > 0:
+            raise ValueError(f"Invalid `weights`: they must be non-negative with a positive sum, got "
+                             f"{weights.tolist()}.")
+        return Dataset(DirectedInterleaveDataset([d._node for d in datasets], stop_on_empty_dataset,
+                                                 weights=weights, seed=seed,
+                                                 rerandomize=bool(rerandomize_each_iteration)))
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        """The elements of `datasets` in the order named by `choice_dataset`'s scalar int64
+        elements (an index into `datasets` each). By default the output ends when a chosen
+        input is exhausted; with `stop_on_empty_dataset=False` that choice is skipped.
+
+        Raises:
+            ValueError: `datasets` is empty. TypeError: incompatible element specs, or
+            `choice_dataset` is not a dataset of scalar int64. InvalidArgumentError (while
+            iterating): a choice is out of range.
+        """
+        datasets = _check_datasets(datasets)
+        spec = getattr(choice_dataset, "element_spec", None)
+        if not (isinstance(choice_dataset, Dataset) and spec == TensorSpec([], dtypes.int64)):
+            raise TypeError(f"Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar `tf.int64` "
+                            f"tensors but are {spec!r}.")
+        return Dataset(DirectedInterleaveDataset([d._node for d in datasets], stop_on_empty_dataset,
+                                                 choice=choice_dataset._node))
+
     # --- transformations ---
+    def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
+                   deterministic=None, name=None):
+        """Maps each element to a dataset with `map_func` and interleaves their elements:
+        `cycle_length` datasets are open at once (default: the CPU count, as TF), and
+        `block_length` consecutive elements (default 1) are taken from each in turn. An
+        exhausted dataset is replaced by the next input element's. The order is TF's
+        deterministic order whatever `num_parallel_calls` and `deterministic` say.
+
+        Raises:
+            TypeError: (while iterating) `map_func` does not return a Dataset.
+            InvalidArgumentError: `cycle_length` or `block_length` is not positive.
+        """
+        return self._then(InterleaveDataset(self._node, map_func, cycle_length, block_length, Dataset))
+
+    def flat_map(self, map_func, name=None):
+        """Maps each element to a dataset with `map_func` and chains their elements in order."""
+        return self._then(InterleaveDataset(self._node, map_func, 1, 1, Dataset, op="flat_map"))
+
+    def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
+        """A dataset of windows: each element is this dataset's element structure with a
+        Dataset per component, holding `size` elements taken every `stride` input elements;
+        a new window starts every `shift` elements (default `size`). Windows at the end are
+        shorter unless `drop_remainder`. Use `flat_map(lambda w: w.batch(size))` to get tensors.
+
+        Raises:
+            InvalidArgumentError: `size`, `shift` or `stride` is not positive.
+        """
+        return self._then(WindowDataset(self._node, size, shift, stride, drop_remainder, Dataset))
+
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
         """Applies `map_func` to every element.
 
@@ -449,3 +533,25 @@ class Dataset:
 
     def __repr__(self):
         return f"<{type(self._node).__name__} element_spec={self.element_spec!r}>"
+
+
+def _check_datasets(datasets):
+    """`datasets` as a list of Datasets with compatible element specs (sample/choose_from_datasets)."""
+    datasets = list(datasets) if not isinstance(datasets, Dataset) else [datasets]
+    if not datasets:
+        raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
+    for d in datasets:
+        if not isinstance(d, Dataset):
+            raise TypeError(f"Invalid `datasets`: expected a list of tf.data.Dataset, got {type(d).__name__}.")
+    first = datasets[0].element_spec
+    for d in datasets[1:]:
+        try:
+            ok = st.same_structure(first, d.element_spec)
+            if ok:
+                st.relax_spec(first, d.element_spec)
+        except TypeError:
+            ok = False
+        if not ok:
+            specs = "\n".join(f"Dataset {i} element_spec={x.element_spec}." for i, x in enumerate(datasets))
+            raise TypeError(f"Invalid `datasets`. `datasets` must have compatible element specs.\n {specs}")
+    return datasets

@@ -1,9 +1,29 @@
-"""tf.data.experimental: AUTOTUNE, the cardinality constants and `cardinality()`."""
-from minitf.data.dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
+"""tf.data.experimental: AUTOTUNE, the cardinality constants, `cardinality()`, Counter,
+sample_from_datasets / choose_from_datasets and the CSV readers."""
+from minitf import dtypes
+from minitf.data.csv import CsvDataset, make_csv_dataset
+from minitf.data.dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 
-__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "cardinality"]
+__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "cardinality", "Counter",
+           "sample_from_datasets", "choose_from_datasets", "CsvDataset", "make_csv_dataset"]
 
 
 def cardinality(dataset):
     """The number of elements of `dataset` as an int64 tensor (or a cardinality constant)."""
     return dataset.cardinality()
+
+
+def Counter(start=0, step=1, dtype=dtypes.int64, name=None):  # noqa: N802 (TF's name)
+    """Deprecated alias of `tf.data.Dataset.counter`: `start`, `start + step`, ... forever."""
+    return Dataset.counter(start, step, dtype)
+
+
+def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
+                         rerandomize_each_iteration=None):
+    """Alias of `tf.data.Dataset.sample_from_datasets`."""
+    return Dataset.sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset, rerandomize_each_iteration)
+
+
+def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+    """Alias of `tf.data.Dataset.choose_from_datasets`."""
+    return Dataset.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)

@@ -13,6 +13,40 @@ from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 
 
+def is_dataset(value):
+    """True for a tf.data.Dataset (an element of `window`'s output is a structure of them)."""
+    return getattr(type(value), "_is_tf_dataset", False)
+
+
+class DatasetSpec:
+    """The spec of a dataset-valued element (as TF's `tf.data.DatasetSpec`): the element spec of
+    the inner dataset and the shape of the dataset value (a scalar)."""
+
+    def __init__(self, element_spec, dataset_shape=()):
+        self._element_spec = element_spec
+        self._dataset_shape = TensorShape(dataset_shape)
+
+    @property
+    def element_spec(self):
+        """The element spec of the datasets this spec describes."""
+        return self._element_spec
+
+    @property
+    def shape(self):
+        """The shape of the dataset value itself (scalar: `TensorShape([])`)."""
+        return self._dataset_shape
+
+    def __eq__(self, other):
+        return (isinstance(other, DatasetSpec) and self._element_spec == other._element_spec
+                and self._dataset_shape == other._dataset_shape)
+
+    def __hash__(self):
+        return hash(repr(self))
+
+    def __repr__(self):
+        return f"DatasetSpec({self._element_spec!r}, {self._dataset_shape!r})"
+
+
 def is_nested(value):
     """True for tuples (named too) and dicts."""
     return isinstance(value, (tuple, dict))
@@ -66,7 +100,7 @@ def same_structure(a, b):
 def to_tensor(value, dtype=None):
     """One leaf as a Tensor (lists are stacked into one tensor, as tf.data does); a SparseTensor
     stays one leaf."""
-    if isinstance(value, SparseTensor):
+    if isinstance(value, SparseTensor) or is_dataset(value):
         return value
     return convert_to_tensor(value, dtype=dtype)
 
@@ -85,6 +119,8 @@ def spec_of(element):
     def spec(t):
         if isinstance(t, SparseTensor):
             return SparseTensorSpec([None] * int(t.dense_shape.shape[0]), t.dtype)
+        if is_dataset(t):
+            return DatasetSpec(t.element_spec)
         return TensorSpec(t.shape, t.dtype)
 
     return map_leaves(spec, element)

@@ -312,8 +312,8 @@ class RepeatDataset(UnaryDataset):
 
     def _cardinality(self):
         n = self._input._cardinality()
-        if self._count < 0:
-            return 0 if n == 0 else (_UNK if n == _UNK else _INF)
+        if self._count < 0:  # as TF: forever is infinite unless known to be empty
+            return 0 if n == 0 else _INF
         if n < 0:
             return 0 if self._count == 0 else n
         return n * self._count

@@ -173,7 +173,7 @@ def test_cardinality_and_len():
     assert card.dtype == tf.int64 and int(card) == 10
     cases = [(ds.batch(3), 4), (ds.batch(3, True), 3), (ds.repeat(), inf), (ds.repeat(3), 30),
              (ds.repeat().take(4), 4), (ds.filter(lambda x: True), unk),
-             (ds.filter(lambda x: True).repeat(), unk), (ds.skip(4), 6), (ds.skip(20), 0),
+             (ds.filter(lambda x: True).repeat(), inf), (ds.skip(4), 6), (ds.skip(20), 0),
              (ds.take(20), 10), (ds.shuffle(3).map(lambda x: x).prefetch(1).cache(), 10),
              (Dataset.zip((ds, ds.repeat())), 10), (ds.repeat().concatenate(ds), inf),
              (ds.unbatch() if False else ds.batch(2).unbatch(), unk)]
