@@ -96,7 +96,7 @@ def encoded_shape(input_shape, output_mode, depth):
     if output_mode == "int":
         return TensorShape(shape)
     if not shape:
-        return TensorShape([depth])
+        return TensorShape([1, depth] if output_mode == "one_hot" else [depth])
     if output_mode == "one_hot" and shape[-1] != 1:
         return TensorShape(shape + [depth])
     return TensorShape(shape[:-1] + [depth])

@@ -14,7 +14,7 @@ import collections
 import numpy as np
 
 from minitf import dtypes
-from minitf.errors import InvalidArgumentError
+from minitf.errors import FailedPreconditionError, InvalidArgumentError
 from minitf.keras import backend as keras_backend
 from minitf.layers import _preprocessing_utils as P
 from minitf.layers.base import Layer
@@ -191,11 +191,13 @@ class _IndexLookup(Layer):
                                f"{self._frozen_vocab_size}, new vocab size is "
                                f"{self._token_start_index() + len(tokens)}")
         self._tokens = list(tokens)
+        self._table_ready = True
         start = self._token_start_index()
         self._index = {t: start + i for i, t in enumerate(self._tokens)}
         self._frozen_vocab_size = self.vocabulary_size()
 
     _called = False
+    _table_ready = False
 
     # -- adapt ----------------------------------------------------------------------------------
     def adapt(self, data, steps=None):
@@ -218,6 +220,9 @@ class _IndexLookup(Layer):
             counts.update(doc)
             doc_counts.update(set(doc))
         num_docs = len(documents)
+        if not counts:
+            self._frozen_vocab_size = self.vocabulary_size()
+            return  # Keras keeps the table it had (none, on a fresh layer)
         for special in (self.mask_token, self.oov_token):
             if special is not None:
                 counts.pop(self._key(special), None)
@@ -225,6 +230,10 @@ class _IndexLookup(Layer):
         tokens = sorted(counts, key=lambda t: (counts[t], t), reverse=True)
         if self.max_tokens:
             tokens = tokens[:self.max_tokens - self._token_start_index()]
+        if not tokens:
+            raise InvalidArgumentError(None, None, f"{type(self).__name__} {self.name!r}: adapt() found no tokens "
+                                       f"besides the mask and OOV tokens; keys and values of the lookup table "
+                                       f"cannot be empty.")
         self._set_tokens(tokens)
         self._adapted = True
         if self.output_mode == "tf_idf":
@@ -251,6 +260,17 @@ class _IndexLookup(Layer):
     # -- lookups -----------------------------------------------------------------------------------
     def _lookup(self, flat):
         """Indices (or, inverted, tokens) of a flat object/int array of keys."""
+        self._check_table()
+        return self._lookup_keys(flat)
+
+    def _check_table(self):
+        """FailedPreconditionError (as TF's uninitialized table) before any vocabulary is set."""
+        if not self._table_ready:
+            raise FailedPreconditionError(None, None, f"{type(self).__name__} {self.name!r}: the lookup table is "
+                                          f"not initialized; pass a `vocabulary` or call `adapt()` first.")
+
+    def _lookup_keys(self, flat):
+        """The lookup itself: mask, vocabulary, then the OOV rule."""
         if self.invert:
             mask = self._maybe_key(self.mask_token)
             table = {i: t for t, i in self._index.items()}

@@ -192,6 +192,8 @@ def encode_categorical(ids, output_mode, depth, count_weights=None, dtype="float
     """
     ids = np.asarray(ids)
     if output_mode == "one_hot":
+        if ids.ndim == 0:
+            ids = ids.reshape(1)
         if ids.ndim > 1 and ids.shape[-1] == 1:
             ids = ids[..., 0]
         valid = (ids >= 0) & (ids < depth)
@@ -199,7 +201,7 @@ def encode_categorical(ids, output_mode, depth, count_weights=None, dtype="float
         return out.astype(dtype)
     if ids.ndim == 0:
         ids = ids[None]
-    flat = ids.reshape(-1, ids.shape[-1]) if ids.ndim else ids.reshape(1, -1)
+    flat = ids.reshape(int(np.prod(ids.shape[:-1])), ids.shape[-1])
     weights = None if count_weights is None else np.asarray(count_weights).reshape(flat.shape)
     out = np.zeros((flat.shape[0], depth), dtype=np.float64)
     rows = np.repeat(np.arange(flat.shape[0]), flat.shape[1])
@@ -306,13 +308,18 @@ class Hashing(Layer):
 
     def call(self, inputs):
         values = P.numpy_of(inputs)
-        if values.dtype.kind in "iu":
-            text = np.vectorize(lambda v: str(int(v)).encode(), otypes=[object])(values)
-        elif values.dtype.kind in "f":
-            raise ValueError(f"Hashing {self.name!r}: inputs must be strings or integers, got {values.dtype}")
+        if values.dtype.kind == "f":
+            values = values.astype(np.int64)  # Keras hashes floats by their integer part
+        text_mask = isinstance(self.mask_value, (str, bytes))
+        if self.mask_value is not None and self.num_bins > 1 and text_mask != (values.dtype == object):
+            raise TypeError(f"Hashing {self.name!r}: mask_value={self.mask_value!r} cannot be compared with "
+                            f"{values.dtype} inputs; use a mask value of the inputs' type.")
+        if values.dtype.kind in "iub":
+            text = np.vectorize(lambda v: str(int(v)).encode(), otypes=[object])(values) if values.size else \
+                values.astype(object)
         else:
             text = values
-        if self.mask_value is not None:
+        if self.mask_value is not None and self.num_bins > 1:
             hashed = to_hash_bucket_fast(convert_to_tensor(text, dtypes.string), self.num_bins - 1).numpy() + 1
             mask = values == (self.mask_value.encode() if isinstance(self.mask_value, str) and
                               values.dtype.kind not in "iu" else self.mask_value)
@@ -352,8 +359,6 @@ class Discretization(Layer):
 
     def __init__(self, bin_boundaries=None, num_bins=None, epsilon=0.01, output_mode="int", sparse=False,
                  dtype=None, name=None):
-        if dtype is None:
-            dtype = "int64" if output_mode == "int" else keras_backend.floatx()
         super().__init__(name=name, dtype=dtype)
         if output_mode not in ("int",) + _ENCODE_MODES:
             raise ValueError(f"Discretization {self.name!r}: unknown output_mode {output_mode!r}; use one of "
@@ -389,7 +394,7 @@ class Discretization(Layer):
         ids = np.searchsorted(np.asarray(self.bin_boundaries, dtype=np.float64), values, side="right")
         depth = len(self.bin_boundaries) + 1
         if self.output_mode == "int":
-            return convert_to_tensor(ids.astype(np.int64))
+            return convert_to_tensor(ids.astype(np.int32))  # Keras' output dtype in 'int' mode
         return convert_to_tensor(encode_categorical(ids, self.output_mode, depth, dtype=self.dtype))
 
     def compute_output_shape(self, input_shape):

@@ -177,14 +177,15 @@ class TextVectorization(Layer):
         if self._split is None:
             return lookup.call(convert_to_tensor(rows, dtypes.string))
         lookup._called = True
+        if self._output_mode != "int" and lookup._depth() is None:
+            lookup.call(convert_to_tensor(np.zeros(0, object), dtypes.string))  # raises Keras' error
+        lookup._check_table()
         flat = [t for row in rows for t in row]
         ids = lookup._lookup(flat) if flat else np.zeros(0, np.int64)
         splits = np.cumsum([0] + [len(row) for row in rows])
         id_rows = [ids[splits[i]:splits[i + 1]] for i in range(len(rows))]
         if self._output_mode != "int":
             depth = lookup._depth()
-            if depth is None:
-                lookup.call(convert_to_tensor(np.zeros(0, object), dtypes.string))  # raises Keras' error
             out = np.stack([encode_categorical(r, lookup._encode_mode(), depth, dtype=np.int64) for r in id_rows]) \
                 if id_rows else np.zeros((0, depth), np.int64)
             result = lookup._finish(out)
