@@ -8,7 +8,12 @@
   minitf's worker pool (`map_blocks`).
 - `argsort_stable`: numpy's stable sort (ties keep their order, as TF's TopKV2).
 - `scatter_at`: numpy's unbuffered `.at` scatters (Variable.scatter_*).
+- float16: numpy has no half-precision BLAS (a float16 GEMM runs ~100x slower than float32), so
+  the GEMM kernels compute float16 operands in float32 and round the result, which is also what
+  TF's CPU kernels return (checked equal on matmul and conv2d).
 """
+import functools
+
 import numpy as np
 
 from minitf.kernels import threads
@@ -312,3 +317,23 @@ def scatter_at(buf, indices, values, how):
     """`numpy.<how>.at(buf, indices, values)`: an unbuffered scatter in place (repeated indices
     all apply)."""
     getattr(np, how).at(buf, indices, values)
+
+
+def _half_through_float32(kernel):
+    """`kernel` with float16 array arguments computed in float32 and the result rounded back."""
+    @functools.wraps(kernel)
+    def wrapper(*args, **kwargs):
+        if not any(isinstance(a, np.ndarray) and a.dtype == np.float16 for a in args):
+            return kernel(*args, **kwargs)
+        wide = tuple(a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float16 else a
+                     for a in args)
+        return kernel(*wide, **kwargs).astype(np.float16)
+    return wrapper
+
+
+conv2d = _half_through_float32(conv2d)
+conv2d_backprop_input = _half_through_float32(conv2d_backprop_input)
+conv2d_backprop_filter = _half_through_float32(conv2d_backprop_filter)
+depthwise_conv2d = _half_through_float32(depthwise_conv2d)
+depthwise_backprop_input = _half_through_float32(depthwise_backprop_input)
+depthwise_backprop_filter = _half_through_float32(depthwise_backprop_filter)

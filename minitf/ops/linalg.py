@@ -81,6 +81,9 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         if va.shape[-1] == 1 and (va.ndim > 2 or vb.ndim > 2):
             # batched outer products: numpy's broadcast matmul is ~7x slower than a multiply here
             c = Tensor(va * vb)
+        elif va.dtype == np.float16 and xp is np:
+            # no half-precision BLAS in numpy: compute in float32 and round, as TF's CPU kernel does
+            c = Tensor(np.matmul(va.astype(np.float32), vb.astype(np.float32)).astype(np.float16))
         else:
             c = Tensor(xp.matmul(va, vb))
     except ValueError:
