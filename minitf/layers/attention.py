@@ -1,14 +1,15 @@
 """Attention and AdditiveAttention (Keras 3), and the mask helpers the attention layers share.
 
-Padding masks travel on tensors as `_keras_mask` (Embedding(mask_zero=True), Masking); the
-helpers here read and attach them where a tensor takes the attribute, so the layers work with
-or without mask propagation, and always with masks passed explicitly.
+Padding masks travel on tensors as `_keras_mask` (Embedding(mask_zero=True), Masking; see
+minitf.layers.masking): Attention receives them as its `mask` list, MultiHeadAttention as its
+query/value/key masks. The mask helpers here are shared by both modules.
 """
 import numpy as np
 
 from minitf import dtypes
 from minitf.convert import convert_to_tensor
 from minitf.layers.base import Layer
+from minitf.layers.masking import set_keras_mask
 from minitf.ops import array as array_ops
 from minitf.ops import compare as compare_ops
 from minitf.ops import math as math_ops
@@ -18,24 +19,11 @@ from minitf.ops.constant import cast
 from minitf.ops.linalg import matmul
 from minitf.tensor_shape import TensorShape
 
-__all__ = ["Attention", "AdditiveAttention", "get_keras_mask", "set_keras_mask", "as_bool_mask", "causal_mask",
+__all__ = ["Attention", "AdditiveAttention", "as_bool_mask", "causal_mask",
            "large_negative", "and_masks"]
 
 
 # -- masks ------------------------------------------------------------------------------------
-def get_keras_mask(x):
-    """The padding mask Keras attached to `x` (its `_keras_mask`), or None."""
-    return getattr(x, "_keras_mask", None) if x is not None else None
-
-
-def set_keras_mask(x, mask):
-    """Attach `mask` to `x` as its `_keras_mask` where the object takes the attribute."""
-    try:
-        x._keras_mask = mask
-    except (AttributeError, TypeError):
-        pass  # tensors without mask support: the mask simply does not travel
-
-
 def as_bool_mask(mask):
     """`mask` as a bool tensor (nonzero is True), or None."""
     if mask is None:
@@ -151,14 +139,6 @@ class Attention(Layer):
         if self.score_mode == "concat":
             self.concat_score_weight = self.add_weight("concat_score_weight", shape=(), initializer="ones")
         self.built = True
-
-    def __call__(self, inputs, *args, **kwargs):
-        """Run the layer; without an explicit `mask`, the inputs' padding masks are used."""
-        if kwargs.get("mask") is None and isinstance(inputs, list):
-            masks = [get_keras_mask(x) for x in inputs]
-            if any(m is not None for m in masks):
-                kwargs["mask"] = masks
-        return super().__call__(inputs, *args, **kwargs)
 
     def _calculate_scores(self, query, key):
         """[batch, Tq, Tv] scores of each query against each key."""

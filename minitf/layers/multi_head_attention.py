@@ -11,13 +11,14 @@ import math
 import numpy as np
 
 from minitf.convert import convert_to_tensor
+from minitf.keras.keras_tensor import any_symbolic
 from minitf.layers import _utils as U
 from minitf.layers.activation import Softmax
-from minitf.layers.attention import (and_masks, as_bool_mask, causal_mask, get_keras_mask, large_negative,
-                                     set_keras_mask)
+from minitf.layers.attention import and_masks, as_bool_mask, causal_mask, large_negative
 from minitf.layers.base import Layer
 from minitf.layers.einsum_dense import EinsumDense
 from minitf.layers.input_spec import shape_of
+from minitf.layers.masking import get_keras_mask, set_keras_mask
 from minitf.layers.regularization import Dropout
 from minitf.ops import array as array_ops
 from minitf.ops import nn as nn_ops
@@ -157,6 +158,7 @@ class MultiHeadAttention(Layer):
                                       "leave flash_attention=None (the same result, computed directly).")
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self._activity_regularizer = U.regularizer(activity_regularizer)
+        self.supports_masking = True  # the output carries the query's padding mask, as in Keras
         self._num_heads = num_heads
         self._key_dim = key_dim
         self._value_dim = value_dim if value_dim else key_dim
@@ -281,9 +283,12 @@ class MultiHeadAttention(Layer):
                             f"'value'; call it as mha(query, value) (value=query for self-attention).")
         value = kwargs.pop("value", value)
         key = kwargs.pop("key", key)
-        for name, x in (("query_mask", query), ("value_mask", value), ("key_mask", key)):
-            if kwargs.get(name) is None and get_keras_mask(x) is not None:
-                kwargs[name] = get_keras_mask(x)
+        if not any_symbolic([query, value, key]):
+            # Keras fills these from the inputs' masks at run time; a symbolic call records none
+            # (the model's replay passes eager tensors, which carry their masks again)
+            for name, x in (("query_mask", query), ("value_mask", value), ("key_mask", key)):
+                if kwargs.get(name) is None and get_keras_mask(x) is not None:
+                    kwargs[name] = get_keras_mask(x)
         if not self.built:
             self.build(shape_of(query), shape_of(value), None if key is None else shape_of(key))
         return super().__call__(query, value, key, **kwargs)

@@ -7,7 +7,7 @@ import minitf as tf
 from minitf import layers
 from minitf.gradient_checker import assert_gradients_close
 from minitf.layers import multi_head_attention as mha_module
-from minitf.layers.attention import as_bool_mask, get_keras_mask, set_keras_mask
+from minitf.layers.attention import as_bool_mask
 
 
 def f64(*shape, seed=0):
@@ -140,27 +140,43 @@ def test_query_mask_masks_whole_rows_and_is_attached_to_the_output():
     assert np.all(s.numpy()[0, :, 2] == 0) and np.allclose(s.numpy()[1].sum(-1), 1.0)
 
 
-def test_input_keras_masks_are_used(monkeypatch):
+def test_input_keras_masks_are_used_and_the_query_mask_travels_on():
     """Padding masks carried on the inputs (`_keras_mask`) act as value/query masks."""
     mha = _mha()
     q, v = tf.constant(f64(2, 3, 4)), tf.constant(f64(2, 5, 4, seed=1))
     value_mask = tf.constant([[True, True, False, False, False], [True] * 5])
-    carried = {id(v): value_mask}
-    monkeypatch.setattr(mha_module, "get_keras_mask", lambda x: carried.get(id(x)))
-    np.testing.assert_allclose(mha(q, v).numpy(), mha(q, v, value_mask=value_mask).numpy(), rtol=1e-12)
-    unmasked = mha(q, v, value_mask=tf.ones((2, 5), tf.bool)).numpy()
-    assert not np.allclose(mha(q, v).numpy(), unmasked)
+    query_mask = tf.constant([[True, True, False], [True] * 3])
+    expected = mha(q, v, value_mask=value_mask, query_mask=query_mask).numpy()
+    v._keras_mask = value_mask
+    q._keras_mask = query_mask
+    y = mha(q, v)
+    np.testing.assert_allclose(y.numpy(), expected, rtol=1e-12)
+    np.testing.assert_array_equal(y._keras_mask.numpy(), query_mask.numpy())
+    assert not np.allclose(mha(q, v, value_mask=tf.ones((2, 5), tf.bool)).numpy(), expected)
+
+
+def test_embedding_masks_reach_attention_in_a_functional_model():
+    ids = np.array([[3, 4, 5, 0, 0], [1, 2, 3, 4, 5]], "int32")
+    inp = tf.keras.Input((5,), dtype="int32")
+    emb = layers.Embedding(8, 6, mask_zero=True)
+    mha = layers.MultiHeadAttention(2, 3)
+    x = emb(inp)
+    model = tf.keras.Model(inp, mha(x, x))
+    y = model(ids).numpy()
+    e = emb(ids)
+    keep = ids != 0
+    np.testing.assert_allclose(y, mha(e, e, query_mask=keep, value_mask=keep).numpy(), rtol=1e-6)
+    short = emb(ids[:1, :3])  # the first sequence without its padding
+    np.testing.assert_allclose(mha(short, short).numpy()[0], y[0, :3], rtol=1e-5, atol=1e-7)
+    att = layers.Attention()
+    out = att([e, e])
+    np.testing.assert_allclose(out.numpy(), att([e, e], mask=[keep, keep]).numpy(), rtol=1e-6)
+    assert np.all(out.numpy()[0, 3:] == 0)
 
 
 def test_mask_helpers():
-    class Holder:
-        pass
-    h = Holder()
-    assert get_keras_mask(h) is None and get_keras_mask(None) is None
-    set_keras_mask(h, "m")
-    assert get_keras_mask(h) == "m"
-    set_keras_mask(tf.constant(1.0), tf.constant(True))  # tensors without the slot: ignored
     np.testing.assert_array_equal(as_bool_mask(tf.constant([0, 2, 1])).numpy(), [False, True, True])
+    assert as_bool_mask(None) is None
 
 
 def test_sliding_window_limits_the_band():

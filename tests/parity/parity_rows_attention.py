@@ -87,6 +87,23 @@ def _mha_call(lib, query, value, config, key=None, **call_kwargs):
 TABLE.add("keras.layers.MultiHeadAttention", _mha_cases(), call=_mha_call, grad=1, rtol=1e-3, atol=2e-3)
 
 
+def _size_one_head_bias(case, verdict):
+    """A projection bias of shape [heads, 1] (key_dim or value_dim 1) with as many heads as positions."""
+    config = case.kwargs["config"]
+    sizes = (config.get("key_dim"), config.get("value_dim", config.get("key_dim")))
+    if config.get("use_bias") is False or 1 not in sizes:
+        return False
+    inputs = list(case.args) + ([case.kwargs["key"]] if "key" in case.kwargs else [])
+    lengths = {np.shape(t.value)[1] for t in inputs}
+    return config.get("num_heads") in lengths
+
+
+TABLE.known("keras.layers.MultiHeadAttention", _size_one_head_bias,
+            "INTENTIONAL: Keras 3's TensorFlow backend adds a bias that squeezes to one axis with tf.nn.bias_add, "
+            "and picks axis 1 when the last axis does not match: a [heads, 1] projection bias on [batch, T, heads, 1] "
+            "with T == heads lands on the positions instead of the heads. minitf adds the bias as its shape says")
+
+
 # -- Attention / AdditiveAttention ------------------------------------------------------------
 
 @st.composite
