@@ -104,6 +104,8 @@ def _decode(contents, channels, op, want=None, all_frames=False):
         for k in range(getattr(img, "n_frames", 1) if all_frames else 1):
             img.seek(k)
             frames.append(_to_array(img, channels, fmt))
+    except image_module.DecompressionBombError as e:  # a header claiming a gigantic image
+        raise errors.invalid_argument(op, f"refusing to decode the {fmt} data: {e}") from None
     except (OSError, ValueError, SyntaxError) as e:
         raise errors.invalid_argument(op, f"could not decode the {fmt} data: {e}") from None
     return np.stack(frames) if all_frames else frames[0]

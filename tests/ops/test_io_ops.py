@@ -72,3 +72,13 @@ def test_files_move_between_tf_and_minitf(tmp_path):
     np.testing.assert_array_equal(tf_.io.decode_png(tf.io.encode_png(img).numpy()).numpy(), img)
     tf_.io.write_file(str(tmp_path / "t.bin"), b"from tf")
     assert tf.io.read_file(str(tmp_path / "t.bin")).numpy() == b"from tf"
+
+
+def test_an_image_whose_header_claims_a_gigantic_size_is_refused_cleanly(monkeypatch):
+    from PIL import Image
+    import io as _io
+    buffer = _io.BytesIO()
+    Image.new("L", (64, 64)).save(buffer, "PNG")
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 100)  # 64*64 is then a "decompression bomb"
+    with pytest.raises(tf.errors.InvalidArgumentError, match="refusing to decode the PNG"):
+        tf.io.decode_png(buffer.getvalue())
