@@ -264,9 +264,9 @@ class CategoryEncoding(Layer):
         return P.encoded_shape(input_shape, self.output_mode, self.num_tokens)
 
     def get_config(self):
-        """num_tokens, output_mode and sparse."""
+        """num_tokens and output_mode (Keras writes no `sparse`)."""
         config = super().get_config()
-        config.update({"num_tokens": self.num_tokens, "output_mode": self.output_mode, "sparse": self.sparse})
+        config.update({"num_tokens": self.num_tokens, "output_mode": self.output_mode})
         return config
 
 
