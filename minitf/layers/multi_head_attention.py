@@ -289,6 +289,11 @@ class MultiHeadAttention(Layer):
             for name, x in (("query_mask", query), ("value_mask", value), ("key_mask", key)):
                 if kwargs.get(name) is None and get_keras_mask(x) is not None:
                     kwargs[name] = get_keras_mask(x)
+            # Keras then removes the masks from the inputs (this layer has used them), so a later
+            # layer reading the same tensors sees none; models depend on it, so minitf does too
+            for x in (query, value, key):
+                if x is not None and get_keras_mask(x) is not None:
+                    set_keras_mask(x, None)
         if not self.built:
             self.build(shape_of(query), shape_of(value), None if key is None else shape_of(key))
         return super().__call__(query, value, key, **kwargs)

@@ -168,6 +168,8 @@ def test_embedding_masks_reach_attention_in_a_functional_model():
     np.testing.assert_allclose(y, mha(e, e, query_mask=keep, value_mask=keep).numpy(), rtol=1e-6)
     short = emb(ids[:1, :3])  # the first sequence without its padding
     np.testing.assert_allclose(mha(short, short).numpy()[0], y[0, :3], rtol=1e-5, atol=1e-7)
+    assert e._keras_mask is None  # MultiHeadAttention consumes its inputs' masks, as Keras does
+    e = emb(ids)
     att = layers.Attention()
     out = att([e, e])
     np.testing.assert_allclose(out.numpy(), att([e, e], mask=[keep, keep]).numpy(), rtol=1e-6)
