@@ -342,17 +342,37 @@ class Hashing(Layer):
         return config
 
 
+def _summarize(values, epsilon):
+    """Sorted values thinned to about 1/epsilon points, each weighted by the count it stands for."""
+    values = np.sort(np.asarray(values, dtype=np.float32).reshape(-1))
+    step = max(values.size * epsilon, 1)
+    points = values[int(step - 1)::int(step)]
+    return np.stack([points, np.full(points.shape, step, dtype=points.dtype)])
+
+
+def _compress(summary, epsilon):
+    """A summary re-cut into 1/epsilon equal-weight bins by interpolating its cumulative weights."""
+    if summary.shape[1] * epsilon < 1:
+        return summary
+    targets = epsilon + np.arange(0.0, 1.0, epsilon)
+    cumulative = summary[1].cumsum()
+    share = cumulative / cumulative[-1]
+    bins = np.interp(targets, share, summary[0])
+    cumulative = np.interp(targets, share, cumulative)
+    weights = cumulative - np.concatenate([[0.0], cumulative[:-1]])
+    return np.stack([bins, weights]).astype(np.float32)
+
+
 class Discretization(Layer):
     """Buckets continuous values by `bin_boundaries` (index i for boundaries[i-1] <= x < boundaries[i]).
 
-    The boundaries are given, or learnt by `adapt(data)` as `num_bins` quantiles of the data
-    (exact quantiles here: Keras uses an approximate summary with `epsilon`, so adapted
-    boundaries can differ slightly on large data).
+    The boundaries are given, or learnt by `adapt(data)` as `num_bins` approximate quantiles of
+    the data (Keras' summary algorithm, with its `epsilon`).
 
     Args:
         bin_boundaries: sorted boundaries (len = bins - 1).
         num_bins: the number of bins to learn with adapt.
-        epsilon: accepted for Keras compatibility (the approximation error Keras allows).
+        epsilon: the approximation error of the quantile summary (default 0.01).
         output_mode: 'int' (default), 'one_hot', 'multi_hot' or 'count'.
         sparse: must be False in minitf.
     """
@@ -380,14 +400,21 @@ class Discretization(Layer):
         self.sparse = sparse
 
     def adapt(self, data, steps=None):
-        """Learn `num_bins - 1` boundaries as evenly spaced quantiles of `data`."""
+        """Learn `num_bins - 1` boundaries from `data` with Keras' quantile summary: each batch is
+        summarized to about 1/epsilon weighted points, summaries are merged, and the boundaries are
+        interpolated from the cumulative weights (so they match Keras' exactly)."""
         if self.num_bins is None:
             raise ValueError(f"Discretization {self.name!r}: cannot adapt a Discretization layer that has "
                              f"been initialized with `bin_boundaries`, use `num_bins` instead.")
-        batches, _ = P.adapt_batches(data, self.name, batch_rank1=False, steps=steps)
-        values = np.concatenate([np.asarray(b, dtype=np.float64).reshape(-1) for b in batches])
-        qs = np.linspace(0, 1, self.num_bins + 1)[1:-1]
-        self.bin_boundaries = [float(v) for v in np.quantile(values, qs, method="inverted_cdf")]
+        if isinstance(data, (list, tuple)):
+            batches = list(data)[:steps] if steps is not None else list(data)  # Keras iterates lists
+        else:
+            batches, _ = P.adapt_batches(data, self.name, batch_rank1=False, steps=steps)
+        summary = np.zeros((2, 0), dtype=np.float32)
+        for batch in batches:
+            merged = np.concatenate([summary, _summarize(P.numpy_of(batch), self.epsilon)], axis=1)
+            summary = _compress(merged[:, np.argsort(merged[0], kind="stable")], self.epsilon)
+        self.bin_boundaries = _compress(summary, 1.0 / self.num_bins)[0, :-1].tolist()
 
     def call(self, inputs):
         values = P.numpy_of(inputs)

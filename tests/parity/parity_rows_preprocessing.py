@@ -106,12 +106,15 @@ add("keras.layers.Hashing", config_cases(
 
 def _discretization(lib, x, config):
     layer = _layer(lib, "Discretization", config)
-    return layer(x)
+    if "num_bins" in config:
+        layer.adapt(x)
+    return [layer(x), [float(b) for b in layer.bin_boundaries]]
 
 
 add("keras.layers.Discretization", config_cases(
-    fixed(bin_boundaries=st.sampled_from([[0.0], [-1.0, 0.0, 1.5], [-3.0, 2.0]]),
-          output_mode=maybe(st.sampled_from(["int", "one_hot", "multi_hot", "count"]))),
+    st.one_of(fixed(bin_boundaries=st.sampled_from([[0.0], [-1.0, 0.0, 1.5], [-3.0, 2.0]]),
+                    output_mode=maybe(st.sampled_from(["int", "one_hot", "multi_hot", "count"]))),
+              fixed(num_bins=st.integers(2, 6), epsilon=maybe(st.sampled_from([0.01, 0.3])))),
     st.sampled_from([(4,), (2, 3)]).flatmap(lambda s: values("float32", s, -4, 4)).map(T)),
     call=_discretization)
 
