@@ -150,3 +150,23 @@ def test_affine_transform_identity_and_shift():
     np.testing.assert_array_equal(out[0, :, 3], -1.0)
     wrapped = affine_transform(x, shift, "nearest", "wrap", 0.0)
     np.testing.assert_array_equal(wrapped[0, :, 3], x[0, :, 0])
+
+
+def test_channels_first_augmentation_moves_the_right_axes():
+    x = _images((6, 2, 3, 4))  # [b, c, h, w]
+    out = layers.RandomFlip("horizontal", seed=2, data_format="channels_first")(x).numpy()
+    assert all(np.array_equal(o, img) or np.array_equal(o, img[:, :, ::-1]) for o, img in zip(out, x))
+    assert any(np.array_equal(o, img[:, :, ::-1]) and not np.array_equal(o, img) for o, img in zip(out, x))
+    crop = layers.RandomCrop(2, 3, seed=1, data_format="channels_first")(x)
+    assert crop.shape == (6, 2, 2, 3)
+
+
+def test_seedless_layers_follow_the_global_seed():
+    x = _images()
+    tf.random.set_seed(11)
+    first = layers.RandomZoom(0.4)(x).numpy()
+    tf.random.set_seed(11)
+    second = layers.RandomZoom(0.4)(x).numpy()
+    np.testing.assert_array_equal(first, second)
+    a, b = layers.RandomCrop(3, 3, seed=9), layers.RandomCrop(3, 3, seed=9)
+    np.testing.assert_array_equal(a(x).numpy(), b(x).numpy())
