@@ -170,7 +170,7 @@ class RNN(Layer):
                 var.assign(value)
         output = outputs if self.return_sequences else last
         if self.return_state:
-            return [output] + list(states)
+            return (output, *states)
         return output
 
     def _loop(self, sequences, states, mask, training):

@@ -144,9 +144,9 @@ class Bidirectional(Layer):
         elif self.merge_mode == "mul":
             output = y * y_rev
         else:
-            output = [y, y_rev]
+            output = (y, y_rev)
         if self.return_state:
-            return (list(output) if self.merge_mode is None else [output]) + list(states)
+            return (output if self.merge_mode is None else (output,)) + states
         return output
 
     def compute_mask(self, inputs, mask):
