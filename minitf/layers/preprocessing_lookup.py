@@ -83,6 +83,7 @@ class _IndexLookup(Layer):
         self.oov_method = oov_method
         self.salt = salt
         self._frozen_vocab_size = vocabulary_size
+        self._size_from_config = vocabulary_size is not None and vocabulary is None
         self.input_vocabulary = vocabulary if not isinstance(vocabulary, str) else None
         self.input_idf_weights = idf_weights
         self._tokens = []
@@ -266,8 +267,12 @@ class _IndexLookup(Layer):
     def _check_table(self):
         """FailedPreconditionError (as TF's uninitialized table) before any vocabulary is set."""
         if not self._table_ready:
+            hint = ("pass a `vocabulary` or call `adapt()` first" if not self._size_from_config else
+                    f"the config says the vocabulary had {self._frozen_vocab_size} entries but holds none: Keras "
+                    f"keeps adapted vocabularies in the assets/ folder of a '.keras' file, which minitf does not "
+                    f"read; call `set_vocabulary()` with the layer's vocabulary")
             raise FailedPreconditionError(None, None, f"{type(self).__name__} {self.name!r}: the lookup table is "
-                                          f"not initialized; pass a `vocabulary` or call `adapt()` first.")
+                                          f"not initialized; {hint}.")
 
     def _lookup_keys(self, flat):
         """The lookup itself: mask, vocabulary, then the OOV rule."""

@@ -133,3 +133,12 @@ def test_text_vectorization_in_dataset_map_and_config():
     assert clone.get_vocabulary() == layer.get_vocabulary()
     layer.set_vocabulary(["blue"])
     assert layer(["blue red"]).numpy().tolist() == [[2, 1, 0]]
+
+
+def test_a_config_without_its_vocabulary_says_where_it_went():
+    # what Keras writes for an adapted layer: the size, and the vocabulary in an assets/ file
+    layer = layers.StringLookup.from_config({"name": "lookup", "vocabulary": None, "vocabulary_size": 5})
+    with pytest.raises(tf.errors.FailedPreconditionError, match="assets/"):
+        layer(tf.constant(["a"]))
+    layer.set_vocabulary(["a", "b", "c", "d"])
+    assert layer(tf.constant(["d"])).numpy().tolist() == [4]
