@@ -172,3 +172,16 @@ def test_masked_sequence_model_learns_with_fit():
     model.compile(optimizer=tf.keras.optimizers.Adam(0.02), loss="binary_crossentropy")
     history = model.fit(ids.astype("int32"), labels.astype("float32"), epochs=12, batch_size=32, verbose=0)
     assert history.history["loss"][-1] < 0.1, history.history["loss"]
+
+
+def test_explicit_symbolic_mask_input():
+    x_in = tf.keras.Input((4, 2))
+    m_in = tf.keras.Input((4,), dtype="bool")
+    out = L.GRU(3, return_sequences=True)(x_in, mask=m_in)
+    assert out._keras_mask is not None
+    model = tf.keras.Model([x_in, m_in], out)
+    x = np.random.default_rng(1).standard_normal((2, 4, 2)).astype("float32")
+    mask = np.array([[True, True, False, False], [True, True, True, True]])
+    y = model([x, mask])
+    np.testing.assert_array_equal(y._keras_mask.numpy(), mask)
+    np.testing.assert_array_equal(y.numpy()[0, 2], y.numpy()[0, 1])
