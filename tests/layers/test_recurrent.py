@@ -242,3 +242,26 @@ def test_invalid_arguments():
         L.RNN(L.Dense(2))
     with pytest.raises(ValueError, match="3D"):
         L.RNN(L.SimpleRNNCell(2))(tf.zeros((2, 3)))
+
+
+@pytest.mark.parametrize("make", [lambda: L.LSTM(3, return_sequences=True, dropout=0.2, recurrent_dropout=0.2),
+                                  lambda: L.GRU(3, reset_after=False), lambda: L.SimpleRNN(2),
+                                  lambda: L.Bidirectional(L.GRU(2, return_sequences=True)),
+                                  lambda: L.TimeDistributed(L.Dense(2))])
+def test_recurrent_layers_stay_on_the_device(fake_gpu, make):
+    """On a (fake) GPU the outputs, masks and gradients live on the device, and match the CPU values."""
+    x_np = RNG.standard_normal((2, 4, 3)).astype("float32")
+    mask = np.array([[True, True, False, True], [True, False, False, False]])
+    layer = make()
+    x = tf.constant(x_np)
+    assert type(x._value).__name__ == "FakeDeviceArray"
+    kwargs = {} if isinstance(layer, L.TimeDistributed) else {"mask": tf.constant(mask)}
+    with tf.GradientTape() as tape:
+        y = layer(x, training=True, **kwargs)
+        loss = tf.reduce_sum(y * y)
+    grads = tape.gradient(loss, layer.trainable_weights)
+    assert type(y._value).__name__ == "FakeDeviceArray"
+    assert all(type(g._value).__name__ == "FakeDeviceArray" for g in grads)
+    with tf.device("/CPU:0"):
+        expected = layer(tf.constant(x_np), **kwargs)
+    np.testing.assert_allclose(layer(x, **kwargs).numpy(), expected.numpy(), rtol=1e-5, atol=1e-6)
