@@ -264,11 +264,22 @@ def serialize(layer):
     out = _serialize_object(layer)
     shape = getattr(layer, "_build_input_shape", None)
     if getattr(layer, "built", False) and shape is not None:
-        if hasattr(shape, "as_list"):
-            shape = tuple(shape.as_list()) if shape.rank is not None else None
+        shape = _shape_json(shape)
         if shape is not None:
             out["build_config"] = {"input_shape": shape}
     return out
+
+
+def _shape_json(shape):
+    """A build shape as JSON-able lists (several inputs: a list or dict of shapes; unknown: None)."""
+    if hasattr(shape, "as_list"):
+        return shape.as_list() if shape.rank is not None else None
+    if isinstance(shape, dict):
+        return {k: _shape_json(v) for k, v in shape.items()}
+    if isinstance(shape, (list, tuple)) and any(hasattr(s, "as_list") or isinstance(s, (list, tuple))
+                                                for s in shape):
+        return [_shape_json(s) for s in shape]
+    return list(shape) if isinstance(shape, tuple) else shape
 
 
 def _standardize_layer_config(config):
@@ -362,4 +373,6 @@ def deserialize(config, custom_objects=None):
     build = config.get("build_config") or {}
     if build.get("input_shape") is not None and not layer.built:
         layer.build(build["input_shape"])
+        if getattr(layer, "_build_input_shape", None) is None:  # so that saving it again writes it
+            object.__setattr__(layer, "_build_input_shape", build["input_shape"])
     return layer

@@ -3,17 +3,16 @@ functional models, and the layer (de)serialization they share with `clone_model`
 
 A functional config lists every layer once, in graph order, as
 `{'class_name', 'config', 'name', 'inbound_nodes'}`. Each inbound node (one call of the layer
-in this model) mirrors the structure of the call's first argument, with every symbolic tensor
-written as `[layer_name, node_index, tensor_index, call_kwargs]`; `node_index` counts that
-layer's calls inside this model, `tensor_index` its flattened outputs. `input_layers` and
-`output_layers` hold `[layer_name, node_index, tensor_index]` triples. Lambda layers write
-their function as Keras does (a name, or a lambda's bytecode that loads only outside safe
-mode); `clone_model` keeps the callables themselves (`keeping_callables`).
-`from_config` also reads Keras 3's node layout ({'args', 'kwargs'} with '__keras_tensor__'
-entries), though Keras 3 layer configs themselves (DTypePolicy dicts, ...) are not translated.
+in this model) is written in Keras 3's layout, `{'args': [...], 'kwargs': {...}}`, with every
+symbolic tensor among the arguments as a '__keras_tensor__' dict holding its shape, dtype and
+`keras_history` `[layer_name, node_index, tensor_index]`; `node_index` counts that layer's calls
+inside this model, `tensor_index` its flattened outputs. `input_layers` and `output_layers` hold
+`[layer_name, node_index, tensor_index]` triples. Lambda layers write their function as Keras
+does (a name, or a lambda's bytecode that loads only outside safe mode); `clone_model` keeps
+the callables themselves (`keeping_callables`). `from_config` reads both Keras 3's node layout
+and Keras 2's (each node mirroring the first argument, tensors as `[name, node, index, kwargs]`).
 """
 import contextlib
-import inspect
 import threading
 
 from minitf import nest
@@ -22,6 +21,7 @@ from minitf.keras.node import call_accepts
 from minitf.layers.core import Lambda
 from minitf.layers.input_layer import InputLayer
 from minitf.layers.serialization import builtin_layer_class, deserialize as deserialize_object
+from minitf.layers.serialization import serialize as serialize_object
 from minitf.object_registration import merged_custom_objects
 
 __all__ = ["keeping_callables", "serialize_layer", "deserialize_layer", "functional_config",
@@ -58,14 +58,16 @@ def keeping_callables():
 
 
 def serialize_layer(layer):
-    """{'class_name', 'config'} for one layer (nested models give their full config)."""
-    config = layer.get_config()
+    """One layer as Keras 3 writes it inside a model: {'module', 'class_name', 'config',
+    'registered_name'} and, once built, 'build_config' (nested models give their full config)."""
+    entry = serialize_object(layer)
     if isinstance(layer, Lambda) and getattr(_IN_PROCESS, "on", False):
-        config = dict(config, function=layer.function, arguments=dict(layer.arguments))
+        config = dict(entry["config"], function=layer.function, arguments=dict(layer.arguments))
         for key, value in (("output_shape", layer._output_shape), ("mask", layer.mask)):
             if value is not None:
                 config[key] = value
-    return {"class_name": _class_name(layer), "config": config}
+        entry["config"] = config
+    return entry
 
 
 def deserialize_layer(entry, custom_objects=None):
@@ -103,42 +105,25 @@ def _tensor_ref(kt, indices):
     return [kt.node.layer.name, indices[id(kt.node)], kt._index]
 
 
-def _encode_kwargs(kwargs, indices):
-    """Call kwargs with symbolic tensors written as {'__keras_tensor__': [name, node, index]}."""
-
-    def encode(x):
-        return {_TENSOR_MARK: _tensor_ref(x, indices)} if isinstance(x, KerasTensor) else x
-    return nest.map_structure(encode, dict(kwargs))
-
-
-def _positional_as_kwargs(node):
-    """The node's extra positional arguments bound to their names in `layer.call`."""
-    if not node.call_args:
-        return dict(node.call_kwargs)
-    params = [p for p in inspect.signature(node.layer.call).parameters.values()
-              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][1:]
-    if len(params) < len(node.call_args):
-        raise NotImplementedError(f"Layer {node.layer.name!r} was called with positional "
-                                  f"arguments that cannot be named; pass them by keyword.")
-    kwargs = {p.name: v for p, v in zip(params, node.call_args)}
-    kwargs.update(node.call_kwargs)
-    return kwargs
+def _encode_argument(x, indices):
+    """A call argument in Keras 3's node layout: each KerasTensor as a '__keras_tensor__' dict with
+    its shape, dtype and [layer name, node index, tensor index]; containers element by element."""
+    if isinstance(x, KerasTensor):
+        shape = x.shape.as_list() if x.shape.rank is not None else None
+        return {"class_name": _TENSOR_MARK, "config": {"shape": shape, "dtype": x.dtype.name,
+                                                      "keras_history": _tensor_ref(x, indices)}}
+    if isinstance(x, (list, tuple)):
+        return [_encode_argument(v, indices) for v in x]
+    if isinstance(x, dict):
+        return {k: _encode_argument(v, indices) for k, v in x.items()}
+    return x
 
 
 def _node_data(node, indices):
-    """The first argument's structure with each tensor as [name, node, index, kwargs]."""
-    kwargs = _encode_kwargs(_positional_as_kwargs(node), indices)
-
-    def encode(x):
-        if isinstance(x, KerasTensor):
-            return _tensor_ref(x, indices) + [kwargs]
-        if isinstance(x, dict):
-            return {k: encode(v) for k, v in x.items()}
-        if isinstance(x, (list, tuple)):
-            return [encode(v) for v in x]
-        return [_CONSTANT, -1, x, kwargs]
-    data = encode(node.input_tensors)
-    return [data] if isinstance(node.input_tensors, KerasTensor) else data
+    """One call of a layer as Keras 3 writes it: {'args': [...], 'kwargs': {...}}."""
+    args = [node.input_tensors] + list(node.call_args)
+    return {"args": [_encode_argument(a, indices) for a in args],
+            "kwargs": {k: _encode_argument(v, indices) for k, v in node.call_kwargs.items()}}
 
 
 def _io_refs(structure, flat, indices):
@@ -229,19 +214,18 @@ class _Rebuild:
     def _call(self, name, data, index):
         layer = self.layers[name]
         args, kwargs = self._decode(data)
-        self.outputs[(name, index)] = nest.flatten(layer(args, **kwargs))
+        self.outputs[(name, index)] = nest.flatten(layer(*args, **kwargs))
 
     def _decode(self, data):
+        """(positional arguments, keyword arguments) of one stored call."""
         if isinstance(data, dict) and "args" in data:  # Keras 3 layout
-            args = _map_tensors(self, data["args"])
-            kwargs = _map_tensors(self, data.get("kwargs") or {})
-            return (args[0] if len(args) == 1 else args), kwargs
-        refs = _refs_in(data)
+            return list(_map_tensors(self, data["args"])), _map_tensors(self, data.get("kwargs") or {})
+        refs = _refs_in(data)  # Keras 2 layout: the first argument's structure, kwargs in each ref
         kwargs = refs[0][3] if refs and len(refs[0]) > 3 else {}
         args = _map_refs(lambda r: self.tensor(r), data)
         if isinstance(args, list) and len(args) == 1:
             args = args[0]
-        return args, _map_tensors(self, dict(kwargs or {}))
+        return [args], _map_tensors(self, dict(kwargs or {}))
 
 
 def _refs_in(data):

@@ -115,16 +115,7 @@ def test_weights_files_move_both_ways(kind, writer, tmp_path):
         np.testing.assert_allclose(b, a, rtol=2e-5, atol=2e-5)
 
 
-# Known gaps of minitf's .keras writer (minitf/models), not of these layers; strict, so they
-# report themselves once fixed
-_TENSOR_KWARGS = ("minitf writes Keras 2's node layout, where Keras 3 passes a tensor call argument "
-                  "(mha(q, value=v)) on as an undecoded dict")
-_MULTI_INPUT = "minitf cannot save a functional model with several inputs (TensorShape list in build_config)"
-_WRITER_GAPS = {"mha": _TENSOR_KWARGS, "mha_masked": _TENSOR_KWARGS, "mha_axes": _TENSOR_KWARGS,
-                "mha_cross_gated": _MULTI_INPUT, "attention": _MULTI_INPUT, "additive": _MULTI_INPUT}
-FILE_CASES = [(k, w) if w == "keras" or k not in _WRITER_GAPS else
-              pytest.param(k, w, marks=pytest.mark.xfail(strict=True, reason=_WRITER_GAPS[k]))
-              for k in KINDS for w in ("keras", "minitf")]
+FILE_CASES = [(k, w) for k in KINDS for w in ("keras", "minitf")]
 
 
 @pytest.mark.parametrize("kind,writer", FILE_CASES)
