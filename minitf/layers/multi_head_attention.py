@@ -217,7 +217,7 @@ class MultiHeadAttention(Layer):
                     bias_initializer=type(self._bias_initializer).from_config(self._bias_initializer.get_config()),
                     kernel_regularizer=self._kernel_regularizer, bias_regularizer=self._bias_regularizer,
                     activity_regularizer=self._activity_regularizer, kernel_constraint=self._kernel_constraint,
-                    bias_constraint=self._bias_constraint, dtype=self.dtype)
+                    bias_constraint=self._bias_constraint, dtype=self.dtype_policy)
 
     def _projection(self, input_rank, sizes, name, activation=None, bound=1):
         equation, bias_axes, out_rank = projection_equation(input_rank - 1, bound, len(sizes))
@@ -262,8 +262,8 @@ class MultiHeadAttention(Layer):
                 self._attention_axes = tuple(a if a >= 0 else (rank - 1) + a for a in self._attention_axes)
             scores_rank = rank + len(self._attention_axes) - 1
             self._softmax = Softmax(axis=tuple(range(scores_rank - len(self._attention_axes), scores_rank)),
-                                    dtype=self.dtype)
-            self._dropout_layer = Dropout(rate=self._dropout, seed=self.seed, dtype=self.dtype)
+                                    dtype=self.dtype_policy)
+            self._dropout_layer = Dropout(rate=self._dropout, seed=self.seed, dtype=self.dtype_policy)
             out_sizes = list(self._output_shape) if self._output_shape else [query_shape[-1]]
             self.output_dense = self._projection(q_rank, out_sizes, "attention_output", bound=2)
             out_in = self.query_dense.compute_output_shape(query_shape).as_list()

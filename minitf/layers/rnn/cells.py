@@ -164,7 +164,7 @@ class _Cell(DropoutRNNCell, Layer):
     def get_initial_state(self, batch_size=None):
         """Zero states, one (batch_size, size) tensor per entry of `state_size`."""
         sizes = self.state_size if isinstance(self.state_size, (list, tuple)) else [self.state_size]
-        return [creation.zeros((batch_size, d), dtype=self.dtype) for d in sizes]
+        return [creation.zeros((batch_size, d), dtype=self.compute_dtype) for d in sizes]
 
     def get_config(self):
         """Keras 3's keys: units, activations, use_bias, initializers, regularizers, constraints,

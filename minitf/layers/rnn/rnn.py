@@ -119,7 +119,7 @@ class RNN(Layer):
         if fn is not None:
             state = fn(batch_size=batch_size)
             return list(state) if nest.is_nested(state) else [state]
-        return [creation.zeros((batch_size, d), dtype=self.dtype) for d in self.state_size]
+        return [creation.zeros((batch_size, d), dtype=self.compute_dtype) for d in self.state_size]
 
     def reset_states(self):
         """Zero the states of a stateful RNN."""
