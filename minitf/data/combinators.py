@@ -17,7 +17,8 @@ from minitf.data.transformations import _resolve_seed
 from minitf.function import TensorSpec
 from minitf.tensor import Tensor
 
-__all__ = ["InterleaveDataset", "WindowDataset", "DirectedInterleaveDataset", "CounterDataset"]
+__all__ = ["InterleaveDataset", "WindowDataset", "DirectedInterleaveDataset", "CounterDataset",
+           "RejectionResampleDataset"]
 
 
 def _positive(value, what, op):
@@ -257,3 +258,94 @@ class CounterDataset(Node):
 
     def _compute_spec(self):
         return TensorSpec([], self._dtype)
+
+
+def _mixing(initial, target):
+    """TF's acceptance probabilities with mixing: per-class acceptance of the filtered stream and
+    the probability `m` of taking an element of the original stream instead."""
+    ratio = target / (initial + np.finfo(np.float32).tiny)
+    m = ratio.min()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return ((ratio - m) / (ratio.max() - m)).astype(np.float32), np.float32(m)
+
+
+class RejectionResampleDataset(Node):
+    """`(class, element)` pairs resampled toward `target` as TF's `rejection_resample`: with
+    probability m an element of the input as is, otherwise the next element of a second pass
+    over the input kept with its class's acceptance probability. Without `initial`, the class
+    distribution is estimated as TF does (counts smoothed by 10, updated every 32 elements).
+    The random draws are reproducible from the seed but are not TF's Philox draws.
+    """
+
+    shuffles = True
+
+    def __init__(self, input_node, class_func, target, initial, seed):
+        super().__init__((input_node,))
+        self._input = input_node
+        self._fn = class_func
+        self._target = np.asarray(target, dtype=np.float32).reshape(-1)
+        self._initial = None if initial is None else np.asarray(initial, dtype=np.float32).reshape(-1)
+        self._static_m = None
+        if self._initial is not None:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                self._static_m = float(np.min(self._target / self._initial))
+        self._base_seed = _resolve_seed(seed)
+
+    def _next_key(self):
+        return 0
+
+    def _class(self, element):
+        value = call_with_element(self._fn, element)
+        return int(getattr(value, "numpy", lambda: value)())
+
+    def _dists(self, ctx):
+        """The estimated class distribution in force for each successive element."""
+        if self._initial is not None:
+            while True:
+                yield self._initial
+        counts = np.full(len(self._target), 10, dtype=np.int64)
+        batch = []
+        for element in self._input._generate(ctx):
+            batch.append(self._class(element))
+            if len(batch) == 32:
+                counts += np.bincount(batch, minlength=len(counts))[:len(counts)]
+                yield from [(counts / counts.sum()).astype(np.float32)] * len(batch)
+                batch = []
+        if batch:
+            counts += np.bincount(batch, minlength=len(counts))[:len(counts)]
+            yield from [(counts / counts.sum()).astype(np.float32)] * len(batch)
+
+    def _pair(self, element):
+        data = element[0] if isinstance(element, tuple) and len(element) == 1 else element
+        return st.normalize((call_with_element(self._fn, element), data))
+
+    def _filtered(self, ctx, rng):
+        for dist, element in zip(self._dists(ctx), self._input._generate(ctx)):
+            accept, _ = _mixing(dist, self._target)
+            cls = self._class(element)
+            if rng.random(dtype=np.float32) < accept[cls]:
+                yield self._pair(element)
+
+    def _generate(self, ctx):
+        base, key = ctx.shuffle_state.get(id(self), (self._base_seed, 0))
+        if self._static_m == 1:
+            yield from (self._pair(e) for e in self._input._generate(ctx))
+            return
+        filtered = self._filtered(ctx, np.random.default_rng([base, key, 1]))
+        if self._static_m == 0:
+            yield from filtered
+            return
+        original = self._input._generate(ctx)
+        rng = np.random.default_rng([base, key, 0])
+        for dist in self._dists(ctx):
+            _, m = _mixing(dist, self._target)
+            source = original if rng.random() < m else filtered
+            element = next(source, _END)
+            if element is _END:
+                return  # as TF: stop_on_empty_dataset=True
+            yield self._pair(element) if source is original else element
+
+    def _compute_spec(self):
+        for element in self._input._generate(IterContext()):
+            return st.spec_of(self._pair(element))
+        raise ValueError("Cannot infer the element_spec of rejection_resample over an empty dataset.")

@@ -13,7 +13,8 @@ import numpy as np
 from minitf import dtypes, errors
 from minitf.data import structure as st
 from minitf.data.buffering import CacheDataset, PrefetchDataset
-from minitf.data.combinators import CounterDataset, DirectedInterleaveDataset, InterleaveDataset, WindowDataset
+from minitf.data.combinators import (CounterDataset, DirectedInterleaveDataset, InterleaveDataset,
+                                     RejectionResampleDataset, WindowDataset)
 from minitf.data.iterator import Iterator
 from minitf.data.options import Options
 from minitf.data.pipeline import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
@@ -236,9 +237,14 @@ class Dataset:
         if len(weights) != len(datasets):
             raise ValueError(f"Invalid `weights`. `weights` should have the same length as `datasets` but got "
                              f"`len(weights)={len(weights)}` vs. `len(datasets)={len(datasets)}`.")
-        if (weights < 0).any() or not weights.sum() > 0:
-            raise ValueError(f"Invalid `weights`: they must be non-negative with a positive sum, got "
-                             f"{weights.tolist()}.")
+        if (weights < 0).any():
+            raise ValueError(f"Invalid `weights`: they must be non-negative, got {weights.tolist()}.")
+        if not weights.any():
+            return datasets[0].take(0)
+        # as TF: inputs of weight 0 are left out, and a single input is returned as is
+        datasets, weights = [d for d, w in zip(datasets, weights) if w > 0], weights[weights > 0]
+        if len(datasets) == 1:
+            return datasets[0]
         return Dataset(DirectedInterleaveDataset([d._node for d in datasets], stop_on_empty_dataset,
                                                  weights=weights, seed=seed,
                                                  rerandomize=bool(rerandomize_each_iteration)))
@@ -276,6 +282,13 @@ class Dataset:
             InvalidArgumentError: `cycle_length` or `block_length` is not positive.
         """
         return self._then(InterleaveDataset(self._node, map_func, cycle_length, block_length, Dataset))
+
+    def rejection_resample(self, class_func, target_dist, initial_dist=None, seed=None, name=None):
+        """Resamples toward the class distribution `target_dist`, where `class_func(element)` is
+        an element's int class: elements become `(class, element)` pairs, mixing the input as is
+        with a filtered second pass as TF does (the input distribution is `initial_dist`, or
+        estimated on the fly). Reproducible from `seed`, but not TF's random draws."""
+        return self._then(RejectionResampleDataset(self._node, class_func, target_dist, initial_dist, seed))
 
     def flat_map(self, map_func, name=None):
         """Maps each element to a dataset with `map_func` and chains their elements in order."""
