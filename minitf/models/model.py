@@ -242,12 +242,14 @@ class Model(TrainingMixin, Layer):
     # -- summary ---------------------------------------------------------------------------
     def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False,
                 show_trainable=False, layer_range=None):
-        """Print Keras' table of layers, output shapes and parameter counts."""
-        if not self.built:
-            raise ValueError(
-                "This model has not yet been built. Build the model first by calling "
-                "`build()` or by calling the model on a batch of data.")
-        print_summary(self, line_length=line_length, positions=positions, print_fn=print_fn)
+        """Print Keras 3's table of layers, output shapes and parameter counts.
+
+        As in Keras 3, an unbuilt model prints its layers with shape '?' and '0 (unbuilt)'
+        parameters; `print_fn` receives the whole text in one call.
+        """
+        print_summary(self, line_length=line_length, positions=positions, print_fn=print_fn,
+                      expand_nested=expand_nested, show_trainable=show_trainable,
+                      layer_range=layer_range)
 
     def get_config(self):
         """Functional models: Keras' graph config (layers, inbound nodes, inputs, outputs).

@@ -42,8 +42,9 @@ def test_subclassed_model_tracking_training_flag_and_checkpoint_names():
     assert [v.path for v in m.trainable_variables] == [
         "mlp/dense/kernel", "mlp/dense/bias", "mlp/dense_1/kernel", "mlp/dense_1/bias"]
     assert [n for n, _ in m._checkpoint_dependencies()] == ["hidden", "drop", "out"]
-    with pytest.raises(ValueError, match="not yet been built"):
-        MLP().summary()
+    unbuilt = []  # Keras 3 prints an unbuilt model's layers as '?' / '0 (unbuilt)'
+    MLP().summary(print_fn=unbuilt.append)
+    assert "0 (unbuilt)" in unbuilt[0] and " Total params: 0 (0.00 B)" in unbuilt[0]
 
 
 def test_functional_multi_input_multi_output_and_dict_inputs():
@@ -118,24 +119,30 @@ def test_functional_shape_mismatch_error():
         bad(Input(shape=(5,)))  # symbolic calls are checked too
 
 
-def test_summary_text_and_param_counts():
+def test_summary_text_and_param_counts(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")  # the table's width follows the terminal's, as in Keras
     inp = Input(shape=(784,))
     m = Model(inp, layers.Dense(10, name="out")(layers.Dense(512, name="hid")(inp)), name="mnist")
-    lines = []
-    m.summary(print_fn=lines.append)
-    text = "\n".join(lines)
-    assert lines[0] == 'Model: "mnist"' and set(lines[1]) == {"_"} and len(lines[1]) == 65
-    assert lines[2].startswith("Layer (type)") and "Output Shape" in lines[2]
-    assert "hid (Dense)" in text and "(None, 512)" in text and "401920" in text
-    assert "5130" in text and "Total params: 407,050" in text
-    assert "Trainable params: 407,050" in text and "Non-trainable params: 0" in text
+    calls = []
+    m.summary(print_fn=calls.append)
+    assert len(calls) == 1  # Keras 3 hands print_fn the whole table at once
+    lines = calls[0].splitlines()
+    assert lines[0] == 'Model: "mnist"' and lines[1].startswith("┏━") and lines[1].endswith("━┓")
+    assert lines[2].startswith("┃ Layer (type)") and "┃ Output Shape" in lines[2]
+    text = calls[0]
+    assert "Connected to" not in text  # a chain of layers: no 'Connected to' column, as in Keras
+    assert "│ input_layer (InputLayer)        │ (None, 784)            │             0 │" in lines
+    assert "hid (Dense)" in text and "(None, 512)" in text and "401,920 │" in text
+    assert "5,130 │" in text and " Total params: 407,050 (1.55 MB)" in lines
+    assert " Trainable params: 407,050 (1.55 MB)" in lines and " Non-trainable params: 0 (0.00 B)" in lines
 
 
 def test_summary_counts_non_trainable_batchnorm():
     m = Sequential([layers.Dense(4, input_shape=(3,)), layers.BatchNormalization()])
-    lines = []
-    m.summary(print_fn=lines.append)
-    assert "Total params: 32" in lines and "Non-trainable params: 8" in lines
+    calls = []
+    m.summary(print_fn=calls.append)
+    lines = calls[0].splitlines()
+    assert " Total params: 32 (128.00 B)" in lines and " Non-trainable params: 8 (32.00 B)" in lines
 
 
 def test_uint8_batches_into_sequential_and_functional_models():
