@@ -80,8 +80,9 @@ class Sequential(Model):
     def _rebuild_graph(self):
         """Trace the symbolic input through every layer to get the functional graph."""
         x = self._seq_input
-        for layer in self.layers:
-            x = layer(x)
+        with self._scope():  # as in Keras 3, layers built here get 'sequential/dense/kernel' paths
+            for layer in self.layers:
+                x = layer(x)
         self._graph = GraphRunner(self._seq_input, x) if self.layers else None
         self.built = bool(self.layers)
         self._build_input_shape = self._seq_input.shape

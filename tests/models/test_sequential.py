@@ -84,3 +84,12 @@ def test_save_weights_delegates(monkeypatch, tmp_path):
     m.save_weights(str(tmp_path / "w.h5"))
     m.load_weights(str(tmp_path / "w.h5"), skip_mismatch=True)
     assert calls == [("save", str(tmp_path / "w.h5")), ("load", str(tmp_path / "w.h5"), True)]
+
+
+def test_weight_paths_carry_the_sequential_scope_as_in_keras_3():
+    m1 = Sequential([layers.Dense(3, name="d")], name="seqp")
+    m1.build((None, 4))
+    m2 = Sequential([Input(shape=(4,)), layers.Dense(2, name="e")], name="seqq")
+    assert [v.path for v in m1.weights] == ["seqp/d/kernel", "seqp/d/bias"]
+    assert [v.path for v in m2.weights] == ["seqq/e/kernel", "seqq/e/bias"]
+    assert m1.layers[0].kernel.name == "kernel"
