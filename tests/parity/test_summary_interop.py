@@ -92,9 +92,9 @@ def test_tf_decodes_the_images(tmp_path):
 
 
 def test_tf_reads_the_tensorboard_callback_layout(tmp_path):
-    """Keras 3.15's tags and steps for this fit (its weight paths carry a 'sequential/' prefix)."""
+    """Keras 3.15's tags and steps for this fit (weight paths under the Sequential's name)."""
     model = minitf.keras.Sequential([minitf.keras.Input((3,)), minitf.keras.layers.Dense(4, name="d1"),
-                                     minitf.keras.layers.Dense(1, name="d2")])
+                                     minitf.keras.layers.Dense(1, name="d2")], name="net")
     model.compile("sgd", "mse", metrics=["mae"])
     rng = np.random.RandomState(0)
     x, y = rng.rand(20, 3).astype("float32"), rng.rand(20, 1).astype("float32")
@@ -105,7 +105,8 @@ def test_tf_reads_the_tensorboard_callback_layout(tmp_path):
     def tags(run):
         return [(e.step, v.tag, v.metadata.plugin_data.plugin_name)
                 for e in _tf_events(tmp_path / run)[1:] for v in e.summary.value]
-    weights = [(0, f"{layer}/{w}/histogram", "histograms") for layer in ("d1", "d2") for w in ("kernel", "bias")]
+    weights = [(0, f"net/{layer}/{w}/histogram", "histograms") for layer in ("d1", "d2")
+               for w in ("kernel", "bias")]
     assert tags("train") == [
         (2, "batch_loss", "scalars"), (2, "batch_mae", "scalars"),
         (4, "batch_loss", "scalars"), (4, "batch_mae", "scalars"),

@@ -1,7 +1,7 @@
 """tf.keras.callbacks.TensorBoard writes Keras 3's layout: train/ and validation/ runs, the
 epoch_/batch_/evaluation_ scalar tags at Keras' steps, weight histograms and images. The tag
-lists were taken from Keras 3.15 runs of the same model (weight paths aside: Keras prefixes
-them with the Sequential's name)."""
+lists were taken from Keras 3.15 runs of the same model (the weight paths carry the
+Sequential's name, 'net/d1/kernel', as in Keras)."""
 import os
 import warnings
 
@@ -16,7 +16,7 @@ from summary_files import rows  # noqa: E402
 
 def _fit(log_dir, epochs=2, validation=True, **kwargs):
     model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(4, name="d1"),
-                                 tf.keras.layers.Dense(1, name="d2")])
+                                 tf.keras.layers.Dense(1, name="d2")], name="net")
     model.compile("sgd", "mse", metrics=["mae"])
     rng = np.random.RandomState(0)
     x, y = rng.rand(20, 3).astype("float32"), rng.rand(20, 1).astype("float32")
@@ -34,9 +34,9 @@ def _epoch_block(epoch, images):
     block = [(epoch, "epoch_loss"), (epoch, "epoch_mae"), (epoch, "epoch_learning_rate")]
     for layer in ("d1", "d2"):
         for weight in ("kernel", "bias"):
-            block.append((epoch, f"{layer}/{weight}/histogram"))
+            block.append((epoch, f"net/{layer}/{weight}/histogram"))
             if images and (layer, weight) != ("d2", "bias"):  # a (1,) bias squeezes to a scalar
-                block.append((epoch, f"{layer}/{weight}/image"))
+                block.append((epoch, f"net/{layer}/{weight}/image"))
     return block
 
 
@@ -50,8 +50,8 @@ def test_update_freq_epoch_layout(tmp_path):
         (8, "evaluation_loss_vs_iterations"), (8, "evaluation_mae_vs_iterations"),
         (1, "epoch_loss"), (1, "epoch_mae")]
     plugins = {tag: plugin for _, tag, plugin, _ in rows(tmp_path / "train")}
-    assert plugins["epoch_loss"] == "scalars" and plugins["d1/kernel/histogram"] == "histograms"
-    assert plugins["d1/kernel/image"] == "images"
+    assert plugins["epoch_loss"] == "scalars" and plugins["net/d1/kernel/histogram"] == "histograms"
+    assert plugins["net/d1/kernel/image"] == "images"
 
 
 def test_update_freq_integer_and_batch(tmp_path):

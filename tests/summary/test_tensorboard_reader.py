@@ -49,7 +49,7 @@ def test_tensorboard_reads_every_summary_kind(tmp_path):
 
 
 def test_tensorboard_reads_the_callback_layout(tmp_path):
-    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2, name="d")])
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2, name="d")], name="net")
     model.compile("sgd", "mse", metrics=["mae"])
     x = np.random.RandomState(0).rand(8, 3).astype("float32")
     y = np.random.RandomState(1).rand(8, 2).astype("float32")
@@ -58,7 +58,7 @@ def test_tensorboard_reads_the_callback_layout(tmp_path):
     train = _accumulator(tmp_path / "train")
     assert sorted(train.Tags()["tensors"]) == sorted(
         ["batch_loss", "batch_mae", "epoch_loss", "epoch_mae", "epoch_learning_rate",
-         "d/kernel/histogram", "d/bias/histogram"])
+         "net/d/kernel/histogram", "net/d/bias/histogram"])
     assert [s for s, _ in _values(train, "batch_loss")] == [1, 2, 3, 4]
     assert [s for s, _ in _values(train, "epoch_loss")] == [0, 1]
     np.testing.assert_allclose([float(v) for _, v in _values(train, "epoch_learning_rate")], [0.01, 0.01])
