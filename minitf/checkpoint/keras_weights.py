@@ -33,7 +33,8 @@ from minitf.module import Module
 from minitf.optimizers.base import Optimizer
 from minitf.variable import Variable
 
-__all__ = ["save_weights", "load_weights", "write_weights", "read_weights", "weights_size"]
+__all__ = ["save_weights", "load_weights", "write_weights", "read_weights", "weights_size", "saveables",
+           "unique_name"]
 
 KERAS_SUFFIX = ".weights.h5"
 
@@ -90,6 +91,12 @@ def _container_children(path, container, out, seen_containers):
                                 seen_containers)
 
 
+def unique_name(name, used):
+    """`name`, or `name_1`, `name_2`, ... when `used` (a dict this fills) has seen it: Keras 3's
+    names for same-class objects in a container."""
+    return _unique(name, used)
+
+
 def _unique(name, used):
     if name in used:
         used[name] += 1
@@ -111,6 +118,12 @@ def _children(obj):
         elif isinstance(value, (list, tuple, dict)):
             _container_children(attr, value, out, set())
     return out
+
+
+def saveables(model):
+    """[(path, object)] of every object Keras 3 saves state for, in its order ('' is the model;
+    'layers/dense', ...): the paths of the weights groups and of a `.keras` file's assets."""
+    return _walk(model)
 
 
 def _walk(root):

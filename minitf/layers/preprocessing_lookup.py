@@ -7,9 +7,10 @@ orders tokens by count, ties by token, both descending, as Keras does.
 
 The tables are Python dicts. The vocabulary of an adapted layer is written into its config
 (`vocabulary`), where Keras also reads it; Keras itself writes adapted vocabularies to an
-`assets/` file inside `.keras` archives, which minitf's reader does not open.
+`assets/` file inside `.keras` archives, which minitf's loader reads (`load_assets`).
 """
 import collections
+import os
 
 import numpy as np
 
@@ -123,6 +124,15 @@ class _IndexLookup(Layer):
         oov = self.oov_token
         head = [self.mask_token] * self._oov_start_index() + [oov] * self.num_oov_indices
         return head + vocab
+
+    def load_assets(self, dir_path):
+        """Read the vocabulary a Keras 3 `.keras` file keeps in `<assets>/<layer path>/vocabulary.txt`
+        (written for adapted layers), unless the config already gave one. In 'tf_idf' mode the IDF
+        weights are not in the assets, so the layer is left for `set_vocabulary`."""
+        path = os.path.join(dir_path, "vocabulary.txt")
+        if self._table_ready or self.output_mode == "tf_idf" or not os.path.isfile(path):
+            return
+        self.set_vocabulary(path)
 
     def set_vocabulary(self, vocabulary, idf_weights=None):
         """Replace the vocabulary (a list, array, tensor or a file path with one token a line) and,
@@ -269,8 +279,8 @@ class _IndexLookup(Layer):
         if not self._table_ready:
             hint = ("pass a `vocabulary` or call `adapt()` first" if not self._size_from_config else
                     f"the config says the vocabulary had {self._frozen_vocab_size} entries but holds none: Keras "
-                    f"keeps adapted vocabularies in the assets/ folder of a '.keras' file, which minitf does not "
-                    f"read; call `set_vocabulary()` with the layer's vocabulary")
+                    f"keeps adapted vocabularies in the assets/ folder of a '.keras' file, which "
+                    f"tf.keras.models.load_model reads; otherwise call `set_vocabulary()`")
             raise FailedPreconditionError(None, None, f"{type(self).__name__} {self.name!r}: the lookup table is "
                                           f"not initialized; {hint}.")
 

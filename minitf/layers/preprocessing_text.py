@@ -216,6 +216,10 @@ class TextVectorization(Layer):
         """Replace the vocabulary (and IDF weights in 'tf_idf' mode)."""
         self._lookup_layer.set_vocabulary(vocabulary, idf_weights=idf_weights)
 
+    def load_assets(self, dir_path):
+        """Read the vocabulary Keras 3 keeps in a `.keras` file's assets for an adapted layer."""
+        self._lookup_layer.load_assets(dir_path)
+
     def compute_output_shape(self, input_shape):
         """(batch, output_sequence_length) in 'int' mode, else (batch, vocabulary size)."""
         shape = TensorShape(input_shape).as_list()

@@ -5,12 +5,13 @@ beside the target, and renames it into place (fsynced), so an interrupted save l
 previous file intact. `zipped=False` writes
 the same three files into a folder instead, also renamed into place at the end.
 
-Reading treats the archive as hostile: only the members Keras writes are looked at (anything
-else, such as an `assets/` folder, is ignored, never extracted), a member named twice is
-refused, the JSON members must be small, and the weights member is copied out with its
-bytes counted against the extraction limit (a lying header or a decompression bomb stops
-there) before `safe_h5` opens it. Every refusal is a ValueError naming the file and the member,
-as Keras raises for a decompression bomb; nothing is unpickled.
+Reading treats the archive as hostile: only the members Keras writes are looked at (the three
+files, and small plain files under `assets/`, copied after name checks into a private folder;
+anything else is ignored), a member named twice is refused, the JSON members must be small, and
+the weights member is copied out with its bytes counted against the extraction limit (a lying
+header or a decompression bomb stops there) before `safe_h5` opens it. Every refusal is a
+ValueError naming the file and the member, as Keras raises for a decompression bomb; nothing is
+unpickled.
 """
 import contextlib
 import json
@@ -23,11 +24,12 @@ import zlib
 from minitf.checkpoint import h5format
 from minitf.utils.archives import extract_size_limit
 
-__all__ = ["write_archive", "read_archive", "CONFIG", "METADATA", "WEIGHTS"]
+__all__ = ["write_archive", "read_archive", "CONFIG", "METADATA", "WEIGHTS", "ASSETS"]
 
 CONFIG = "config.json"
 METADATA = "metadata.json"
 WEIGHTS = "model.weights.h5"
+ASSETS = "assets"
 _JSON_LIMIT = 64 << 20   # a config is a few KB; this leaves room for huge graphs, not for bombs
 _CHUNK = 1 << 20
 _READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError)
@@ -88,16 +90,19 @@ def _json(path, text, member):
 
 @contextlib.contextmanager
 def read_archive(path):
-    """Open a `.keras` zip or folder: yields (config dict, metadata dict, weights h5 path).
+    """Open a `.keras` zip or folder: yields (config dict, metadata dict, weights h5 path, assets
+    folder or None).
 
-    The weights path is a private copy (zip) or the folder's file, valid inside the block.
+    The weights path is a private copy (zip) or the folder's file, and the assets folder a private
+    copy of the archive's `assets/` members (vocabularies of adapted layers), valid inside the block.
 
     Raises:
       ValueError: a hostile or damaged archive (see the module docstring).
     """
     path = os.fspath(path)
     if os.path.isdir(path):
-        yield _read_folder(path)
+        assets = os.path.join(path, ASSETS)
+        yield _read_folder(path) + (assets if os.path.isdir(assets) else None,)
         return
     with tempfile.TemporaryDirectory(prefix="minitf-keras-load-") as scratch:
         try:
@@ -108,9 +113,10 @@ def read_archive(path):
                             if METADATA in members else {})
                 weights = os.path.join(scratch, WEIGHTS)
                 _copy_out(path, zf, members[WEIGHTS], weights)
+                assets = _copy_assets(path, zf, os.path.join(scratch, ASSETS))
         except _READ_ERRORS as e:
             raise _refuse(path, "the archive", f"is damaged or truncated: {e}") from None
-        yield config, metadata, weights
+        yield config, metadata, weights, assets
 
 
 def _read_folder(path):
@@ -156,6 +162,30 @@ def _read_small(path, zf, info):
     if len(data) > _JSON_LIMIT:
         raise _refuse(path, info.filename, f"inflates past {_JSON_LIMIT} bytes.")
     return data
+
+
+def _copy_assets(path, zf, folder):
+    """Copy the `assets/` files (small text files such as vocabularies) into `folder`; None when
+    there are none. A name that is absolute, has '..' or '.' parts, or a member that is not a plain
+    file is refused; each file and all of them together stay under the config size limit."""
+    infos = [i for i in zf.infolist() if i.filename.startswith(ASSETS + "/") and not i.is_dir()]
+    if not infos:
+        return None
+    total = 0
+    for info in infos:
+        parts = info.filename.split("/")[1:]
+        if info.filename.startswith("/") or "\\" in info.filename or any(p in ("", ".", "..") for p in parts):
+            raise _refuse(path, info.filename, "has a path minitf will not write (absolute, '.' or '..' parts).")
+        if (info.external_attr >> 16) & 0o170000 not in (0, 0o100000):
+            raise _refuse(path, info.filename, "is not a plain file (a link or a device).")
+        total += info.file_size
+        if info.file_size > _JSON_LIMIT or total > _JSON_LIMIT:
+            raise _refuse(path, info.filename, f"takes the assets past {_JSON_LIMIT} bytes.")
+        target = os.path.join(folder, *parts)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as out:
+            out.write(_read_small(path, zf, info))
+    return folder
 
 
 def _copy_out(path, zf, info, target):

@@ -5,12 +5,14 @@ each layer's build shape), its compile config, and every variable (the optimizer
 Keras 3's weights layout, so files move between Keras 3 and minitf both ways. Loading rebuilds
 the model from its config (custom classes through registration or `custom_objects`), compiles
 it when the file says how, builds the optimizer, then reads and checks every value before the
-first is assigned. `safe_mode` (the default) refuses Lambda layers stored as bytecode.
+first is assigned; vocabularies Keras keeps under `assets/` reach the lookup layers.
+`safe_mode` (the default) refuses Lambda layers stored as bytecode.
 """
 import os
 import time
 import warnings
 
+from minitf._keras_naming import to_snake_case
 from minitf.checkpoint import keras_weights, safe_h5
 from minitf.layers import serialization
 from minitf.layers.serialization import SafeModeScope
@@ -105,15 +107,49 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
         raise ValueError(f"File format not supported: filepath={filepath}. minitf loads Keras 3 `.keras` "
                          f"files (zips, or the folders `save(..., zipped=False)` writes); for weights "
                          f"alone use model.load_weights.")
-    with keras_archive.read_archive(filepath) as (config, _, weights_path):
+    with keras_archive.read_archive(filepath) as (config, _, weights_path, assets):
         compile_config = config.pop("compile_config", None)
+        if assets is not None:
+            _vocabularies_into_configs(config, assets)
         with SafeModeScope(safe_mode):
             model = serialization.deserialize(config, custom_objects)
         if compile and compile_config is not None:
             _compile(model, compile_config, custom_objects)
         with safe_h5.SafeH5(weights_path, f"Weights of {filepath!r}") as store:
             keras_weights.read_weights(store, model)
+        if assets is not None:
+            _load_assets(model, assets)
     return model
+
+
+_LOOKUPS = ("StringLookup", "IntegerLookup", "TextVectorization")
+
+
+def _vocabularies_into_configs(config, folder):
+    """Point the configs of a Sequential's or functional model's lookup layers at the vocabularies
+    Keras 3 keeps in `assets/layers/<snake_case class name, made unique>/vocabulary.txt`, so the
+    layers have them while the model is rebuilt (rebuilding calls each layer once)."""
+    layers = (config.get("config") or {}).get("layers")
+    used = {}
+    for entry in layers if isinstance(layers, list) else ():
+        if not isinstance(entry, dict) or not isinstance(entry.get("class_name"), str):
+            continue
+        name = keras_weights.unique_name(to_snake_case(entry["class_name"]), used)
+        inner = entry.get("config")
+        path = os.path.join(folder, "layers", name, "vocabulary.txt")
+        if (entry["class_name"] in _LOOKUPS and isinstance(inner, dict) and inner.get("vocabulary") is None
+                and inner.get("output_mode") != "tf_idf" and os.path.isfile(path)):
+            inner["vocabulary"] = path
+
+
+def _load_assets(model, folder):
+    """Give each object with `load_assets` (lookup layers: their adapted vocabularies) its folder
+    of the archive's assets, at the path Keras 3 wrote it under."""
+    for path, obj in keras_weights.saveables(model):
+        load = getattr(obj, "load_assets", None)
+        target = os.path.join(folder, *path.split("/")) if path else folder
+        if load is not None and os.path.isdir(target):
+            load(target)
 
 
 def _compile(model, compile_config, custom_objects):

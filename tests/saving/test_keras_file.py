@@ -245,3 +245,25 @@ def test_a_weights_member_that_is_not_hdf5_is_refused_as_data_loss(saved, tmp_pa
     _rewrite(saved, bad, {"model.weights.h5": b"not hdf5 at all"})
     with pytest.raises(errors.DataLossError, match="cannot be opened as HDF5"):
         tf.keras.models.load_model(bad)
+
+
+def test_a_vocabulary_kept_in_assets_is_read_and_hostile_asset_names_are_refused(tmp_path):
+    """Keras 3 writes an adapted lookup's vocabulary to assets/layers/<name>/vocabulary.txt (not into
+    the config); minitf reads it there, and refuses asset names that climb out of the folder."""
+    inputs = tf.keras.Input((1,), dtype="string")
+    model = tf.keras.Model(inputs, L.StringLookup(vocabulary=["a", "b"])(inputs))
+    model.save(tmp_path / "m.keras")
+    with zipfile.ZipFile(tmp_path / "m.keras") as zf:
+        config = json.loads(zf.read("config.json"))
+    lookup = next(e for e in config["config"]["layers"] if e["class_name"] == "StringLookup")
+    lookup["config"]["vocabulary"] = None  # as Keras writes an adapted layer
+    keras_like = tmp_path / "keras_like.keras"
+    _rewrite(tmp_path / "m.keras", keras_like, {"config.json": json.dumps(config).encode(),
+                                               "assets/layers/string_lookup/vocabulary.txt": b"[UNK]\nb\na"})
+    again = tf.keras.models.load_model(keras_like)
+    assert again.layers[-1].get_vocabulary() == ["[UNK]", "b", "a"]
+    np.testing.assert_array_equal(again(tf.constant([["a"], ["z"]])).numpy(), [[2], [0]])
+    hostile = tmp_path / "hostile.keras"
+    _rewrite(keras_like, hostile, {"assets/../../evil.txt": b"x"})
+    with pytest.raises(ValueError, match="path minitf will not write"):
+        tf.keras.models.load_model(hostile)
