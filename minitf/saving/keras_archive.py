@@ -2,8 +2,8 @@
 
 Writing builds the weights in a scratch folder, then the whole archive in a temporary file
 beside the target, and renames it into place (fsynced), so an interrupted save leaves the
-previous file intact. `zipped=False` writes
-the same three files into a folder instead, also renamed into place at the end.
+previous file intact. `zipped=False` writes the same three files into a folder instead, also
+renamed into place at the end.
 
 Reading treats the archive as hostile: only the members Keras writes are looked at (the three
 files, and small plain files under `assets/`, copied after name checks into a private folder;
