@@ -71,6 +71,14 @@ def serialize(obj, module_name):
     return getattr(obj, "__name__", type(obj).__name__)
 
 
+def weight_options_config(layer, *weights):
+    """The `<weight>_initializer/_regularizer/_constraint` config entries of `layer`'s weights, in
+    Keras' order (all initializers, then regularizers, then constraints)."""
+    return {f"{w}_{kind}": serialize(getattr(layer, f"{w}_{kind}"), family)
+            for kind, family in (("initializer", "initializers"), ("regularizer", "regularizers"),
+                                 ("constraint", "constraints")) for w in weights}
+
+
 def as_floating(x, dtype):
     """`x` cast to `dtype` when it is an integer or bool tensor (floats are left alone).
 

@@ -123,12 +123,6 @@ class GroupNormalization(Layer):
         config = super().get_config()
         config.update({
             "groups": self.groups, "axis": self.axis, "epsilon": self.epsilon, "center": self.center,
-            "scale": self.scale,
-            "beta_initializer": U.serialize(self.beta_initializer, "initializers"),
-            "gamma_initializer": U.serialize(self.gamma_initializer, "initializers"),
-            "beta_regularizer": U.serialize(self.beta_regularizer, "regularizers"),
-            "gamma_regularizer": U.serialize(self.gamma_regularizer, "regularizers"),
-            "beta_constraint": U.serialize(self.beta_constraint, "constraints"),
-            "gamma_constraint": U.serialize(self.gamma_constraint, "constraints"),
+            "scale": self.scale, **U.weight_options_config(self, "beta", "gamma"),
         })
         return config

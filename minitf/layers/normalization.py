@@ -136,15 +136,10 @@ class BatchNormalization(Layer):
         config = super().get_config()
         config.update({"axis": self.axis, "momentum": self.momentum, "epsilon": self.epsilon,
                        "center": self.center, "scale": self.scale,
-                       "beta_initializer": U.serialize(self.beta_initializer, "initializers"),
-                       "gamma_initializer": U.serialize(self.gamma_initializer, "initializers"),
+                       **U.weight_options_config(self, "beta", "gamma"),
                        "moving_mean_initializer": U.serialize(self.moving_mean_initializer, "initializers"),
                        "moving_variance_initializer": U.serialize(self.moving_variance_initializer,
                                                                   "initializers"),
-                       "beta_regularizer": U.serialize(self.beta_regularizer, "regularizers"),
-                       "gamma_regularizer": U.serialize(self.gamma_regularizer, "regularizers"),
-                       "beta_constraint": U.serialize(self.beta_constraint, "constraints"),
-                       "gamma_constraint": U.serialize(self.gamma_constraint, "constraints"),
                        "synchronized": self.synchronized})
         return config
 
@@ -221,10 +216,5 @@ class LayerNormalization(Layer):
         config = super().get_config()
         config.update({"axis": self.axis, "epsilon": self.epsilon, "center": self.center,
                        "scale": self.scale, "rms_scaling": self.rms_scaling,
-                       "beta_initializer": U.serialize(self.beta_initializer, "initializers"),
-                       "gamma_initializer": U.serialize(self.gamma_initializer, "initializers"),
-                       "beta_regularizer": U.serialize(self.beta_regularizer, "regularizers"),
-                       "gamma_regularizer": U.serialize(self.gamma_regularizer, "regularizers"),
-                       "beta_constraint": U.serialize(self.beta_constraint, "constraints"),
-                       "gamma_constraint": U.serialize(self.gamma_constraint, "constraints")})
+                       **U.weight_options_config(self, "beta", "gamma")})
         return config
