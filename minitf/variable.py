@@ -281,7 +281,8 @@ class Variable(TensorLike):
         """
         new = self._new_value(value, "assign")
         xp = backend.array_module(self._value)
-        self._set(xp.array(new, copy=True))
+        moved = backend.coerce_to_module(new, xp)
+        self._set(moved if moved is not new else xp.array(new, copy=True))
         return self if read_value else None
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):

@@ -7,19 +7,25 @@ module never imports cupy: cupy stays an optional dependency.
   launch many small GEMMs, each paying a kernel launch.
 - Optimizer updates: one pass over the whole arrays (no cache blocking, no host threads).
 - `argsort_stable`: cupy's sort is a stable radix sort and takes no `kind`.
-- `scatter_at`: cupy's `.at` scatters cover add, max and min only.
+- `scatter_at`: cupy's `.at` scatters cover add, max and min only (max/min exact for 32-bit types).
+- Depthwise convolutions of float16 compute in float32 and round, as TF's do.
 """
 import numpy as np
 
 from minitf.backend import array_module, to_host
 from minitf.kernels.windows import (avg_pool, avg_pool_grad, contiguous, conv2d_backprop_input_taps,  # noqa: F401
                                     conv2d_backprop_filter_im2col, conv2d_im2col, depthwise_backprop_filter,
-                                    depthwise_backprop_input, depthwise_conv2d, im2col, max_pool,
-                                    max_pool_grad, max_pool_grad_grad, max_pool_winners, pad, unpad)
+                                    depthwise_backprop_input, depthwise_conv2d, half_through_float32, im2col,
+                                    max_pool, max_pool_grad, max_pool_grad_grad, max_pool_winners, pad, unpad)
 
 conv2d = conv2d_im2col
 conv2d_backprop_input = conv2d_backprop_input_taps
 conv2d_backprop_filter = conv2d_backprop_filter_im2col
+# The depthwise taps are elementwise sums, which would accumulate in float16 (cuBLAS GEMMs
+# accumulate half products in float32 already).
+depthwise_conv2d = half_through_float32(depthwise_conv2d)
+depthwise_backprop_input = half_through_float32(depthwise_backprop_input)
+depthwise_backprop_filter = half_through_float32(depthwise_backprop_filter)
 
 
 def adam_update(g, m, v, w, s, vhat, alpha, one_minus_b1, one_minus_b2, eps):
@@ -47,18 +53,24 @@ def argsort_stable(v, axis=-1):
     return array_module(v).argsort(v, axis=axis)
 
 
+# The dtypes whose max/min scatters cupy computes exactly on the device; float64 max/min measured
+# rounded to float32 precision on an H100 (cupy 14.2), so those go through the host.
+_EXACT_EXTREME_SCATTER = (np.float32, np.int32, np.uint32)
+
+
 def scatter_at(buf, indices, values, how):
-    """`<how>.at(buf, indices, values)` in place. cupy scatters add, max and min on the device,
-    subtract as an add of the negation, and the rest (multiply, divide; dtypes its kernels lack)
-    through the host."""
+    """`<how>.at(buf, indices, values)` in place. cupy scatters add (and max/min of 32-bit types)
+    on the device, subtract as an add of the negation, and the rest (multiply, divide, other
+    dtypes its kernels lack or round) through the host."""
     xp = array_module(buf)
     if how == "subtract":
         how, values = "add", -values
-    try:
-        getattr(xp, how).at(buf, indices, values)
-        return
-    except (TypeError, NotImplementedError):
-        pass
+    if how == "add" or (how in ("maximum", "minimum") and buf.dtype in _EXACT_EXTREME_SCATTER):
+        try:
+            getattr(xp, how).at(buf, indices, values)
+            return
+        except (TypeError, NotImplementedError):
+            pass
     host = to_host(buf).copy()
     getattr(np, how).at(host, to_host(indices) if hasattr(indices, "get") else indices, to_host(values))
     buf[...] = xp.asarray(host)

@@ -12,15 +12,13 @@
   the GEMM kernels compute float16 operands in float32 and round the result, which is also what
   TF's CPU kernels return (checked equal on matmul and conv2d).
 """
-import functools
-
 import numpy as np
 
 from minitf.kernels import threads
 from minitf.kernels.windows import (avg_pool, avg_pool_grad, contiguous, conv2d_backprop_filter_im2col,  # noqa: F401
                                     conv2d_backprop_input_taps, conv2d_im2col, depthwise_backprop_filter,
-                                    depthwise_backprop_input, depthwise_conv2d, im2col, max_pool,
-                                    max_pool_grad, max_pool_grad_grad, max_pool_winners, pad, unpad)
+                                    depthwise_backprop_input, depthwise_conv2d, half_through_float32, im2col,
+                                    max_pool, max_pool_grad, max_pool_grad_grad, max_pool_winners, pad, unpad)
 
 # When the tap-rectangle path replaces im2col (see use_tap_rectangles); measured on 2 cores
 # with 64-256 channels. At 64% real reads the rectangles are 1.2-1.5x faster in all three
@@ -319,21 +317,9 @@ def scatter_at(buf, indices, values, how):
     getattr(np, how).at(buf, indices, values)
 
 
-def _half_through_float32(kernel):
-    """`kernel` with float16 array arguments computed in float32 and the result rounded back."""
-    @functools.wraps(kernel)
-    def wrapper(*args, **kwargs):
-        if not any(isinstance(a, np.ndarray) and a.dtype == np.float16 for a in args):
-            return kernel(*args, **kwargs)
-        wide = tuple(a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float16 else a
-                     for a in args)
-        return kernel(*wide, **kwargs).astype(np.float16)
-    return wrapper
-
-
-conv2d = _half_through_float32(conv2d)
-conv2d_backprop_input = _half_through_float32(conv2d_backprop_input)
-conv2d_backprop_filter = _half_through_float32(conv2d_backprop_filter)
-depthwise_conv2d = _half_through_float32(depthwise_conv2d)
-depthwise_backprop_input = _half_through_float32(depthwise_backprop_input)
-depthwise_backprop_filter = _half_through_float32(depthwise_backprop_filter)
+conv2d = half_through_float32(conv2d)
+conv2d_backprop_input = half_through_float32(conv2d_backprop_input)
+conv2d_backprop_filter = half_through_float32(conv2d_backprop_filter)
+depthwise_conv2d = half_through_float32(depthwise_conv2d)
+depthwise_backprop_input = half_through_float32(depthwise_backprop_input)
+depthwise_backprop_filter = half_through_float32(depthwise_backprop_filter)

@@ -6,14 +6,32 @@ n, h, w, c, kh, kw, sh, sw, dh, dw, oh, ow, the paddings pt, pb, pl, pr, `padded
 and `taps()`) and returns raw arrays; the array module is the inputs' own. The numpy and cupy
 kernel modules share these and add their own fast paths.
 """
+import functools
+
 import numpy as np
 
 from minitf.backend import array_module
 
-__all__ = ["pad", "unpad", "windows", "im2col", "contiguous", "conv2d_im2col", "conv2d_backprop_input_taps",
+__all__ = ["half_through_float32", "pad", "unpad", "windows", "im2col", "contiguous", "conv2d_im2col",
+           "conv2d_backprop_input_taps",
            "conv2d_backprop_filter_im2col", "depthwise_conv2d", "depthwise_backprop_input",
            "depthwise_backprop_filter", "max_pool", "max_pool_winners", "max_pool_grad",
            "max_pool_grad_grad", "avg_pool", "avg_pool_grad"]
+
+
+def half_through_float32(kernel):
+    """`kernel` with float16 array arguments computed in float32 and the result rounded back: TF's
+    float16 convolutions accumulate in float32 on the CPU and the GPU alike."""
+    def is_half(a):
+        return getattr(a, "dtype", None) == np.float16 and hasattr(a, "astype")
+
+    @functools.wraps(kernel)
+    def wrapper(*args, **kwargs):
+        if not any(is_half(a) for a in args):
+            return kernel(*args, **kwargs)
+        wide = tuple(a.astype(np.float32) if is_half(a) else a for a in args)
+        return kernel(*wide, **kwargs).astype(np.float16)
+    return wrapper
 
 
 def pad(v, geo, fill=0):

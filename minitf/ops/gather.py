@@ -5,6 +5,7 @@ gradients.
 import numpy as np
 
 from minitf import errors, kernels
+from minitf.backend import coerce_to_module
 from minitf.indexed_slices import IndexedSlices
 from minitf.ops._core import (Op, Tensor, Variable, _state, array_module, as_tensor, binary,
                               check_attr_dtype, normalize_axis, record)
@@ -100,7 +101,7 @@ def _pad_constant(x, pairs, constant_values):
     xp = array_module(x._value)
     fill_value = as_tensor(constant_values, dtype=x.dtype)
     out_shape = tuple(d + a + b for d, (a, b) in zip(x._value.shape, pairs))
-    out = xp.full(out_shape, fill_value._value, dtype=x._value.dtype)
+    out = xp.full(out_shape, coerce_to_module(fill_value._value, xp), dtype=x._value.dtype)
     inner = tuple(slice(a, a + d) for d, (a, _) in zip(x._value.shape, pairs))
     out[inner] = x._value
     y = Tensor(out)

@@ -3,6 +3,7 @@ differentiable."""
 import numpy as np
 
 from minitf import errors
+from minitf.backend import to_host
 from minitf.ops._core import Op, Tensor, Variable, _state, array_module, as_tensor, record
 from minitf.ops.gather import boolean_mask
 
@@ -107,8 +108,8 @@ def slice_(input_, begin, size, name=None):
     """
     x = as_tensor(input_)
     shape = x._value.shape
-    begin = [int(b) for b in np.asarray(as_tensor(begin)._value).reshape(-1)]
-    size = [int(n) for n in np.asarray(as_tensor(size)._value).reshape(-1)]
+    begin = [int(b) for b in to_host(as_tensor(begin)._value).reshape(-1)]
+    size = [int(n) for n in to_host(as_tensor(size)._value).reshape(-1)]
     if len(begin) != len(shape) or len(size) != len(shape):
         raise SLICE.invalid(f"Expected begin and size arguments to be 1-D tensors of size {len(shape)}, but got "
                             f"shapes [{len(begin)}] and [{len(size)}] instead.")

@@ -7,7 +7,7 @@ and halves the scale; `dynamic_growth_steps` finite steps in a row double it.
 """
 import numpy as np
 
-from minitf import dtypes
+from minitf import backend, dtypes
 from minitf.convert import convert_to_tensor
 from minitf.indexed_slices import IndexedSlices
 from minitf.ops.constant import cast
@@ -176,7 +176,7 @@ class LossScaleOptimizer(base.Optimizer):
                 continue
             value = g.values if isinstance(g, IndexedSlices) else g
             arr = value._value if isinstance(value, (Tensor, Variable)) else np.asarray(value)
-            if not bool(np.isfinite(np.asarray(arr)).all()):
+            if not bool(backend.array_module(arr).isfinite(arr).all()):
                 return False
         return True
 
