@@ -9,6 +9,7 @@ module never imports cupy: cupy stays an optional dependency.
 - `argsort_stable`: cupy's sort is a stable radix sort and takes no `kind`.
 - `scatter_at`: cupy's `.at` scatters cover add, max and min only (max/min exact for 32-bit types).
 - Depthwise convolutions of float16 compute in float32 and round, as TF's do.
+- `sigmoid`, `sigmoid_grad`, `tanh_grad`: one fused elementwise kernel each (float32/float64).
 """
 import numpy as np
 
@@ -53,6 +54,51 @@ def argsort_stable(v, axis=-1):
     return array_module(v).argsort(v, axis=axis)
 
 
+# Elementwise chains fused into one kernel each: a GPU pays a launch per array operation, and
+# an LSTM step runs these 4-10 launch chains per gate per time step.
+_FUSABLE = (np.float32, np.float64)
+_FUSED_KERNELS = {}
+_FUSED_SOURCES = {
+    "sigmoid": ("T x", "T y", "T e = exp(-fabs(x)); y = x >= 0 ? 1 / (1 + e) : e / (1 + e)"),
+    "sigmoid_grad": ("T y, T g", "T out", "out = g * y * (1 - y)"),
+    "tanh_grad": ("T y, T g", "T out", "out = g * (1 - y * y)"),
+}
+
+
+def _fused(xp, name, *arrays):
+    """The fused kernel `name` for module `xp` applied to `arrays` (built once per module), or None
+    when the module has no elementwise kernels or the arrays are not one fusable dtype."""
+    dtype = arrays[0].dtype
+    if dtype not in _FUSABLE or any(a.dtype != dtype for a in arrays) or not hasattr(xp, "ElementwiseKernel"):
+        return None
+    kernel = _FUSED_KERNELS.get((xp, name))
+    if kernel is None:
+        kernel = _FUSED_KERNELS[(xp, name)] = xp.ElementwiseKernel(*_FUSED_SOURCES[name], f"minitf_{name}")
+    return kernel(*arrays)
+
+
+def sigmoid(v):
+    """1 / (1 + e^-v) without overflow (e^-|v| never overflows)."""
+    xp = array_module(v)
+    out = _fused(xp, "sigmoid", v)
+    if out is None:
+        e = xp.exp(-xp.abs(v))
+        out = xp.where(v >= 0, 1 / (1 + e), e / (1 + e)).astype(v.dtype)
+    return out
+
+
+def sigmoid_grad(y, g):
+    """g * y * (1 - y): the sigmoid's gradient from its output `y`."""
+    out = _fused(array_module(y), "sigmoid_grad", y, g)
+    return g * y * (1 - y) if out is None else out
+
+
+def tanh_grad(y, g):
+    """g * (1 - y^2): tanh's gradient from its output `y`."""
+    out = _fused(array_module(y), "tanh_grad", y, g)
+    return g * (1 - y * y) if out is None else out
+
+
 # The dtypes whose max/min scatters cupy computes exactly on the device; float64 max/min measured
 # rounded to float32 precision on an H100 (cupy 14.2), so those go through the host.
 _EXACT_EXTREME_SCATTER = (np.float32, np.int32, np.uint32)
@@ -72,5 +118,9 @@ def scatter_at(buf, indices, values, how):
         except (TypeError, NotImplementedError):
             pass
     host = to_host(buf).copy()
-    getattr(np, how).at(host, to_host(indices) if hasattr(indices, "get") else indices, to_host(values))
+    if isinstance(indices, tuple):
+        indices = tuple(to_host(i) if hasattr(i, "get") else i for i in indices)
+    elif hasattr(indices, "get"):
+        indices = to_host(indices)
+    getattr(np, how).at(host, indices, to_host(values))
     buf[...] = xp.asarray(host)

@@ -8,6 +8,7 @@
   minitf's worker pool (`map_blocks`).
 - `argsort_stable`: numpy's stable sort (ties keep their order, as TF's TopKV2).
 - `scatter_at`: numpy's unbuffered `.at` scatters (Variable.scatter_*).
+- `sigmoid`, `sigmoid_grad`, `tanh_grad`: the elementwise formulas (the GPU module fuses them).
 - float16: numpy has no half-precision BLAS (a float16 GEMM runs ~100x slower than float32), so
   the GEMM kernels compute float16 operands in float32 and round the result, which is also what
   TF's CPU kernels return (checked equal on matmul and conv2d).
@@ -309,6 +310,22 @@ def adam_update(g, m, v, w, scratch, vhat, alpha, one_minus_b1, one_minus_b2, ep
 def argsort_stable(v, axis=-1):
     """Indices that sort `v` along `axis`, equal values keeping their order."""
     return np.argsort(v, axis=axis, kind="stable")
+
+
+def sigmoid(v):
+    """1 / (1 + e^-v) without overflow (e^-|v| never overflows)."""
+    e = np.exp(-np.abs(v))
+    return np.where(v >= 0, 1 / (1 + e), e / (1 + e)).astype(v.dtype)
+
+
+def sigmoid_grad(y, g):
+    """g * y * (1 - y): the sigmoid's gradient from its output `y`."""
+    return g * y * (1 - y)
+
+
+def tanh_grad(y, g):
+    """g * (1 - y^2): tanh's gradient from its output `y`."""
+    return g * (1 - y * y)
 
 
 def scatter_at(buf, indices, values, how):

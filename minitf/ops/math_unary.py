@@ -6,7 +6,7 @@ Every differentiable op here accepts batched cotangents. tf.math re-exports them
 """
 import math as _pymath
 
-from minitf import dispatch, errors
+from minitf import dispatch, errors, kernels
 from minitf.ops._core import (_FLOATS, _NUMERIC, _SIGNED, Op, Tensor, _state, array_module, as_tensor,
                               record)
 from minitf.ops._special import erf as _erf_any
@@ -233,7 +233,7 @@ TANH_GRAD = Op("TanhGrad", batchable=True)
 def _tanh_grad(y, g):
     """g * (1 - y^2) in one pass (TF's TanhGrad), itself differentiable."""
     v = y._value
-    out = Tensor(g._value * (1 - v * v))
+    out = Tensor(kernels.for_module(array_module(v)).tanh_grad(v, g._value))
     if _state.active:
         record(TANH_GRAD, (y, g), (out,),
                lambda u: (lambda: u * g * y * -2.0, lambda: _tanh_grad(y, u)))
@@ -243,15 +243,9 @@ def _tanh_grad(y, g):
 SIGMOID = Op("Sigmoid", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
 
 
-def _sigmoid_forward(xp, v):
-    # exp of a non-positive number never overflows
-    e = xp.exp(-xp.abs(v))
-    return xp.where(v >= 0, 1 / (1 + e), e / (1 + e)).astype(v.dtype)
-
-
 def sigmoid(x, name=None):
     """Logistic function 1 / (1 + e^-x), elementwise, computed without overflow."""
-    return _unary(SIGMOID, x, _sigmoid_forward, lambda g, x, y: _sigmoid_grad(y, g))
+    return _unary(SIGMOID, x, lambda xp, v: kernels.for_module(xp).sigmoid(v), lambda g, x, y: _sigmoid_grad(y, g))
 
 
 SIGMOID_GRAD = Op("SigmoidGrad", batchable=True)
@@ -260,7 +254,7 @@ SIGMOID_GRAD = Op("SigmoidGrad", batchable=True)
 def _sigmoid_grad(y, g):
     """g * y * (1 - y) in one pass (TF's SigmoidGrad), itself differentiable."""
     v = y._value
-    out = Tensor(g._value * v * (1 - v))
+    out = Tensor(kernels.for_module(array_module(v)).sigmoid_grad(v, g._value))
     if _state.active:
         record(SIGMOID_GRAD, (y, g), (out,),
                lambda u: (lambda: u * g * (1 - 2 * y), lambda: _sigmoid_grad(y, u)))
