@@ -49,15 +49,16 @@ def on_device(device, build):
     return lambda: run(step)
 
 
-def policy_step(policy, kind, x, y):
+def policy_step(policy, kind, x, y, units=512):
     """The MLP or CNN training step of bench_models built under a dtype policy: layers made while
     `policy` is global, a float32 softmax output layer, and (as model.fit does under
-    mixed_float16) a LossScaleOptimizer around Adam with the loss scaled before differentiating."""
+    mixed_float16) a LossScaleOptimizer around Adam with the loss scaled before differentiating.
+    The MLP has two hidden layers of `units`."""
     L, mp = mtf.keras.layers, mtf.keras.mixed_precision
     mp.set_global_policy(policy)
     try:
         if kind == "mlp":
-            hidden = [L.Dense(512, activation="relu"), L.Dense(512, activation="relu"), L.Dense(10)]
+            hidden = [L.Dense(units, activation="relu"), L.Dense(units, activation="relu"), L.Dense(10)]
         else:
             hidden = [L.Conv2D(32, 3, activation="relu"), L.Conv2D(64, 3, activation="relu"), L.MaxPooling2D(),
                       L.Flatten(), L.Dense(128, activation="relu"), L.Dense(10)]
@@ -98,6 +99,11 @@ def workloads(torch, rng):
             "minitf gpu": lambda xs=xs, ys=ys, k=kind: on_device("GPU", lambda: policy_step("float32", k, xs, ys)),
             "gpu mixed16": lambda xs=xs, ys=ys, k=kind: on_device(
                 "GPU", lambda: policy_step("mixed_float16", k, xs, ys))}
+    wide_x = rng.normal(size=(4096, 4096)).astype(np.float32)
+    wide_y = rng.integers(0, 10, 4096).astype(np.int32)
+    table["MLP 2x4096 step, batch 4096, float32 vs mixed_float16 (minitf gpu)"] = {
+        "minitf gpu": lambda: on_device("GPU", lambda: policy_step("float32", "mlp", wide_x, wide_y, 4096)),
+        "gpu mixed16": lambda: on_device("GPU", lambda: policy_step("mixed_float16", "mlp", wide_x, wide_y, 4096))}
     table["DCGAN step, batch 64"] = {
         "minitf gpu": lambda: on_device("GPU", lambda: dcgan_keras(mtf, 64)),
         "pytorch cuda": torch and (lambda: dcgan_torch(torch, 64))}
