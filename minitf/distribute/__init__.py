@@ -1,0 +1,1 @@
+"""tf.distribute: running one training script as several replicas (processes or devices)."""
