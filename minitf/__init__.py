@@ -73,6 +73,7 @@ _LAZY = {
     "checkpoint": "minitf.checkpoint", "applications": "minitf.applications",
     "utils": "minitf.utils", "ragged": "minitf.ragged", "sparse": "minitf.sparse",
     "autodiff": "minitf.autodiff", "summary": "minitf.summary",
+    "distribute": "minitf.distribute",
 }
 # Classes TF keeps at the top level whose modules load on first use: name -> (module, attribute)
 _LAZY_CLASSES = {
