@@ -1,0 +1,369 @@
+"""The MPI implementation of the collective seam: one process of an mpiexec job, talking to the
+others through an mpi4py communicator (Horovod's and ChainerMN's design).
+
+Small arrays are packed into a few contiguous buffers ("buckets", Horovod's fusion buffer) so a
+list of a hundred gradients costs a handful of MPI calls instead of a hundred. Every collective
+opens with a tiny allgather of a hash of what this process is about to do (the method, the op,
+the shapes and dtypes): processes that disagree get an InvalidArgumentError naming the
+difference instead of silently reducing mismatched buffers. With `timeout_seconds` set, the MPI
+calls are non-blocking and polled against a deadline, so a dead or stuck peer becomes a
+DeadlineExceededError (what TF's collectives raise on their timeout) instead of a hang.
+
+mpi4py is optional (the `mpi` extra); it is imported when a group is first built.
+Device (cupy) arrays are copied to the host, reduced there and copied back: CUDA-aware MPI is
+not assumed. NCCL (`nccl_collective`) is the device-side path.
+"""
+import atexit
+import hashlib
+import pickle
+import sys
+import time
+
+import numpy as np
+
+from minitf import backend
+from minitf import errors
+from minitf.distribute.collective import Collective, REDUCTIONS
+
+__all__ = ["MpiCollective", "import_mpi", "MPI_INSTALL_HINT", "DEFAULT_BUCKET_BYTES"]
+
+MPI_INSTALL_HINT = 'pip install "minitf[mpi]" (mpi4py and an MPI library such as the mpich wheel)'
+DEFAULT_BUCKET_BYTES = 4 * 1024 * 1024  # Horovod's fusion buffer is a few MiB, too
+_ALIGN = 64  # byte alignment of each array inside a packed buffer
+_SPIN_SECONDS = 0.05  # poll without sleeping this long: MPI progresses only while tested
+_MAX_SLEEP = 0.005
+
+
+def import_mpi():
+    """The `mpi4py.MPI` module, or ImportError saying how to install it."""
+    try:
+        from mpi4py import MPI  # lazy: optional dependency (mpi extra)
+    except ImportError as e:
+        raise ImportError(f"minitf's multi-process tf.distribute runs on MPI, and mpi4py could not be "
+                          f"imported ({e}). Install it with {MPI_INSTALL_HINT}, then launch the script "
+                          f"with `mpiexec -n N python script.py`.") from e
+    return MPI
+
+
+def _digest(text):
+    """A 62-bit hash of `text`, equal in every process (Python's hash() is salted per process)."""
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little") >> 2
+
+
+def _reduce_dtype(dtype, op):
+    """The dtype MPI reduces `dtype` in for `op` (half floats in float32, bools as uint8)."""
+    if dtype == np.bool_:
+        if op in ("sum", "mean"):
+            raise errors.InvalidArgumentError(
+                None, None, f"allreduce: op={op!r} is not defined for bool arrays; use 'max' (any) or "
+                f"'min' (all), or cast to an integer dtype first")
+        return np.dtype(np.uint8)
+    if dtype.kind == "c" and op in ("max", "min"):
+        raise errors.InvalidArgumentError(
+            None, None, f"allreduce: op={op!r} is not defined for complex arrays ({dtype}); use 'sum' or 'mean'")
+    if dtype.kind == "f" and dtype.itemsize < 4 or dtype.kind == "V" or dtype.name == "bfloat16":
+        return np.dtype(np.float32)
+    if dtype.kind not in "biufc":
+        raise errors.InvalidArgumentError(
+            None, None, f"allreduce: arrays of dtype {dtype} cannot be reduced; use a numeric dtype")
+    return dtype
+
+
+def _plan(nbytes, bucket_bytes):
+    """Consecutive index groups whose byte sizes add up to at most `bucket_bytes` each."""
+    buckets, current, filled = [], [], 0
+    for i, n in enumerate(nbytes):
+        if current and filled + n > bucket_bytes:
+            buckets.append(current)
+            current, filled = [], 0
+        current.append(i)
+        filled += -(-n // _ALIGN) * _ALIGN
+    if current:
+        buckets.append(current)
+    return buckets
+
+
+def _describe(arrays):
+    return [f"{a.dtype.name}{tuple(a.shape)}" for a in arrays]
+
+
+class MpiCollective(Collective):
+    """A group of processes over an mpi4py communicator (`MPI.COMM_WORLD` when `comm` is None).
+
+    Args:
+      comm: the mpi4py communicator; its rank and size are this group's.
+      timeout_seconds: None waits forever (TF's default); a number makes every collective raise
+        `tf.errors.DeadlineExceededError` when the other processes have not joined in time.
+      bucket_bytes: how many bytes of small arrays are packed into one MPI call.
+      check_signatures: compare what every process is about to do before each collective
+        (one 16-byte allgather); turn off only when the caller guarantees agreement.
+    """
+
+    name = "mpi"
+
+    def __init__(self, comm=None, timeout_seconds=None, bucket_bytes=DEFAULT_BUCKET_BYTES,
+                 check_signatures=True):
+        mpi = import_mpi()
+        self._mpi = mpi
+        self._comm = mpi.COMM_WORLD if comm is None else comm
+        self.rank = self._comm.Get_rank()
+        self.size = self._comm.Get_size()
+        if timeout_seconds is not None and not timeout_seconds > 0:
+            raise ValueError(f"MpiCollective: timeout_seconds must be a positive number or None, "
+                             f"got {timeout_seconds!r}")
+        if int(bucket_bytes) < 1:
+            raise ValueError(f"MpiCollective: bucket_bytes must be positive, got {bucket_bytes!r}")
+        self.timeout_seconds = timeout_seconds
+        self.bucket_bytes = int(bucket_bytes)
+        self.check_signatures = bool(check_signatures)
+        self._broken = None  # the message of the failure that left the group unusable
+        self._closed = False
+        self._plans = {}
+
+    @property
+    def comm(self):
+        """The mpi4py communicator underneath."""
+        return self._comm
+
+    def __repr__(self):
+        return (f"MpiCollective(rank={self.rank}, size={self.size}, timeout_seconds={self.timeout_seconds}, "
+                f"bucket_bytes={self.bucket_bytes})")
+
+    # -- waiting -------------------------------------------------------------------------------
+
+    def _usable(self, what):
+        if self._closed:
+            raise errors.FailedPreconditionError(
+                None, None, f"MpiCollective.{what} on rank {self.rank}: the group was closed; build a new one")
+        if self._broken is not None:
+            raise errors.UnavailableError(
+                None, None, f"MpiCollective.{what} on rank {self.rank}: the group is unusable since an "
+                f"earlier collective failed ({self._broken}). Restart the job (all workers).")
+
+    def _wait(self, requests, what):
+        """Complete `requests`, polling against the deadline when there is one."""
+        request = self._mpi.Request
+        if self.timeout_seconds is None:
+            request.Waitall(requests)
+            return
+        start = time.monotonic()
+        deadline = start + self.timeout_seconds
+        pause = 0.0001
+        while not request.Testall(requests):
+            now = time.monotonic()
+            if now >= deadline:
+                self._fail_timeout(what, now - start)
+            if now - start > _SPIN_SECONDS:
+                time.sleep(pause)
+                pause = min(pause * 2, _MAX_SLEEP)
+
+    def _fail_timeout(self, what, waited):
+        message = (f"MpiCollective.{what} on rank {self.rank} of {self.size} timed out after {waited:.1f} s "
+                   f"(timeout_seconds={self.timeout_seconds}): the other workers did not join. A worker may "
+                   f"have died or be stuck: check the other workers' logs. If they are only slow (a long "
+                   f"first step, uneven data), raise the limit with "
+                   f"tf.distribute.experimental.CommunicationOptions(timeout_seconds=...).")
+        self._broken = f"{what} timed out after {waited:.1f} s"
+        # An MPI collective cannot be cancelled, and MPI_Finalize would wait for it forever: end
+        # the whole job at exit instead (after the caller has handled or printed this error).
+        atexit.register(self._abort_at_exit)
+        raise errors.DeadlineExceededError(None, None, message)
+
+    def _abort_at_exit(self):
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # a closed stream must not stop the abort
+                pass
+        self._comm.Abort(1)
+
+    # -- agreement -----------------------------------------------------------------------------
+
+    def _agree(self, what, parts, count=0):
+        """Allgather (hash of `what` and `parts`, `count`); raise when the hashes differ.
+
+        Returns the gathered counts (allgather's first dimensions). Every process sees the same
+        gathered hashes, so all of them raise together and can exchange the details first.
+        """
+        self._usable(what)
+        if not self.check_signatures and what != "allgather":
+            return None
+        text = what + "|" + ";".join(parts)
+        mine = np.array([_digest(text) if self.check_signatures else 0, count], np.int64)
+        gathered = np.empty((self.size, 2), np.int64)
+        self._wait([self._comm.Iallgather(mine, gathered)], what)
+        if self.check_signatures and not np.all(gathered[:, 0] == mine[0]):
+            calls = [pickle.loads(t) for t in self._gather_bytes(pickle.dumps((what, parts)), what)]
+            raise errors.InvalidArgumentError(None, None, self._mismatch_message(what, calls))
+        return gathered[:, 1]
+
+    def _mismatch_message(self, what, calls):
+        first = calls[0]
+        other = next(r for r, c in enumerate(calls) if c != first)
+        (what_a, parts_a), (what_b, parts_b) = first, calls[other]
+        if what_a.split(" ")[0] != what_b.split(" ")[0] or what_a != what_b:
+            detail = f"rank 0 called {what_a} and rank {other} called {what_b}"
+        elif len(parts_a) != len(parts_b):
+            detail = f"rank 0 passed {len(parts_a)} arrays and rank {other} passed {len(parts_b)}"
+        else:
+            i = next(i for i, (a, b) in enumerate(zip(parts_a, parts_b)) if a != b)
+            detail = f"array {i} is {parts_a[i]} on rank 0 and {parts_b[i]} on rank {other}"
+        return (f"MpiCollective.{what.split(' ')[0]} on rank {self.rank}: the workers called the collective "
+                f"with different arguments ({detail}). Every worker must run the same collectives in the "
+                f"same order with arrays of the same shapes and dtypes (same model, same batch shapes).")
+
+    def _gather_bytes(self, data, what):
+        """Every process's byte string, in rank order (no agreement check: used by it)."""
+        mine = np.frombuffer(data, np.uint8)
+        lengths = np.empty(self.size, np.int64)
+        self._wait([self._comm.Iallgather(np.array([mine.size], np.int64), lengths)], what)
+        out = np.empty(int(lengths.sum()), np.uint8)
+        offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        self._wait([self._comm.Iallgatherv(mine, [out, (lengths, offsets), self._mpi.BYTE])], what)
+        return [out[o:o + n].tobytes() for o, n in zip(offsets, lengths)]
+
+    # -- arrays --------------------------------------------------------------------------------
+
+    def allreduce(self, arrays, op="sum"):
+        """Each array of `arrays` reduced over the processes; mean is sum / size.
+
+        The mean of integer arrays is a float64 array, as TF's `x / n` on an integer tensor.
+        Half-precision floats are reduced in float32 and come back in their own dtype.
+        """
+        if op not in REDUCTIONS:
+            raise ValueError(f"allreduce: unknown reduction {op!r}; use one of {REDUCTIONS}")
+        arrays = list(arrays)
+        hosts = [backend.to_host(a) for a in arrays]
+        hosts = [np.asarray(h) for h in hosts]
+        self._agree(f"allreduce op={op}", _describe(hosts))
+        if not hosts:
+            return []
+        results = self._allreduce_host(hosts, op)
+        return [_like(r, a) for r, a in zip(results, arrays)]
+
+    def _allreduce_host(self, hosts, op):
+        mpi = self._mpi
+        mpi_op = {"sum": mpi.SUM, "mean": mpi.SUM, "max": mpi.MAX, "min": mpi.MIN}[op]
+        work = [_reduce_dtype(h.dtype, op) for h in hosts]
+        groups = {}
+        for i, w in enumerate(work):
+            groups.setdefault(w, []).append(i)
+        results = [None] * len(hosts)
+        pending = []  # (request, indices, buffer, work dtype)
+        for w, members in groups.items():
+            for bucket in _plan([hosts[i].size * w.itemsize for i in members], self.bucket_bytes):
+                idx = [members[b] for b in bucket]
+                if len(idx) == 1:
+                    send = np.ascontiguousarray(hosts[idx[0]], dtype=w).reshape(-1)
+                    buf = np.empty(send.size, w)
+                    request = self._comm.Iallreduce(send, buf, op=mpi_op)
+                else:
+                    buf = np.empty(sum(hosts[i].size for i in idx), w)
+                    offset = 0
+                    for i in idx:
+                        n = hosts[i].size
+                        buf[offset:offset + n] = hosts[i].reshape(-1)
+                        offset += n
+                    request = self._comm.Iallreduce(mpi.IN_PLACE, buf, op=mpi_op)
+                pending.append((request, idx, buf))
+        self._wait([p[0] for p in pending], f"allreduce op={op}")
+        for _, idx, buf in pending:
+            if op == "mean":
+                if buf.dtype.kind in "fc":
+                    buf /= self.size
+                else:
+                    buf = buf / self.size
+            offset = 0
+            for i in idx:
+                h = hosts[i]
+                piece = buf[offset:offset + h.size].reshape(h.shape)
+                offset += h.size
+                if piece.dtype != h.dtype and not (op == "mean" and h.dtype.kind in "iu"):
+                    piece = piece.astype(h.dtype)
+                results[i] = piece
+        return results
+
+    def broadcast(self, arrays, root=0):
+        """The arrays of process `root` on every process (new arrays everywhere)."""
+        self._check_root(root, "broadcast")
+        arrays = list(arrays)
+        hosts = [np.asarray(backend.to_host(a)) for a in arrays]
+        self._agree(f"broadcast root={root}", _describe(hosts))
+        if not hosts:
+            return []
+        pending = []
+        for bucket in _plan([h.nbytes for h in hosts], self.bucket_bytes):
+            offsets, total = [], 0
+            for i in bucket:
+                offsets.append(total)
+                total += -(-hosts[i].nbytes // _ALIGN) * _ALIGN
+            buf = np.empty(total, np.uint8)
+            if self.rank == root:
+                for i, o in zip(bucket, offsets):
+                    h = hosts[i]
+                    buf[o:o + h.nbytes].view(h.dtype)[...] = h.reshape(-1)
+            pending.append((self._comm.Ibcast(buf, root=root), bucket, offsets, buf))
+        self._wait([p[0] for p in pending], f"broadcast root={root}")
+        results = [None] * len(hosts)
+        for _, bucket, offsets, buf in pending:
+            for i, o in zip(bucket, offsets):
+                h = hosts[i]
+                results[i] = buf[o:o + h.nbytes].view(h.dtype).reshape(h.shape)
+        return [_like(r, a) for r, a in zip(results, arrays)]
+
+    def allgather(self, array):
+        """Every process's `array` in rank order; first dimensions may differ (MPI_Allgatherv)."""
+        host = np.ascontiguousarray(backend.to_host(array))
+        if host.ndim == 0:
+            raise errors.InvalidArgumentError(
+                None, None, "MpiCollective.allgather: got a scalar (shape ()); gather arrays with at "
+                "least one dimension (reshape to [1] first)")
+        counts = self._agree("allgather", [f"{host.dtype.name}(?, {', '.join(map(str, host.shape[1:]))})"],
+                             count=host.shape[0])
+        row = int(np.prod(host.shape[1:], dtype=np.int64)) * host.dtype.itemsize
+        nbytes = counts * row
+        offsets = np.concatenate([[0], np.cumsum(nbytes)[:-1]]).astype(np.int64)
+        out = np.empty(int(nbytes.sum()), np.uint8)
+        send = host.reshape(-1).view(np.uint8) if host.size else np.empty(0, np.uint8)
+        self._wait([self._comm.Iallgatherv(send, [out, (nbytes, offsets), self._mpi.BYTE])], "allgather")
+        parts = [out[o:o + n].view(host.dtype).reshape((int(c),) + host.shape[1:])
+                 for o, n, c in zip(offsets, nbytes, counts)]
+        return [_like(p, array) for p in parts]
+
+    # -- objects -------------------------------------------------------------------------------
+
+    def broadcast_object(self, obj, root=0):
+        """A small picklable object of process `root`, on every process."""
+        self._check_root(root, "broadcast_object")
+        self._agree(f"broadcast_object root={root}", [])
+        data = pickle.dumps(obj) if self.rank == root else b""
+        length = np.array([len(data)], np.int64)
+        self._wait([self._comm.Ibcast(length, root=root)], "broadcast_object")
+        buf = np.frombuffer(data, np.uint8).copy() if self.rank == root else np.empty(int(length[0]), np.uint8)
+        self._wait([self._comm.Ibcast(buf, root=root)], "broadcast_object")
+        return obj if self.rank == root else pickle.loads(buf.tobytes())
+
+    def allgather_object(self, obj):
+        """Every process's small picklable object, in rank order."""
+        self._agree("allgather_object", [])
+        return [pickle.loads(b) for b in self._gather_bytes(pickle.dumps(obj), "allgather_object")]
+
+    def barrier(self):
+        """Return once every process has called it (within the timeout, when one is set)."""
+        self._agree("barrier", [])
+        self._wait([self._comm.Ibarrier()], "barrier")
+
+    def close(self):
+        """Forget the communicator (COMM_WORLD itself is never freed; MPI finalizes it at exit)."""
+        self._closed = True
+
+    def _check_root(self, root, what):
+        if not isinstance(root, (int, np.integer)) or not 0 <= root < self.size:
+            raise ValueError(f"MpiCollective.{what}: root must be a rank in [0, {self.size}), got {root!r}")
+
+
+def _like(result, original):
+    """`result` (numpy) on the array module of `original` (a copy to the GPU for cupy arrays)."""
+    if type(original) is np.ndarray or backend.array_module(original) is np:
+        return result
+    return backend.coerce_to_module(result, backend.array_module(original))
