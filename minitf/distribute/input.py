@@ -1,0 +1,210 @@
+"""Distributed input: tf.distribute.InputContext and the datasets strategies hand to replicas.
+
+Every worker iterates its own dataset. Each step the workers agree (one tiny all-reduce) on
+whether any of them still has data; a worker whose data ran out takes an empty batch, so all
+workers take the same number of steps and none waits forever in a collective.
+"""
+import math
+
+import numpy as np
+
+from minitf import errors
+from minitf.data import structure as st
+from minitf.data.dataset import Dataset
+from minitf.data.transformations import BatchDataset
+from minitf.tensor import Tensor
+
+__all__ = ["InputContext", "DistributedDataset", "DistributedDatasetsFromFunction",
+           "DistributedIterator", "check_dataset"]
+
+
+class InputContext:
+    """What a `distribute_datasets_from_function` input function learns about the job.
+
+    Args:
+      num_input_pipelines: how many input pipelines (workers) there are.
+      input_pipeline_id: this pipeline's number, 0 to `num_input_pipelines - 1`.
+      num_replicas_in_sync: how many replicas take a step together.
+    """
+
+    def __init__(self, num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=1):
+        self._num_input_pipelines = num_input_pipelines
+        self._input_pipeline_id = input_pipeline_id
+        self._num_replicas_in_sync = num_replicas_in_sync
+
+    @property
+    def num_replicas_in_sync(self):
+        """How many replicas take a step together."""
+        return self._num_replicas_in_sync
+
+    @property
+    def input_pipeline_id(self):
+        """This pipeline's number (shard with `dataset.shard(num_input_pipelines, input_pipeline_id)`)."""
+        return self._input_pipeline_id
+
+    @property
+    def num_input_pipelines(self):
+        """How many input pipelines there are."""
+        return self._num_input_pipelines
+
+    def get_per_replica_batch_size(self, global_batch_size):
+        """`global_batch_size` divided by the number of replicas (ValueError when it does not divide)."""
+        if global_batch_size % self._num_replicas_in_sync != 0:
+            raise ValueError(f"The `global_batch_size` {global_batch_size} is not divisible by "
+                             f"`num_replicas_in_sync` {self._num_replicas_in_sync} ")
+        return global_batch_size // self._num_replicas_in_sync
+
+    def __str__(self):
+        return (f"tf.distribute.InputContext(input pipeline id {self._input_pipeline_id}, total: "
+                f"{self._num_input_pipelines})")
+
+    __repr__ = __str__
+
+
+def check_dataset(dataset, where):
+    """TypeError naming `where` unless `dataset` is a tf.data.Dataset."""
+    if not isinstance(dataset, Dataset):
+        raise TypeError(f"{where}: expected a tf.data.Dataset, got {type(dataset).__name__}. Build "
+                        "one with tf.data.Dataset.from_tensor_slices(...).batch(global_batch_size).")
+
+
+def _slice(element, start, stop):
+    def cut(leaf):
+        if not isinstance(leaf, Tensor):
+            raise TypeError(f"experimental_distribute_dataset: cannot split a batch holding a "
+                            f"{type(leaf).__name__} between replicas; use "
+                            "distribute_datasets_from_function and batch per replica.")
+        return Tensor(leaf._value[start:stop])
+    return st.map_leaves(cut, element)
+
+
+def _leading(element):
+    leaves = st.flatten(element)
+    return int(leaves[0]._value.shape[0]) if leaves and getattr(leaves[0], "_value", None) is not None \
+        and leaves[0]._value.ndim else 1
+
+
+def _empty_from_spec(spec):
+    def empty(leaf_spec):
+        shape = [0] + [d if d is not None else 0 for d in list(leaf_spec.shape)[1:]]
+        return Tensor(np.zeros(shape, dtype=leaf_spec.dtype.as_numpy_dtype))
+    return st.map_leaves(empty, spec)
+
+
+def _declared_batch_size(dataset):
+    """The batch size of the last `batch()` of `dataset`'s pipeline, or None."""
+    node = dataset._node
+    while node is not None:
+        if isinstance(node, BatchDataset):
+            return int(node._batch_size)
+        node = getattr(node, "_input", None)
+    return None
+
+
+def _shard_policy(dataset):
+    policy = dataset.options().experimental_distribute.auto_shard_policy
+    name = getattr(policy, "name", policy)
+    return "OFF" if name in ("OFF", -1) else "DATA"
+
+
+class DistributedIterator:
+    """Iterates a distributed dataset: each `next()` is this replica's batch of the step."""
+
+    def __init__(self, local_batches, collective, element_spec):
+        self._local = local_batches
+        self._collective = collective
+        self._element_spec = element_spec
+        self._exhausted = False
+        self._finished = False
+        self._template = None
+
+    @property
+    def element_spec(self):
+        """The structure of TensorSpecs of one replica's batch."""
+        return self._element_spec
+
+    def __iter__(self):
+        return self
+
+    def _empty(self):
+        if self._template is not None:
+            return st.map_leaves(lambda t: Tensor(t._value[:0]), self._template)
+        return _empty_from_spec(self._element_spec)
+
+    def __next__(self):
+        if self._finished:
+            raise StopIteration
+        element = None
+        if not self._exhausted:
+            try:
+                element = next(self._local)
+            except StopIteration:
+                self._exhausted = True
+        if self._collective.size > 1:  # do any of the workers still have data?
+            flag = np.asarray([0 if element is None else 1], dtype=np.int64)
+            anyone = int(self._collective.allreduce([flag], "sum")[0][0]) > 0
+        else:
+            anyone = element is not None
+        if not anyone:
+            self._finished = True
+            raise StopIteration
+        if element is None:
+            return self._empty()
+        self._template = element
+        return element
+
+    def get_next(self):
+        """This replica's next batch; OutOfRangeError once no worker has data left."""
+        try:
+            return next(self)
+        except StopIteration:
+            raise errors.OutOfRangeError(None, None, "End of sequence") from None
+
+
+class _DistributedBase:
+    def __init__(self, dataset, collective, options):
+        self._dataset = dataset
+        self._collective = collective
+        self._options = options
+
+    @property
+    def element_spec(self):
+        """The structure of TensorSpecs of one replica's batch."""
+        return self._dataset.element_spec
+
+    def __iter__(self):
+        return DistributedIterator(self._local_batches(), self._collective, self.element_spec)
+
+    def _local_batches(self):
+        return iter(self._dataset)
+
+
+class DistributedDataset(_DistributedBase):
+    """A dataset of GLOBAL batches that each worker reads its part of.
+
+    Each worker iterates the whole pipeline (so shuffles need a seed, as in TF) and keeps
+    its replica's slice of every global batch: with G examples per batch and n replicas,
+    replica r takes examples [r*ceil(G/n), (r+1)*ceil(G/n)), so every example is used once
+    and the last, partial batch leaves some replicas a smaller or empty batch. With
+    `AutoShardPolicy.OFF` every worker reads every slice, one per step.
+    """
+
+    def _local_batches(self):
+        n, rank = self._collective.size, self._collective.rank
+        declared = _declared_batch_size(self._dataset)
+        off = _shard_policy(self._dataset) == "OFF"
+        for element in self._dataset:
+            size = _leading(element)
+            per = math.ceil((declared or size) / n) if n > 1 else size
+            if n == 1:
+                yield element
+            elif off:
+                for r in range(n):
+                    yield _slice(element, min(r * per, size), min((r + 1) * per, size))
+            else:
+                yield _slice(element, min(rank * per, size), min((rank + 1) * per, size))
+
+
+class DistributedDatasetsFromFunction(_DistributedBase):
+    """The per-worker datasets an input function built; workers whose data runs out first
+    take empty batches until every worker's data is done."""
