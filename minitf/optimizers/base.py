@@ -20,6 +20,7 @@ import numpy as np
 from minitf import backend, dtypes
 from minitf._keras_naming import to_snake_case, unique_layer_name
 from minitf.convert import convert_to_tensor
+from minitf.distribute import _context as _distribute_context
 from minitf.indexed_slices import IndexedSlices
 from minitf.kernels import threads
 from minitf.optimizers.schedules import LearningRateSchedule, deserialize, serialize
@@ -301,13 +302,20 @@ class Optimizer(Trackable):
         return loss
 
     def apply_gradients(self, grads_and_vars, name=None, skip_gradients_aggregation=False, **kw):
-        """Apply (gradient, variable) pairs; returns the `iterations` variable."""
+        """Apply (gradient, variable) pairs; returns the `iterations` variable.
+
+        Under a tf.distribute strategy with several replicas the gradients are first summed
+        across the replicas (one all-reduce for all of them, before clipping), unless
+        `skip_gradients_aggregation=True` (or `experimental_aggregate_gradients=False`) says
+        the caller already did."""
         pairs = list(grads_and_vars)
-        self.apply([g for g, _ in pairs], [v for _, v in pairs])
+        aggregate = not skip_gradients_aggregation and kw.get("experimental_aggregate_gradients", True)
+        self.apply([g for g, _ in pairs], [v for _, v in pairs], _aggregate=aggregate)
         return self._iterations
 
-    def apply(self, grads, trainable_variables=None):
-        """Apply `grads` to `trainable_variables` (one update step)."""
+    def apply(self, grads, trainable_variables=None, *, _aggregate=True):
+        """Apply `grads` to `trainable_variables` (one update step); under a strategy with
+        several replicas the gradients are summed across them first."""
         grads = list(grads)
         variables = list(trainable_variables)
         if len(grads) != len(variables):
@@ -328,6 +336,11 @@ class Optimizer(Trackable):
             grads = [g * (1.0 / self.loss_scale_factor) for g in grads]
         threads.adapt_to_load()  # once per step: the CPU thread count follows other processes' load
         raws = [self._gradient_array(g, v) for g, v in zip(grads, variables)]
+        strategy = _distribute_context.aggregating_strategy() if _aggregate else None
+        if strategy is not None:  # sum over the replicas: one collective for the whole step
+            raws = [_dense_rows(g[0], g[1], v._value) if type(g) is tuple else g
+                    for g, v in zip(raws, variables)]
+            raws = strategy.extended._collective.allreduce(raws, "sum")
         raws = self._clip(raws)
         raws = [self._sparse_or_dense(g, v) if type(g) is tuple else g
                 for g, v in zip(raws, variables)]
