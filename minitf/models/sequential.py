@@ -1,4 +1,5 @@
 """tf.keras.Sequential: a plain stack of layers, each feeding the next."""
+from minitf._keras_naming import unique_layer_name
 from minitf.keras.keras_tensor import KerasTensor
 from minitf.keras.node import call_accepts
 from minitf.layers.base import Layer
@@ -25,7 +26,9 @@ class Sequential(Model):
         super().__init__(name=name)
         self._seq_input = None   # the Input KerasTensor once the input shape is known
         for layer in layers or []:
-            self.add(layer)
+            self.add(layer, rebuild=False)
+        if layers:
+            self._after_change(True)  # one trace for the whole list, as Keras 3 builds it
 
     @property
     def layers(self):
@@ -44,8 +47,12 @@ class Sequential(Model):
     def input_spec(self, value):
         self._input_spec = value
 
-    def add(self, layer):
-        """Append a layer (an Input KerasTensor or InputLayer fixes the input shape)."""
+    def add(self, layer, rebuild=True):
+        """Append a layer (an Input KerasTensor or InputLayer fixes the input shape).
+
+        With `rebuild=False` the graph is not traced again until a later `add`, `pop` or
+        build, so that adding many layers makes one graph (and takes one automatic name).
+        """
         if isinstance(layer, KerasTensor) and isinstance(layer.node.layer, InputLayer):
             layer = layer.node.layer
         if not isinstance(layer, Layer):
@@ -58,24 +65,38 @@ class Sequential(Model):
                 raise ValueError("An InputLayer can only be the first layer of a Sequential model.")
             self._layers.append(layer)
             self._seq_input = layer._inbound_nodes[0].output_tensors
-            self._rebuild_graph()
+            self._after_change(rebuild)
             return
         if not self._layers and layer._batch_input_shape is not None:
-            self._seq_input = Input(batch_shape=layer._batch_input_shape, dtype=layer._dtype,
-                                    name=f"{layer.name}_input")
+            # Keras 3 makes a plain InputLayer here: named 'input_layer', 'input_layer_1', ...
+            self._seq_input = Input(batch_shape=layer._batch_input_shape, dtype=layer._dtype)
         self._layers.append(layer)
-        if self._seq_input is not None:
-            self._rebuild_graph()
+        self._after_change(rebuild)
 
-    def pop(self):
-        """Remove the last layer (TypeError when there are none)."""
+    def pop(self, rebuild=True):
+        """Remove the last layer (TypeError when there are none); `rebuild=False` leaves the
+        graph to be traced again by a later `add`, `pop` or build."""
         if not self.layers:
             raise TypeError("There are no layers in the model.")
         layer = self.layers[-1]
         self._layers = [x for x in self._layers if x is not layer]
-        if self._seq_input is not None:
-            self._rebuild_graph()
+        self._after_change(rebuild)
         return layer
+
+    def _after_change(self, rebuild):
+        """Trace the graph again now, or drop it so that the next build or call does."""
+        if self._seq_input is None:
+            # Keras 3 builds at once when the first layer is a built model with one input
+            first = self.layers[0] if len(self.layers) > 1 else None
+            graph = getattr(first, "_graph", None)
+            if rebuild and graph is not None and len(graph.flat_inputs) == 1:
+                self.build(graph.flat_inputs[0].shape)
+            return
+        if rebuild:
+            self._rebuild_graph()
+        else:
+            self._graph = None
+            self.built = False
 
     def _rebuild_graph(self):
         """Trace the symbolic input through every layer to get the functional graph."""
@@ -83,6 +104,10 @@ class Sequential(Model):
         with self._scope():  # as in Keras 3, layers built here get 'sequential/dense/kernel' paths
             for layer in self.layers:
                 x = layer(x)
+        if self.layers:
+            # Keras 3 wraps each traced graph in a Functional model, which takes the next
+            # automatic 'functional' name: a later Model(inputs, outputs) is 'functional_1'.
+            unique_layer_name("functional")
         self._graph = GraphRunner(self._seq_input, x) if self.layers else None
         self.built = bool(self.layers)
         self._build_input_shape = self._seq_input.shape
@@ -99,6 +124,8 @@ class Sequential(Model):
             dtype = self.layers[0].compute_dtype if self.layers else self._dtype
             self._seq_input = Input(batch_shape=shape, dtype=dtype)
             self._rebuild_graph()
+        elif self._graph is None and self.layers:
+            self._rebuild_graph()  # layers were added or popped with rebuild=False
         self.built = True
 
     @property
