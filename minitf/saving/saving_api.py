@@ -16,7 +16,7 @@ from minitf._keras_naming import to_snake_case
 from minitf.checkpoint import keras_weights, safe_h5
 from minitf.layers import serialization
 from minitf.layers.serialization import SafeModeScope
-from minitf.saving import keras_archive
+from minitf.saving import keras_archive, legacy_h5
 from minitf.saving.compile_config import deserialize_compile_config, serialize_compile_config
 from minitf.version import VERSION
 
@@ -48,19 +48,21 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
       zipped: write a zip (default) or a folder.
       include_optimizer: False leaves out the compile config and the optimizer's variables.
 
+    A path ending in '.h5' or '.hdf5' writes Keras' legacy whole-model HDF5 format instead (with
+    Keras 3's warning; see `legacy_h5`).
+
     Raises:
       ValueError: another file extension, or unknown keyword arguments.
-      NotImplementedError: a '.h5' path (Keras 2's whole-model HDF5 format is not written).
+      NotImplementedError: a subclassed model whose config cannot be generated.
     """
     filepath = os.fspath(filepath)
     include_optimizer = _check_save_arguments(filepath, dict(kwargs))
     if zipped is None:
         zipped = True
-    if filepath.endswith((".h5", ".hdf5")):
-        raise NotImplementedError(
-            f"model.save({filepath!r}): minitf saves whole models only in Keras 3's native format. Use "
-            f"a path ending in '.keras' (recommended by Keras 3 too), or model.save_weights('....weights.h5') "
-            f"for the weights alone.")
+    if legacy_h5.is_legacy_h5_path(filepath):
+        warnings.warn(legacy_h5.SAVE_WARNING, stacklevel=2)
+    if zipped and legacy_h5.is_legacy_h5_path(filepath):
+        return legacy_h5.save_model_to_hdf5(model, filepath, overwrite, include_optimizer, KERAS_VERSION)
     if zipped and not filepath.endswith(".keras"):
         raise ValueError(f"Invalid filepath extension for saving. Please add a `.keras` extension for the "
                          f"native Keras format. Received: filepath={filepath}.")
@@ -87,7 +89,8 @@ def _is_keras_file(filepath):
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # noqa: A002 (Keras' name)
     """The model saved in a `.keras` file (or folder), compiled as it was saved unless
-    `compile=False`, with its weights and optimizer state.
+    `compile=False`, with its weights and optimizer state; or one saved in Keras' legacy
+    '.h5'/'.hdf5' whole-model format (see `legacy_h5`).
 
     Args:
       custom_objects: {name: class or function} for custom layers, losses, ... that are not
@@ -100,12 +103,15 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
       DataLossError: a weights member minitf refuses to read (see `safe_h5`).
     """
     filepath = os.fspath(filepath)
+    if not _is_keras_file(filepath) and legacy_h5.is_legacy_h5_path(filepath):
+        return legacy_h5.load_model_from_hdf5(filepath, custom_objects, compile, safe_mode)
     if not _is_keras_file(filepath):
         if filepath.endswith(".keras"):
             raise ValueError(f"File not found: filepath={filepath}. Please ensure the file is an accessible "
                              f"`.keras` zip file.")
         raise ValueError(f"File format not supported: filepath={filepath}. minitf loads Keras 3 `.keras` "
-                         f"files (zips, or the folders `save(..., zipped=False)` writes); for weights "
+                         f"files (zips, or the folders `save(..., zipped=False)` writes) and legacy H5 "
+                         f"files (`.h5` extension); for weights "
                          f"alone use model.load_weights.")
     with keras_archive.read_archive(filepath) as (config, _, weights_path, assets):
         compile_config = config.pop("compile_config", None)
