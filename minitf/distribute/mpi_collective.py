@@ -30,8 +30,10 @@ __all__ = ["MpiCollective", "import_mpi", "MPI_INSTALL_HINT", "DEFAULT_BUCKET_BY
 MPI_INSTALL_HINT = 'pip install "minitf[mpi]" (mpi4py and an MPI library such as the mpich wheel)'
 DEFAULT_BUCKET_BYTES = 4 * 1024 * 1024  # Horovod's fusion buffer is a few MiB, too
 _ALIGN = 64  # byte alignment of each array inside a packed buffer
-_SPIN_SECONDS = 0.05  # poll without sleeping this long: MPI progresses only while tested
-_MAX_SLEEP = 0.005
+# MPI moves a non-blocking collective's data only while the process tests it, so a timed sleep
+# between tests stalls big transfers; after a short pure spin, polling only yields the CPU.
+_SPIN_SECONDS = 0.01
+_CACHE_SIZE = 256  # distinct call layouts remembered (a training loop has a handful)
 
 
 def import_mpi():
@@ -93,7 +95,9 @@ class MpiCollective(Collective):
     Args:
       comm: the mpi4py communicator; its rank and size are this group's.
       timeout_seconds: None waits forever (TF's default); a number makes every collective raise
-        `tf.errors.DeadlineExceededError` when the other processes have not joined in time.
+        `tf.errors.DeadlineExceededError` when the other processes have not joined in time. The
+        group is unusable after a timeout, and the job is aborted when this process exits (an MPI
+        collective cannot be cancelled, so MPI could not shut down cleanly).
       bucket_bytes: how many bytes of small arrays are packed into one MPI call.
       check_signatures: compare what every process is about to do before each collective
         (one 16-byte allgather); turn off only when the caller guarantees agreement.
@@ -118,7 +122,8 @@ class MpiCollective(Collective):
         self.check_signatures = bool(check_signatures)
         self._broken = None  # the message of the failure that left the group unusable
         self._closed = False
-        self._plans = {}
+        self._digests = {}  # (what, dtypes and shapes) -> agreement hash
+        self._layouts = {}  # (op, bucket size, dtypes and shapes) -> allreduce buckets
 
     @property
     def comm(self):
@@ -141,21 +146,20 @@ class MpiCollective(Collective):
                 f"earlier collective failed ({self._broken}). Restart the job (all workers).")
 
     def _wait(self, requests, what):
-        """Complete `requests`, polling against the deadline when there is one."""
+        """Complete `requests`, polling against the deadline when there is one.
+
+        Polled even without a deadline: a blocking MPI wait spins without yielding the CPU (slow
+        when processes outnumber cores) and cannot be interrupted with Ctrl-C.
+        """
         request = self._mpi.Request
-        if self.timeout_seconds is None:
-            request.Waitall(requests)
-            return
         start = time.monotonic()
-        deadline = start + self.timeout_seconds
-        pause = 0.0001
+        deadline = start + (self.timeout_seconds if self.timeout_seconds is not None else float("inf"))
         while not request.Testall(requests):
             now = time.monotonic()
             if now >= deadline:
                 self._fail_timeout(what, now - start)
             if now - start > _SPIN_SECONDS:
-                time.sleep(pause)
-                pause = min(pause * 2, _MAX_SLEEP)
+                time.sleep(0)  # yield to other processes on an oversubscribed machine
 
     def _fail_timeout(self, what, waited):
         message = (f"MpiCollective.{what} on rank {self.rank} of {self.size} timed out after {waited:.1f} s "
@@ -179,8 +183,9 @@ class MpiCollective(Collective):
 
     # -- agreement -----------------------------------------------------------------------------
 
-    def _agree(self, what, parts, count=0):
-        """Allgather (hash of `what` and `parts`, `count`); raise when the hashes differ.
+    def _agree(self, what, arrays=(), count=0, parts=None):
+        """Allgather (hash of `what` and the arrays' dtypes and shapes, `count`); raise when the
+        hashes differ. `parts` replaces the arrays' descriptions (allgather's unknown first dims).
 
         Returns the gathered counts (allgather's first dimensions). Every process sees the same
         gathered hashes, so all of them raise together and can exchange the details first.
@@ -188,11 +193,20 @@ class MpiCollective(Collective):
         self._usable(what)
         if not self.check_signatures and what != "allgather":
             return None
-        text = what + "|" + ";".join(parts)
-        mine = np.array([_digest(text) if self.check_signatures else 0, count], np.int64)
+        digest = 0
+        if self.check_signatures:
+            key = (what, tuple(parts) if parts is not None else tuple((a.dtype, a.shape) for a in arrays))
+            digest = self._digests.get(key)
+            if digest is None:
+                if len(self._digests) > _CACHE_SIZE:
+                    self._digests.clear()
+                text = what + "|" + ";".join(parts if parts is not None else _describe(arrays))
+                digest = self._digests[key] = _digest(text)
+        mine = np.array([digest, count], np.int64)
         gathered = np.empty((self.size, 2), np.int64)
         self._wait([self._comm.Iallgather(mine, gathered)], what)
-        if self.check_signatures and not np.all(gathered[:, 0] == mine[0]):
+        if self.check_signatures and not np.all(gathered[:, 0] == digest):
+            parts = list(parts) if parts is not None else _describe(arrays)
             calls = [pickle.loads(t) for t in self._gather_bytes(pickle.dumps((what, parts)), what)]
             raise errors.InvalidArgumentError(None, None, self._mismatch_message(what, calls))
         return gathered[:, 1]
@@ -235,49 +249,57 @@ class MpiCollective(Collective):
         arrays = list(arrays)
         hosts = [backend.to_host(a) for a in arrays]
         hosts = [np.asarray(h) for h in hosts]
-        self._agree(f"allreduce op={op}", _describe(hosts))
+        self._agree(f"allreduce op={op}", hosts)
         if not hosts:
             return []
         results = self._allreduce_host(hosts, op)
         return [_like(r, a) for r, a in zip(results, arrays)]
 
+    def _layout(self, op, hosts):
+        """The buckets of an allreduce of `hosts`: (work dtype, indices, element offsets, total),
+        cached by op, dtypes and shapes (a training loop reduces the same list every step)."""
+        key = (op, self.bucket_bytes, tuple((h.dtype, h.shape) for h in hosts))
+        layout = self._layouts.get(key)
+        if layout is not None:
+            return layout
+        groups = {}
+        for i, h in enumerate(hosts):
+            groups.setdefault(_reduce_dtype(h.dtype, op), []).append(i)
+        layout = []
+        for work, members in groups.items():
+            for bucket in _plan([hosts[i].size * work.itemsize for i in members], self.bucket_bytes):
+                idx = [members[b] for b in bucket]
+                offsets = np.concatenate([[0], np.cumsum([hosts[i].size for i in idx])]).tolist()
+                layout.append((work, idx, offsets))
+        if len(self._layouts) > _CACHE_SIZE:
+            self._layouts.clear()
+        self._layouts[key] = layout
+        return layout
+
     def _allreduce_host(self, hosts, op):
         mpi = self._mpi
         mpi_op = {"sum": mpi.SUM, "mean": mpi.SUM, "max": mpi.MAX, "min": mpi.MIN}[op]
-        work = [_reduce_dtype(h.dtype, op) for h in hosts]
-        groups = {}
-        for i, w in enumerate(work):
-            groups.setdefault(w, []).append(i)
         results = [None] * len(hosts)
-        pending = []  # (request, indices, buffer, work dtype)
-        for w, members in groups.items():
-            for bucket in _plan([hosts[i].size * w.itemsize for i in members], self.bucket_bytes):
-                idx = [members[b] for b in bucket]
-                if len(idx) == 1:
-                    send = np.ascontiguousarray(hosts[idx[0]], dtype=w).reshape(-1)
-                    buf = np.empty(send.size, w)
-                    request = self._comm.Iallreduce(send, buf, op=mpi_op)
-                else:
-                    buf = np.empty(sum(hosts[i].size for i in idx), w)
-                    offset = 0
-                    for i in idx:
-                        n = hosts[i].size
-                        buf[offset:offset + n] = hosts[i].reshape(-1)
-                        offset += n
-                    request = self._comm.Iallreduce(mpi.IN_PLACE, buf, op=mpi_op)
-                pending.append((request, idx, buf))
+        pending = []  # (request, bucket layout, buffer)
+        for work, idx, offsets in self._layout(op, hosts):
+            if len(idx) == 1:  # a big array (or a lone one): reduce it straight into its result
+                send = np.ascontiguousarray(hosts[idx[0]], dtype=work).reshape(-1)
+                buf = np.empty(send.size, work)
+                request = self._comm.Iallreduce(send, buf, op=mpi_op)
+            else:
+                buf = np.concatenate([hosts[i].reshape(-1) for i in idx], dtype=work, casting="same_kind")
+                request = self._comm.Iallreduce(mpi.IN_PLACE, buf, op=mpi_op)
+            pending.append((request, idx, offsets, buf))
         self._wait([p[0] for p in pending], f"allreduce op={op}")
-        for _, idx, buf in pending:
+        for _, idx, offsets, buf in pending:
             if op == "mean":
                 if buf.dtype.kind in "fc":
                     buf /= self.size
                 else:
-                    buf = buf / self.size
-            offset = 0
-            for i in idx:
+                    buf = buf / self.size  # TF: an integer tensor / n is float64
+            for i, start, stop in zip(idx, offsets, offsets[1:]):
                 h = hosts[i]
-                piece = buf[offset:offset + h.size].reshape(h.shape)
-                offset += h.size
+                piece = buf[start:stop].reshape(h.shape)
                 if piece.dtype != h.dtype and not (op == "mean" and h.dtype.kind in "iu"):
                     piece = piece.astype(h.dtype)
                 results[i] = piece
@@ -288,7 +310,7 @@ class MpiCollective(Collective):
         self._check_root(root, "broadcast")
         arrays = list(arrays)
         hosts = [np.asarray(backend.to_host(a)) for a in arrays]
-        self._agree(f"broadcast root={root}", _describe(hosts))
+        self._agree(f"broadcast root={root}", hosts)
         if not hosts:
             return []
         pending = []
@@ -318,8 +340,8 @@ class MpiCollective(Collective):
             raise errors.InvalidArgumentError(
                 None, None, "MpiCollective.allgather: got a scalar (shape ()); gather arrays with at "
                 "least one dimension (reshape to [1] first)")
-        counts = self._agree("allgather", [f"{host.dtype.name}(?, {', '.join(map(str, host.shape[1:]))})"],
-                             count=host.shape[0])
+        counts = self._agree("allgather", count=host.shape[0],
+                             parts=[f"{host.dtype.name}(?, {', '.join(map(str, host.shape[1:]))})"])
         row = int(np.prod(host.shape[1:], dtype=np.int64)) * host.dtype.itemsize
         nbytes = counts * row
         offsets = np.concatenate([[0], np.cumsum(nbytes)[:-1]]).astype(np.int64)
@@ -335,7 +357,7 @@ class MpiCollective(Collective):
     def broadcast_object(self, obj, root=0):
         """A small picklable object of process `root`, on every process."""
         self._check_root(root, "broadcast_object")
-        self._agree(f"broadcast_object root={root}", [])
+        self._agree(f"broadcast_object root={root}")
         data = pickle.dumps(obj) if self.rank == root else b""
         length = np.array([len(data)], np.int64)
         self._wait([self._comm.Ibcast(length, root=root)], "broadcast_object")
@@ -345,12 +367,12 @@ class MpiCollective(Collective):
 
     def allgather_object(self, obj):
         """Every process's small picklable object, in rank order."""
-        self._agree("allgather_object", [])
+        self._agree("allgather_object")
         return [pickle.loads(b) for b in self._gather_bytes(pickle.dumps(obj), "allgather_object")]
 
     def barrier(self):
         """Return once every process has called it (within the timeout, when one is set)."""
-        self._agree("barrier", [])
+        self._agree("barrier")
         self._wait([self._comm.Ibarrier()], "barrier")
 
     def close(self):

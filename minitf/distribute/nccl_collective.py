@@ -15,7 +15,7 @@ import numpy as np
 from minitf import backend
 from minitf import errors
 from minitf.distribute.collective import Collective, REDUCTIONS
-from minitf.distribute.mpi_collective import DEFAULT_BUCKET_BYTES, MpiCollective, _describe, _plan
+from minitf.distribute.mpi_collective import DEFAULT_BUCKET_BYTES, MpiCollective, _plan
 
 __all__ = ["NcclCollective", "import_nccl"]
 
@@ -144,7 +144,7 @@ class NcclCollective(Collective):
         if not self._is_device(arrays):
             return self._host.allreduce(arrays, op)
         self._usable("allreduce")
-        self._host._agree(f"allreduce op={op}", _describe(arrays))
+        self._host._agree(f"allreduce op={op}", arrays)
         xp, nccl = self._cupy, self._nccl
         nccl_op = {"sum": nccl.NCCL_SUM, "mean": nccl.NCCL_SUM, "max": nccl.NCCL_MAX, "min": nccl.NCCL_MIN}[op]
         work = [np.dtype(np.uint8) if a.dtype == np.bool_ else a.dtype for a in arrays]
@@ -194,7 +194,7 @@ class NcclCollective(Collective):
             return self._host.broadcast(arrays, root)
         self._usable("broadcast")
         self._host._check_root(root, "broadcast")
-        self._host._agree(f"broadcast root={root}", _describe(arrays))
+        self._host._agree(f"broadcast root={root}", arrays)
         xp, nccl = self._cupy, self._nccl
         stream = self._stream()
         out = [xp.array(a, copy=True, order="C") if self.rank == root else xp.empty(a.shape, a.dtype)
@@ -220,7 +220,7 @@ class NcclCollective(Collective):
                 "one dimension (reshape to [1] first)")
         xp, nccl = self._cupy, self._nccl
         trailing = ", ".join(map(str, array.shape[1:]))
-        counts = self._host._agree("allgather", [f"{array.dtype.name}(?, {trailing})"], count=array.shape[0])
+        counts = self._host._agree("allgather", count=array.shape[0], parts=[f"{array.dtype.name}(?, {trailing})"])
         row = int(np.prod(array.shape[1:], dtype=np.int64)) * array.dtype.itemsize
         slot = int(counts.max()) * row
         send = xp.zeros(slot, xp.uint8)

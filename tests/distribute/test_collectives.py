@@ -249,8 +249,7 @@ def test_dead_peer_times_out_when_the_launcher_keeps_survivors(run_mpi):
         pytest.skip("needs MPICH's hydra mpiexec for -disable-auto-cleanup")
     run = run_mpi("failures.py", 3, "die", 2, timeout=60, mpiexec_args=("-disable-auto-cleanup",))
     assert not run.timed_out and run.returncode != 0, run
-    _assert_deadline(run.results[0], 2)
-    assert run.results[2] is not None  # rank 2 timed out as well
+    _assert_deadline(run.results[0], 2)  # rank 2 may time out too, or be ended first by rank 0's abort
     assert "DeadlineExceededError" in run.output and run.seconds < 30
 
 
