@@ -168,7 +168,8 @@ class NcclCollective(Collective):
                     else:
                         buf = xp.concatenate([arrays[i].astype(w, copy=False).reshape(-1) for i in idx])
                         send = buf
-                    self._comm.allReduce(send.data.ptr, buf.data.ptr, buf.size, constant, nccl_op, stream.ptr)
+                    if buf.size:
+                        self._comm.allReduce(send.data.ptr, buf.data.ptr, buf.size, constant, nccl_op, stream.ptr)
                     pending.append((idx, buf))
         finally:
             nccl.groupEnd()
@@ -201,7 +202,7 @@ class NcclCollective(Collective):
                for a in arrays]
         nccl.groupStart()
         try:
-            for buf in out:
+            for buf in (b for b in out if b.nbytes):
                 self._comm.bcast(buf.data.ptr, buf.nbytes, nccl.NCCL_UINT8, root, stream.ptr)
         finally:
             nccl.groupEnd()

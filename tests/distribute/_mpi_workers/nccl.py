@@ -17,7 +17,7 @@ from minitf.distribute.nccl_collective import NcclCollective  # noqa: E402
 
 
 def host(values):
-    return [(type(v).__module__.split(".")[0], backend.to_host(v)) for v in values]
+    return [("numpy" if backend.array_module(v) is np else "cupy", backend.to_host(v)) for v in values]
 
 
 def main(out_dir):
