@@ -7,6 +7,7 @@ import sys
 import time
 
 from minitf.callbacks.callback import Callback
+from minitf.distribute._context import is_chief
 
 __all__ = ["ProgbarLogger", "CSVLogger", "plot_history"]
 
@@ -132,14 +133,15 @@ class CSVLogger(Callback):
         self._append_header = True
 
     def on_train_begin(self, logs=None):
-        if self.append:
+        if not is_chief():  # workers of a tf.distribute job other than the chief write nothing
+            self._file = open(os.devnull, "w", newline="")
+        elif self.append:
             if os.path.exists(self.filename):
                 with open(self.filename) as existing:
                     self._append_header = not bool(len(existing.readline()))
-            mode = "a"
+            self._file = open(self.filename, "a", newline="")
         else:
-            mode = "w"
-        self._file = open(self.filename, mode, newline="")
+            self._file = open(self.filename, "w", newline="")
         self._writer = None
         self.keys = None
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from minitf import summary
 from minitf.callbacks.callback import Callback
+from minitf.distribute._context import is_chief
 from minitf.keras.backend import image_data_format
 from minitf.summary._proto import messages
 from minitf.summary.ops import write as write_summary
@@ -89,6 +90,8 @@ class TensorBoard(Callback):
         self._train_dir = os.path.join(self._log_write_dir, "train")
         self._val_dir = os.path.join(self._log_write_dir, "validation")
         self._writers = {}
+        if not is_chief():  # workers of a tf.distribute job other than the chief write nothing
+            return
         if self.write_graph:
             self._write_keras_model_summary()
         if self.embeddings_freq:
@@ -97,13 +100,15 @@ class TensorBoard(Callback):
     @property
     def _train_writer(self):
         if "train" not in self._writers:
-            self._writers["train"] = summary.create_file_writer(self._train_dir)
+            self._writers["train"] = summary.create_file_writer(self._train_dir) if is_chief() else \
+                summary.create_noop_writer()
         return self._writers["train"]
 
     @property
     def _val_writer(self):
         if "val" not in self._writers:
-            self._writers["val"] = summary.create_file_writer(self._val_dir)
+            self._writers["val"] = summary.create_file_writer(self._val_dir) if is_chief() else \
+                summary.create_noop_writer()
         return self._writers["val"]
 
     def _write_keras_model_summary(self):

@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 
 from minitf.callbacks.callback import Callback
+from minitf.distribute._context import is_chief
 
 __all__ = ["ModelCheckpoint", "EarlyStopping", "LearningRateScheduler", "ReduceLROnPlateau",
            "TerminateOnNaN"]
@@ -89,6 +90,8 @@ class ModelCheckpoint(Callback):
                            f"the key {error} is not in the logs {sorted(logs)}.") from error
 
     def _save(self, epoch, batch, logs):
+        if not is_chief():  # workers of a tf.distribute job other than the chief write nothing
+            return
         path = self._file_path(epoch, batch, logs)
         if self.save_best_only:
             current = logs.get(self.monitor)

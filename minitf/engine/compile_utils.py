@@ -12,6 +12,7 @@ from minitf import losses, metrics
 from minitf._keras_naming import to_snake_case
 from minitf.convert import convert_to_tensor
 from minitf.engine.data_adapter import to_numpy
+from minitf.losses.reduction import unscale_loss_for_distribution
 from minitf.ops import math as math_ops
 from minitf.ops.constant import cast
 
@@ -164,7 +165,8 @@ class LossesContainer:
                 continue
             value = fn(trues[i], preds[i], sample_weight=weights[i])
             if self._output_trackers:
-                self._output_trackers[i].update_state(value, sample_weight=batch_size_of(preds[i]))
+                self._output_trackers[i].update_state(unscale_loss_for_distribution(value),
+                                                      sample_weight=batch_size_of(preds[i]))
             terms.append(value * self._loss_weights[i] if self._loss_weights[i] != 1.0 else value)
         if not terms:
             return None
@@ -219,6 +221,11 @@ class MetricsContainer:
     def metrics(self):
         """The metric objects (empty until the first update resolves them)."""
         return [m for _, m in self._plain] + [m for _, m in self._weighted]
+
+    @property
+    def variables(self):
+        """The state variables of every compiled metric."""
+        return [v for metric in self.metrics for v in metric.variables]
 
     def reset_state(self):
         """Reset every compiled metric."""

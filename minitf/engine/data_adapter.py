@@ -118,8 +118,10 @@ class DataHandler:
     """
 
     def __init__(self, x, y=None, sample_weight=None, batch_size=None, steps_per_epoch=None,
-                 shuffle=False, class_weight=None):
+                 shuffle=False, class_weight=None, seed=None):
         self._class_weight = class_weight
+        # array shuffles draw from numpy's global generator, or from `seed` (workers that must agree)
+        self._rng = np.random if seed is None else np.random.RandomState(seed)
         self._iterator = None
         self.exhausted = False
         if is_dataset(x) or is_iterator(x):
@@ -146,7 +148,7 @@ class DataHandler:
 
     def _array_batches(self):
         while True:
-            order = np.random.permutation(self._n) if self._shuffle else None
+            order = self._rng.permutation(self._n) if self._shuffle else None
             for start in range(0, self._n, self._batch):
                 index = slice(start, start + self._batch) if order is None else \
                     order[start:start + self._batch]

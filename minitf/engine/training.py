@@ -15,12 +15,16 @@ import warnings
 from minitf import callbacks as callbacks_module
 from minitf import nest, optimizers
 from minitf.convert import convert_to_tensor
+from minitf.distribute.strategy import get_strategy
 from minitf.engine.compile_utils import (LossesContainer, MetricsContainer, add_losses,
                                          batch_size_of, is_metric)
+from minitf.engine import distributed
 from minitf.engine.data_adapter import (DataHandler, concat_outputs, is_dataset, is_iterator,
                                         pack_x_y_sample_weight, split_validation, to_numpy,
                                         unpack_x_y_sample_weight, with_class_weight)
+from minitf.engine.logs import flatten_logs, floats, resolve_verbose, should_validate
 from minitf.keras.node import call_accepts
+from minitf.losses.reduction import scale_loss_for_distribution, unscale_loss_for_distribution
 from minitf.kernels import threads
 from minitf.metrics import Mean
 from minitf.ops import reduce as reduce_ops
@@ -34,32 +38,6 @@ __all__ = ["TrainingMixin", "unpack_x_y_sample_weight", "pack_x_y_sample_weight"
 def _set(obj, name, value):
     """Set an attribute without the Layer's tracking (training state is not a weight)."""
     object.__setattr__(obj, name, value)
-
-
-def _floats(logs):
-    """Logs with tensor values turned into Python floats (nested dicts flattened)."""
-    out = {}
-    for key, value in (logs or {}).items():
-        if isinstance(value, dict):
-            out.update(_floats(value))
-        else:
-            try:
-                out[key] = float(to_numpy(value))
-            except (TypeError, ValueError):
-                out[key] = value
-    return out
-
-
-def _flatten_logs(logs):
-    if not isinstance(logs, dict) or not any(isinstance(v, dict) for v in logs.values()):
-        return logs
-    out = {}
-    for key, value in logs.items():
-        if isinstance(value, dict):
-            out.update(_flatten_logs(value))
-        else:
-            out[key] = value
-    return out
 
 
 # -- the mixin --------------------------------------------------------------------------------
@@ -125,6 +103,7 @@ class TrainingMixin:
              MetricsContainer(metrics, weighted_metrics, model=self, losses=compile_loss)
              if metrics is not None or weighted_metrics is not None else None)
         _set(self, "_loss_tracker", Mean(name="loss"))
+        _set(self, "_distribute_strategy", distributed.default_strategy_of_compile())
         if (auto_scale_loss and self.optimizer is not None and self.dtype_policy.name == "mixed_float16"
                 and not isinstance(self.optimizer, optimizers.LossScaleOptimizer)):
             # as Keras 3: float16 gradients need dynamic loss scaling (the compile config keeps
@@ -210,8 +189,9 @@ class TrainingMixin:
 
     @property
     def distribute_strategy(self):
-        """None: minitf runs on one device."""
-        return None
+        """The tf.distribute strategy the model trains under: the one whose scope was open at
+        `compile`, else the one in force now (the default strategy outside every scope)."""
+        return getattr(self, "_distribute_strategy", None) or get_strategy()
 
     # -- the overridable steps -------------------------------------------------------------
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
@@ -226,7 +206,7 @@ class TrainingMixin:
             loss = convert_to_tensor(loss)
             if not loss.dtype.is_floating:
                 loss = cast(loss, "float32")
-            losses.append(reduce_ops.reduce_sum(loss))
+            losses.append(scale_loss_for_distribution(reduce_ops.reduce_sum(loss)))
         if not losses:
             raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
         if len(losses) == 1:
@@ -258,6 +238,7 @@ class TrainingMixin:
         return out
 
     def _track_loss(self, loss, x):
+        loss = unscale_loss_for_distribution(loss)
         self._loss_tracker.update_state(loss, sample_weight=batch_size_of(
             next((t for t in nest.flatten(x) if t is not None), None)))
 
@@ -374,12 +355,21 @@ class TrainingMixin:
                 is used with a dataset, or the split leaves no training or validation data.
         """
         self._assert_compiled()
+        strategy = distributed.replica_strategy(self)
+        with distributed.strategy_scope(strategy):
+            return self._fit(strategy, x, y, batch_size, epochs, verbose, callbacks, validation_split,
+                             validation_data, shuffle, class_weight, sample_weight, initial_epoch,
+                             steps_per_epoch, validation_steps, validation_batch_size, validation_freq)
+
+    def _fit(self, strategy, x, y, batch_size, epochs, verbose, callbacks, validation_split, validation_data,
+             shuffle, class_weight, sample_weight, initial_epoch, steps_per_epoch, validation_steps,
+             validation_batch_size, validation_freq):
         if validation_split and validation_data is None:
             (x, y, sample_weight), validation_data = split_validation(
                 x, y, sample_weight, validation_split)
         data = DataHandler(x, y, sample_weight, batch_size, steps_per_epoch, shuffle,
-                           class_weight)
-        verbose = _resolve_verbose(verbose)
+                           class_weight, seed=distributed.shuffle_seed(strategy))
+        verbose = resolve_verbose(verbose)
         cb = callbacks_module.CallbackList(
             callbacks, add_history=True, add_progbar=verbose != 0, model=self,
             verbose=verbose, epochs=epochs, steps=data.steps)
@@ -391,11 +381,12 @@ class TrainingMixin:
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             cb.on_epoch_begin(epoch)
-            logs = self._run_epoch(data, cb)
+            logs = self._run_epoch(data, cb, strategy)
             if data.exhausted:
                 self.stop_training = True
-            epoch_logs = _floats(self._get_metrics_result_or_logs(logs))
-            if validation_data is not None and _should_validate(epoch, validation_freq):
+            with distributed.summed_metric_states(self.metrics, strategy):
+                epoch_logs = floats(self._get_metrics_result_or_logs(logs))
+            if validation_data is not None and should_validate(epoch, validation_freq):
                 val_logs = self._validate(validation_data, validation_batch_size or batch_size,
                                           validation_steps, cb)
                 epoch_logs.update({"val_" + k: v for k, v in val_logs.items()})
@@ -406,13 +397,13 @@ class TrainingMixin:
         cb.on_train_end(logs)
         return history
 
-    def _run_epoch(self, data, cb):
+    def _run_epoch(self, data, cb, strategy=None):
         logs = {}
         step = 0
         batch_begin, batch_end = cb.on_train_batch_begin, cb.on_train_batch_end
-        for batch in data.epoch_batches():
+        for batch in distributed.local_batches(data.epoch_batches(), strategy):
             batch_begin(step)
-            logs = _flatten_logs(self.train_step(batch))
+            logs = flatten_logs(distributed.run_step(strategy, self.train_step, batch))
             batch_end(step, logs)
             step += 1
             if self.stop_training:
@@ -459,20 +450,27 @@ class TrainingMixin:
                 `fit`).
         """
         self._assert_compiled()
+        strategy = distributed.replica_strategy(self)
+        with distributed.strategy_scope(strategy):
+            return self._evaluate(strategy, x, y, batch_size, verbose, sample_weight, steps, callbacks,
+                                  return_dict)
+
+    def _evaluate(self, strategy, x, y, batch_size, verbose, sample_weight, steps, callbacks, return_dict):
         data = DataHandler(x, y, sample_weight, batch_size, steps, shuffle=False)
-        verbose = _resolve_verbose(verbose)
+        verbose = resolve_verbose(verbose)
         cb = callbacks if isinstance(callbacks, callbacks_module.CallbackList) else \
             callbacks_module.CallbackList(callbacks, add_progbar=verbose != 0, model=self,
                                           verbose=verbose, epochs=1, steps=data.steps)
         self.reset_metrics()
         cb.on_test_begin()
         logs = {}
-        for step, batch in enumerate(data.epoch_batches()):
+        for step, batch in enumerate(distributed.local_batches(data.epoch_batches(), strategy)):
             cb.on_test_batch_begin(step)
             threads.adapt_to_load()
-            logs = _flatten_logs(self.test_step(batch))
+            logs = flatten_logs(distributed.run_step(strategy, self.test_step, batch))
             cb.on_test_batch_end(step, logs)
-        logs = _floats(self._get_metrics_result_or_logs(logs))
+        with distributed.summed_metric_states(self.metrics, strategy):
+            logs = floats(self._get_metrics_result_or_logs(logs))
         cb.on_test_end(logs)
         if return_dict:
             return logs
@@ -503,7 +501,7 @@ class TrainingMixin:
             ValueError: when there is no data to predict on.
         """
         data = DataHandler(x, None, None, batch_size, steps, shuffle=False)
-        verbose = _resolve_verbose(verbose)
+        verbose = resolve_verbose(verbose)
         cb = callbacks_module.CallbackList(callbacks, add_progbar=verbose != 0, model=self,
                                            verbose=verbose, epochs=1, steps=data.steps)
         cb.on_predict_begin()
@@ -576,21 +574,7 @@ class TrainingMixin:
         return nest.map_structure(to_numpy, out)
 
     def _batch_result(self, logs, return_dict):
-        logs = _floats(_flatten_logs(logs))
+        logs = floats(flatten_logs(logs))
         if return_dict:
             return logs
         return self._flatten_metrics_in_order(logs)
-
-
-def _resolve_verbose(verbose):
-    if verbose == "auto":
-        return 1
-    return int(verbose)
-
-
-def _should_validate(epoch, validation_freq):
-    if isinstance(validation_freq, int):
-        if validation_freq < 1:
-            raise ValueError(f"`validation_freq` must be positive, got {validation_freq}.")
-        return (epoch + 1) % validation_freq == 0
-    return (epoch + 1) in validation_freq

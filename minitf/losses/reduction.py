@@ -8,13 +8,14 @@ labels, predictions and weights whose ranks differ by one to the same rank.
 import numpy as np
 
 from minitf.convert import convert_to_tensor
+from minitf.distribute import _context as distribute_context
 from minitf.ops import array as array_ops
 from minitf.ops import constant as constant_ops
 from minitf.ops import math as math_ops
 from minitf.ops import reduce as reduce_ops
 
 __all__ = ["Reduction", "standardize_reduction", "reduce_weighted_values",
-           "squeeze_or_expand_to_same_rank"]
+           "squeeze_or_expand_to_same_rank", "scale_loss_for_distribution", "unscale_loss_for_distribution"]
 
 
 def _rank(x):
@@ -124,4 +125,25 @@ def reduce_weighted_values(values, sample_weight=None, mask=None, reduction="sum
         else:
             divisor = constant_ops.constant(float(np.prod(values.shape.as_list())), dtype=loss.dtype)
         loss = _divide_no_nan(loss, divisor)
+        loss = scale_loss_for_distribution(loss)
     return loss
+
+
+def _replicas_in_force():
+    entry = distribute_context.top()
+    return entry[0]._num_replicas if entry is not None else 1
+
+
+def scale_loss_for_distribution(value):
+    """`value` / the number of replicas of the tf.distribute strategy in force (Keras 3 scales
+    averaged losses so, as summing the replicas' gradients then gives the global batch's mean);
+    `value` itself with one replica."""
+    replicas = _replicas_in_force()
+    return value if replicas == 1 else value * constant_ops.constant(1.0 / replicas, dtype=value.dtype)
+
+
+def unscale_loss_for_distribution(value):
+    """`value` * the number of replicas in force: the loss as one replica's batch mean again (what
+    the loss tracker records)."""
+    replicas = _replicas_in_force()
+    return value if replicas == 1 else value * constant_ops.constant(float(replicas), dtype=value.dtype)

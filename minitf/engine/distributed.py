@@ -1,0 +1,121 @@
+"""Keras' fit/evaluate under a tf.distribute strategy of several replicas (one per process).
+
+Every worker runs the same loop over the same global batches (array data is shuffled with a
+seed rank 0 picks) and trains on its slice of each: of a batch of G examples, replica r of n
+takes examples [r*ceil(G/n), (r+1)*ceil(G/n)), as tf.distribute's distributed datasets split
+them, so a short last batch leaves some replicas a smaller or empty one. Losses of the
+'sum_over_batch_size' reduction are scaled by 1/n (minitf.losses) and the optimizer sums the
+gradients over the replicas, so one step on n workers is one step on the global batch. Metric
+states are summed across the workers when the results are read at the end of an epoch or an
+evaluation, as Keras reads its sync-on-read metric variables; per-batch logs are each worker's
+own. With the default strategy every helper here is a pass-through.
+"""
+import contextlib
+import math
+
+import numpy as np
+
+from minitf import nest
+from minitf.distribute import _context
+from minitf.distribute import strategy as strategy_module
+from minitf.distribute.input import DistributedIterator
+from minitf.tensor import Tensor
+
+__all__ = ["replica_strategy", "strategy_scope", "shuffle_seed", "local_batches", "run_step",
+           "summed_metric_states"]
+
+
+def replica_strategy(model):
+    """The strategy of several replicas `model` runs under (the one in force when it was compiled,
+    else the one in force now), or None when it runs as one replica."""
+    strategy = getattr(model, "_distribute_strategy", None)
+    if strategy is None:
+        entry = _context.top()
+        strategy = entry[0] if entry is not None else None
+    return strategy if strategy is not None and strategy._num_replicas > 1 else None
+
+
+def strategy_scope(strategy):
+    """`strategy.scope()`, or no context for a single replica (fit and evaluate run inside it)."""
+    if strategy is None or _context.top() is not None and _context.top()[0] is strategy:
+        return contextlib.nullcontext()
+    return strategy.scope()
+
+
+def shuffle_seed(strategy):
+    """A seed every worker shares (rank 0's draw), so all shuffle array data the same way and
+    their slices of each batch partition it; None for a single replica."""
+    if strategy is None:
+        return None
+    mine = int(np.random.randint(0, 2 ** 31 - 1))
+    return int(strategy.extended._collective.broadcast_object(mine, root=0))
+
+
+def _cut(element, start, stop):
+    def cut(leaf):
+        if leaf is None:
+            return None
+        if isinstance(leaf, Tensor):
+            return Tensor(leaf._value[start:stop])
+        return np.asarray(leaf)[start:stop]
+    return nest.map_structure(cut, element)
+
+
+def _batch_size(element):
+    for leaf in nest.flatten(element):
+        shape = getattr(leaf, "shape", None)
+        if shape is not None and len(shape):
+            return int(shape[0])
+    return 0
+
+
+def local_batches(batches, strategy):
+    """This worker's slice of each global batch of `batches`; the workers stay in step until
+    every one has run out (one that runs out first takes empty batches)."""
+    if strategy is None:
+        yield from batches
+        return
+    collective = strategy.extended._collective
+    n, rank = collective.size, collective.rank
+
+    def slices():
+        for element in batches:
+            size = _batch_size(element)
+            per = math.ceil(size / n)
+            yield _cut(element, min(rank * per, size), min((rank + 1) * per, size))
+    yield from DistributedIterator(slices(), collective, None)
+
+
+def run_step(strategy, step, batch):
+    """`step(batch)` as this process's replica (so collectives in it meet the other workers')."""
+    if strategy is None:
+        return step(batch)
+    return strategy.run(step, args=(batch,))
+
+
+@contextlib.contextmanager
+def summed_metric_states(metrics, strategy):
+    """Within the block, every variable of `metrics` holds its sum over the workers (Keras'
+    metric variables aggregate by sum); the local states come back afterwards."""
+    if strategy is None:
+        yield
+        return
+    variables = [v for metric in metrics for v in metric.variables]
+    local = [v.numpy() for v in variables]
+    totals = strategy.extended._collective.allreduce([np.asarray(x) for x in local], "sum")
+    for variable, total in zip(variables, totals):
+        variable.assign(total)
+    try:
+        yield
+    finally:
+        for variable, value in zip(variables, local):
+            variable.assign(value)
+
+
+def default_strategy_of_compile():
+    """The strategy whose scope is open while a model compiles (None outside every scope): the
+    one fit and evaluate later run under."""
+    entry = _context.top()
+    if entry is None or isinstance(entry[0], strategy_module._DefaultStrategy):
+        return None
+    return entry[0]
