@@ -42,25 +42,31 @@ class ClusterInfo:
       task_type: 'chief' or 'worker', TF's names (TF_CONFIG's, or 'worker' without one).
       task_index: the index within `task_type`, as TF_CONFIG's task.index.
       is_chief: True for the process that writes checkpoints and summaries.
-      source: 'local', 'mpi' or 'tf_config+mpi': where the answer came from.
+      source: 'local', 'tf_config', 'mpi' or 'tf_config+mpi': where the answer came from.
+      has_chief: whether the cluster has a 'chief' task (TF_CONFIG named one); rank 0 is it.
     """
 
     def __init__(self, num_workers=1, task_id=0, task_type="worker", task_index=0, is_chief=True,
-                 source="local"):
+                 source="local", has_chief=False):
         self.num_workers = num_workers
         self.task_id = task_id
         self.task_type = task_type
         self.task_index = task_index
         self.is_chief = is_chief
         self.source = source
+        self.has_chief = has_chief
 
     def __repr__(self):
         return (f"ClusterInfo(num_workers={self.num_workers}, task_id={self.task_id}, task_type={self.task_type!r}, "
-                f"task_index={self.task_index}, is_chief={self.is_chief}, source={self.source!r})")
+                f"task_index={self.task_index}, is_chief={self.is_chief}, source={self.source!r}, "
+                f"has_chief={self.has_chief})")
 
 
 def launcher_world_size(env=None):
-    """The world size an MPI launcher announced in the environment, or None when none did."""
+    """The world size an MPI launcher announced in the environment, or None when none did.
+
+    A launcher that sets only a rank variable gives -1 (launched, size unknown until MPI starts).
+    """
     env = os.environ if env is None else env
     for size_var, _ in _LAUNCHER_VARS:
         value = env.get(size_var)
@@ -69,6 +75,8 @@ def launcher_world_size(env=None):
                 return int(value)
             except ValueError:
                 continue
+    if any(env.get(rank_var) for _, rank_var in _LAUNCHER_VARS):
+        return -1
     return None
 
 
@@ -122,7 +130,7 @@ def resolve_cluster(env=None, comm=None):
                 f"stay set, or be dropped), with mpi4py installed ({MPI_INSTALL_HINT}).")
         if configured == 1:
             task_type, index = task.get("type", "worker"), int(task.get("index", 0))
-            return ClusterInfo(1, 0, task_type, index, True, "tf_config")
+            return ClusterInfo(1, 0, task_type, index, True, "tf_config", has_chief=bool(chiefs))
         return ClusterInfo()
     if comm is None:
         comm = import_mpi().COMM_WORLD
@@ -133,7 +141,8 @@ def resolve_cluster(env=None, comm=None):
             f"MPI job has {size} processes. Launch with `mpiexec -n {configured}`, or make TF_CONFIG's "
             f"cluster list {size} tasks (or unset TF_CONFIG: under mpiexec the MPI world is enough).")
     task_type, task_index, is_chief = _identity(rank, bool(chiefs))
-    return ClusterInfo(size, rank, task_type, task_index, is_chief, "tf_config+mpi" if configured else "mpi")
+    return ClusterInfo(size, rank, task_type, task_index, is_chief, "tf_config+mpi" if configured else "mpi",
+                       has_chief=bool(chiefs))
 
 
 def _gpu_default():

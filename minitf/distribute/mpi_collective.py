@@ -14,6 +14,7 @@ Device (cupy) arrays are copied to the host, reduced there and copied back: CUDA
 not assumed. NCCL (`nccl_collective`) is the device-side path.
 """
 import atexit
+import functools
 import hashlib
 import pickle
 import sys
@@ -83,6 +84,25 @@ def _plan(nbytes, bucket_bytes):
     if current:
         buckets.append(current)
     return buckets
+
+
+def _guarded(method):
+    """Run a collective method, turning MPI's own exceptions into TF's UnavailableError and
+    marking the group broken when it fails or is interrupted midway (its peers may be ahead)."""
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except self._mpi.Exception as e:
+            self._break(f"MPI reported: {e}")
+            raise errors.UnavailableError(
+                None, None, f"MpiCollective.{method.__name__} on rank {self.rank} of {self.size} failed in MPI "
+                f"({str(e).splitlines()[0]}). A worker may have died: check the other workers' logs, then "
+                f"restart the job (all workers).") from e
+        except KeyboardInterrupt:
+            self._break(f"{method.__name__} was interrupted")
+            raise
+    return run
 
 
 def _describe(arrays):
@@ -167,11 +187,16 @@ class MpiCollective(Collective):
                    f"have died or be stuck: check the other workers' logs. If they are only slow (a long "
                    f"first step, uneven data), raise the limit with "
                    f"tf.distribute.experimental.CommunicationOptions(timeout_seconds=...).")
-        self._broken = f"{what} timed out after {waited:.1f} s"
-        # An MPI collective cannot be cancelled, and MPI_Finalize would wait for it forever: end
-        # the whole job at exit instead (after the caller has handled or printed this error).
-        atexit.register(self._abort_at_exit)
+        self._break(f"{what} timed out after {waited:.1f} s")
         raise errors.DeadlineExceededError(None, None, message)
+
+    def _break(self, reason):
+        """Mark the group unusable. An MPI collective cannot be cancelled, and MPI_Finalize would
+        wait for it forever: the whole job is aborted at exit instead (after the caller has
+        handled or printed the error)."""
+        if self._broken is None:
+            atexit.register(self._abort_at_exit)
+        self._broken = reason
 
     def _abort_at_exit(self):
         for stream in (sys.stdout, sys.stderr):
@@ -238,6 +263,7 @@ class MpiCollective(Collective):
 
     # -- arrays --------------------------------------------------------------------------------
 
+    @_guarded
     def allreduce(self, arrays, op="sum"):
         """Each array of `arrays` reduced over the processes; mean is sum / size.
 
@@ -305,6 +331,7 @@ class MpiCollective(Collective):
                 results[i] = piece
         return results
 
+    @_guarded
     def broadcast(self, arrays, root=0):
         """The arrays of process `root` on every process (new arrays everywhere)."""
         self._check_root(root, "broadcast")
@@ -333,6 +360,7 @@ class MpiCollective(Collective):
                 results[i] = buf[o:o + h.nbytes].view(h.dtype).reshape(h.shape)
         return [_like(r, a) for r, a in zip(results, arrays)]
 
+    @_guarded
     def allgather(self, array):
         """Every process's `array` in rank order; first dimensions may differ (MPI_Allgatherv)."""
         host = np.ascontiguousarray(backend.to_host(array))
@@ -354,6 +382,7 @@ class MpiCollective(Collective):
 
     # -- objects -------------------------------------------------------------------------------
 
+    @_guarded
     def broadcast_object(self, obj, root=0):
         """A small picklable object of process `root`, on every process."""
         self._check_root(root, "broadcast_object")
@@ -365,11 +394,13 @@ class MpiCollective(Collective):
         self._wait([self._comm.Ibcast(buf, root=root)], "broadcast_object")
         return obj if self.rank == root else pickle.loads(buf.tobytes())
 
+    @_guarded
     def allgather_object(self, obj):
         """Every process's small picklable object, in rank order."""
         self._agree("allgather_object")
         return [pickle.loads(b) for b in self._gather_bytes(pickle.dumps(obj), "allgather_object")]
 
+    @_guarded
     def barrier(self):
         """Return once every process has called it (within the timeout, when one is set)."""
         self._agree("barrier")

@@ -3,7 +3,9 @@
 Usage: mpiexec -n N python failures.py OUT_DIR (die|hang) TIMEOUT_SECONDS
   die:  rank 1 leaves with os._exit(3) after the first barrier (a crash: no MPI_Finalize).
   hang: rank 1 sleeps far longer than the timeout (stuck, alive).
-Rank 0 writes what it saw before re-raising, so the job's exit status is the user's.
+Rank 0 writes what it saw before re-raising, so the job's exit status is the user's. Other
+survivors wait longer, so rank 0's timeout fires first and its abort at exit ends them (a
+survivor that timed out first would abort rank 0 before it could write).
 """
 import os
 import sys
@@ -18,7 +20,8 @@ from minitf.distribute.mpi_collective import MpiCollective  # noqa: E402
 
 
 def main(out_dir, mode, timeout):
-    group = MpiCollective(timeout_seconds=float(timeout))
+    rank = MpiCollective().rank
+    group = MpiCollective(timeout_seconds=float(timeout) + (0 if rank == 0 else 5))
     group.barrier()
     if group.rank == 1:
         if mode == "die":
