@@ -12,6 +12,9 @@ names sorted, then private ones); lists under the attribute name, then each laye
 in Keras' snake case ('conv2d'; a repeat gets '_1', '_2', ...; a functional `Model` is
 'functional'), never the layer's own (auto-generated, unreproducible) name — as Keras 3 does. A
 compiled optimizer's variables go under 'optimizer/vars' (iterations, learning rate, slots).
+A 'vars' group may also hold named datasets beside the numbered ones, as Keras 3's
+`save_own_variables` writes them (a 'tf_idf' lookup's 'idf_weights'); objects that take them
+(`_keras_extra_weights` / `_load_keras_extra_weights`) write and read them, others ignore them.
 Any other path is a TF object-graph checkpoint (`tf.train.Checkpoint(root=model)`), as TF 2's
 `save_weights` does for non-h5 paths.
 
@@ -155,6 +158,8 @@ def write_weights(f, model, include_optimizer=True):
         group = f.create_group(f"{path}/vars" if path else "vars")
         for i, var in enumerate(_own_variables(obj)):
             safe_h5.create_dataset(group, str(i), backend.to_host(var._value))
+        for name, value in _extra_weights(obj).items():
+            safe_h5.create_dataset(group, name, value)
     optimizer = _optimizer_of(model) if include_optimizer else None
     if optimizer is not None:
         group = f.create_group("optimizer/vars")
@@ -162,12 +167,20 @@ def write_weights(f, model, include_optimizer=True):
             safe_h5.create_dataset(group, str(i), backend.to_host(var._value))
 
 
+def _extra_weights(obj):
+    """{dataset name: array} an object keeps beside its numbered variables, as Keras 3's
+    `save_own_variables` writes them (lookup layers' 'idf_weights' in 'tf_idf' mode)."""
+    extra = getattr(obj, "_keras_extra_weights", None)
+    return extra() if callable(extra) else {}
+
+
 def weights_size(model):
     """About how many bytes `write_weights` writes for `model`."""
     own = [var for _, obj in _walk(model) for var in _own_variables(obj)]
     optimizer = _optimizer_of(model)
     own += optimizer.variables if optimizer is not None else []
-    return sum(var._value.nbytes + 1024 for var in own)
+    extra = sum(a.nbytes + 1024 for _, obj in _walk(model) for a in _extra_weights(obj).values())
+    return sum(var._value.nbytes + 1024 for var in own) + extra
 
 
 def save_weights(model, filepath, overwrite=True):
@@ -204,8 +217,9 @@ def _check_exists(filepath):
 
 
 def _stored(store, group_name):
-    """The entries of datasets '0', '1', ... of group `group_name` ([] if there is no group)."""
-    members = store.members(group_name) or []
+    """The entries of datasets '0', '1', ... of group `group_name` ([] if there is no group);
+    other names there are Keras' named extras (`_extras`), read only by objects that take them."""
+    members = [m for m in store.members(group_name) or [] if m.isdigit()]
     stored = [store.entries.get(safe_h5.join(group_name, str(i))) for i in range(len(members))]
     if any(entry is None for entry in stored):
         raise safe_h5.refusal("Weights file", store.filepath, group_name,
@@ -240,11 +254,12 @@ def read_weights(store, model, skip_mismatch=False):
       DataLossError: a value that cannot be read.
     """
     filepath = store.filepath
-    pairs = []
+    pairs, extras = [], []
     for path, obj in _walk(model):
         own = _own_variables(obj)
         group_name = f"{path}/vars" if path else "vars"
         stored = _stored(store, group_name)
+        extras += _extras(store, group_name, obj)
         label = getattr(obj, "name", path) or "model"
         problem = None
         if len(stored) != len(own):
@@ -264,9 +279,25 @@ def read_weights(store, model, skip_mismatch=False):
         # Keras assigns with a cast, so any numeric dtype loads (complex only into complex).
         store.check_value(entry, var._value.shape, var._value.dtype, cast=True)
     values = [store.read(entry, var._value.shape, var._value.dtype, cast=True) for var, entry in pairs]
+    extra_values = [(load, {name: store.read(entry) for name, entry in entries.items()}) for load, entries in extras]
+    for load, named in extra_values:  # first: a loader may still refuse its values
+        load(named)
     for (var, _), value in zip(pairs, values):
         xp = backend.array_module(var._value)
         var._set(xp.asarray(value))
+
+
+def _extras(store, group_name, obj):
+    """[(loader, {name: entry})] for an object that takes named extras (`_load_keras_extra_weights`)
+    and the non-numbered datasets its group holds; read like any value of unknown shape (within
+    the file's read budget)."""
+    load = getattr(obj, "_load_keras_extra_weights", None)
+    if not callable(load):
+        return []
+    names = [m for m in store.members(group_name) or [] if not m.isdigit()]
+    entries = {m: store.entries[safe_h5.join(group_name, m)] for m in names
+               if safe_h5.join(group_name, m) in store.entries}
+    return [(load, entries)] if entries else []
 
 
 def _shape_problem(stored, own, label, filepath):

@@ -128,11 +128,35 @@ class _IndexLookup(Layer):
     def load_assets(self, dir_path):
         """Read the vocabulary a Keras 3 `.keras` file keeps in `<assets>/<layer path>/vocabulary.txt`
         (written for adapted layers), unless the config already gave one. In 'tf_idf' mode the IDF
-        weights are not in the assets, so the layer is left for `set_vocabulary`."""
+        weights come from the weights file (`_load_keras_extra_weights`, read first, as Keras
+        reads its variables before its assets)."""
         path = os.path.join(dir_path, "vocabulary.txt")
-        if self._table_ready or self.output_mode == "tf_idf" or not os.path.isfile(path):
+        if self._table_ready or not os.path.isfile(path):
             return
-        self.set_vocabulary(path)
+        if self.output_mode != "tf_idf":
+            self.set_vocabulary(path)
+        elif self.idf_weights is not None:
+            with open(path, encoding="utf-8") as f:
+                count = len(f.read().splitlines())
+            self.set_vocabulary(path, idf_weights=self.idf_weights[:count])  # without pad_to_max_tokens' zeros
+
+    def _keras_extra_weights(self):
+        """What Keras 3 stores beside the numbered variables of this layer's weights group: in
+        'tf_idf' mode the IDF weights (one per index, OOV indices first) as 'idf_weights'."""
+        if self.output_mode != "tf_idf" or self.idf_weights is None:
+            return {}
+        return {"idf_weights": np.asarray(self.idf_weights, dtype=keras_backend.floatx())}
+
+    def _load_keras_extra_weights(self, values):
+        """Take the 'idf_weights' a weights file holds for this layer (in 'tf_idf' mode)."""
+        idf = values.get("idf_weights")
+        if self.output_mode != "tf_idf" or idf is None:
+            return
+        idf = np.asarray(idf)
+        if idf.ndim != 1:
+            raise ValueError(f"{type(self).__name__} {self.name!r}: the stored `idf_weights` must be 1-D; "
+                             f"received shape {idf.shape}.")
+        self.idf_weights = idf.astype(keras_backend.floatx())
 
     def set_vocabulary(self, vocabulary, idf_weights=None):
         """Replace the vocabulary (a list, array, tensor or a file path with one token a line) and,

@@ -220,6 +220,15 @@ class TextVectorization(Layer):
         """Read the vocabulary Keras 3 keeps in a `.keras` file's assets for an adapted layer."""
         self._lookup_layer.load_assets(dir_path)
 
+    def _keras_extra_weights(self):
+        """The inner lookup's 'idf_weights' ('tf_idf' mode), which Keras 3 also stores in this
+        layer's own weights group."""
+        return self._lookup_layer._keras_extra_weights()
+
+    def _load_keras_extra_weights(self, values):
+        """Give the inner lookup the 'idf_weights' stored in this layer's weights group."""
+        self._lookup_layer._load_keras_extra_weights(values)
+
     def compute_output_shape(self, input_shape):
         """(batch, output_sequence_length) in 'int' mode, else (batch, vocabulary size)."""
         shape = TensorShape(input_shape).as_list()

@@ -113,16 +113,16 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
                          f"files (zips, or the folders `save(..., zipped=False)` writes) and legacy H5 "
                          f"files (`.h5` extension); for weights "
                          f"alone use model.load_weights.")
-    with keras_archive.read_archive(filepath) as (config, _, weights_path, assets):
+    with keras_archive.read_archive(filepath) as (config, _, weights_path, assets), \
+            safe_h5.SafeH5(weights_path, f"Weights of {filepath!r}") as store:
         compile_config = config.pop("compile_config", None)
         if assets is not None:
-            _vocabularies_into_configs(config, assets)
+            _vocabularies_into_configs(config, assets, store)
         with SafeModeScope(safe_mode):
             model = serialization.deserialize(config, custom_objects)
         if compile and compile_config is not None:
             _compile(model, compile_config, custom_objects)
-        with safe_h5.SafeH5(weights_path, f"Weights of {filepath!r}") as store:
-            keras_weights.read_weights(store, model)
+        keras_weights.read_weights(store, model)
         if assets is not None:
             _load_assets(model, assets)
     return model
@@ -131,10 +131,12 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
 _LOOKUPS = ("StringLookup", "IntegerLookup", "TextVectorization")
 
 
-def _vocabularies_into_configs(config, folder):
+def _vocabularies_into_configs(config, folder, store):
     """Point the configs of a Sequential's or functional model's lookup layers at the vocabularies
     Keras 3 keeps in `assets/layers/<snake_case class name, made unique>/vocabulary.txt`, so the
-    layers have them while the model is rebuilt (rebuilding calls each layer once)."""
+    layers have them while the model is rebuilt (rebuilding calls each layer once). In 'tf_idf'
+    mode the IDF weights Keras keeps in the weights file (`layers/<name>/vars/idf_weights`) go
+    into the config with them."""
     layers = (config.get("config") or {}).get("layers")
     used = {}
     for entry in layers if isinstance(layers, list) else ():
@@ -143,9 +145,17 @@ def _vocabularies_into_configs(config, folder):
         name = keras_weights.unique_name(to_snake_case(entry["class_name"]), used)
         inner = entry.get("config")
         path = os.path.join(folder, "layers", name, "vocabulary.txt")
-        if (entry["class_name"] in _LOOKUPS and isinstance(inner, dict) and inner.get("vocabulary") is None
-                and inner.get("output_mode") != "tf_idf" and os.path.isfile(path)):
-            inner["vocabulary"] = path
+        if not (entry["class_name"] in _LOOKUPS and isinstance(inner, dict) and inner.get("vocabulary") is None
+                and os.path.isfile(path)):
+            continue
+        if inner.get("output_mode") in ("tf_idf", "tf-idf"):
+            idf = store.entries.get(f"layers/{name}/vars/idf_weights")
+            if idf is None:
+                continue
+            with open(path, encoding="utf-8") as f:
+                count = len(f.read().splitlines())
+            inner["idf_weights"] = store.read(idf).reshape(-1)[:count].tolist()  # no pad_to_max_tokens zeros
+        inner["vocabulary"] = path
 
 
 def _load_assets(model, folder):

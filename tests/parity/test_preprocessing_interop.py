@@ -117,8 +117,8 @@ def test_lookup_and_text_layers_move_both_ways(writer, adapted, which, tmp_path)
 @pytest.mark.parametrize("writer", ["keras", "minitf"])
 def test_tf_idf_lookup_config_moves_both_ways(writer):
     """The IDF weights of a vocabulary given to the layer travel in its config; the layer itself is
-    rebuilt by the other library from `keras.layers.serialize`. (Keras also writes them as a
-    weights entry named 'idf_weights', outside the '0', '1', ... layout minitf's weights reader takes.)"""
+    rebuilt by the other library from `keras.layers.serialize`. (In files they also travel as the
+    weights entry 'idf_weights': see test_tf_idf_interop.py.)"""
     reader = "minitf" if writer == "keras" else "keras"
     layer = LIBS[writer].keras.layers.StringLookup(vocabulary=["y", "z", "x"], idf_weights=[0.5, 0.7, 0.9],
                                                    output_mode="tf_idf")
