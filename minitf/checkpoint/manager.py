@@ -16,6 +16,7 @@ import re
 import time
 
 from minitf.checkpoint import h5format, temp_files
+from minitf.distribute import _context as _distribute_context
 
 STATE_FILE = "checkpoint"
 
@@ -186,7 +187,8 @@ class CheckpointManager:
         self._maybe_delete = collections.OrderedDict()
         self._latest = None
         self._last_preserved = time.time()
-        temp_files.remove_stale(self._directory)  # what saves killed in this directory left behind
+        if _distribute_context.is_chief():  # a non-chief worker never touches the files
+            temp_files.remove_stale(self._directory)  # what saves killed in this directory left behind
         self._recover_state()
 
     def _recover_state(self):
@@ -282,6 +284,9 @@ class CheckpointManager:
             The prefix of the new checkpoint, or None if it was skipped because of
             `checkpoint_interval`.
 
+        On a non-chief worker of a multi-worker tf.distribute job nothing is written: the
+        counter and this manager's list advance and the chief's path is returned.
+
         Raises:
             OSError: the save failed (errno ENOSPC for a full disk). Nothing advances then: the
                 save counter, this manager's list and the state file are as before, the
@@ -305,6 +310,15 @@ class CheckpointManager:
         kept.pop(path, None)
         kept[path] = time.time()
         doomed, last_preserved = self._sweep(kept)
+        if not _distribute_context.is_chief():
+            # a non-chief worker of a multi-worker job writes nothing (the chief saves the same
+            # variables), so no two processes write one file; it creates the directory, as TF's
+            # tutorial code removes it after saving, and keeps the bookkeeping in step
+            os.makedirs(self._directory, exist_ok=True)
+            self._maybe_delete, self._latest, self._last_preserved = kept, path, last_preserved
+            if self._checkpoint_interval is not None:
+                self._last_checkpoint_step = step
+            return path
         written = False
         try:
             self._checkpoint.write(path)
