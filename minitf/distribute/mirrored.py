@@ -6,6 +6,8 @@ replica: trainable ones take rank 0's initial value by a broadcast at creation, 
 broadcast of the initial weights does (the other variables start from constants).
 """
 import contextlib
+import os
+import sys
 
 from minitf import backend, config
 from minitf.distribute import _context, cluster
@@ -42,6 +44,26 @@ def _on_variable_created(var):
 def _install_hook():
     if _on_variable_created not in Variable._creation_hooks:
         Variable._creation_hooks.append(_on_variable_created)
+
+
+def _end_job_on_uncaught_exception():
+    """After an uncaught exception, print it and end this process at once: the other workers,
+    waiting in a collective this one will never join, are then stopped by the MPI launcher
+    instead of hanging (what `python -m mpi4py` does)."""
+    previous = sys.excepthook
+    if getattr(previous, "_minitf_ends_job", False):
+        return
+
+    def hook(kind, value, traceback):
+        try:
+            previous(kind, value, traceback)
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(1)
+
+    hook._minitf_ends_job = True
+    sys.excepthook = hook
 
 
 class OneDeviceStrategy(Strategy):
@@ -138,6 +160,7 @@ class MultiWorkerMirroredStrategy(Strategy):
                                           info.task_index, info.is_chief, communication_options))
         if collective.size > 1:
             _context.set_worker(info.is_chief, info.task_id)
+            _end_job_on_uncaught_exception()
         _install_hook()
 
     @property

@@ -119,7 +119,7 @@ class Strategy:
     def __init__(self, extended):
         self._extended = extended
         self._created = set()
-        self._replica_context = ReplicaContext(self, 0)
+        self._replica_context = ReplicaContext(self, extended._collective.rank)
 
     # -- facts -------------------------------------------------------------------------------
     @property

@@ -59,10 +59,10 @@ def dataset_fn(ctx):
     # worker i holds a different amount: worker 0 the most, the last worker none at all
     count = max(n_elements - 4 * ctx.input_pipeline_id * (n_elements // 6), 0) if \
         ctx.input_pipeline_id < ctx.num_input_pipelines - 1 else 0
-    base = 1000 * ctx.input_pipeline_id
-    ds = tf.data.Dataset.range(base, base + count)
-    return ds.map(lambda i: {"id": i, "pair": tf.stack([tf.cast(i, tf.float32)] * 2)}).batch(
-        ctx.get_per_replica_batch_size(global_batch * size) if global_batch * size % size == 0 else 2)
+    ids = np.arange(count, dtype="int64") + 1000 * ctx.input_pipeline_id
+    pairs = np.stack([ids, ids], axis=1).astype("float32")
+    ds = tf.data.Dataset.from_tensor_slices({"id": ids, "pair": pairs})
+    return ds.batch(ctx.get_per_replica_batch_size(global_batch * size))
 
 
 from_fn = strategy.distribute_datasets_from_function(dataset_fn)
