@@ -318,8 +318,8 @@ def _json_attr(store, name):
         raise _refuse(store.filepath, "@" + name, "is not text.")
     try:
         value = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise _refuse(store.filepath, "@" + name, f"is not valid JSON ({e}).") from None
+    except (json.JSONDecodeError, RecursionError) as e:  # RecursionError: nesting deeper than Python's stack
+        raise _refuse(store.filepath, "@" + name, f"is not valid JSON ({type(e).__name__}: {e}).") from None
     if not isinstance(value, dict):
         raise _refuse(store.filepath, "@" + name, f"holds a {type(value).__name__}, not a JSON object.")
     return value
@@ -357,10 +357,19 @@ def _check_classes(entry, custom_objects):
                          f"`keras.utils.custom_object_scope` and that this object is included in the scope. See "
                          f"https://www.tensorflow.org/guide/keras/save_and_serialize"
                          f"#registering_the_custom_object for details.")
-    layers = (entry.get("config") or {}).get("layers") if isinstance(entry.get("config"), dict) else None
-    for inner in layers if isinstance(layers, list) else ():
-        if isinstance(inner, dict):
-            _check_classes(inner, custom_objects)
+    config = entry.get("config")
+    if not isinstance(config, dict):
+        raise ValueError(f"Improper config format for {str(entry)[:500]}: its 'config' must be a JSON object "
+                         f"(the file's model_config is damaged).")
+    layers = config.get("layers")
+    if "layers" in config and not isinstance(layers, list):
+        raise ValueError(f"Improper config format for the {name} model: 'layers' must be a list; received "
+                         f"{str(layers)[:200]} (the file's model_config is damaged).")
+    for inner in layers or ():
+        if not isinstance(inner, dict) or "class_name" not in inner:
+            raise ValueError(f"Improper config format for {str(inner)[:500]}. Expecting python dict contains "
+                             f"`class_name` and `config` as keys")
+        _check_classes(inner, custom_objects)
 
 
 def _compile(model, training, custom_objects):

@@ -281,9 +281,19 @@ def test_damaged_configs_and_files_are_refused(saved, tmp_path):
     with pytest.raises(ValueError, match="not valid JSON"):
         tf.keras.models.load_model(saved)
     with h5py.File(saved, "a") as f:
+        f.attrs["model_config"] = b"[" * 200000 + b"]" * 200000  # nested past Python's recursion limit
+    with pytest.raises(ValueError, match="not valid JSON"):
+        tf.keras.models.load_model(saved)
+    with h5py.File(saved, "a") as f:
         f.attrs["model_config"] = json.dumps({"class_name": "Nope", "config": {}}).encode()
     with pytest.raises(ValueError, match="Unknown layer: 'Nope'"):
         tf.keras.models.load_model(saved)
+    for damaged in ({"class_name": "Sequential", "config": 5}, {"class_name": "Sequential", "config": {"layers": 7}},
+                    {"class_name": "Sequential", "config": {"name": "s", "layers": [3]}}):
+        with h5py.File(saved, "a") as f:
+            f.attrs["model_config"] = json.dumps(damaged).encode()
+        with pytest.raises(ValueError, match="Improper config format"):
+            tf.keras.models.load_model(saved)
     (tmp_path / "junk.h5").write_bytes(b"\x89HDF\r\n\x1a\n" + b"\0" * 100)
     with pytest.raises(ValueError, match="truncated or corrupt"):
         tf.keras.models.load_model(tmp_path / "junk.h5")
