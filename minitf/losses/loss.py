@@ -16,6 +16,7 @@ from minitf.losses.functions import (binary_crossentropy, categorical_crossentro
                                      _sparse_cce_with_mask)
 from minitf.losses.reduction import (reduce_weighted_values, squeeze_or_expand_to_same_rank,
                                      standardize_reduction)
+from minitf.ops import compare as compare_ops
 from minitf.ops import constant as constant_ops
 
 __all__ = ["Loss", "LossFunctionWrapper", "BinaryCrossentropy", "CategoricalCrossentropy",
@@ -89,11 +90,19 @@ class Loss:
 
         Returns:
             A scalar tensor, or the weighted per-example losses for reduction 'none'/None.
+
+        A Keras mask on `y_pred` (from Embedding(mask_zero=True), Masking, ...) weighs in as
+        Keras 3 does: masked entries count 0, and with 'sum_over_batch_size' or 'mean' the
+        valid ones weigh total/valid, so the result is the mean over the valid entries only.
         """
+        in_mask = getattr(y_pred, "_keras_mask", None)  # read first: the cast drops it
         y_pred = constant_ops.cast(convert_to_tensor(y_pred), self._dtype)
         y_true = constant_ops.cast(convert_to_tensor(y_true), self._dtype)
-        losses, mask = self._call_with_mask(y_true, y_pred)
-        return reduce_weighted_values(losses, sample_weight, mask, self.reduction, dtype=self._dtype)
+        losses, out_mask = self._call_with_mask(y_true, y_pred)
+        if out_mask is None:
+            out_mask = getattr(losses, "_keras_mask", None)
+        return reduce_weighted_values(losses, sample_weight, _both(in_mask, out_mask), self.reduction,
+                                      dtype=self._dtype)
 
     def get_config(self):
         """The constructor arguments as a dict (name and reduction here; subclasses add theirs)."""
@@ -103,6 +112,14 @@ class Loss:
     def from_config(cls, config):
         """A new loss from the dict `get_config` produced."""
         return cls(**config)
+
+
+def _both(in_mask, out_mask):
+    """The entries valid in both masks (either one alone when the other is None)."""
+    if in_mask is None or out_mask is None:
+        return out_mask if in_mask is None else convert_to_tensor(in_mask)
+    return compare_ops.logical_and(constant_ops.cast(convert_to_tensor(in_mask), "bool"),
+                                   constant_ops.cast(convert_to_tensor(out_mask), "bool"))
 
 
 def _compute_dtype(dtype):

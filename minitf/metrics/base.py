@@ -255,6 +255,25 @@ def _samplewise(values, sample_weight, reduce_fn, dt, who):
     return values, weights
 
 
+def _with_mask(sample_weight, mask, dt, who):
+    """Keras' apply_mask with reduction 'sum' on raw arrays: the mask (1 valid, 0 masked)
+    multiplies the sample weights, or stands for them when there are none."""
+    if mask is None:
+        return sample_weight
+    mask = _raw(mask, dt)
+    if sample_weight is None:
+        return mask
+    weights = _raw(sample_weight, dt)
+    mask, weights = _same_rank(mask, weights)
+    try:
+        return weights * mask
+    except ValueError:
+        raise errors.invalid_argument(
+            "Mul", f"{who}: sample_weight of shape {list(weights.shape)} and the Keras mask of "
+            f"y_pred, shape {list(mask.shape)}, are incompatible; give weights of the mask's shape "
+            "(or one per sample with a matching rank)") from None
+
+
 class Reduce(Metric):
     """Accumulates values into 'total' (and 'count'): the base of Sum and Mean."""
 
@@ -268,9 +287,12 @@ class Reduce(Metric):
 
     def update_state(self, values, sample_weight=None):
         """Add `values` (weighted by `sample_weight`) to the state, as Keras 3: each sample's
-        entries are first averaged (summed, for Sum), so Mean counts samples, not entries."""
+        entries are first averaged (summed, for Sum), so Mean counts samples, not entries.
+        A Keras mask on `values` multiplies `sample_weight` (when weights are given, as Keras 3)."""
         dt = self._dtype._np
         fn = "sum" if self.reduction == "sum" else "mean"
+        if sample_weight is not None:
+            sample_weight = _with_mask(sample_weight, getattr(values, "_keras_mask", None), dt, self.name)
         values, weights = _samplewise(values, sample_weight, fn, dt, self.name)
         xp = _xp(values)
         self.total.assign_add(xp.asarray(values.sum(), dtype=dt))
@@ -335,9 +357,11 @@ class MeanMetricWrapper(Mean):
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         """Apply the function to the batch as given (the function aligns the shapes) and
-        average its per-sample values into the state."""
+        average its per-sample values into the state. A Keras mask on `y_pred` (Embedding
+        with mask_zero=True, Masking, ...) leaves the masked entries out, as in Keras 3."""
+        mask = getattr(y_pred, "_keras_mask", None)  # read first: the function drops it
         values = self._fn(y_true, y_pred, **self._fn_kwargs)
-        Reduce.update_state(self, values, sample_weight)
+        Reduce.update_state(self, values, _with_mask(sample_weight, mask, self._dtype._np, self.name))
 
     def get_config(self):
         config = Metric.get_config(self)
