@@ -95,7 +95,7 @@ class StrategyExtended:
 
     def variable_created_in_scope(self, v):
         """Whether `v` was created inside this strategy's scope."""
-        return v.ref() in self._strategy._created
+        return getattr(v, "_id", None) in self._strategy._created
 
     def reduce_to(self, reduce_op, value, destinations, options=None):
         """`value` combined over the replicas (the destinations are this process's device)."""
@@ -148,7 +148,7 @@ class Strategy:
 
     def _check_not_mixing(self):
         entry = _context.top()
-        if entry is not None and entry[0] is not self and not isinstance(entry[0], _DefaultStrategy):
+        if entry is not None and entry[0] is not self and not isinstance(entry[0], _DefaultDistributionStrategy):
             raise RuntimeError(f"Mixing different tf.distribute.Strategy objects: {entry[0]} is "
                                f"not {self}")
 
@@ -167,7 +167,7 @@ class Strategy:
 
     def _device_scope(self):
         devices = self._extended.worker_devices
-        if devices and type(self) is not _DefaultStrategy:
+        if devices and type(self) is not _DefaultDistributionStrategy:
             return _device_scope_of(devices[0])
         return contextlib.nullcontext()
 
@@ -256,7 +256,7 @@ class ValueContext:
         self.num_replicas_in_sync = num_replicas_in_sync
 
 
-class _DefaultStrategy(Strategy):
+class _DefaultDistributionStrategy(Strategy):
     """The strategy in force when none was entered: one replica, no-op reductions."""
 
     def __init__(self):
@@ -277,7 +277,7 @@ class _DefaultReplicaContext(ReplicaContext):
     """The replica context outside every strategy: the one replica of the default strategy."""
 
 
-_DEFAULT = _DefaultStrategy()
+_DEFAULT = _DefaultDistributionStrategy()
 _DEFAULT_REPLICA = _DefaultReplicaContext(_DEFAULT, 0)
 
 
