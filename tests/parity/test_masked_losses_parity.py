@@ -143,7 +143,18 @@ CASES = {
     "text_weighted": (_text_model, _text_data, "sparse_categorical_crossentropy",
                       ["accuracy"], True),
     "signal": (_signal_model, _signal_data, "mse", ["mae", "mse", "root_mean_squared_error"], False),
+    "signal_custom_functions": (_signal_model, _signal_data, "custom", ["custom"], False),
 }
+
+
+def _custom(tf):
+    """A plain loss function and metric function (compile wraps them; the mask still counts)."""
+    def squares(y_true, y_pred):
+        return tf.reduce_mean(tf.square(y_true - y_pred), axis=-1)
+
+    def gaps(y_true, y_pred):
+        return tf.reduce_mean(tf.abs(y_true - y_pred), axis=-1)
+    return squares, [gaps]
 
 
 def _train(tf, case, weights):
@@ -155,6 +166,8 @@ def _train(tf, case, weights):
     else:
         model.set_weights(weights)
     kwargs = {}
+    if loss == "custom":
+        loss, metrics = _custom(tf)
     if weighted:
         kwargs["weighted_metrics"] = ["accuracy"]
         sw = np.linspace(0.5, 2.0, 8 * 6).reshape(8, 6).astype("float32")
@@ -163,16 +176,17 @@ def _train(tf, case, weights):
     before = model.evaluate(x, y, batch_size=4, verbose=0, return_dict=True, **fit_kwargs)
     history = model.fit(x, y, batch_size=4, epochs=2, shuffle=False, verbose=0, **fit_kwargs).history
     after = model.evaluate(x, y, batch_size=4, verbose=0, return_dict=True, **fit_kwargs)
-    return weights, before, history, after, model.get_weights()
+    one_batch = model.test_on_batch(x, y, return_dict=True, **fit_kwargs)
+    return weights, before, history, after, one_batch, model.get_weights()
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_fit_and_evaluate_of_masked_model_match_keras(case):
     weights, *want = _train(tf_ref, case, None)
     _, *got = _train(minitf, case, weights)
-    for g, w in zip(got[:3], want[:3]):
+    for g, w in zip(got[:4], want[:4]):
         assert sorted(g) == sorted(w)
         for key in w:
             np.testing.assert_allclose(g[key], w[key], rtol=2e-5, atol=1e-6, err_msg=key)
-    for g, w in zip(got[3], want[3]):
+    for g, w in zip(got[4], want[4]):
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
