@@ -182,18 +182,29 @@ class _DistributedBase:
 class DistributedDataset(_DistributedBase):
     """A dataset of GLOBAL batches that each worker reads its part of.
 
-    Each worker iterates the whole pipeline (so shuffles need a seed, as in TF) and keeps
+    Each worker iterates the whole pipeline (its shuffles seeded as rank 0's) and keeps
     its replica's slice of every global batch: with G examples per batch and n replicas,
     replica r takes examples [r*ceil(G/n), (r+1)*ceil(G/n)), so every example is used once
     and the last, partial batch leaves some replicas a smaller or empty batch. With
     `AutoShardPolicy.OFF` every worker reads every slice, one per step.
     """
 
+    def _global_batches(self):
+        """The dataset's iterator, its shuffles seeded as on rank 0 so that every worker sees
+        the same global batches (an unseeded shuffle draws its seed per process)."""
+        iterator = iter(self._dataset)
+        seeds, keys = getattr(iterator, "_seeds", None), getattr(iterator, "_keys", None)
+        if self._collective.size > 1 and seeds is not None:
+            chosen = self._collective.broadcast_object((seeds.numpy(), keys.numpy()), 0)
+            seeds.assign(chosen[0])
+            keys.assign(chosen[1])
+        return iterator
+
     def _local_batches(self):
         n, rank = self._collective.size, self._collective.rank
         declared = _declared_batch_size(self._dataset)
         off = _shard_policy(self._dataset) == "OFF"
-        for element in self._dataset:
+        for element in self._global_batches():
             size = _leading(element)
             per = math.ceil((declared or size) / n) if n > 1 else size
             if n == 1:

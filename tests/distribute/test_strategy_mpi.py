@@ -71,6 +71,10 @@ def test_distributed_dataset_covers_every_element_once_per_epoch(run_mpi):
     for epoch in range(2):
         seen = sorted(i for out in results.values() for batch in out["distributed_seen"][epoch] for i in batch)
         assert seen == list(range(23))
+    for epoch in range(2):  # an unseeded shuffle too: the workers follow rank 0's order
+        seen = sorted(i for out in results.values() for batch in out["shuffled_seen"][epoch] for i in batch)
+        assert seen == list(range(23))
+    assert results[0]["shuffled_seen"][0] != results[0]["shuffled_seen"][1]  # reshuffled each epoch
     # TF's split of a global batch of 5 over 3 replicas: 2, 2, 1
     assert [len(b) for b in results[0]["distributed_seen"][0]] == [2, 2, 2, 2, 2]
     assert [len(b) for b in results[2]["distributed_seen"][0]] == [1, 1, 1, 1, 0]

@@ -51,6 +51,10 @@ for epoch in range(2):
     seen.append(epoch_seen)
 out["distributed_seen"] = seen
 out["distributed_steps"] = steps
+# an unseeded shuffle: each process would draw its own order; the workers must agree on rank 0's
+shuffled = tf.data.Dataset.range(n_elements).shuffle(n_elements).batch(global_batch)
+out["shuffled_seen"] = [[ids.numpy().tolist() for ids in strategy.experimental_distribute_dataset(shuffled)]
+                        for _ in range(2)]
 
 
 # -- distribute_datasets_from_function: uneven per-worker data -------------------------------
