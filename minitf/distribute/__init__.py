@@ -6,19 +6,20 @@ reads its shard of the data, `optimizer.apply_gradients` sums the gradients acro
 variables created in `strategy.scope()` start from rank 0's values.
 """
 from minitf.distribute import cluster_resolver, experimental  # noqa: F401
-from minitf.distribute.input import (DistributedDataset, DistributedIterator,  # noqa: F401
-                                     InputContext)
+from minitf.distribute.input import (DistributedDataset, DistributedIterator, InputContext,  # noqa: F401
+                                     InputOptions, InputReplicationMode)
 from minitf.distribute.mirrored import (MirroredStrategy, MultiWorkerMirroredStrategy,  # noqa: F401
                                         OneDeviceStrategy)
 from minitf.distribute.reduce_op import ReduceOp  # noqa: F401
 from minitf.distribute.replica_context import ReplicaContext  # noqa: F401
-from minitf.distribute.strategy import (Strategy, StrategyExtended,  # noqa: F401
+from minitf.distribute.strategy import (RunOptions, Strategy, StrategyExtended,  # noqa: F401
                                         experimental_set_strategy,
                                         get_replica_context, get_strategy, has_strategy,
                                         in_cross_replica_context)
 
 __all__ = ["Strategy", "StrategyExtended", "OneDeviceStrategy", "MirroredStrategy",
            "MultiWorkerMirroredStrategy", "ReduceOp", "ReplicaContext", "InputContext",
+           "InputOptions", "InputReplicationMode", "RunOptions",
            "DistributedDataset", "DistributedIterator", "get_strategy", "has_strategy",
            "in_cross_replica_context", "get_replica_context",
            "experimental_set_strategy", "experimental", "cluster_resolver"]

@@ -4,6 +4,7 @@ Every worker iterates its own dataset. Each step the workers agree (one tiny all
 whether any of them still has data; a worker whose data ran out takes an empty batch, so all
 workers take the same number of steps and none waits forever in a collective.
 """
+import enum
 import math
 
 import numpy as np
@@ -14,8 +15,29 @@ from minitf.data.dataset import Dataset
 from minitf.data.transformations import BatchDataset
 from minitf.tensor import Tensor
 
-__all__ = ["InputContext", "DistributedDataset", "DistributedDatasetsFromFunction",
-           "DistributedIterator", "check_dataset"]
+__all__ = ["InputContext", "InputOptions", "InputReplicationMode", "DistributedDataset",
+           "DistributedDatasetsFromFunction", "DistributedIterator", "check_dataset"]
+
+
+class InputReplicationMode(enum.Enum):
+    """Whether an input function builds one dataset per worker (the only mode with one replica
+    per process) or one per replica."""
+
+    PER_WORKER = "PER_WORKER"
+    PER_REPLICA = "PER_REPLICA"
+
+
+class InputOptions:
+    """Options of the distributed-dataset methods, accepted for TF compatibility: with one
+    replica per process the batches are already where the replica computes."""
+
+    def __init__(self, experimental_fetch_to_device=None,
+                 experimental_replication_mode=InputReplicationMode.PER_WORKER,
+                 experimental_place_dataset_on_device=False, experimental_per_replica_buffer_size=1):
+        self.experimental_fetch_to_device = experimental_fetch_to_device
+        self.experimental_replication_mode = experimental_replication_mode
+        self.experimental_place_dataset_on_device = experimental_place_dataset_on_device
+        self.experimental_per_replica_buffer_size = experimental_per_replica_buffer_size
 
 
 class InputContext:

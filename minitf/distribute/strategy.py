@@ -19,7 +19,7 @@ from minitf.distribute.options import CommunicationOptions
 from minitf.distribute.reduce_op import as_reduce_op
 from minitf.distribute.replica_context import ReplicaContext
 
-__all__ = ["Strategy", "StrategyExtended", "get_strategy", "has_strategy",
+__all__ = ["Strategy", "StrategyExtended", "RunOptions", "ValueContext", "get_strategy", "has_strategy",
            "in_cross_replica_context", "get_replica_context", "get_cross_replica_context",
            "experimental_set_strategy"]
 
@@ -246,6 +246,16 @@ class Strategy:
 
     def __repr__(self):
         return f"<tf.distribute.{type(self).__name__} with {self.num_replicas_in_sync} replica(s)>"
+
+
+class RunOptions:
+    """Options of `Strategy.run`, accepted for TF compatibility (they tune TPU compilation)."""
+
+    def __init__(self, experimental_enable_dynamic_batch_size=True,
+                 experimental_bucketizing_dynamic_shape=False, experimental_xla_options=None):
+        self.experimental_enable_dynamic_batch_size = experimental_enable_dynamic_batch_size
+        self.experimental_bucketizing_dynamic_shape = experimental_bucketizing_dynamic_shape
+        self.experimental_xla_options = experimental_xla_options
 
 
 class ValueContext:

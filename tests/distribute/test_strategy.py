@@ -221,3 +221,18 @@ def test_variables_created_in_scope_take_rank_zeros_value():
     def build_inside():
         return tf.Variable([2.0, 3.0])
     np.testing.assert_array_equal(s.run(build_inside).numpy(), [7.0, 7.0])  # lazily, inside run too
+
+
+def test_experimental_set_strategy_and_options_objects():
+    m = tf.distribute.MirroredStrategy()
+    tf.distribute.experimental_set_strategy(m)
+    try:
+        assert tf.distribute.get_strategy() is m and tf.distribute.in_cross_replica_context()
+    finally:
+        tf.distribute.experimental_set_strategy(None)
+    assert not tf.distribute.has_strategy()
+    options = tf.distribute.InputOptions(experimental_fetch_to_device=False)
+    assert options.experimental_replication_mode is tf.distribute.InputReplicationMode.PER_WORKER
+    batches = m.experimental_distribute_dataset(tf.data.Dataset.range(3).batch(2), options=options)
+    assert [b.numpy().tolist() for b in batches] == [[0, 1], [2]]
+    assert m.run(lambda: 5, options=tf.distribute.RunOptions()) == 5

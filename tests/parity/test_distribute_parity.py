@@ -133,7 +133,8 @@ def test_single_process_strategies_match_tf(tf_ref):
 
 def test_the_namespace_has_tfs_names(tf_ref):
     names = ["MirroredStrategy", "MultiWorkerMirroredStrategy", "OneDeviceStrategy", "ReduceOp", "ReplicaContext",
-             "InputContext", "Strategy", "StrategyExtended", "DistributedDataset", "DistributedIterator",
+             "InputContext", "InputOptions", "InputReplicationMode", "RunOptions",
+             "Strategy", "StrategyExtended", "DistributedDataset", "DistributedIterator",
              "get_strategy", "has_strategy", "in_cross_replica_context", "get_replica_context",
              "experimental_set_strategy", "cluster_resolver", "experimental"]
     for name in names:
