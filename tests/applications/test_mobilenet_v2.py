@@ -12,6 +12,7 @@ NOTOP_PARAMS = 2_257_984   # ... and MobileNetV2(include_top=False)
 
 @pytest.fixture(scope="module")
 def model():
+    tf.keras.backend.clear_session()  # auto names (input_layer, ...) start afresh, as in Keras
     return tf.keras.applications.MobileNetV2(weights=None, input_shape=(96, 96, 3))
 
 
