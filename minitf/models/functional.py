@@ -98,17 +98,48 @@ class GraphRunner:
         return order
 
     def _layers(self):
-        layers, seen = [], set()
+        """The layers in Keras 3's order (its map_graph): deepest first, counting depth from
+        the outputs (a layer called at several depths counts at its deepest); layers at the same
+        depth in the order a depth-first walk from the outputs first meets them; unused inputs
+        first among depth 0."""
+        input_ids = {id(t) for t in self.flat_inputs}
+        walk, first_met, finished, nodes = [], {}, set(), {}
+
+        def visit(tensor):
+            node = tensor.node
+            if node is None or id(node) in finished:
+                return
+            is_input = isinstance(node.layer, InputLayer)
+            if not is_input and id(tensor) in input_ids:
+                finished.add(id(node))  # a declared input made outside the graph
+                return
+            first_met.setdefault(id(node.layer), len(first_met))
+            if not is_input:
+                for parent in node.parent_tensors:
+                    visit(parent)
+            finished.add(id(node))
+            nodes[id(node)] = node
+            walk.append(node)
+        for t in self.flat_outputs:
+            visit(t)
+        node_depth, layer_depth, layers = {}, {}, {}
+        for node in reversed(walk):
+            depth = max(node_depth.setdefault(id(node), 0), layer_depth.get(id(node.layer), 0))
+            layer_depth[id(node.layer)] = node_depth[id(node)] = depth
+            layers[id(node.layer)] = node.layer
+            if isinstance(node.layer, InputLayer):
+                continue
+            for parent in node.parent_tensors:
+                if parent.node is not None and id(parent.node) in nodes:
+                    key = id(parent.node)
+                    node_depth[key] = max(depth + 1, node_depth.get(key, 0))
         for t in self.flat_inputs:
             layer = t.node.layer if t.node is not None else None
-            if layer is not None and id(layer) not in seen:
-                seen.add(id(layer))
-                layers.append(layer)
-        for node in self.nodes:
-            if id(node.layer) not in seen:
-                seen.add(id(node.layer))
-                layers.append(node.layer)
-        return layers
+            if isinstance(layer, InputLayer) and id(layer) not in layer_depth:
+                layer_depth[id(layer)], first_met[id(layer)] = 0, -1
+                layers[id(layer)] = layer
+        order = sorted(layers, key=lambda k: (-layer_depth[k], first_met[k]))
+        return [layers[k] for k in order]
 
     def run(self, inputs, training=None):
         """Evaluate the graph on concrete inputs (same structure as `self.inputs`, or a list)."""

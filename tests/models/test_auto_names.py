@@ -35,6 +35,13 @@ KERAS_NAMES = [
     ('pop_layer', ['sequential', 'dense', 'functional_2', 'input_layer_1', 'dense_2']),
     ('sequential_from_config', ['sequential', 'dense', 'dense_1', 'functional_3', 'input_layer_1', 'dense_2']),
     ('add_without_rebuild', [False, 'sequential', 'dense', 'dense_1', 'functional_1', 'input_layer_1', 'dense_2']),
+    # a functional model's layers come deepest first (depth from the outputs), as Keras orders them
+    ('branches_and_merges', ['functional', 'input_layer', 'dense', 'dense_1', 'add', 'concatenate', 'concatenate_1',
+                             'functional_1', 'input_layer_1', 'dense_2']),
+    ('inputs_at_different_depths', ['functional', 'input_layer', 'dense_1', 'dense', 'input_layer_1', 'dense_2',
+                                    'input_layer_2', 'add', 'dense_3', 'functional_1', 'input_layer_3', 'dense_4']),
+    ('nested_functional_in_functional', ['functional_1', 'input_layer_1', 'functional', 'input_layer', 'dense',
+                                         'dense_1', 'multiply', 'functional_2', 'input_layer_2', 'dense_2']),
 ]
 
 

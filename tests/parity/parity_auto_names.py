@@ -125,6 +125,34 @@ def add_without_rebuild(k):
     return [built] + names_of(seq) + names_of(_functional(k))
 
 
+def branches_and_merges(k):
+    inp = k.Input((4,))
+    a = k.layers.Dense(2)(inp)
+    b = k.layers.Dense(2)(inp)
+    added = k.layers.Add()([a, b])
+    both = k.layers.Concatenate()([a, b])
+    model = k.Model(inp, [both, k.layers.concatenate([a, added])])
+    return names_of(model) + names_of(_functional(k))
+
+
+def inputs_at_different_depths(k):
+    a, b, unused = k.Input((4,)), k.Input((3,)), k.Input((2,))
+    h = k.layers.Dense(3)(k.layers.Dense(5)(a))
+    shared = k.layers.Dense(3)
+    out = k.layers.Add()([shared(h), shared(b)])
+    model = k.Model([a, b, unused], [out, k.layers.Dense(1)(h)])
+    return names_of(model) + names_of(_functional(k))
+
+
+def nested_functional_in_functional(k):
+    inner = _functional(k, 3)
+    inp = k.Input((4,))
+    side = k.layers.Dense(3)(inp)
+    model = k.Model(inp, k.layers.Multiply()([inner(inp), side]))
+    return names_of(model) + names_of(_functional(k))
+
+
 SCRIPTS = [sequential_then_functional, sequential_input_shape, sequential_add, sequential_lazy_call,
            sequential_build, two_sequentials, subclassed, nested, model_first_in_sequential,
-           after_clear_session, compile_and_fit, pop_layer, sequential_from_config, add_without_rebuild]
+           after_clear_session, compile_and_fit, pop_layer, sequential_from_config, add_without_rebuild,
+           branches_and_merges, inputs_at_different_depths, nested_functional_in_functional]
