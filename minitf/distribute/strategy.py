@@ -283,6 +283,10 @@ class _DefaultDistributionStrategy(Strategy):
         return fn(*args, **(kwargs or {}))
 
 
+# the name minitf.engine.distributed reads (the class has TF's name)
+_DefaultStrategy = _DefaultDistributionStrategy
+
+
 class _DefaultReplicaContext(ReplicaContext):
     """The replica context outside every strategy: the one replica of the default strategy."""
 
