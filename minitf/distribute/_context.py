@@ -36,14 +36,18 @@ def top():
     return entries[-1] if entries else None
 
 
-def aggregating_strategy():
-    """The strategy in force when it has several replicas (gradients must be summed across
-    them), else None: the one-replica case costs one list look-up."""
+def aggregating_strategy(variables=()):
+    """The strategy whose replicas must sum their gradients, else None: the one in force when
+    it has several replicas, or, outside every strategy, the multi-replica strategy in whose
+    scope the first of `variables` was created (its copies on the other replicas must stay
+    equal). The one-replica case costs a list look-up and an attribute look-up."""
     entries = _stack.entries
-    if not entries:
-        return None
-    strategy = entries[-1][0]
-    return strategy if strategy._num_replicas > 1 else None
+    if entries:
+        strategy = entries[-1][0]
+        return strategy if strategy._num_replicas > 1 else None
+    if variables:
+        return getattr(variables[0], "_distribute_strategy", None)
+    return None
 
 
 def set_worker(chief, task_id):

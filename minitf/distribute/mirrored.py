@@ -39,6 +39,7 @@ def _on_variable_created(var):
     strategy._created.add(var._id)
     if var.trainable and strategy._num_replicas > 1:
         var._set(strategy.extended._collective.broadcast([var._value], 0)[0])
+        var._distribute_strategy = strategy  # its updates are summed over the replicas anywhere
 
 
 def _install_hook():

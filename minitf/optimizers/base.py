@@ -315,7 +315,8 @@ class Optimizer(Trackable):
 
     def apply(self, grads, trainable_variables=None, *, _aggregate=True):
         """Apply `grads` to `trainable_variables` (one update step); under a strategy with
-        several replicas the gradients are summed across them first."""
+        several replicas, or for variables created in the scope of one, the gradients are
+        summed across the replicas first."""
         grads = list(grads)
         variables = list(trainable_variables)
         if len(grads) != len(variables):
@@ -336,7 +337,7 @@ class Optimizer(Trackable):
             grads = [g * (1.0 / self.loss_scale_factor) for g in grads]
         threads.adapt_to_load()  # once per step: the CPU thread count follows other processes' load
         raws = [self._gradient_array(g, v) for g, v in zip(grads, variables)]
-        strategy = _distribute_context.aggregating_strategy() if _aggregate else None
+        strategy = _distribute_context.aggregating_strategy(variables) if _aggregate else None
         if strategy is not None:  # sum over the replicas: one collective for the whole step
             raws = [_dense_rows(g[0], g[1], v._value) if type(g) is tuple else g
                     for g, v in zip(raws, variables)]

@@ -199,6 +199,18 @@ def test_skip_gradients_aggregation_and_clipping_after_the_sum():
     np.testing.assert_allclose(v, [1.0 - 2.0, 2.0 - 2.0])
 
 
+def test_variables_of_a_multi_replica_scope_are_summed_outside_it_too():
+    s = TwinStrategy()
+    with s.scope():
+        v = tf.Variable([1.0, 2.0])
+        opt = tf.keras.optimizers.SGD(0.5)
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(v * 3.0)
+    opt.apply_gradients(zip(tape.gradient(loss, [v]), [v]))  # outside scope and run
+    np.testing.assert_allclose(v.numpy(), [1.0 - 0.5 * 6.0, 2.0 - 0.5 * 6.0])
+    assert s.extended._collective.calls[-1] == ("allreduce", 1)
+
+
 def test_no_strategy_no_collective():
     v, w = _grads_step(tf.distribute.get_strategy())
     np.testing.assert_allclose(v, [-0.5, 0.5])
