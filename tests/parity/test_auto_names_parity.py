@@ -28,3 +28,14 @@ def test_tf_keras_clear_session_restarts_both(tf_ref):
         inp = k.Input((4,))
         assert [model.name, model.layers[0].name, k.Model(inp, inp).name] == \
             ["sequential", "dense", "functional_1"]
+
+
+def test_weights_follow_keras_layer_order(tf_ref):
+    def weight_paths(k):
+        k.backend.clear_session()
+        a, b = k.Input((4,)), k.Input((3,))
+        h = k.layers.Dense(3)(k.layers.Dense(5)(a))
+        shared = k.layers.Dense(3)
+        model = k.Model([a, b], [k.layers.Add()([shared(h), shared(b)]), k.layers.Dense(1)(h)])
+        return [(w.path, tuple(w.shape)) for w in model.weights]
+    assert weight_paths(minitf.keras) == weight_paths(keras)
