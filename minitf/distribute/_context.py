@@ -7,7 +7,8 @@ place in the job when it is built.
 """
 import threading
 
-__all__ = ["push", "pop", "top", "aggregating_strategy", "set_worker", "is_chief", "clear_worker"]
+__all__ = ["push", "pop", "top", "aggregating_strategy", "replicas_in_sync", "in_cross_replica", "set_worker",
+           "is_chief", "clear_worker"]
 
 
 class _Stack(threading.local):
@@ -48,6 +49,20 @@ def aggregating_strategy(variables=()):
     if variables:
         return getattr(variables[0], "_distribute_strategy", None)
     return None
+
+
+def replicas_in_sync():
+    """How many replicas the strategy in force has (1 outside every strategy): what
+    `tf.nn.compute_average_loss` multiplies the per-replica batch by, and
+    `tf.nn.scale_regularization_loss` divides by."""
+    entries = _stack.entries
+    return entries[-1][0]._num_replicas if entries else 1
+
+
+def in_cross_replica():
+    """Whether the caller is inside a strategy's scope but outside its `run`."""
+    entries = _stack.entries
+    return bool(entries) and entries[-1][1] is None
 
 
 def set_worker(chief, task_id):

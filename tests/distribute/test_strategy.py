@@ -118,6 +118,10 @@ def test_multi_worker_strategy_without_a_launcher_has_one_replica(monkeypatch):
     assert s.cluster_resolver.task_type == "worker" and s.cluster_resolver.task_id == 0
     assert s.extended.should_checkpoint and _context.is_chief()
     assert s.cluster_resolver.cluster_spec().as_dict() == {"worker": ["mpi-rank-0"]}
+    old = tf.distribute.experimental.MultiWorkerMirroredStrategy(
+        tf.distribute.experimental.CollectiveCommunication.RING)
+    assert old.num_replicas_in_sync == 1
+    assert old.extended._communication_options.implementation.name == "RING"
 
 
 def test_multi_worker_launch_without_mpi4py_names_the_mpi_extra(monkeypatch):
@@ -214,6 +218,14 @@ def test_variables_of_a_multi_replica_scope_are_summed_outside_it_too():
 def test_no_strategy_no_collective():
     v, w = _grads_step(tf.distribute.get_strategy())
     np.testing.assert_allclose(v, [-0.5, 0.5])
+
+
+def test_replica_count_for_the_loss_helpers():
+    assert _context.replicas_in_sync() == 1 and not _context.in_cross_replica()
+    s = TwinStrategy()
+    with s.scope():
+        assert _context.replicas_in_sync() == 2 and _context.in_cross_replica()
+        assert s.run(lambda: (_context.replicas_in_sync(), _context.in_cross_replica())) == (2, False)
 
 
 def test_variables_created_in_scope_take_rank_zeros_value():
