@@ -7,6 +7,7 @@ for TF (under mpiexec its task must agree with the MPI rank).
 import json
 import os
 
+from minitf import config
 from minitf.distribute import cluster as _cluster
 
 __all__ = ["ClusterSpec", "ClusterResolver", "MpiClusterResolver", "TFConfigClusterResolver"]
@@ -81,7 +82,6 @@ class ClusterResolver:
 
     def num_accelerators(self, task_type=None, task_id=None, config_proto=None):
         """{'GPU': n} for the GPUs this process sees (empty without GPUs)."""
-        from minitf import config  # lazy: config probes devices, only needed when asked
         gpus = len(config.list_logical_devices("GPU"))
         return {"GPU": gpus} if gpus else {}
 
