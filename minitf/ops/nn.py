@@ -10,6 +10,7 @@ import math as _pymath
 import numpy as np
 
 from minitf import backend, dtypes, errors, kernels
+from minitf.distribute import _context as distribute_context
 from minitf.ops import math as _math_ops, random as _random_ops
 from minitf.ops._core import (_FLOATS, _REAL, Op, Tensor, _state, array_module, as_tensor, binary, record,
                               reduction_axes)
@@ -489,8 +490,24 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
 
 # -- losses helpers ---------------------------------------------------------------------------
 
+def _check_replica_context(fn_name):
+    if distribute_context.in_cross_replica():
+        raise RuntimeError(f"You are calling `{fn_name}` in cross replica context, while it was expected "
+                           "to be called in replica context: call it inside `strategy.run(...)`.")
+
+
 def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
-    """sum(per_example_loss * sample_weight) / global_batch_size (the batch size by default)."""
+    """sum(per_example_loss * sample_weight) / global_batch_size, and 0 for an empty batch.
+
+    Without `global_batch_size` it is this replica's batch size times the number of replicas of
+    the tf.distribute strategy in force, so summing the replicas' gradients (as
+    `apply_gradients` does under a strategy) gives the gradient of the global batch's mean.
+
+    Raises:
+      RuntimeError: called without `global_batch_size` inside a strategy's scope but outside
+        its `run` (the replica's batch is unknown there).
+      InvalidArgumentError: a negative `global_batch_size`.
+    """
     loss = _float_input(per_example_loss, "ComputeAverageLoss")
     if loss._value.ndim == 0:
         raise ValueError("Invalid value passed for `per_example_loss`. Expected a tensor with at "
@@ -498,20 +515,26 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
     if sample_weight is not None:
         loss = loss * as_tensor(sample_weight, dtype=None if isinstance(sample_weight, Tensor) else loss.dtype)
     if global_batch_size is None:
-        global_batch_size = loss._value.shape[0]
+        _check_replica_context("compute_average_loss")
+        global_batch_size = loss._value.shape[0] * distribute_context.replicas_in_sync()
     elif isinstance(global_batch_size, Tensor):
         global_batch_size = global_batch_size.numpy()
-    if isinstance(global_batch_size, (int, np.integer)) and global_batch_size <= 0:
-        raise ValueError(f"global_batch_size must be positive. Got: {global_batch_size}")
+    if isinstance(global_batch_size, (int, np.integer)) and global_batch_size < 0:
+        raise errors.InvalidArgumentError(None, None, "compute_average_loss: global_batch_size must be "
+                                          f"non-negative. Got: {global_batch_size}")
     total = reduce_sum(loss)
-    return total / _const(global_batch_size, total)
+    return _math_ops.divide_no_nan(total, _const(global_batch_size, total))
 
 
 def scale_regularization_loss(regularization_loss):
-    """The sum of the regularization losses, divided by the number of replicas (one here)."""
+    """The sum of the regularization losses divided by the number of replicas in sync (so
+    summing the replicas' gradients counts the regularization once)."""
+    _check_replica_context("scale_regularization_loss")
     if isinstance(regularization_loss, (list, tuple)):
-        return _math_ops.add_n(list(regularization_loss))
-    return as_tensor(regularization_loss)
+        total = _math_ops.add_n(list(regularization_loss))
+    else:
+        total = reduce_sum(as_tensor(regularization_loss))
+    return total / distribute_context.replicas_in_sync()
 
 
 def l2_loss(t, name=None):

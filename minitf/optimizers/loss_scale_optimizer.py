@@ -9,6 +9,7 @@ import numpy as np
 
 from minitf import backend, dtypes
 from minitf.convert import convert_to_tensor
+from minitf.distribute import _context as distribute_context
 from minitf.indexed_slices import IndexedSlices
 from minitf.ops.constant import cast
 from minitf.optimizers import base
@@ -170,15 +171,23 @@ class LossScaleOptimizer(base.Optimizer):
         return grad / cast(scale, grad.dtype)
 
     def check_finite(self, grads):
-        """Whether every gradient (None ones ignored) is free of infs and NaNs."""
+        """Whether every gradient (None ones ignored) is free of infs and NaNs; under a
+        tf.distribute strategy of several replicas, on every replica (so all of them take or
+        skip the step together)."""
+        finite = True
         for g in grads:
             if g is None:
                 continue
             value = g.values if isinstance(g, IndexedSlices) else g
             arr = value._value if isinstance(value, (Tensor, Variable)) else np.asarray(value)
             if not bool(backend.array_module(arr).isfinite(arr).all()):
-                return False
-        return True
+                finite = False
+                break
+        strategy = distribute_context.aggregating_strategy()
+        if strategy is not None:
+            flag = np.asarray([1 if finite else 0], dtype=np.int32)
+            finite = bool(strategy.extended._collective.allreduce([flag], "min")[0][0])
+        return finite
 
     # -- applying ----------------------------------------------------------------------------
     def apply(self, grads, trainable_variables=None):

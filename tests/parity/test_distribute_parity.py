@@ -107,6 +107,13 @@ def _scenario(tf):
                                   tf.nn.compute_average_loss(tf.constant([1.0, 2.0]),
                                                              sample_weight=tf.constant([0.5, 2.0]),
                                                              global_batch_size=4)])
+    mirrored = tf.distribute.MirroredStrategy(["/cpu:0"])
+    with mirrored.scope():  # cross-replica context: the replica's batch is unknown there
+        out["average_loss_cross_replica"] = _outcome(lambda: tf.nn.compute_average_loss(tf.constant([1.0])))
+        out["regularization_cross_replica"] = _outcome(lambda: tf.nn.scale_regularization_loss(1.0))
+    out["average_loss_in_run"] = _plain(mirrored.run(lambda: tf.nn.compute_average_loss(tf.constant([1.0, 2.0]))))
+    out["average_loss_empty"] = _plain(tf.nn.compute_average_loss(tf.zeros([0])))
+    out["regularization"] = _plain(tf.nn.scale_regularization_loss([tf.constant(1.0), tf.constant(2.0)]))
     return out
 
 
