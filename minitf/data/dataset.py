@@ -21,8 +21,8 @@ from minitf.data.pipeline import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINA
 from minitf.data.sources import (ConcatenateDataset, GeneratorDataset, RangeDataset, SliceDataset,
                                  TensorsDataset, ZipDataset)
 from minitf.data.transformations import (BatchDataset, FilterDataset, IdentityDataset, MapDataset,
-                                         RepeatDataset, ShuffleDataset, SkipDataset, TakeDataset,
-                                         TakeWhileDataset, UnbatchDataset)
+                                         RepeatDataset, ShardDataset, ShuffleDataset, SkipDataset,
+                                         TakeDataset, TakeWhileDataset, UnbatchDataset)
 from minitf.function import TensorSpec
 from minitf.tensor import Tensor
 
@@ -435,6 +435,22 @@ class Dataset:
     def skip(self, count, name=None):
         """All but the first `count` elements (nothing when -1)."""
         return self._then(SkipDataset(self._node, count))
+
+    def shard(self, num_shards, index, name=None):
+        """The elements whose position modulo `num_shards` is `index`: one of `num_shards` disjoint
+        parts that together hold every element once (each worker of a job reads its own).
+
+        Raises:
+          InvalidArgumentError: `num_shards` below 1, or `index` outside [0, num_shards).
+        """
+        num_shards, index = (int(v.numpy()) if isinstance(v, Tensor) else int(v) for v in (num_shards, index))
+        if num_shards < 1:
+            raise errors.InvalidArgumentError(None, None, f"Dataset.shard: number of shards must be greater "
+                                              f"than zero, got num_shards={num_shards}")
+        if not 0 <= index < num_shards:
+            raise errors.InvalidArgumentError(None, None, f"Dataset.shard: index must be between 0 and "
+                                              f"{num_shards - 1} (num_shards - 1), got index={index}")
+        return self._then(ShardDataset(self._node, num_shards, index))
 
     def take_while(self, predicate, name=None):
         """Elements up to (excluding) the first for which `predicate` is False."""

@@ -1,11 +1,24 @@
 """tf.data.experimental: AUTOTUNE, the cardinality constants, `cardinality()`, Counter,
-sample_from_datasets / choose_from_datasets and the CSV readers."""
+sample_from_datasets / choose_from_datasets, the CSV readers and AutoShardPolicy."""
+import enum
+
 from minitf import dtypes
 from minitf.data.csv import CsvDataset, make_csv_dataset
 from minitf.data.dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "cardinality", "Counter",
-           "sample_from_datasets", "choose_from_datasets", "CsvDataset", "make_csv_dataset"]
+           "sample_from_datasets", "choose_from_datasets", "CsvDataset", "make_csv_dataset", "AutoShardPolicy"]
+
+
+class AutoShardPolicy(enum.IntEnum):
+    """How tf.distribute splits a dataset between workers (`options.experimental_distribute.
+    auto_shard_policy`). minitf's multi-worker input splits each global batch by data for every
+    policy but OFF, with which every worker reads the whole dataset."""
+    OFF = -1
+    AUTO = 0
+    FILE = 1
+    DATA = 2
+    HINT = 3
 
 
 def cardinality(dataset):

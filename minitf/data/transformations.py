@@ -358,3 +358,22 @@ class SkipDataset(UnaryDataset):
         if self._count < 0:
             return 0 if n >= 0 else n
         return n if n < 0 else max(0, n - self._count)
+
+
+class ShardDataset(UnaryDataset):
+    """Every `num_shards`-th element of the input, starting at element `index`."""
+
+    def __init__(self, input_node, num_shards, index):
+        super().__init__(input_node)
+        self._num_shards, self._index = num_shards, index
+
+    def _generate(self, ctx):
+        for i, element in enumerate(self._input._generate(ctx)):
+            if i % self._num_shards == self._index:
+                yield element
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if n < 0:
+            return n
+        return n // self._num_shards + (1 if self._index < n % self._num_shards else 0)
