@@ -5,10 +5,11 @@ seed rank 0 picks) and trains on its slice of each: of a batch of G examples, re
 takes examples [r*ceil(G/n), (r+1)*ceil(G/n)), as tf.distribute's distributed datasets split
 them, so a short last batch leaves some replicas a smaller or empty one. Losses of the
 'sum_over_batch_size' reduction are scaled by 1/n (minitf.losses) and the optimizer sums the
-gradients over the replicas, so one step on n workers is one step on the global batch. Metric
-states are summed across the workers when the results are read at the end of an epoch or an
-evaluation, as Keras reads its sync-on-read metric variables; per-batch logs are each worker's
-own. With the default strategy every helper here is a pass-through.
+gradients over the replicas, so one step on n workers is one step on the global batch. Metrics
+made in the strategy's scope sum their states across the workers when read outside its `run`
+(minitf.metrics), so the epoch and evaluation results cover every worker's data while the
+per-batch logs are each worker's own. With the default strategy every helper here is a
+pass-through.
 """
 import contextlib
 import math
@@ -22,7 +23,7 @@ from minitf.distribute.input import DistributedIterator
 from minitf.tensor import Tensor
 
 __all__ = ["replica_strategy", "strategy_scope", "shuffle_seed", "local_batches", "run_step",
-           "summed_metric_states"]
+           "default_strategy_of_compile"]
 
 
 def replica_strategy(model):
@@ -91,25 +92,6 @@ def run_step(strategy, step, batch):
     if strategy is None:
         return step(batch)
     return strategy.run(step, args=(batch,))
-
-
-@contextlib.contextmanager
-def summed_metric_states(metrics, strategy):
-    """Within the block, every variable of `metrics` holds its sum over the workers (Keras'
-    metric variables aggregate by sum); the local states come back afterwards."""
-    if strategy is None:
-        yield
-        return
-    variables = [v for metric in metrics for v in metric.variables]
-    local = [v.numpy() for v in variables]
-    totals = strategy.extended._collective.allreduce([np.asarray(x) for x in local], "sum")
-    for variable, total in zip(variables, totals):
-        variable.assign(total)
-    try:
-        yield
-    finally:
-        for variable, value in zip(variables, local):
-            variable.assign(value)
 
 
 def default_strategy_of_compile():

@@ -384,8 +384,7 @@ class TrainingMixin:
             logs = self._run_epoch(data, cb, strategy)
             if data.exhausted:
                 self.stop_training = True
-            with distributed.summed_metric_states(self.metrics, strategy):
-                epoch_logs = floats(self._get_metrics_result_or_logs(logs))
+            epoch_logs = floats(self._get_metrics_result_or_logs(logs))
             if validation_data is not None and should_validate(epoch, validation_freq):
                 val_logs = self._validate(validation_data, validation_batch_size or batch_size,
                                           validation_steps, cb)
@@ -469,8 +468,7 @@ class TrainingMixin:
             threads.adapt_to_load()
             logs = flatten_logs(distributed.run_step(strategy, self.test_step, batch))
             cb.on_test_batch_end(step, logs)
-        with distributed.summed_metric_states(self.metrics, strategy):
-            logs = floats(self._get_metrics_result_or_logs(logs))
+        logs = floats(self._get_metrics_result_or_logs(logs))
         cb.on_test_end(logs)
         if return_dict:
             return logs

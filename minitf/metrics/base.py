@@ -11,6 +11,7 @@ from minitf import dtypes, errors, initializers
 from minitf._keras_naming import floatx, to_snake_case, unique_layer_name
 from minitf.backend import array_module
 from minitf.convert import convert_to_tensor
+from minitf.distribute import _context as distribute_context
 from minitf.module import Module
 from minitf.recording import stop_recording_all
 from minitf.tensor import Tensor
@@ -49,6 +50,34 @@ def _paused(method):
             return method(self, *args, **kwargs)
     update_state._paused = True
     return update_state
+
+
+def _summed_across_workers(result):
+    """Wrap a `result` so that a metric made inside the scope of a multi-worker tf.distribute
+    strategy reads its state summed over the workers, except inside the strategy's `run` (where a
+    replica sees its own): what reading Keras' sync-on-read metric variables gives in TF."""
+    @functools.wraps(result)
+    def read(self):
+        strategy = self.__dict__.get("_strategy")
+        if strategy is None or self.__dict__.get("_summing"):
+            return result(self)
+        entry = distribute_context.top()
+        if entry is not None and entry[1] is not None:  # in replica context: the local state
+            return result(self)
+        variables = self.variables
+        local = [v.numpy() for v in variables]
+        totals = strategy.extended._collective.allreduce(local, "sum")
+        self._summing = True
+        try:
+            for variable, total in zip(variables, totals):
+                variable.assign(total)
+            return result(self)
+        finally:
+            for variable, value in zip(variables, local):
+                variable.assign(value)
+            self._summing = False
+    read._summed = True
+    return read
 
 
 class _StateVariable(Variable):
@@ -97,6 +126,9 @@ class Metric(Module):
         update = cls.__dict__.get("update_state")
         if update is not None and not getattr(update, "_paused", False):
             cls.update_state = _paused(update)
+        result = cls.__dict__.get("result")
+        if result is not None and not getattr(result, "_summed", False):
+            cls.result = _summed_across_workers(result)
 
     def __init__(self, name=None, dtype=None):
         # Keras' auto_name: a default name is unique per process ('positives', 'positives_1')
@@ -104,6 +136,9 @@ class Metric(Module):
         self._dtype = dtypes.as_dtype(getattr(dtype, "compute_dtype", dtype) or floatx())
         self._metric_variables = []
         self._metric_variable_names = []
+        # made in a multi-worker strategy's scope: results read outside its `run` sum the workers
+        self._strategy = distribute_context.aggregating_strategy()
+        self._summing = False
 
     @property
     def dtype(self):
