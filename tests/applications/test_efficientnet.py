@@ -122,3 +122,15 @@ def test_preprocess_input_is_identity():
     assert tf.keras.applications.efficientnet.preprocess_input(x) is x
     with pytest.raises(ValueError, match=r"\(samples, 1000\)"):
         efficientnet.decode_predictions(np.zeros((2, 10)))
+
+
+def test_dotted_import_paths():
+    import importlib
+    for name, example in (("mobilenet_v2", "MobileNetV2"), ("resnet", "ResNet101"),
+                          ("resnet50", "ResNet50"), ("efficientnet", "EfficientNetB7")):
+        module = importlib.import_module(f"minitf.keras.applications.{name}")
+        assert getattr(tf.keras.applications, name) is module
+        source = importlib.import_module(f"minitf.applications.{name}")
+        assert getattr(module, example) is getattr(source, example)
+        assert getattr(module, example) is getattr(tf.keras.applications, example)
+        assert module.preprocess_input is source.preprocess_input
