@@ -216,7 +216,9 @@ def _read_legacy_layers(store):
         if group not in store.groups:
             raise safe_h5.refusal("Weights file", path, group, "is listed in 'layer_names' but is "
                                   "not a group of the file.")
-        weight_names = store.attr(group, "weight_names") or []
+        weight_names = store.attr(group, "weight_names")
+        if weight_names is None or np.size(weight_names) == 0:  # Keras 3 writes an empty float
+            weight_names = []                                   # array for a weightless layer
         weight_names = weight_names if isinstance(weight_names, list) else [weight_names]
         if weight_names:
             found = [store.entries.get(safe_h5.join(group, w)) for w in weight_names]
