@@ -451,8 +451,8 @@ class DepthwiseConv2D(Conv2D):
     def build(self, input_shape):
         channels = self._channels(input_shape)
         self._check_output_size(input_shape)
-        self.depthwise_kernel = self.add_weight(
-            "depthwise_kernel", shape=self.kernel_size + (channels, self.depth_multiplier),
+        self.depthwise_kernel = self.add_weight(  # named 'kernel' as in Keras 3
+            "kernel", shape=self.kernel_size + (channels, self.depth_multiplier),
             initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer,
             constraint=self.depthwise_constraint)
         self.bias = self._add_bias(channels * self.depth_multiplier)

@@ -33,6 +33,8 @@ def test_structure_and_params(model):
     bn = model.get_layer("block_3_project_BN")
     assert bn.epsilon == 1e-3 and bn.momentum == 0.999
     assert model.get_layer("block_1_pad").padding == ((0, 1), (0, 1))
+    depthwise = model.get_layer("block_1_depthwise")
+    assert [w.name.split("/")[-1].split(":")[0] for w in depthwise.weights] == ["kernel"]
     assert model.get_layer("out_relu").output.shape.as_list() == [None, 3, 3, 1280]
     assert model.output.shape.as_list() == [None, 1000]
 

@@ -74,7 +74,8 @@ def _minitf(name, case_shape, weights=None):
 
 
 def _layout(model):
-    return [(layer.name, type(layer).__name__, [tuple(w.shape) for w in layer.weights])
+    return [(layer.name, type(layer).__name__,
+             [(w.name.split("/")[-1].split(":")[0], tuple(w.shape)) for w in layer.weights])
             for layer in model.layers]
 
 
