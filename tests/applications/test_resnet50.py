@@ -32,6 +32,11 @@ def test_structure_and_params(model):
     assert model.get_layer("conv2_block1_1_conv").strides == (1, 1)
     assert model.get_layer("conv1_bn").epsilon == 1.001e-5
     assert model.output.shape.as_list() == [None, 2, 2, 2048]
+    # Keras 3 lists layers deepest first: a block's first convs come before its shortcut's
+    order = [layer.name for layer in model.layers][7:15]
+    assert order == ["conv2_block1_1_conv", "conv2_block1_1_bn", "conv2_block1_1_relu",
+                     "conv2_block1_2_conv", "conv2_block1_2_bn", "conv2_block1_2_relu",
+                     "conv2_block1_0_conv", "conv2_block1_3_conv"]
 
 
 def test_top_and_pooling(model):

@@ -98,12 +98,9 @@ def test_same_architecture(case):
     assert mine.name == ref.name
     assert mine.count_params() == ref.count_params()
     assert len(mine.weights) == len(ref.weights)
-    if name == "ResNet50":
-        # Same layers; minitf lists a projection shortcut's conv/bn before the block's first
-        # conv, Keras interleaves layers by their depth from the output.
-        assert sorted(_layout(mine)) == sorted(_layout(ref))
-    else:
-        assert _layout(mine) == _layout(ref)
+    assert _layout(mine) == _layout(ref)  # names, types, order and variables of every layer
+    for a, b in zip(mine.get_weights(), ref.get_weights(), strict=True):  # get_weights order
+        np.testing.assert_array_equal(a, np.asarray(b))
     notop = getattr(minitf.keras.applications, name)(weights=None, include_top=False,
                                                      input_shape=CASES[name][0])
     ref_notop = getattr(tf_ref.keras.applications, name)(weights=None, include_top=False,
