@@ -55,7 +55,8 @@ def _paused(method):
 def _summed_across_workers(result):
     """Wrap a `result` so that a metric made inside the scope of a multi-worker tf.distribute
     strategy reads its state summed over the workers, except inside the strategy's `run` (where a
-    replica sees its own): what reading Keras' sync-on-read metric variables gives in TF."""
+    replica sees its own): what reading Keras' sync-on-read metric variables gives in TF. As
+    there, such a read is a collective: every worker must make it (not only the chief)."""
     @functools.wraps(result)
     def read(self):
         strategy = self.__dict__.get("_strategy")
