@@ -5,7 +5,8 @@
   runs with the CPU as the default device, so results do not depend on the machine.
 * ``@pytest.mark.gpu`` tests need cupy and a usable GPU and are skipped cleanly otherwise.
 * ``MINITF_REQUIRE_TF=1`` (set by CI's TF run) turns every skip caused by a missing or broken
-  TensorFlow into a failure, so the comparisons with TF cannot silently stop running.
+  TensorFlow into a failure, so the comparisons with TF cannot silently stop running;
+  ``MINITF_TF_TESTS_ONLY=1`` keeps only the test files that compare with TF.
 * The `fake_gpu` fixture installs a placement policy backed by `FakeCupy`: a numpy-backed module
   whose arrays (`FakeDeviceArray`) refuse direct numpy calls, as cupy arrays do. It lets CPU-only
   CI check that ops stay on the array module of their inputs and that placement logic is right.
@@ -42,7 +43,29 @@ def pytest_configure(config):
         backend.set_default_device("CPU")
 
 
+def _uses_tensorflow(path, cache={}):  # noqa: B006 (a per-run cache of file checks)
+    """Whether a test file compares with TensorFlow: everything under tests/parity, and any
+    other file whose source names it."""
+    if path not in cache:
+        cache[path] = "parity" in path.parts or "tensorflow" in path.read_text(encoding="utf-8")
+    return cache[path]
+
+
+def _keep_tf_tests_only(config, items):
+    """MINITF_TF_TESTS_ONLY=1 (CI's TF run, after the whole suite ran without TF) keeps the tests
+    that compare with TensorFlow and deselects the rest."""
+    if os.environ.get("MINITF_TF_TESTS_ONLY") != "1":
+        return
+    kept, dropped = [], []
+    for item in items:
+        (kept if _uses_tensorflow(item.path) else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
 def pytest_collection_modifyitems(config, items):
+    _keep_tf_tests_only(config, items)
     if backend.gpu_available():
         return
     reason = backend.gpu_policy().info.reason or "the GPU is hidden"
