@@ -10,13 +10,13 @@ import argparse
 import os
 import statistics
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from _harness import optional  # noqa: E402
-from bench_models import numpy_adam  # noqa: E402
+from bench_gpu import on_device, per_call  # noqa: E402
+from bench_models import keras_classifier_step, numpy_adam  # noqa: E402
 
 import minitf as mtf  # noqa: E402
 from minitf import backend  # noqa: E402
@@ -35,23 +35,9 @@ def block_data(rng):
     return x, rng.integers(0, CLASSES, BATCH).astype(np.int32)
 
 
-def classifier_step(lib, model, x, y):
-    """Sparse softmax cross-entropy from logits and Adam(1e-3): the same code for minitf and TF."""
-    opt = lib.keras.optimizers.Adam(1e-3)
-    loss_fn = lib.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-    x, y = lib.constant(x), lib.constant(y)
-
-    def step():
-        with lib.GradientTape() as tape:
-            loss = loss_fn(y, model(x, training=True))
-        grads = tape.gradient(loss, model.trainable_variables)
-        opt.apply_gradients(zip(grads, model.trainable_variables))
-    return step
-
-
 def lstm_keras(lib, x, y):
     L = lib.keras.layers
-    return classifier_step(lib, lib.keras.Sequential([L.LSTM(UNITS), L.Dense(CLASSES)]), x, y)
+    return keras_classifier_step(lib, lib.keras.Sequential([L.LSTM(UNITS), L.Dense(CLASSES)]), x, y)
 
 
 def block_keras(lib, x, y):
@@ -68,7 +54,7 @@ def block_keras(lib, x, y):
             h = self.norm1(h + self.attention(h, h))
             return self.norm2(h + self.out(self.hidden(h)))
     model = lib.keras.Sequential([Block(), L.GlobalAveragePooling1D(), L.Dense(CLASSES)])
-    return classifier_step(lib, model, x, y)
+    return keras_classifier_step(lib, model, x, y)
 
 
 def torch_step(torch, model, x, y, device):
@@ -164,33 +150,6 @@ def lstm_numpy(x, y):
     return step
 
 
-def per_call(fn, sync=lambda: None, min_time=0.3):
-    """Seconds per call of `fn` (synchronised), over enough calls to fill `min_time`."""
-    number, elapsed = 1, 0.0
-    while elapsed < min_time:
-        sync()
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        sync()
-        elapsed = time.perf_counter() - start
-        if elapsed < min_time:
-            number *= 2
-    return elapsed / number
-
-
-def on_gpu(build):
-    """A step built and run with the GPU as minitf's default device."""
-    def run(fn):
-        previous = backend.set_default_device("GPU")
-        try:
-            return fn()
-        finally:
-            backend.set_default_device(previous)
-    step = run(build)
-    return lambda: run(step)
-
-
 def workloads(gpu, rng):
     tf, torch = (None, optional("torch")) if gpu else (optional("tensorflow"), optional("torch"))
     device = "cuda" if gpu else "cpu"
@@ -203,7 +162,7 @@ def workloads(gpu, rng):
             (f"Transformer block step (MultiHeadAttention {HEADS}x{D_MODEL // HEADS}, FFN {FF}), "
              f"batch {BATCH}, {TOKENS} tokens", block_data, block_keras, block_torch, None)):
         x, y = data(rng)
-        minitf_step = (lambda b=keras_build, x=x, y=y: on_gpu(lambda: b(mtf, x, y))) if gpu else \
+        minitf_step = (lambda b=keras_build, x=x, y=y: on_device("GPU", lambda: b(mtf, x, y))) if gpu else \
             (lambda b=keras_build, x=x, y=y: b(mtf, x, y))
         table[title] = {
             "minitf" + (" gpu" if gpu else ""): minitf_step,
@@ -236,7 +195,7 @@ def main():
         times = {name: [] for name in steps}
         for _ in range(args.rounds):
             for name, step in steps.items():
-                times[name].append(per_call(step, sync))
+                times[name].append(per_call(step, sync, min_time=0.3))
         print(f"\n== {title}")
         base_name = next(iter(steps))
         base = statistics.median(times[base_name])

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from minitf import errors
+from minitf import errors, nest
 from minitf.data import structure as st
 from minitf.data.dataset import Dataset
 from minitf.data.transformations import BatchDataset
@@ -90,20 +90,32 @@ def check_dataset(dataset, where):
                         "one with tf.data.Dataset.from_tensor_slices(...).batch(global_batch_size).")
 
 
-def _slice(element, start, stop):
+def leading_size(element):
+    """The examples in a batch: the first dimension of its first array leaf (1 for scalars)."""
+    for leaf in nest.flatten(element):
+        value = leaf._value if isinstance(leaf, Tensor) else leaf
+        if isinstance(value, np.ndarray) or hasattr(value, "__cuda_array_interface__"):
+            return int(value.shape[0]) if value.ndim else 1
+    return 1
+
+
+def replica_part(element, per_replica, replica):
+    """Replica `replica`'s part of a global batch: examples [replica*per_replica,
+    (replica+1)*per_replica), clipped to the batch (so a short last batch leaves the later
+    replicas fewer or none). Leaves are tensors or numpy arrays (None passes through)."""
+    size = leading_size(element)
+    start, stop = min(replica * per_replica, size), min((replica + 1) * per_replica, size)
+
     def cut(leaf):
-        if not isinstance(leaf, Tensor):
-            raise TypeError(f"experimental_distribute_dataset: cannot split a batch holding a "
-                            f"{type(leaf).__name__} between replicas; use "
-                            "distribute_datasets_from_function and batch per replica.")
-        return Tensor(leaf._value[start:stop])
-    return st.map_leaves(cut, element)
-
-
-def _leading(element):
-    leaves = st.flatten(element)
-    return int(leaves[0]._value.shape[0]) if leaves and getattr(leaves[0], "_value", None) is not None \
-        and leaves[0]._value.ndim else 1
+        if leaf is None:
+            return None
+        if isinstance(leaf, Tensor):
+            return Tensor(leaf._value[start:stop])
+        if isinstance(leaf, np.ndarray):
+            return leaf[start:stop]
+        raise TypeError(f"cannot split a batch holding a {type(leaf).__name__} between replicas; use "
+                        "distribute_datasets_from_function and batch per replica.")
+    return nest.map_structure(cut, element)
 
 
 def _empty_from_spec(spec):
@@ -227,15 +239,12 @@ class DistributedDataset(_DistributedBase):
         declared = _declared_batch_size(self._dataset)
         off = _shard_policy(self._dataset) == "OFF"
         for element in self._global_batches():
-            size = _leading(element)
-            per = math.ceil((declared or size) / n) if n > 1 else size
             if n == 1:
                 yield element
-            elif off:
-                for r in range(n):
-                    yield _slice(element, min(r * per, size), min((r + 1) * per, size))
-            else:
-                yield _slice(element, min(rank * per, size), min((rank + 1) * per, size))
+                continue
+            per = math.ceil((declared or leading_size(element)) / n)
+            for r in (range(n) if off else (rank,)):
+                yield replica_part(element, per, r)
 
 
 class DistributedDatasetsFromFunction(_DistributedBase):

@@ -164,9 +164,10 @@ class LossesContainer:
             if fn is None or trues[i] is None:
                 continue
             value = fn(trues[i], preds[i], sample_weight=weights[i])
-            if self._output_trackers:
+            examples = batch_size_of(preds[i])
+            if self._output_trackers and examples != 0:  # an empty replica batch adds nothing
                 self._output_trackers[i].update_state(unscale_loss_for_distribution(value),
-                                                      sample_weight=batch_size_of(preds[i]))
+                                                      sample_weight=examples)
             terms.append(value * self._loss_weights[i] if self._loss_weights[i] != 1.0 else value)
         if not terms:
             return None

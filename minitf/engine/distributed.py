@@ -16,11 +16,9 @@ import math
 
 import numpy as np
 
-from minitf import nest
 from minitf.distribute import _context
 from minitf.distribute import strategy as strategy_module
-from minitf.distribute.input import DistributedIterator
-from minitf.tensor import Tensor
+from minitf.distribute.input import DistributedIterator, leading_size, replica_part
 
 __all__ = ["replica_strategy", "strategy_scope", "shuffle_seed", "local_batches", "run_step",
            "default_strategy_of_compile"]
@@ -52,24 +50,6 @@ def shuffle_seed(strategy):
     return int(strategy.extended._collective.broadcast_object(mine, root=0))
 
 
-def _cut(element, start, stop):
-    def cut(leaf):
-        if leaf is None:
-            return None
-        if isinstance(leaf, Tensor):
-            return Tensor(leaf._value[start:stop])
-        return np.asarray(leaf)[start:stop]
-    return nest.map_structure(cut, element)
-
-
-def _batch_size(element):
-    for leaf in nest.flatten(element):
-        shape = getattr(leaf, "shape", None)
-        if shape is not None and len(shape):
-            return int(shape[0])
-    return 0
-
-
 def local_batches(batches, strategy):
     """This worker's slice of each global batch of `batches`; the workers stay in step until
     every one has run out (one that runs out first takes empty batches)."""
@@ -77,14 +57,14 @@ def local_batches(batches, strategy):
         yield from batches
         return
     collective = strategy.extended._collective
-    n, rank = collective.size, collective.rank
 
-    def slices():
+    def parts():
+        per = None  # from the first batch, the global batch size: a short last one splits unevenly
         for element in batches:
-            size = _batch_size(element)
-            per = math.ceil(size / n)
-            yield _cut(element, min(rank * per, size), min((rank + 1) * per, size))
-    yield from DistributedIterator(slices(), collective, None)
+            if per is None:
+                per = math.ceil(leading_size(element) / collective.size)
+            yield replica_part(element, per, collective.rank)
+    yield from DistributedIterator(parts(), collective, None)
 
 
 def run_step(strategy, step, batch):

@@ -238,9 +238,10 @@ class TrainingMixin:
         return out
 
     def _track_loss(self, loss, x):
-        loss = unscale_loss_for_distribution(loss)
-        self._loss_tracker.update_state(loss, sample_weight=batch_size_of(
-            next((t for t in nest.flatten(x) if t is not None), None)))
+        examples = batch_size_of(next((t for t in nest.flatten(x) if t is not None), None))
+        if examples == 0:  # a replica's empty part of a short global batch: its loss is an empty tensor
+            return
+        self._loss_tracker.update_state(unscale_loss_for_distribution(loss), sample_weight=examples)
 
     def train_step(self, data):
         """One optimization step on `data` = `(x, y, sample_weight)`; returns metric results."""
