@@ -331,6 +331,12 @@ def test_compute_average_loss_and_regularization():
     w = tf.constant([1.0, 0.0, 1.0, 0.5])
     assert tf.nn.compute_average_loss(loss, sample_weight=w).numpy() == pytest.approx(7.0 / 4)
     assert tf.nn.scale_regularization_loss([tf.constant(1.0), tf.constant(2.5)]).numpy() == pytest.approx(3.5)
+    per_example = tf.constant([1.0, 2.0, 3.0, 6.0], dtype=tf.float64)
+    weights = tf.constant([1.0, 0.0, 1.0, 0.5], dtype=tf.float64)
+    assert_gradients_close(lambda t, w: tf.nn.compute_average_loss(t, sample_weight=w, global_batch_size=8),
+                           [per_example, weights])
+    assert_gradients_close(lambda a, b: tf.nn.scale_regularization_loss([a, b]),
+                           [tf.constant(1.0, tf.float64), tf.constant(2.5, tf.float64)])
     x = r(3, 2)
     assert tf.nn.l2_loss(x).numpy() == pytest.approx((x.numpy() ** 2).sum() / 2)
     assert_gradients_close(tf.nn.l2_loss, [x], order=2)
