@@ -2,10 +2,13 @@
 others through an mpi4py communicator (Horovod's and ChainerMN's design).
 
 Small arrays are packed into a few contiguous buffers ("buckets", Horovod's fusion buffer) so a
-list of a hundred gradients costs a handful of MPI calls instead of a hundred. Every collective
-opens with a tiny allgather of a hash of what this process is about to do (the method, the op,
-the shapes and dtypes): processes that disagree get an InvalidArgumentError naming the
-difference instead of silently reducing mismatched buffers. With `timeout_seconds` set, the MPI
+list of a hundred gradients costs a handful of MPI calls instead of a hundred; arrays of 64 KiB
+or more are reduced alone (a copy into a bucket would cost more than the call it saves). Every
+collective opens with a tiny allgather of a hash of what this process is about to do (the
+method, the op, the shapes and dtypes, the bucket size): processes that disagree get an
+InvalidArgumentError naming the difference instead of silently reducing mismatched buffers. No
+data moves before that check has passed; allreduce hides its latency behind the copies into the
+buffers it reduces in place, made while the hash is in flight. With `timeout_seconds` set, the MPI
 calls are non-blocking and polled against a deadline, so a dead or stuck peer becomes a
 DeadlineExceededError (what TF's collectives raise on their timeout) instead of a hang.
 
@@ -16,6 +19,7 @@ not assumed. NCCL (`nccl_collective`) is the device-side path.
 import atexit
 import functools
 import hashlib
+import operator
 import pickle
 import sys
 import time
@@ -34,7 +38,16 @@ _ALIGN = 64  # byte alignment of each array inside a packed buffer
 # MPI moves a non-blocking collective's data only while the process tests it, so a timed sleep
 # between tests stalls big transfers; after a short pure spin, polling only yields the CPU.
 _SPIN_SECONDS = 0.01
+_POLLS_PER_CLOCK = 64  # a poll is well under a microsecond; reading the clock on each slows progress
 _CACHE_SIZE = 256  # distinct call layouts remembered (a training loop has a handful)
+# Arrays this big get a buffer (and an MPI call) of their own, so their results are not views
+# that keep a whole bucket alive; one more call costs a few us, less than a 64 KiB copy, so
+# packing them would save nothing. Smaller arrays are packed into buckets.
+_SOLO_BYTES = 64 * 1024
+_BUCKETED = ("allreduce", "broadcast")  # collectives whose MPI calls depend on bucket_bytes
+_MPI_OPS = {"sum": "SUM", "mean": "SUM", "max": "MAX", "min": "MIN"}
+_SHAPE = operator.attrgetter("shape")
+_DTYPE = operator.attrgetter("dtype")
 
 
 def import_mpi():
@@ -119,8 +132,8 @@ class MpiCollective(Collective):
         group is unusable after a timeout, and the job is aborted when this process exits (an MPI
         collective cannot be cancelled, so MPI could not shut down cleanly).
       bucket_bytes: how many bytes of small arrays are packed into one MPI call.
-      check_signatures: compare what every process is about to do before each collective
-        (one 16-byte allgather); turn off only when the caller guarantees agreement.
+      check_signatures: compare what every process is about to do (and its bucket_bytes) before
+        each collective (one 16-byte allgather); turn off only when the caller guarantees agreement.
     """
 
     name = "mpi"
@@ -169,17 +182,25 @@ class MpiCollective(Collective):
         """Complete `requests`, polling against the deadline when there is one.
 
         Polled even without a deadline: a blocking MPI wait spins without yielding the CPU (slow
-        when processes outnumber cores) and cannot be interrupted with Ctrl-C.
+        when processes outnumber cores) and cannot be interrupted with Ctrl-C. One request is
+        tested at a time (any test progresses them all, and a single Test is cheaper than a
+        Testall of the list); the clock is read every `_POLLS_PER_CLOCK` polls, then, past the
+        spin, on every poll along with a yield.
         """
-        request = self._mpi.Request
         start = time.monotonic()
         deadline = start + (self.timeout_seconds if self.timeout_seconds is not None else float("inf"))
-        while not request.Testall(requests):
-            now = time.monotonic()
-            if now >= deadline:
-                self._fail_timeout(what, now - start)
-            if now - start > _SPIN_SECONDS:
-                time.sleep(0)  # yield to other processes on an oversubscribed machine
+        every, polls = _POLLS_PER_CLOCK, 0
+        for request in requests:
+            while not request.Test():
+                polls += 1
+                if polls % every:
+                    continue
+                now = time.monotonic()
+                if now >= deadline:
+                    self._fail_timeout(what, now - start)
+                if now - start > _SPIN_SECONDS:
+                    every = 1
+                    time.sleep(0)  # yield to other processes on an oversubscribed machine
 
     def _fail_timeout(self, what, waited):
         message = (f"MpiCollective.{what} on rank {self.rank} of {self.size} timed out after {waited:.1f} s "
@@ -225,28 +246,60 @@ class MpiCollective(Collective):
             if digest is None:
                 if len(self._digests) > _CACHE_SIZE:
                     self._digests.clear()
-                text = what + "|" + ";".join(parts if parts is not None else _describe(arrays))
-                digest = self._digests[key] = _digest(text)
-        mine = np.array([digest, count], np.int64)
-        gathered = np.empty((self.size, 2), np.int64)
-        self._wait([self._comm.Iallgather(mine, gathered)], what)
-        if self.check_signatures and not np.all(gathered[:, 0] == digest):
+                digest = self._digests[key] = self._signature(
+                    what, parts if parts is not None else _describe(arrays))
+        started = self._start_agree(digest, count)
+        self._finish_agree(started, what, arrays, parts)
+        return np.frombuffer(started[2], "<i8")[1::2]
+
+    def _signature(self, what, parts):
+        """The agreement hash of `what` on arrays described by `parts`. The bucketed collectives
+        also hash `bucket_bytes`: workers with different buckets would start MPI calls of
+        different sizes."""
+        bucketed = f"|bucket_bytes={self.bucket_bytes}" if what.split(" ")[0] in _BUCKETED else ""
+        return _digest(what + bucketed + "|" + ";".join(parts))
+
+    def _start_agree(self, digest, count):
+        """Start the allgather of (digest, count); finish it with `_finish_agree`.
+
+        Plain bytes rather than numpy arrays: the check runs right after the bucket copies have
+        pushed numpy's code out of the CPU caches, where even a small array op costs tens of us.
+        """
+        mine = digest.to_bytes(8, "little") + int(count).to_bytes(8, "little", signed=True)
+        gathered = bytearray(16 * self.size)
+        byte = self._mpi.BYTE
+        request = self._comm.Iallgather([mine, byte], [gathered, byte])
+        request.Test()  # MPI sends only when progressed: send now, so the reply is in by the finish
+        return request, mine, gathered
+
+    def _finish_agree(self, started, what, arrays=(), parts=None):
+        """Wait for the allgather `_start_agree` began; raise InvalidArgumentError on every process
+        when the hashes differ."""
+        request, mine, gathered = started
+        if not request.Test():  # usually done by now: skip the polling loop's setup
+            self._wait([request], what)
+        if self.check_signatures and gathered != mine * self.size and any(
+                gathered[16 * r:16 * r + 8] != mine[:8] for r in range(self.size)):
             parts = list(parts) if parts is not None else _describe(arrays)
-            calls = [pickle.loads(t) for t in self._gather_bytes(pickle.dumps((what, parts)), what)]
+            bucket_bytes = self.bucket_bytes if what.split(" ")[0] in _BUCKETED else None
+            calls = [pickle.loads(t) for t in self._gather_bytes(pickle.dumps((what, parts, bucket_bytes)), what)]
             raise errors.InvalidArgumentError(None, None, self._mismatch_message(what, calls))
-        return gathered[:, 1]
 
     def _mismatch_message(self, what, calls):
         first = calls[0]
         other = next(r for r, c in enumerate(calls) if c != first)
-        (what_a, parts_a), (what_b, parts_b) = first, calls[other]
-        if what_a.split(" ")[0] != what_b.split(" ")[0] or what_a != what_b:
+        (what_a, parts_a, bucket_a), (what_b, parts_b, bucket_b) = first, calls[other]
+        if what_a != what_b:
             detail = f"rank 0 called {what_a} and rank {other} called {what_b}"
         elif len(parts_a) != len(parts_b):
             detail = f"rank 0 passed {len(parts_a)} arrays and rank {other} passed {len(parts_b)}"
-        else:
+        elif parts_a != parts_b:
             i = next(i for i, (a, b) in enumerate(zip(parts_a, parts_b)) if a != b)
             detail = f"array {i} is {parts_a[i]} on rank 0 and {parts_b[i]} on rank {other}"
+        else:
+            detail = (f"bucket_bytes is {bucket_a} on rank 0 and {bucket_b} on rank {other}, so the arrays "
+                      f"would be packed into MPI calls of different sizes; give every worker's group the "
+                      f"same bucket_bytes")
         return (f"MpiCollective.{what.split(' ')[0]} on rank {self.rank}: the workers called the collective "
                 f"with different arguments ({detail}). Every worker must run the same collectives in the "
                 f"same order with arrays of the same shapes and dtypes (same model, same batch shapes).")
@@ -273,63 +326,80 @@ class MpiCollective(Collective):
         if op not in REDUCTIONS:
             raise ValueError(f"allreduce: unknown reduction {op!r}; use one of {REDUCTIONS}")
         arrays = list(arrays)
-        hosts = [backend.to_host(a) for a in arrays]
-        hosts = [np.asarray(h) for h in hosts]
-        self._agree(f"allreduce op={op}", hosts)
+        hosts = [a if type(a) is np.ndarray else np.asarray(backend.to_host(a)) for a in arrays]
+        what = "allreduce op=" + op
+        self._usable(what)
+        plan = self._allreduce_plan(op, hosts, what)
+        check = self.check_signatures
+        if check:  # the signature travels while this process packs its buckets
+            started = self._start_agree(plan[0], 0)
+        # Every bucket is reduced in place in a new buffer: the copy into it is the one MPI would
+        # make from a separate send buffer, made here while the signature is in flight.
+        packed = [np.array(hosts[members[0][0]], dtype=work, order="C") if solo else
+                  np.concatenate([hosts[m[0]].reshape(-1) for m in members], dtype=work, casting="same_kind")
+                  for work, solo, members in plan[1]]
+        if check:  # no data call starts before every process is known to start the same ones
+            self._finish_agree(started, what, hosts)
         if not hosts:
             return []
-        results = self._allreduce_host(hosts, op)
-        return [_like(r, a) for r, a in zip(results, arrays)]
-
-    def _layout(self, op, hosts):
-        """The buckets of an allreduce of `hosts`: (work dtype, indices, element offsets, total),
-        cached by op, dtypes and shapes (a training loop reduces the same list every step)."""
-        key = (op, self.bucket_bytes, tuple((h.dtype, h.shape) for h in hosts))
-        layout = self._layouts.get(key)
-        if layout is not None:
-            return layout
-        groups = {}
-        for i, h in enumerate(hosts):
-            groups.setdefault(_reduce_dtype(h.dtype, op), []).append(i)
-        layout = []
-        for work, members in groups.items():
-            for bucket in _plan([hosts[i].size * work.itemsize for i in members], self.bucket_bytes):
-                idx = [members[b] for b in bucket]
-                offsets = np.concatenate([[0], np.cumsum([hosts[i].size for i in idx])]).tolist()
-                layout.append((work, idx, offsets))
-        if len(self._layouts) > _CACHE_SIZE:
-            self._layouts.clear()
-        self._layouts[key] = layout
-        return layout
-
-    def _allreduce_host(self, hosts, op):
         mpi = self._mpi
-        mpi_op = {"sum": mpi.SUM, "mean": mpi.SUM, "max": mpi.MAX, "min": mpi.MIN}[op]
+        mpi_op, in_place, comm = getattr(mpi, _MPI_OPS[op]), mpi.IN_PLACE, self._comm
+        self._wait([comm.Iallreduce(in_place, buf, op=mpi_op) for buf in packed], what)
         results = [None] * len(hosts)
-        pending = []  # (request, bucket layout, buffer)
-        for work, idx, offsets in self._layout(op, hosts):
-            if len(idx) == 1:  # a big array (or a lone one): reduce it straight into its result
-                send = np.ascontiguousarray(hosts[idx[0]], dtype=work).reshape(-1)
-                buf = np.empty(send.size, work)
-                request = self._comm.Iallreduce(send, buf, op=mpi_op)
-            else:
-                buf = np.concatenate([hosts[i].reshape(-1) for i in idx], dtype=work, casting="same_kind")
-                request = self._comm.Iallreduce(mpi.IN_PLACE, buf, op=mpi_op)
-            pending.append((request, idx, offsets, buf))
-        self._wait([p[0] for p in pending], f"allreduce op={op}")
-        for _, idx, offsets, buf in pending:
+        for (work, solo, members), buf in zip(plan[1], packed):
             if op == "mean":
                 if buf.dtype.kind in "fc":
                     buf /= self.size
                 else:
                     buf = buf / self.size  # TF: an integer tensor / n is float64
-            for i, start, stop in zip(idx, offsets, offsets[1:]):
+            if solo:
+                i, _, _, _, cast = members[0]
+                results[i] = buf if cast is None else buf.astype(cast)
+                continue
+            for i, start, stop, shape, cast in members:
+                piece = buf[start:stop].reshape(shape)
+                results[i] = piece if cast is None else piece.astype(cast)
+        return [r if type(a) is np.ndarray else _like(r, a) for r, a in zip(results, arrays)]
+
+    def _allreduce_plan(self, op, hosts, what):
+        """(signature hash, buckets) of an allreduce of `hosts`, cached by op, dtypes and shapes (a
+        training loop reduces the same list every step). A bucket is (work dtype, solo, members),
+        a member (index, start, stop, shape, dtype to cast back to or None). Arrays of at least
+        `_SOLO_BYTES` (or `bucket_bytes`) are reduced alone, the others packed by work dtype."""
+        key = (op, self.bucket_bytes, tuple(map(_SHAPE, hosts)), tuple(map(_DTYPE, hosts)))
+        plan = self._layouts.get(key)
+        if plan is not None:
+            return plan
+        try:
+            groups = {}
+            for i, h in enumerate(hosts):
+                groups.setdefault(_reduce_dtype(h.dtype, op), []).append(i)
+        except errors.InvalidArgumentError:
+            # an op this dtype cannot take: first make sure every worker made the same call
+            # (or name the difference), then every worker raises this same error
+            self._agree(what, hosts)
+            raise
+        solo_bytes = min(_SOLO_BYTES, self.bucket_bytes)
+        buckets = []
+        for work, members in groups.items():
+            def member(i, start):
                 h = hosts[i]
-                piece = buf[start:stop].reshape(h.shape)
-                if piece.dtype != h.dtype and not (op == "mean" and h.dtype.kind in "iu"):
-                    piece = piece.astype(h.dtype)
-                results[i] = piece
-        return results
+                keep = h.dtype == work or (op == "mean" and h.dtype.kind in "iu")  # integer means stay float64
+                return (i, start, start + h.size, h.shape, None if keep else h.dtype)
+            small = []
+            for i in members:
+                if hosts[i].size * work.itemsize < solo_bytes:
+                    small.append(i)
+                else:
+                    buckets.append((work, True, [member(i, 0)]))
+            for bucket in _plan([hosts[i].size * work.itemsize for i in small], self.bucket_bytes):
+                idx = [small[b] for b in bucket]
+                offsets = np.concatenate([[0], np.cumsum([hosts[i].size for i in idx])]).tolist()
+                buckets.append((work, len(idx) == 1, [member(i, o) for i, o in zip(idx, offsets)]))
+        if len(self._layouts) > _CACHE_SIZE:
+            self._layouts.clear()
+        plan = self._layouts[key] = (self._signature(what, _describe(hosts)), buckets)
+        return plan
 
     @_guarded
     def broadcast(self, arrays, root=0):

@@ -82,16 +82,21 @@ class FakeMpi:
     class Exception(Exception):  # noqa: A001 (mpi4py's name)
         pass
 
+    BYTE = "byte"
+
     class Request:
         @staticmethod
         def Testall(requests):  # noqa: N802
+            return False
+
+        def Test(self):  # noqa: N802
             return False
 
     class Comm:
         aborted = False
 
         def Iallgather(self, send, recv):  # noqa: N802
-            return object()
+            return FakeMpi.Request()
 
         def Ibarrier(self):  # noqa: N802
             raise FakeMpi.Exception("MPI_ERR_OTHER: fake failure\nstack")
@@ -108,6 +113,26 @@ def _fake_group(monkeypatch, timeout):
                           bucket_bytes=1024, check_signatures=True, _broken=None, _closed=False,
                           _digests={}, _layouts={})
     return group, exits
+
+
+def test_allreduce_plan_reduces_big_arrays_alone_and_packs_small_ones(monkeypatch):
+    group, _ = _fake_group(monkeypatch, None)  # bucket_bytes=1024: arrays of 1 KiB or more go alone
+    hosts = [np.ones(10, np.float32), np.ones(5000, np.float32), np.ones(10, np.float16),
+             np.ones((4, 5), np.float32), np.ones(3, bool)]
+    digest, buckets = group._allreduce_plan("max", hosts, "allreduce op=max")
+    f32, u8 = np.dtype(np.float32), np.dtype(np.uint8)
+    assert buckets == [
+        (f32, True, [(1, 0, 5000, (5000,), None)]),  # big: its own MPI call, no packing copy
+        (f32, False, [(0, 0, 10, (10,), None), (2, 10, 20, (10,), np.float16), (3, 20, 40, (4, 5), None)]),
+        (u8, True, [(4, 0, 3, (3,), np.bool_)]),  # alone in its work dtype
+    ]
+    assert group._allreduce_plan("max", [h.copy() for h in hosts], "allreduce op=max")[1] is buckets  # cached
+    ints = [np.ones(3, np.int32), np.ones(2, np.int32)]
+    assert group._allreduce_plan("mean", ints, "allreduce op=mean")[1][0][2] == [
+        (0, 0, 3, (3,), None), (1, 3, 5, (2,), None)]  # integer means stay float64 (TF's x / n)
+    # the signature covers bucket_bytes: workers with different buckets would make different MPI calls
+    group.bucket_bytes = 2048
+    assert group._allreduce_plan("max", hosts, "allreduce op=max")[0] != digest
 
 
 def test_a_collective_past_its_deadline_raises_and_breaks_the_group(monkeypatch):
@@ -268,7 +293,10 @@ def test_mismatched_calls_raise_on_every_rank_naming_the_difference(run_mpi):
                             ("mismatch_op", "allreduce op=sum and rank 1 called allreduce op=max"),
                             ("mismatch_count", "rank 0 passed 1 arrays and rank 1 passed 2"),
                             ("mismatch_kind", "rank 0 called allreduce op=sum and rank 1 called broadcast root=0"),
-                            ("mismatch_gather", "float64(?, 1) on rank 0 and float64(?, 2) on rank 1")]:
+                            ("mismatch_gather", "float64(?, 1) on rank 0 and float64(?, 2) on rank 1"),
+                            ("mismatch_big", "array 0 is float32(300000,) on rank 0 and float32(300001,) on rank 1"),
+                            ("mismatch_bucket", "bucket_bytes is 256 on rank 0 and 4096 on rank 1"),
+                            ("mismatch_bucket_bcast", "bucket_bytes is 256 on rank 0 and 4096 on rank 1")]:
             kind, message = res[key]
             assert kind == "InvalidArgumentError", (key, message)
             assert needle in message and f"on rank {rank}" in message, (key, message)

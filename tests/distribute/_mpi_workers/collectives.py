@@ -84,6 +84,12 @@ def main(out_dir):
     res["mismatch_kind"] = caught(lambda: group.allreduce([np.ones(2)]) if rank == 0
                                   else group.broadcast([np.ones(2)]))
     res["mismatch_gather"] = caught(lambda: group.allgather(np.ones((2, 1 + (rank > 0)))))
+    # an unpacked (big) array whose size differs: caught before its MPI call, never started
+    res["mismatch_big"] = caught(lambda: group.allreduce([np.ones(300_000 + rank, np.float32), np.ones(3)]))
+    # groups with different bucket sizes would pack the same arrays into MPI calls of different sizes
+    odd = MpiCollective(timeout_seconds=30, bucket_bytes=256 if rank == 0 else 4096)
+    res["mismatch_bucket"] = caught(lambda: odd.allreduce([np.full(40, rank + 1.0, np.float32)] * 10))
+    res["mismatch_bucket_bcast"] = caught(lambda: odd.broadcast([np.ones(40, np.float32)] * 10))
     res["after_mismatch"] = group.allreduce([np.ones(5)], "sum")[0]
     res["bad_op"] = caught(lambda: group.allreduce([np.ones(2)], "prod"))
     res["bool_sum"] = caught(lambda: group.allreduce([np.ones(2, bool)], "sum"))
