@@ -2,8 +2,7 @@
 others through an mpi4py communicator (Horovod's and ChainerMN's design).
 
 Small arrays are packed into a few contiguous buffers ("buckets", Horovod's fusion buffer) so a
-list of a hundred gradients costs a handful of MPI calls instead of a hundred; arrays of 64 KiB
-or more are reduced alone (a copy into a bucket would cost more than the call it saves). Every
+list of a hundred gradients costs a handful of MPI calls instead of a hundred. Every
 collective opens with a tiny allgather of a hash of what this process is about to do (the
 method, the op, the shapes and dtypes, the bucket size): processes that disagree get an
 InvalidArgumentError naming the difference instead of silently reducing mismatched buffers. No
@@ -40,10 +39,6 @@ _ALIGN = 64  # byte alignment of each array inside a packed buffer
 _SPIN_SECONDS = 0.01
 _POLLS_PER_CLOCK = 64  # a poll is well under a microsecond; reading the clock on each slows progress
 _CACHE_SIZE = 256  # distinct call layouts remembered (a training loop has a handful)
-# Arrays this big get a buffer (and an MPI call) of their own, so their results are not views
-# that keep a whole bucket alive; one more call costs a few us, less than a 64 KiB copy, so
-# packing them would save nothing. Smaller arrays are packed into buckets.
-_SOLO_BYTES = 64 * 1024
 _BUCKETED = ("allreduce", "broadcast")  # collectives whose MPI calls depend on bucket_bytes
 _MPI_OPS = {"sum": "SUM", "mean": "SUM", "max": "MAX", "min": "MIN"}
 _SHAPE = operator.attrgetter("shape")
@@ -364,8 +359,8 @@ class MpiCollective(Collective):
     def _allreduce_plan(self, op, hosts, what):
         """(signature hash, buckets) of an allreduce of `hosts`, cached by op, dtypes and shapes (a
         training loop reduces the same list every step). A bucket is (work dtype, solo, members),
-        a member (index, start, stop, shape, dtype to cast back to or None). Arrays of at least
-        `_SOLO_BYTES` (or `bucket_bytes`) are reduced alone, the others packed by work dtype."""
+        a member (index, start, stop, shape, dtype to cast back to or None); consecutive arrays of
+        one work dtype share a bucket up to `bucket_bytes`, and a bigger array is alone (solo)."""
         key = (op, self.bucket_bytes, tuple(map(_SHAPE, hosts)), tuple(map(_DTYPE, hosts)))
         plan = self._layouts.get(key)
         if plan is not None:
@@ -379,21 +374,14 @@ class MpiCollective(Collective):
             # (or name the difference), then every worker raises this same error
             self._agree(what, hosts)
             raise
-        solo_bytes = min(_SOLO_BYTES, self.bucket_bytes)
         buckets = []
         for work, members in groups.items():
             def member(i, start):
                 h = hosts[i]
                 keep = h.dtype == work or (op == "mean" and h.dtype.kind in "iu")  # integer means stay float64
                 return (i, start, start + h.size, h.shape, None if keep else h.dtype)
-            small = []
-            for i in members:
-                if hosts[i].size * work.itemsize < solo_bytes:
-                    small.append(i)
-                else:
-                    buckets.append((work, True, [member(i, 0)]))
-            for bucket in _plan([hosts[i].size * work.itemsize for i in small], self.bucket_bytes):
-                idx = [small[b] for b in bucket]
+            for bucket in _plan([hosts[i].size * work.itemsize for i in members], self.bucket_bytes):
+                idx = [members[b] for b in bucket]
                 offsets = np.concatenate([[0], np.cumsum([hosts[i].size for i in idx])]).tolist()
                 buckets.append((work, len(idx) == 1, [member(i, o) for i, o in zip(idx, offsets)]))
         if len(self._layouts) > _CACHE_SIZE:

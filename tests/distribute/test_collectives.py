@@ -115,16 +115,17 @@ def _fake_group(monkeypatch, timeout):
     return group, exits
 
 
-def test_allreduce_plan_reduces_big_arrays_alone_and_packs_small_ones(monkeypatch):
-    group, _ = _fake_group(monkeypatch, None)  # bucket_bytes=1024: arrays of 1 KiB or more go alone
+def test_allreduce_plan_packs_arrays_by_work_dtype_and_hashes_bucket_bytes(monkeypatch):
+    group, _ = _fake_group(monkeypatch, None)  # bucket_bytes=1024
     hosts = [np.ones(10, np.float32), np.ones(5000, np.float32), np.ones(10, np.float16),
              np.ones((4, 5), np.float32), np.ones(3, bool)]
     digest, buckets = group._allreduce_plan("max", hosts, "allreduce op=max")
     f32, u8 = np.dtype(np.float32), np.dtype(np.uint8)
     assert buckets == [
-        (f32, True, [(1, 0, 5000, (5000,), None)]),  # big: its own MPI call, no packing copy
-        (f32, False, [(0, 0, 10, (10,), None), (2, 10, 20, (10,), np.float16), (3, 20, 40, (4, 5), None)]),
-        (u8, True, [(4, 0, 3, (3,), np.bool_)]),  # alone in its work dtype
+        (f32, True, [(0, 0, 10, (10,), None)]),  # alone: the next array does not fit its bucket
+        (f32, True, [(1, 0, 5000, (5000,), None)]),  # bigger than a bucket
+        (f32, False, [(2, 0, 10, (10,), np.float16), (3, 10, 30, (4, 5), None)]),  # float16 reduced in float32
+        (u8, True, [(4, 0, 3, (3,), np.bool_)]),  # bools reduced as uint8, alone in their work dtype
     ]
     assert group._allreduce_plan("max", [h.copy() for h in hosts], "allreduce op=max")[1] is buckets  # cached
     ints = [np.ones(3, np.int32), np.ones(2, np.int32)]
