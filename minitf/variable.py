@@ -64,6 +64,16 @@ def current_scope_prefix():
     return "/".join(parts) + "/" if parts else ""
 
 
+def name_scope_stack():
+    """A copy of this thread's name-scope stack (for threads that continue the caller's scope)."""
+    return list(_scopes.stack)
+
+
+def set_name_scope_stack(stack):
+    """Make `stack` (from `name_scope_stack`) this thread's name-scope stack."""
+    _scopes.stack = list(stack)
+
+
 class _Holder:
     """Calibrates `_UNSHARED_REFS` below: an object holding an array exactly as a Variable does."""
 

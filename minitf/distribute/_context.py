@@ -7,8 +7,8 @@ place in the job when it is built.
 """
 import threading
 
-__all__ = ["push", "pop", "top", "aggregating_strategy", "replicas_in_sync", "in_cross_replica", "set_worker",
-           "is_chief", "clear_worker"]
+__all__ = ["push", "pop", "top", "aggregating_strategy", "replicas_in_sync", "in_cross_replica",
+           "applies_updates", "set_worker", "is_chief", "clear_worker"]
 
 
 class _Stack(threading.local):
@@ -63,6 +63,14 @@ def in_cross_replica():
     """Whether the caller is inside a strategy's scope but outside its `run`."""
     entries = _stack.entries
     return bool(entries) and entries[-1][1] is None
+
+
+def applies_updates():
+    """Whether the caller writes shared state (optimizer steps, loss-scale counters): False only
+    for the second and later replicas of a strategy with several replicas in this process, whose
+    variables the first replica updates once for all of them."""
+    entries = _stack.entries
+    return not entries or entries[-1][1] is None or getattr(entries[-1][1], "_local_index", 0) == 0
 
 
 def set_worker(chief, task_id):

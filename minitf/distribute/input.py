@@ -13,6 +13,7 @@ from minitf import errors, nest
 from minitf.data import structure as st
 from minitf.data.dataset import Dataset
 from minitf.data.transformations import BatchDataset
+from minitf.distribute.values import PerReplica
 from minitf.tensor import Tensor
 
 __all__ = ["InputContext", "InputOptions", "InputReplicationMode", "DistributedDataset",
@@ -118,6 +119,31 @@ def replica_part(element, per_replica, replica):
     return nest.map_structure(cut, element)
 
 
+def local_replica_parts(element, count, declared=None, even=False):
+    """A worker's batch split between its `count` local replicas as TF's MirroredStrategy splits
+    it: replica i takes examples [i*p, (i+1)*p) with p = ceil(batch size / count) (so a short
+    batch leaves the last replicas fewer or none), or, with `even` (AutoShardPolicy.OFF), the
+    `declared` batch size dealt out as evenly as possible, earlier replicas first."""
+    size = leading_size(element)
+    if not even:
+        per = math.ceil(size / count)
+        return PerReplica([replica_part(element, per, i) for i in range(count)])
+    total = declared or size
+    sizes = [total // count + (1 if i < total % count else 0) for i in range(count)]
+    parts, start = [], 0
+    for n in sizes:
+        stop = min(start + n, size)
+        parts.append(_rows(element, start, stop))
+        start = stop
+    return PerReplica(parts)
+
+
+def _rows(element, start, stop):
+    return nest.map_structure(
+        lambda leaf: None if leaf is None else (Tensor(leaf._value[start:stop]) if isinstance(leaf, Tensor)
+                                                else leaf[start:stop]), element)
+
+
 def _empty_from_spec(spec):
     def empty(leaf_spec):
         shape = [0] + [d if d is not None else 0 for d in list(leaf_spec.shape)[1:]]
@@ -144,10 +170,11 @@ def _shard_policy(dataset):
 class DistributedIterator:
     """Iterates a distributed dataset: each `next()` is this replica's batch of the step."""
 
-    def __init__(self, local_batches, collective, element_spec):
+    def __init__(self, local_batches, collective, element_spec, replicas=1):
         self._local = local_batches
         self._collective = collective
         self._element_spec = element_spec
+        self._replicas = replicas
         self._exhausted = False
         self._finished = False
         self._template = None
@@ -161,9 +188,14 @@ class DistributedIterator:
         return self
 
     def _empty(self):
-        if self._template is not None:
-            return st.map_leaves(lambda t: Tensor(t._value[:0]), self._template)
-        return _empty_from_spec(self._element_spec)
+        template = self._template
+        if isinstance(template, PerReplica):
+            template = template.values[0]
+        if template is not None:
+            empty = st.map_leaves(lambda t: Tensor(t._value[:0]), template)
+        else:
+            empty = _empty_from_spec(self._element_spec)
+        return PerReplica([empty] * self._replicas) if self._replicas > 1 else empty
 
     def __next__(self):
         if self._finished:
@@ -196,10 +228,11 @@ class DistributedIterator:
 
 
 class _DistributedBase:
-    def __init__(self, dataset, collective, options):
+    def __init__(self, dataset, collective, options, replicas=1):
         self._dataset = dataset
         self._collective = collective
         self._options = options
+        self._replicas = replicas
 
     @property
     def element_spec(self):
@@ -207,7 +240,7 @@ class _DistributedBase:
         return self._dataset.element_spec
 
     def __iter__(self):
-        return DistributedIterator(self._local_batches(), self._collective, self.element_spec)
+        return DistributedIterator(self._local_batches(), self._collective, self.element_spec, self._replicas)
 
     def _local_batches(self):
         return iter(self._dataset)
@@ -240,13 +273,31 @@ class DistributedDataset(_DistributedBase):
         off = _shard_policy(self._dataset) == "OFF"
         for element in self._global_batches():
             if n == 1:
-                yield element
-                continue
-            per = math.ceil((declared or leading_size(element)) / n)
-            for r in (range(n) if off else (rank,)):
-                yield replica_part(element, per, r)
+                parts = [element]
+            else:
+                per = math.ceil((declared or leading_size(element)) / n)
+                parts = [replica_part(element, per, r) for r in (range(n) if off else (rank,))]
+            for part in parts:
+                if self._replicas > 1:
+                    part = local_replica_parts(part, self._replicas, declared and math.ceil(declared / n), off)
+                yield part
 
 
 class DistributedDatasetsFromFunction(_DistributedBase):
     """The per-worker datasets an input function built; workers whose data runs out first
-    take empty batches until every worker's data is done."""
+    take empty batches until every worker's data is done. With several replicas in a process,
+    each step gives the replicas consecutive elements of the dataset."""
+
+    def _local_batches(self):
+        if self._replicas == 1:
+            yield from iter(self._dataset)
+            return
+        group = []
+        for element in self._dataset:  # consecutive elements go to the replicas in turn
+            group.append(element)
+            if len(group) == self._replicas:
+                yield PerReplica(group)
+                group = []
+        if group:  # the data ran out mid-step: the remaining replicas take empty batches
+            empty = st.map_leaves(lambda t: Tensor(t._value[:0]), group[0])
+            yield PerReplica(group + [empty] * (self._replicas - len(group)))

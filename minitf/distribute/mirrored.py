@@ -1,4 +1,4 @@
-"""The strategies: OneDeviceStrategy, MirroredStrategy (one local device) and
+"""The strategies: OneDeviceStrategy, MirroredStrategy (the devices of this process) and
 MultiWorkerMirroredStrategy (one replica per process, joined by MPI or NCCL).
 
 Variables created inside a multi-replica strategy's scope (or its `run`) start equal on every
@@ -13,6 +13,7 @@ from minitf import backend, config
 from minitf.distribute import _context, cluster
 from minitf.distribute.cluster_resolver import MpiClusterResolver
 from minitf.distribute.collective import LocalCollective
+from minitf.distribute.local_replicas import LocalReplicas
 from minitf.distribute.options import CommunicationOptions
 from minitf.distribute.strategy import Strategy, StrategyExtended
 from minitf.variable import Variable
@@ -29,6 +30,11 @@ def _canonical(device_name):
     return f"{_LOCAL}{kind}:{index}"
 
 
+def _device_order(name):
+    kind, index = backend.parse_device(name)
+    return (kind, index)
+
+
 def _on_variable_created(var):
     """Record a variable made in a strategy's scope; with several replicas, give the trainable
     ones rank 0's value."""
@@ -38,7 +44,9 @@ def _on_variable_created(var):
     strategy = entry[0]
     strategy._created.add(var._id)
     if var.trainable and strategy._num_replicas > 1:
-        var._set(strategy.extended._collective.broadcast([var._value], 0)[0])
+        workers = strategy.extended._worker_collective  # the local replicas share the variable
+        if workers.size > 1:
+            var._set(workers.broadcast([var._value], 0)[0])
         var._distribute_strategy = strategy  # its updates are summed over the replicas anywhere
 
 
@@ -83,16 +91,21 @@ class OneDeviceStrategy(Strategy):
 class MirroredStrategy(Strategy):
     """Synchronous training on the devices of one process.
 
-    minitf runs one replica per process: MirroredStrategy takes one local device (the GPU when
-    one is visible, else the CPU). For several GPUs, run one process per GPU with
-    `MultiWorkerMirroredStrategy` under `mpiexec -n <GPUs>` (Horovod's design).
+    With one device (the default: the GPU when one is visible, else the CPU) it is a single
+    replica. Several CPU devices (`MirroredStrategy(["cpu:0", "cpu:1"])`, as TF's guides and
+    tests use logical CPUs) give one replica each, run in turn in this process: `run` returns
+    PerReplica values, distributed datasets split each batch between the replicas, and
+    `apply_gradients` sums the replicas' gradients and updates the shared variables once.
+    For several GPUs, run one process per GPU with `MultiWorkerMirroredStrategy` under
+    `mpiexec -n <GPUs>` (Horovod's design).
 
     Args:
-      devices: None (the local device), or a list of one device string.
-      cross_device_ops: accepted for TF compatibility; one device needs none.
+      devices: None (the local device), or a list of device strings.
+      cross_device_ops: accepted for TF compatibility (the replicas' values are combined in
+        this process).
 
     Raises:
-      ValueError: for several devices, or an empty list.
+      ValueError: for several GPUs, devices of mixed kinds, or an empty list.
     """
 
     def __init__(self, devices=None, cross_device_ops=None):
@@ -106,15 +119,16 @@ class MirroredStrategy(Strategy):
         devices = list(devices)
         if not devices:
             raise ValueError("MirroredStrategy: `devices` cannot be empty.")
-        canonical = sorted({_canonical(d) for d in devices})
-        if len(canonical) > 1:
+        canonical = sorted({_canonical(d) for d in devices}, key=_device_order)
+        if len(canonical) > 1 and any(":GPU:" in d for d in canonical):
             raise ValueError(self._several(f"devices={devices} names {len(canonical)} devices"))
-        super().__init__(StrategyExtended(self, LocalCollective(), tuple(canonical)))
+        super().__init__(StrategyExtended(self, LocalCollective(), tuple(canonical),
+                                          local_replicas=LocalReplicas(canonical)))
         _install_hook()
 
     @staticmethod
     def _several(what):
-        return (f"MirroredStrategy: {what}, but minitf runs one replica per process. Start one "
+        return (f"MirroredStrategy: {what}, but minitf runs one GPU replica per process. Start one "
                 f"process per GPU with `mpiexec -n <number of GPUs> python script.py` and use "
                 f"tf.distribute.MultiWorkerMirroredStrategy() (each process takes its own GPU), "
                 f"or hide all GPUs but one (CUDA_VISIBLE_DEVICES) to keep MirroredStrategy.")

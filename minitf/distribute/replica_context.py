@@ -4,6 +4,7 @@ import numpy as np
 from minitf.distribute import _context
 from minitf.distribute._values import all_gather_structure, all_reduce_structure
 from minitf.distribute.reduce_op import as_reduce_op
+from minitf.distribute.values import regroup, select_replica
 from minitf.tensor import Tensor
 
 __all__ = ["ReplicaContext"]
@@ -19,11 +20,13 @@ class ReplicaContext:
     Args:
       strategy: the `tf.distribute.Strategy` the replica belongs to.
       replica_id_in_sync_group: this replica's number, 0 to `num_replicas_in_sync - 1`.
+      local_index: its number among the replicas of this process.
     """
 
-    def __init__(self, strategy, replica_id_in_sync_group):
+    def __init__(self, strategy, replica_id_in_sync_group, local_index=0):
         self._strategy = strategy
         self._replica_id = int(replica_id_in_sync_group)
+        self._local_index = int(local_index)
 
     @property
     def strategy(self):
@@ -43,7 +46,8 @@ class ReplicaContext:
     @property
     def devices(self):
         """The devices this replica runs on (a tuple of device strings)."""
-        return self._strategy.extended.worker_devices
+        devices = self._strategy.extended.worker_devices
+        return (devices[self._local_index],) if len(devices) > 1 else devices
 
     def all_reduce(self, reduce_op, value, options=None):
         """`value` (a tensor or nested structure of them) summed or averaged over the replicas;
@@ -57,7 +61,20 @@ class ReplicaContext:
 
     def merge_call(self, merge_fn, args=(), kwargs=None):
         """Run `merge_fn(strategy, *args, **kwargs)` once in cross-replica context and return
-        its result (with one replica per process, each process runs it for its replica)."""
+        its result. With several replicas in this process, every replica must call it: the
+        function then runs once, with arguments that differ between the replicas passed as
+        PerReplica values, and each replica gets its component of a PerReplica result. (With
+        one replica per process, each process runs it for its replica.)"""
+        replicas = self._strategy.extended._local
+        if replicas is not None:
+            strategy = self._strategy
+
+            def combine(per_replica):
+                merged_args = regroup([a for a, _ in per_replica])
+                merged_kwargs = regroup([k for _, k in per_replica])
+                result = merge_fn(strategy, *merged_args, **merged_kwargs)
+                return [select_replica(result, i) for i in range(len(per_replica))]
+            return replicas.merge("merge_call", (tuple(args), dict(kwargs or {})), combine)
         _context.push(self._strategy, None)
         try:
             return merge_fn(self._strategy, *args, **(kwargs or {}))

@@ -1,23 +1,26 @@
 """tf.distribute.Strategy, its `extended` half, the default strategy and the functions that say
 which strategy and context the calling code is in.
 
-minitf runs one replica per process (Horovod's design): a strategy's replicas are the processes
-of its collective group, each with one device. `Strategy.run` calls the function once, as this
-process's replica; cross-replica operations (`reduce`, `gather`) are collectives over the group.
-A group of one (the default strategy, OneDeviceStrategy, MirroredStrategy) makes them
-identities.
+A strategy's replicas are the processes of its collective group (Horovod's design), each with
+one device, or, for a MirroredStrategy over several devices, the replicas of this one process
+(`minitf.distribute.local_replicas`). `Strategy.run` calls the function once per replica of the
+process; cross-replica operations (`reduce`, `gather`) combine the local replicas' values and
+are collectives over the group. A group of one replica makes them identities.
 """
 import contextlib
 
 from minitf.device import device as _device_scope_of
 from minitf.distribute import _context
-from minitf.distribute._values import all_gather_structure, reduce_to_cross_replica
+from minitf.distribute._values import (all_gather_structure, gather_local_replicas, reduce_local_replicas,
+                                       reduce_to_cross_replica)
 from minitf.distribute.collective import LocalCollective
 from minitf.distribute.input import (DistributedDataset, DistributedDatasetsFromFunction,
                                      InputContext, check_dataset)
+from minitf.distribute.local_replicas import ReplicaCollective
 from minitf.distribute.options import CommunicationOptions
 from minitf.distribute.reduce_op import as_reduce_op
 from minitf.distribute.replica_context import ReplicaContext
+from minitf.distribute.values import DistributedValues, PerReplica, regroup, select_replica
 
 __all__ = ["Strategy", "StrategyExtended", "RunOptions", "ValueContext", "get_strategy", "has_strategy",
            "in_cross_replica_context", "get_replica_context", "get_cross_replica_context",
@@ -32,9 +35,13 @@ class StrategyExtended:
     role, and per-variable updates."""
 
     def __init__(self, strategy, collective, devices, task_type=None, task_id=0, is_chief=True,
-                 communication_options=None):
+                 communication_options=None, local_replicas=None):
         self._strategy = strategy
-        self._collective = collective
+        # `_collective` reaches every replica (from a replica's thread, the local ones too);
+        # `_worker_collective` joins the processes (one call per process)
+        self._local = local_replicas if local_replicas is not None and local_replicas.count > 1 else None
+        self._worker_collective = collective
+        self._collective = ReplicaCollective(self._local, collective) if self._local else collective
         self._devices = tuple(devices)
         self._task_type = task_type
         self._task_id = task_id
@@ -43,16 +50,16 @@ class StrategyExtended:
 
     def _in_multi_worker_mode(self):
         """Whether the replicas span several processes."""
-        return self._collective.size > 1
+        return self._worker_collective.size > 1
 
     @property
     def worker_devices(self):
-        """The devices this process's replica runs on."""
+        """The devices this process's replicas run on."""
         return self._devices
 
     @property
     def parameter_devices(self):
-        """The devices holding this process's copy of the variables."""
+        """The devices holding this process's copies of the variables."""
         return self._devices
 
     @property
@@ -86,11 +93,12 @@ class StrategyExtended:
         return contextlib.nullcontext()
 
     def update(self, var, fn, args=(), kwargs=None, group=True):
-        """Run `fn(var, *args, **kwargs)` to update `var` (in cross-replica context)."""
-        return fn(var, *args, **(kwargs or {}))
+        """Run `fn(var, *args, **kwargs)` to update `var` (in cross-replica context; PerReplica
+        arguments give their first component, the replicas' variables being one)."""
+        return fn(var, *select_replica(tuple(args), 0), **select_replica(dict(kwargs or {}), 0))
 
     def value_container(self, value):
-        """The value itself: minitf's variables are not wrapped per replica."""
+        """The value itself: the replicas of a process share one variable."""
         return value
 
     def variable_created_in_scope(self, v):
@@ -99,7 +107,7 @@ class StrategyExtended:
 
     def reduce_to(self, reduce_op, value, destinations, options=None):
         """`value` combined over the replicas (the destinations are this process's device)."""
-        return reduce_to_cross_replica(self._collective, as_reduce_op(reduce_op), value, None)
+        return self._strategy._reduce(as_reduce_op(reduce_op), value, None)
 
     def batch_reduce_to(self, reduce_op, value_destination_pairs, options=None):
         """`reduce_to` for each (value, destinations) pair."""
@@ -119,7 +127,10 @@ class Strategy:
     def __init__(self, extended):
         self._extended = extended
         self._created = set()
-        self._replica_context = ReplicaContext(self, extended._collective.rank)
+        workers = extended._worker_collective
+        count = extended._local.count if extended._local else 1
+        self._replica_contexts = [ReplicaContext(self, workers.rank * count + i, i) for i in range(count)]
+        self._replica_context = self._replica_contexts[0]
 
     # -- facts -------------------------------------------------------------------------------
     @property
@@ -138,7 +149,7 @@ class Strategy:
 
     @property
     def _replica_id(self):
-        return self._extended._collective.rank
+        return self._replica_context._replica_id
 
     # -- contexts ----------------------------------------------------------------------------
     def _check_cross_replica(self):
@@ -172,11 +183,18 @@ class Strategy:
         return contextlib.nullcontext()
 
     def run(self, fn, args=(), kwargs=None, options=None):
-        """Call `fn(*args, **kwargs)` as this process's replica (in replica context) and return
-        its result. Collectives inside `fn` (gradients in `apply_gradients`,
-        `get_replica_context().all_reduce`) meet the other replicas' calls."""
+        """Call `fn(*args, **kwargs)` once for each replica of this process (in replica context)
+        and return the results: a value that differs between the replicas comes back as a
+        PerReplica (read its components with `experimental_local_results`). A PerReplica
+        argument gives each replica its own component. Collectives inside `fn` (gradients in
+        `apply_gradients`, `get_replica_context().all_reduce`) meet the other replicas' calls."""
         self._check_cross_replica()
         self._check_not_mixing()
+        local = self._extended._local
+        if local is not None:
+            args, kwargs = tuple(args), dict(kwargs or {})
+            calls = [(select_replica(args, i), select_replica(kwargs, i)) for i in range(local.count)]
+            return regroup(local.call_for_each_replica(self, fn, calls, self._replica_contexts))
         _context.push(self, self._replica_context)
         try:
             with self._device_scope():
@@ -202,21 +220,32 @@ class Strategy:
           RuntimeError: when called inside `run` (replica context).
         """
         self._check_cross_replica()
-        op = as_reduce_op(reduce_op)
-        return reduce_to_cross_replica(self._extended._collective, op, value, axis)
+        return self._reduce(as_reduce_op(reduce_op), value, axis)
+
+    def _reduce(self, op, value, axis):
+        if self._extended._local is None:
+            return reduce_to_cross_replica(self._extended._collective, op, value, axis)
+        return reduce_local_replicas(self._extended._worker_collective, op, value, axis)
 
     def gather(self, value, axis):
         """The replicas' values concatenated along `axis`, in replica order (cross-replica)."""
         self._check_cross_replica()
-        return all_gather_structure(self._extended._collective, value, axis)
+        if self._extended._local is None:
+            return all_gather_structure(self._extended._collective, value, axis)
+        return gather_local_replicas(self._extended._worker_collective, value, axis)
 
     def experimental_local_results(self, value):
-        """The values of this process's replicas, as a tuple (one replica per process)."""
+        """The values of this process's replicas, as a tuple: a PerReplica's components, or
+        `(value,)` for any other value."""
+        if isinstance(value, DistributedValues):
+            return value.values
         return (value,)
 
     def experimental_distribute_values_from_function(self, value_fn):
-        """`value_fn(ctx)` for this process's replica, ctx a `tf.distribute.experimental.ValueContext`."""
-        return value_fn(ValueContext(self._replica_id, self._num_replicas))
+        """`value_fn(ctx)` for each replica of this process, ctx a
+        `tf.distribute.experimental.ValueContext` (a PerReplica with several local replicas)."""
+        values = [value_fn(ValueContext(c._replica_id, self._num_replicas)) for c in self._replica_contexts]
+        return values[0] if len(values) == 1 else PerReplica(values)
 
     # -- input -------------------------------------------------------------------------------
     def experimental_distribute_dataset(self, dataset, options=None):
@@ -229,18 +258,22 @@ class Strategy:
         """
         self._check_cross_replica()
         check_dataset(dataset, "experimental_distribute_dataset")
-        return DistributedDataset(dataset, self._extended._collective, options)
+        return DistributedDataset(dataset, self._extended._worker_collective, options, self._local_count)
 
     def distribute_datasets_from_function(self, dataset_fn, options=None):
         """The per-replica datasets `dataset_fn(input_context)` builds, one per worker (the
         function batches with the per-replica batch size and shards as it sees fit); workers
         whose data runs out first take empty batches until every worker is done."""
         self._check_cross_replica()
-        collective = self._extended._collective
-        context = InputContext(collective.size, collective.rank, self.num_replicas_in_sync)
+        workers = self._extended._worker_collective
+        context = InputContext(workers.size, workers.rank, self.num_replicas_in_sync)
         dataset = dataset_fn(context)
         check_dataset(dataset, "distribute_datasets_from_function's dataset_fn")
-        return DistributedDatasetsFromFunction(dataset, collective, options)
+        return DistributedDatasetsFromFunction(dataset, workers, options, self._local_count)
+
+    @property
+    def _local_count(self):
+        return self._extended._local.count if self._extended._local else 1
 
     experimental_distribute_datasets_from_function = distribute_datasets_from_function
 

@@ -1,4 +1,4 @@
-"""Keras' fit/evaluate under a tf.distribute strategy of several replicas (one per process).
+"""Keras' fit/evaluate under a tf.distribute strategy of several replicas.
 
 Every worker runs the same loop over the same global batches (array data is shuffled with a
 seed rank 0 picks) and trains on its slice of each: of a batch of G examples, replica r of n
@@ -8,8 +8,10 @@ them, so a short last batch leaves some replicas a smaller or empty one. Losses 
 gradients over the replicas, so one step on n workers is one step on the global batch. Metrics
 made in the strategy's scope sum their states across the workers when read outside its `run`
 (minitf.metrics), so the epoch and evaluation results cover every worker's data while the
-per-batch logs are each worker's own. With the default strategy every helper here is a
-pass-through.
+per-batch logs are each worker's own. With several replicas in one process (MirroredStrategy
+over several devices) each worker's slice is split again between them, as TF's MirroredStrategy
+splits a batch, and the step runs once per replica. With the default strategy every helper here
+is a pass-through.
 """
 import contextlib
 import math
@@ -18,7 +20,8 @@ import numpy as np
 
 from minitf.distribute import _context
 from minitf.distribute import strategy as strategy_module
-from minitf.distribute.input import DistributedIterator, leading_size, replica_part
+from minitf.distribute.input import DistributedIterator, leading_size, local_replica_parts, replica_part
+from minitf.distribute.values import select_replica
 
 __all__ = ["replica_strategy", "strategy_scope", "shuffle_seed", "local_batches", "run_step",
            "default_strategy_of_compile"]
@@ -47,7 +50,7 @@ def shuffle_seed(strategy):
     if strategy is None:
         return None
     mine = int(np.random.randint(0, 2 ** 31 - 1))
-    return int(strategy.extended._collective.broadcast_object(mine, root=0))
+    return int(strategy.extended._worker_collective.broadcast_object(mine, root=0))
 
 
 def local_batches(batches, strategy):
@@ -56,22 +59,27 @@ def local_batches(batches, strategy):
     if strategy is None:
         yield from batches
         return
-    collective = strategy.extended._collective
+    collective = strategy.extended._worker_collective
+    replicas = strategy._local_count
 
     def parts():
         per = None  # from the first batch, the global batch size: a short last one splits unevenly
         for element in batches:
             if per is None:
                 per = math.ceil(leading_size(element) / collective.size)
-            yield replica_part(element, per, collective.rank)
-    yield from DistributedIterator(parts(), collective, None)
+            part = replica_part(element, per, collective.rank)
+            yield local_replica_parts(part, replicas) if replicas > 1 else part
+    yield from DistributedIterator(parts(), collective, None, replicas)
 
 
 def run_step(strategy, step, batch):
-    """`step(batch)` as this process's replica (so collectives in it meet the other workers')."""
+    """`step(batch)` as each replica of this process (so collectives in it meet the other
+    replicas'); with several local replicas, the logs of the last one, which ran after the
+    others had updated the shared metrics."""
     if strategy is None:
         return step(batch)
-    return strategy.run(step, args=(batch,))
+    logs = strategy.run(step, args=(batch,))
+    return select_replica(logs, strategy._local_count - 1)
 
 
 def default_strategy_of_compile():

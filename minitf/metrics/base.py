@@ -65,9 +65,12 @@ def _summed_across_workers(result):
         entry = distribute_context.top()
         if entry is not None and entry[1] is not None:  # in replica context: the local state
             return result(self)
+        workers = strategy.extended._worker_collective
+        if workers.size == 1:  # the replicas of one process update the same state
+            return result(self)
         variables = self.variables
         local = [v.numpy() for v in variables]
-        totals = strategy.extended._collective.allreduce(local, "sum")
+        totals = workers.allreduce(local, "sum")
         self._summing = True
         try:
             for variable, total in zip(variables, totals):

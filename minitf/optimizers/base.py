@@ -342,6 +342,8 @@ class Optimizer(Trackable):
             raws = [_dense_rows(g[0], g[1], v._value) if type(g) is tuple else g
                     for g, v in zip(raws, variables)]
             raws = strategy.extended._collective.allreduce(raws, "sum")
+            if not _distribute_context.applies_updates():
+                return  # another replica of this process writes the shared variables' update
         raws = self._clip(raws)
         raws = [self._sparse_or_dense(g, v) if type(g) is tuple else g
                 for g, v in zip(raws, variables)]

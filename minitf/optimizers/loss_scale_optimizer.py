@@ -199,12 +199,16 @@ class LossScaleOptimizer(base.Optimizer):
             self.build(variables)
         done, self._unscaled = self._unscaled, []
         if not self.check_finite(grads):
+            if not distribute_context.applies_updates():
+                return  # another replica of this process updates the shared scale
             self.step_counter.assign(0)
             self.dynamic_scale.assign(self.dynamic_scale._value * np.float32(0.5))
             return
         scale = self._current_scale()
         unscaled = [g if g is None or any(g is d for d in done) else self._divide(g, scale) for g in grads]
         self.inner_optimizer.apply(unscaled, variables)
+        if not distribute_context.applies_updates():
+            return
         if int(self.step_counter._value) == self.dynamic_growth_steps - 1:
             self.step_counter.assign(0)
             self.dynamic_scale.assign(self.dynamic_scale._value * np.float32(2.0))

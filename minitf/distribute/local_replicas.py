@@ -1,0 +1,309 @@
+"""Several replicas in one process: a MirroredStrategy over several devices.
+
+`Strategy.run` calls the function once per replica, each in its own thread (so each has its own
+GradientTape stack, device scope and replica context), and the threads take turns: one runs
+until it finishes or reaches a cross-replica point (an all-reduce of gradients, a `merge_call`),
+then the next one runs. When every replica waits at the same point, the point's merge runs once,
+in the calling thread, on all the replicas' values, and each replica resumes with its share of
+the result. This is how TF runs MirroredStrategy eagerly; taking turns keeps model building,
+metric updates and optimizer steps free of races.
+
+The replicas share the process's variables: an optimizer step sums the replicas' gradients in
+the merge and only the first replica writes the update (`_context.applies_updates`).
+"""
+import threading
+
+from minitf import backend
+from minitf.device import device as device_scope
+from minitf.distribute import _context
+from minitf.distribute.collective import Collective, REDUCTIONS
+from minitf.variable import name_scope_stack, set_name_scope_stack
+
+__all__ = ["LocalReplicas", "ReplicaCollective", "current_local_index"]
+
+
+class _Local(threading.local):
+    def __init__(self):
+        self.replica = None  # the _ReplicaThread running on this thread, if any
+
+
+_local = _Local()
+
+
+def current_local_index():
+    """The local replica number of the calling thread (None outside replica threads)."""
+    thread = _local.replica
+    return None if thread is None else thread.index
+
+
+class _Aborted(BaseException):
+    """Unwinds a replica thread whose run was abandoned (another replica raised)."""
+
+
+class _ReplicaThread(threading.Thread):
+    def __init__(self, run, index, call, inherited):
+        super().__init__(name=f"minitf-replica-{index}", daemon=True)
+        self.run_state = run
+        self.index = index
+        self.call = call  # (fn, args, kwargs)
+        self.inherited = inherited
+        self.go = threading.Event()
+        self.paused = threading.Event()
+        self.request = None  # (what, value, combine) while waiting at a merge point
+        self.reply = None
+        self.done = False
+        self.result = None
+        self.error = None
+
+    def run(self):
+        _local.replica = self
+        try:
+            self._take_turn()
+            strategy, context, device, names = self.inherited
+            set_name_scope_stack(names)
+            _context.push(strategy, context)
+            with device_scope(device):
+                fn, args, kwargs = self.call
+                self.result = fn(*args, **kwargs)
+        except _Aborted:
+            pass
+        except BaseException as e:  # handed to the caller's thread, which raises it
+            self.error = e
+        finally:
+            self.done = True
+            self.paused.set()
+
+    def _take_turn(self):
+        self.go.wait()
+        self.go.clear()
+        if self.run_state.aborted:
+            raise _Aborted()
+
+    def wait_at(self, what, value, combine):
+        """Hand `value` to the merge named `what` and sleep until it has run; its share for this
+        replica."""
+        self.request = (what, value, combine)
+        self.paused.set()
+        self._take_turn()
+        reply, self.reply = self.reply, None
+        return reply
+
+
+class _Run:
+    def __init__(self):
+        self.aborted = False
+
+
+class LocalReplicas:
+    """The replicas of a strategy that live in this process, one per device.
+
+    Args:
+      devices: the replicas' device strings, in replica order.
+    """
+
+    def __init__(self, devices):
+        self.devices = tuple(devices)
+        self.count = len(self.devices)
+
+    def owns_current_thread(self):
+        """Whether the calling thread is one of this group's replica threads."""
+        thread = _local.replica
+        return thread is not None and thread.run_state.group is self
+
+    def call_for_each_replica(self, strategy, fn, calls, contexts):
+        """`fn(*args, **kwargs)` for each replica's (args, kwargs) in `calls`, with replica i in
+        `contexts[i]` on `self.devices[i]`; the list of their results. A replica's exception is
+        raised here once the others have been stopped."""
+        run = _Run()
+        run.group = self
+        names = name_scope_stack()
+        threads = [_ReplicaThread(run, i, (fn, args, kwargs), (strategy, contexts[i], self.devices[i], names))
+                   for i, (args, kwargs) in enumerate(calls)]
+        for thread in threads:
+            thread.start()
+        try:
+            while True:
+                for thread in threads:
+                    if thread.done:
+                        continue
+                    thread.paused.clear()
+                    thread.go.set()
+                    thread.paused.wait()
+                    if thread.error is not None:
+                        raise thread.error
+                waiting = [t for t in threads if not t.done]
+                if not waiting:
+                    return [t.result for t in threads]
+                self._merge(strategy, threads, waiting)
+        except BaseException:
+            run.aborted = True
+            for thread in threads:
+                thread.go.set()
+            raise
+        finally:
+            for thread in threads:
+                thread.join()
+
+    @staticmethod
+    def _merge(strategy, threads, waiting):
+        whats = [t.request[0] for t in waiting]
+        if len(waiting) != len(threads) or any(w != whats[0] for w in whats):
+            seen = ", ".join(f"replica {t.index}: " + (t.request[0] if not t.done else "returned")
+                             for t in threads)
+            raise RuntimeError(f"Strategy.run: the replicas reached different cross-replica points ({seen}). "
+                               "Every replica must make the same all_reduce/merge_call/apply_gradients "
+                               "calls in the same order.")
+        combine = waiting[0].request[2]
+        _context.push(strategy, None)  # the merge runs once, in cross-replica context
+        try:
+            replies = combine([t.request[1] for t in threads])
+        finally:
+            _context.pop()
+        for thread, reply in zip(threads, replies):
+            thread.request = None
+            thread.reply = reply
+
+    def merge(self, what, value, combine):
+        """From a replica thread: wait until every replica has reached the merge `what`, then
+        `combine(values)` (a list of per-replica replies) runs once and this replica gets its
+        reply."""
+        return _local.replica.wait_at(what, value, combine)
+
+
+def _reduce_arrays(parts, op):
+    """Elementwise reduction of equally shaped arrays (op sum, max or min)."""
+    xp = backend.array_module(parts[0])
+    total = parts[0].copy()
+    for part in parts[1:]:
+        if op == "sum":
+            total += part
+        else:
+            total = (xp.maximum if op == "max" else xp.minimum)(total, part)
+    return total
+
+
+class ReplicaCollective(Collective):
+    """The collective of a strategy with several replicas per process: called from a replica
+    thread, it meets the other local replicas (a merge) and then the other processes
+    (`workers`, once per process); called from anywhere else it is `workers`' collective.
+
+    Args:
+      replicas: the process's `LocalReplicas`.
+      workers: the collective joining the processes (`LocalCollective` for one process).
+    """
+
+    name = "local-replicas"
+
+    def __init__(self, replicas, workers):
+        self.replicas = replicas
+        self.workers = workers
+
+    @property
+    def size(self):
+        """Every replica of the job."""
+        return self.workers.size * self.replicas.count
+
+    @property
+    def rank(self):
+        """The calling replica's number in the job (its process's first replica outside `run`)."""
+        index = current_local_index() if self.replicas.owns_current_thread() else 0
+        return self.workers.rank * self.replicas.count + index
+
+    def _local(self):
+        return self.replicas.owns_current_thread()
+
+    def allreduce(self, arrays, op="sum"):
+        """Each array reduced over every replica of every process."""
+        if op not in REDUCTIONS:
+            raise ValueError(f"allreduce: unknown reduction {op!r}; use one of {REDUCTIONS}")
+        if not self._local():
+            return self.workers.allreduce(arrays, op)
+        size = self.size
+
+        def combine(per_replica):
+            count = len(per_replica[0])
+            if any(len(p) != count for p in per_replica):
+                raise ValueError(f"all_reduce: the replicas passed different numbers of values "
+                                 f"({[len(p) for p in per_replica]}).")
+            local_op = "sum" if op == "mean" else op
+            totals = []
+            for i in range(count):
+                parts = [p[i] for p in per_replica]
+                if any(p.shape != parts[0].shape or p.dtype != parts[0].dtype for p in parts):
+                    raise ValueError(f"all_reduce: value {i} differs in shape or dtype between the replicas "
+                                     f"({[(tuple(p.shape), str(p.dtype)) for p in parts]}).")
+                totals.append(_reduce_arrays(parts, local_op))
+            if self.workers.size > 1:
+                totals = self.workers.allreduce(totals, local_op)
+            if op == "mean":
+                totals = [t / size for t in totals]  # integer means become float64, as in MpiCollective
+            return [[t.copy() for t in totals] for _ in per_replica]
+        return self.replicas.merge(f"allreduce op={op}", list(arrays), combine)
+
+    def broadcast(self, arrays, root=0):
+        """Replica `root`'s arrays on every replica."""
+        if not self._local():
+            return self.workers.broadcast(arrays, root)
+        count = self.replicas.count
+
+        def combine(per_replica):
+            chosen = per_replica[root % count]
+            if self.workers.size > 1:
+                chosen = self.workers.broadcast(chosen, root // count)
+            return [[a.copy() for a in chosen] for _ in per_replica]
+        return self.replicas.merge(f"broadcast root={root}", list(arrays), combine)
+
+    def allgather(self, array):
+        """Every replica's array, in replica order."""
+        if not self._local():
+            return self.workers.allgather(array)
+
+        def combine(per_replica):
+            if self.workers.size > 1:
+                by_local = [self.workers.allgather(a) for a in per_replica]  # [local][worker]
+                ordered = [by_local[j][w] for w in range(self.workers.size) for j in range(len(per_replica))]
+            else:
+                ordered = list(per_replica)
+            return [list(ordered) for _ in per_replica]
+        return self.replicas.merge("allgather", array, combine)
+
+    def broadcast_object(self, obj, root=0):
+        """Replica `root`'s object on every replica."""
+        if not self._local():
+            return self.workers.broadcast_object(obj, root)
+        count = self.replicas.count
+
+        def combine(per_replica):
+            chosen = per_replica[root % count]
+            if self.workers.size > 1:
+                chosen = self.workers.broadcast_object(chosen, root // count)
+            return [chosen for _ in per_replica]
+        return self.replicas.merge(f"broadcast_object root={root}", obj, combine)
+
+    def allgather_object(self, obj):
+        """Every replica's object, in replica order."""
+        if not self._local():
+            return self.workers.allgather_object(obj)
+
+        def combine(per_replica):
+            gathered = self.workers.allgather_object(list(per_replica)) if self.workers.size > 1 \
+                else [list(per_replica)]
+            flat = [o for worker in gathered for o in worker]
+            return [list(flat) for _ in per_replica]
+        return self.replicas.merge("allgather_object", obj, combine)
+
+    def barrier(self):
+        """Return once every replica has called it."""
+        if not self._local():
+            return self.workers.barrier()
+
+        def combine(per_replica):
+            if self.workers.size > 1:
+                self.workers.barrier()
+            return [None for _ in per_replica]
+        return self.replicas.merge("barrier", None, combine)
+
+    def close(self):
+        """Release the processes' group."""
+        self.workers.close()
+
