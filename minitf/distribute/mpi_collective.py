@@ -330,9 +330,14 @@ class MpiCollective(Collective):
             started = self._start_agree(plan[0], 0)
         # Every bucket is reduced in place in a new buffer: the copy into it is the one MPI would
         # make from a separate send buffer, made here while the signature is in flight.
-        packed = [np.array(hosts[members[0][0]], dtype=work, order="C") if solo else
-                  np.concatenate([hosts[m[0]].reshape(-1) for m in members], dtype=work, casting="same_kind")
-                  for work, solo, members in plan[1]]
+        try:
+            packed = [np.array(hosts[members[0][0]], dtype=work, order="C") if solo else
+                      np.concatenate([hosts[m[0]].reshape(-1) for m in members], dtype=work, casting="same_kind")
+                      for work, solo, members in plan[1]]
+        except Exception as e:  # out of memory with the allgather in flight: the peers went on without us
+            if check:
+                self._break(f"allreduce failed while packing its buffers ({type(e).__name__})")
+            raise
         if check:  # no data call starts before every process is known to start the same ones
             self._finish_agree(started, what, hosts)
         if not hosts:

@@ -150,6 +150,24 @@ def test_a_collective_past_its_deadline_raises_and_breaks_the_group(monkeypatch)
     assert group._comm.aborted
 
 
+def test_a_failure_while_the_signature_is_in_flight_breaks_the_group(monkeypatch):
+    """allreduce fills its buffers while the agreement allgather travels: if that fails (out of
+    memory), the peers may already be in the data calls, so the group must not be reused."""
+    group, exits = _fake_group(monkeypatch, None)
+    arrays = [np.ones(3)]
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError("fake: no memory for the bucket")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(mpi_collective.np, "array", no_memory)
+        with pytest.raises(MemoryError):
+            group.allreduce(arrays, "sum")
+    assert "while packing its buffers (MemoryError)" in group._broken and len(exits) == 1
+    with pytest.raises(errors.UnavailableError, match="Restart the job"):
+        group.allreduce(arrays, "sum")
+
+
 def test_mpi_errors_become_unavailable_errors(monkeypatch):
     group, exits = _fake_group(monkeypatch, None)
     group._agree = lambda *a, **k: None
