@@ -7,7 +7,7 @@ import sys
 import time
 
 from minitf.callbacks.callback import Callback
-from minitf.distribute._context import is_chief
+from minitf.distribution_context import is_chief
 
 __all__ = ["ProgbarLogger", "CSVLogger", "plot_history"]
 

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 from minitf.callbacks.callback import Callback
-from minitf.distribute._context import is_chief
+from minitf.distribution_context import is_chief
 
 __all__ = ["ModelCheckpoint", "EarlyStopping", "LearningRateScheduler", "ReduceLROnPlateau",
            "TerminateOnNaN"]

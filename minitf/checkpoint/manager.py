@@ -16,7 +16,7 @@ import re
 import time
 
 from minitf.checkpoint import h5format, temp_files
-from minitf.distribute import _context as _distribute_context
+from minitf import distribution_context as _distribute_context
 
 STATE_FILE = "checkpoint"
 

@@ -15,7 +15,7 @@ import threading
 
 from minitf import backend
 from minitf.device import device as device_scope
-from minitf.distribute import _context
+from minitf import distribution_context as _context
 from minitf.distribute.collective import Collective, REDUCTIONS
 from minitf.variable import name_scope_stack, set_name_scope_stack
 
@@ -61,6 +61,7 @@ class _ReplicaThread(threading.Thread):
             self._take_turn()
             strategy, context, device, names = self.inherited
             set_name_scope_stack(names)
+            _context.set_local_run(self.run_state, self.index)
             _context.push(strategy, context)
             with device_scope(device):
                 fn, args, kwargs = self.call

@@ -10,7 +10,8 @@ import os
 import sys
 
 from minitf import backend, config
-from minitf.distribute import _context, cluster
+from minitf import distribution_context as _context
+from minitf.distribute import cluster
 from minitf.distribute.cluster_resolver import MpiClusterResolver
 from minitf.distribute.collective import LocalCollective
 from minitf.distribute.local_replicas import LocalReplicas

@@ -1,7 +1,7 @@
 """tf.distribute.ReplicaContext: what code running inside `Strategy.run` sees of its replica."""
 import numpy as np
 
-from minitf.distribute import _context
+from minitf import distribution_context as _context
 from minitf.distribute._values import all_gather_structure, all_reduce_structure
 from minitf.distribute.reduce_op import as_reduce_op
 from minitf.distribute.values import regroup, select_replica

@@ -10,7 +10,7 @@ are collectives over the group. A group of one replica makes them identities.
 import contextlib
 
 from minitf.device import device as _device_scope_of
-from minitf.distribute import _context
+from minitf import distribution_context as _context
 from minitf.distribute._values import (all_gather_structure, gather_local_replicas, reduce_local_replicas,
                                        reduce_to_cross_replica)
 from minitf.distribute.collective import LocalCollective

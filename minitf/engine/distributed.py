@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from minitf.distribute import _context
+from minitf import distribution_context as _context
 from minitf.distribute import strategy as strategy_module
 from minitf.distribute.input import DistributedIterator, leading_size, local_replica_parts, replica_part
 from minitf.distribute.values import select_replica

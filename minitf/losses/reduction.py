@@ -8,7 +8,7 @@ labels, predictions and weights whose ranks differ by one to the same rank.
 import numpy as np
 
 from minitf.convert import convert_to_tensor
-from minitf.distribute import _context as distribute_context
+from minitf import distribution_context as distribute_context
 from minitf.ops import array as array_ops
 from minitf.ops import constant as constant_ops
 from minitf.ops import math as math_ops

@@ -11,7 +11,7 @@ from minitf import dtypes, errors, initializers
 from minitf._keras_naming import floatx, to_snake_case, unique_layer_name
 from minitf.backend import array_module
 from minitf.convert import convert_to_tensor
-from minitf.distribute import _context as distribute_context
+from minitf import distribution_context as distribute_context
 from minitf.module import Module
 from minitf.recording import stop_recording_all
 from minitf.tensor import Tensor

@@ -5,10 +5,16 @@ reads the state, advances the counter by n * 256 blocks (TF's RngReadAndSkip) an
 output from the stateless kernels at the old (key, counter), so the numbers, the state after
 each call, `make_seeds` and `split` all equal TF's for the same seed. Saving the state variable
 in a checkpoint (dependency name `_state_var`, as TF) and restoring it resumes the stream.
+
+A generator made inside a tf.distribute strategy's scope (or `run`) gives each replica its own
+stream, as TF's does: inside `run` the key is hashed with the replica's id, and the replicas of
+one process each start from the state the run began with (TF's mirrored state variable has one
+copy per replica); the first replica's copy is the generator's `state`.
 """
 import numpy as np
 
 from minitf import dtypes, errors
+from minitf import distribution_context as distribute_context
 from minitf.ops import random_binomial as rb
 from minitf.ops import stateless_random as sr
 from minitf.ops._core import Op, as_tensor
@@ -57,6 +63,14 @@ def _state_from_seed(seed, alg):
     return np.concatenate([np.zeros(size - flat.size, dtype=np.int64), flat])
 
 
+def _skipped(state, count):
+    """`state` with its 128-bit counter advanced by `count` values (TF's RngReadAndSkip)."""
+    words = state.view(np.uint64)
+    value = int(words[0]) | (int(words[1]) << 64)
+    value = (value + int(count) * _SKIP_PER_VALUE) & ((1 << 128) - 1)
+    return _to_int64([value & _MASK64, value >> 64, int(words[2])])
+
+
 def create_rng_state(seed, alg):
     """The int64 state vector a Generator with `seed` and algorithm `alg` starts from."""
     return sr.place(_state_from_seed(seed, sr.alg_id(alg)), dtypes.int64)
@@ -72,6 +86,9 @@ class Generator(Trackable):
     """
 
     def __init__(self, copy_from=None, state=None, alg=None):
+        entry = distribute_context.top()
+        self._distributed = entry is not None  # made in a strategy's scope or run: a stream per replica
+        self._replica_run = None  # (run, {local replica index: state}) inside a local replicas' run
         if copy_from is not None:
             if alg is not None or state is not None:
                 raise ValueError("Generator(copy_from=...) takes no `state` or `alg`; it copies both")
@@ -171,11 +188,19 @@ class Generator(Trackable):
         if self._alg == sr.Algorithm.THREEFRY.value:
             raise errors.UnimplementedError(None, None, "Non-XLA devices don't support the ThreeFry algorithm; "
                                                         "use a Philox generator (the default)")
-        old = np.asarray(self._state_var.numpy()).astype(np.int64)
-        words = old.view(np.uint64)
-        value = int(words[0]) | (int(words[1]) << 64)
-        value = (value + int(count) * _SKIP_PER_VALUE) & ((1 << 128) - 1)
-        self._state_var.assign(_to_int64([value & _MASK64, value >> 64, int(words[2])]))
+        local = distribute_context.local_run() if self._distributed else None
+        if local is None:
+            old = np.asarray(self._state_var.numpy()).astype(np.int64)
+            self._state_var.assign(_skipped(old, count))
+            return old
+        run, index = local
+        if self._replica_run is None or self._replica_run[0] is not run:
+            self._replica_run = (run, {}, np.asarray(self._state_var.numpy()).astype(np.int64))
+        states, start = self._replica_run[1], self._replica_run[2]
+        old = states.get(index, start)
+        states[index] = _skipped(old, count)
+        if index == 0:
+            self._state_var.assign(states[index])
         return old
 
     def skip(self, delta):
@@ -183,9 +208,15 @@ class Generator(Trackable):
         return sr.place(self._read_and_skip(int(delta)), dtypes.int64)
 
     def _key_counter(self, shape):
-        """(key, counter) for a draw of `shape`, advancing the state."""
+        """(key, counter) for a draw of `shape`, advancing the state; inside a strategy's `run`
+        the key is hashed with the replica id, as TF does."""
         words = self._read_and_skip(int(np.prod(shape))).view(np.uint64)
-        return int(words[2]), (int(words[0]), int(words[1]))
+        key = int(words[2])
+        entry = distribute_context.top() if self._distributed else None
+        if entry is not None and entry[1] is not None:
+            replica = int(entry[1]._replica_id)
+            key = int(np.asarray(sr.draw_full_int(key, (replica, 0), (1,), dtypes.uint64)).reshape(-1)[0])
+        return key, (int(words[0]), int(words[1]))
 
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
         """Normal values with the given mean and standard deviation; advances the state."""

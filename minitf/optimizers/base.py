@@ -20,7 +20,7 @@ import numpy as np
 from minitf import backend, dtypes
 from minitf._keras_naming import to_snake_case, unique_layer_name
 from minitf.convert import convert_to_tensor
-from minitf.distribute import _context as _distribute_context
+from minitf import distribution_context as _distribute_context
 from minitf.indexed_slices import IndexedSlices
 from minitf.kernels import threads
 from minitf.optimizers.schedules import LearningRateSchedule, deserialize, serialize

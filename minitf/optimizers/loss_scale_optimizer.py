@@ -9,7 +9,7 @@ import numpy as np
 
 from minitf import backend, dtypes
 from minitf.convert import convert_to_tensor
-from minitf.distribute import _context as distribute_context
+from minitf import distribution_context as distribute_context
 from minitf.indexed_slices import IndexedSlices
 from minitf.ops.constant import cast
 from minitf.optimizers import base

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf.distribute import _context, mirrored
+from minitf import distribution_context as _context
+from minitf.distribute import mirrored
 from minitf.distribute.collective import LocalCollective
 from minitf.distribute.strategy import Strategy, StrategyExtended
 

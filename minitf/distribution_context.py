@@ -1,4 +1,4 @@
-"""Which strategy is in force: the small piece of tf.distribute state that lower layers read.
+"""Which tf.distribute strategy is in force: the small piece of its state that lower layers read.
 
 The optimizer (to all-reduce gradients) and the checkpoint manager (to leave writing to the
 chief) consult this module, so it imports nothing of minitf: a strategy registers itself here
@@ -8,12 +8,13 @@ place in the job when it is built.
 import threading
 
 __all__ = ["push", "pop", "top", "aggregating_strategy", "replicas_in_sync", "in_cross_replica",
-           "applies_updates", "set_worker", "is_chief", "clear_worker"]
+           "applies_updates", "set_local_run", "local_run", "set_worker", "is_chief", "clear_worker"]
 
 
 class _Stack(threading.local):
     def __init__(self):
         self.entries = []  # (strategy, replica context or None for cross-replica), innermost last
+        self.local_run = None  # (run, local replica index) on a thread running a local replica
 
 
 _stack = _Stack()
@@ -71,6 +72,17 @@ def applies_updates():
     variables the first replica updates once for all of them."""
     entries = _stack.entries
     return not entries or entries[-1][1] is None or getattr(entries[-1][1], "_local_index", 0) == 0
+
+
+def set_local_run(run, index):
+    """Record that this thread runs local replica `index` of the `Strategy.run` call `run`."""
+    _stack.local_run = (run, index)
+
+
+def local_run():
+    """(run, local replica index) when this thread runs one of several replicas of a process,
+    else None: state that TF keeps per replica (a generator's) is kept per run and index."""
+    return _stack.local_run
 
 
 def set_worker(chief, task_id):
