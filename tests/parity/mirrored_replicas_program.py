@@ -171,6 +171,30 @@ def keras_fit(s, key):
     OUT[key + "/fit/iterations"] = int(model.optimizer.iterations.numpy())
 
 
+def generators(s, key, tmp):
+    """tf.random.Generator streams per replica, and a checkpoint restored into more replicas
+    (the tf.random guide's strategy cells)."""
+    with s.scope():
+        g = tf.random.Generator.from_seed(1)
+        OUT[key + "/rng/scope"] = [plain(s.run(lambda: g.normal([2]))) for _ in range(2)]
+        OUT[key + "/rng/state"] = plain(tf.convert_to_tensor(g.state))  # TF: a MirroredVariable
+        checkpoint = tf.train.Checkpoint(generator=g)
+        path = checkpoint.write(tmp)
+        OUT[key + "/rng/after_save"] = plain(s.run(lambda: g.uniform([3], 0, 10, dtype=tf.int32)))
+
+    def fresh():
+        inner = tf.random.Generator.from_seed(5)
+        return tf.stack([inner.normal([]), inner.normal([])])
+    OUT[key + "/rng/made_in_run"] = plain(s.run(fresh))
+    outside = tf.random.Generator.from_seed(2)
+    OUT[key + "/rng/made_outside"] = plain(s.run(lambda: outside.normal([])))
+    wider = tf.distribute.MirroredStrategy([f"cpu:{i}" for i in range(s.num_replicas_in_sync + 1)])
+    with wider.scope():
+        restored = tf.random.Generator.from_seed(99)
+        tf.train.Checkpoint(generator=restored).restore(path)
+        OUT[key + "/rng/restored_wider"] = plain(wider.run(lambda: restored.normal([])))
+
+
 count = int(sys.argv[2])
 strategy = tf.distribute.MirroredStrategy([f"cpu:{i}" for i in range(count)])
 name = f"replicas{count}"
@@ -178,6 +202,8 @@ contexts(strategy, name)
 datasets(strategy, name)
 custom_loop(strategy, name)
 keras_fit(strategy, name)
+if count == 2:  # the 3-replica strategy below would share TF's collective groups with a 3-replica run
+    generators(strategy, name, sys.argv[3] + ".ckpt")
 
 with open(sys.argv[3], "wb") as f:
     pickle.dump(OUT, f)
