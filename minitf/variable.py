@@ -289,10 +289,7 @@ class Variable(TensorLike):
           ValueError: when the shape does not match (with `validate_shape`) or the value
             cannot be converted to the variable's dtype.
         """
-        new = self._new_value(value, "assign")
-        xp = backend.array_module(self._value)
-        moved = backend.coerce_to_module(new, xp)
-        self._set(moved if moved is not new else xp.array(new, copy=True))
+        self._write("assign", self._new_value(value, "assign"))
         return self if read_value else None
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
@@ -304,8 +301,7 @@ class Variable(TensorLike):
         Raises:
           ValueError: for a shape or dtype mismatch, as in `assign`.
         """
-        new = self._new_value(delta, "assign_add")
-        self._set(self._value + new)
+        self._write("assign_add", self._new_value(delta, "assign_add"))
         return self if read_value else None
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
@@ -317,9 +313,28 @@ class Variable(TensorLike):
         Raises:
           ValueError: for a shape or dtype mismatch, as in `assign`.
         """
-        new = self._new_value(delta, "assign_sub")
-        self._set(self._value - new)
+        self._write("assign_sub", self._new_value(delta, "assign_sub"))
         return self if read_value else None
+
+    # set by a strategy with several replicas in one process on the variables of its scope: it
+    # takes a replica's write (returning True) to combine the replicas' writes as TF's aggregation says
+    _replica_writes = None
+
+    def _write(self, op, new):
+        if self._replica_writes is not None and self._replica_writes(self, op, new):
+            return
+        self._apply_write(op, new)
+
+    def _apply_write(self, op, new):
+        """Write the converted value `new` as `op` ('assign', 'assign_add' or 'assign_sub') says."""
+        if op == "assign":
+            xp = backend.array_module(self._value)
+            moved = backend.coerce_to_module(new, xp)
+            self._set(moved if moved is not new else xp.array(new, copy=True))
+        elif op == "assign_add":
+            self._set(self._value + new)
+        else:
+            self._set(self._value - new)
 
     # -- sparse updates ------------------------------------------------------------------
     def _scatter(self, op, indices, updates, how):

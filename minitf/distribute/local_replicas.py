@@ -9,7 +9,9 @@ the result. This is how TF runs MirroredStrategy eagerly; taking turns keeps mod
 metric updates and optimizer steps free of races.
 
 The replicas share the process's variables: an optimizer step sums the replicas' gradients in
-the merge and only the first replica writes the update (`_context.applies_updates`).
+the merge and only the first replica writes the update (`_context.applies_updates`). Variables a
+replica writes for itself (BatchNormalization's moving statistics) keep a copy per replica
+(`minitf.distribute.replica_copies`), swapped in as the turn passes.
 """
 import threading
 
@@ -17,6 +19,7 @@ from minitf import backend
 from minitf.device import device as device_scope
 from minitf import distribution_context as _context
 from minitf.distribute.collective import Collective, REDUCTIONS
+from minitf.distribute.replica_copies import ReplicaCopies
 from minitf.variable import name_scope_stack, set_name_scope_stack
 
 __all__ = ["LocalReplicas", "ReplicaCollective", "current_local_index"]
@@ -105,6 +108,7 @@ class LocalReplicas:
     def __init__(self, devices):
         self.devices = tuple(devices)
         self.count = len(self.devices)
+        self.copies = ReplicaCopies(self.count)
 
     def owns_current_thread(self):
         """Whether the calling thread is one of this group's replica threads."""
@@ -122,11 +126,13 @@ class LocalReplicas:
                    for i, (args, kwargs) in enumerate(calls)]
         for thread in threads:
             thread.start()
+        self.copies.begin_run()
         try:
             while True:
                 for thread in threads:
                     if thread.done:
                         continue
+                    self.copies.activate(thread.index)
                     thread.paused.clear()
                     thread.go.set()
                     thread.paused.wait()
@@ -144,9 +150,9 @@ class LocalReplicas:
         finally:
             for thread in threads:
                 thread.join()
+            self.copies.end_run()
 
-    @staticmethod
-    def _merge(strategy, threads, waiting):
+    def _merge(self, strategy, threads, waiting):
         whats = [t.request[0] for t in waiting]
         if len(waiting) != len(threads) or any(w != whats[0] for w in whats):
             seen = ", ".join(f"replica {t.index}: " + (t.request[0] if not t.done else "returned")
@@ -155,6 +161,7 @@ class LocalReplicas:
                                "Every replica must make the same all_reduce/merge_call/apply_gradients "
                                "calls in the same order.")
         combine = waiting[0].request[2]
+        self.copies.activate(0)  # cross-replica code reads the first replica's copies
         _context.push(strategy, None)  # the merge runs once, in cross-replica context
         try:
             replies = combine([t.request[1] for t in threads])
@@ -163,6 +170,35 @@ class LocalReplicas:
         for thread, reply in zip(threads, replies):
             thread.request = None
             thread.reply = reply
+
+    def variable_write(self, var, op, new):
+        """Take a replica's write `op` of `new` to a variable of the strategy's scope, as TF's
+        mirrored variables combine the replicas' writes: with aggregation NONE a non-trainable
+        variable's write goes to the writing replica's own copy; with ONLY_FIRST_REPLICA (or
+        NONE on a trainable variable) the first replica's write stands for all; with SUM or
+        MEAN the replicas' values are summed or averaged and written once. Returns True when
+        the write was taken, False to write as usual (outside this group's replica threads a
+        write sets every replica's value)."""
+        local = _context.local_run()
+        if local is None or local[0].group is not self:
+            self.copies.forget(var)
+            return False
+        index = local[1]
+        aggregation = getattr(var.aggregation, "name", str(var.aggregation)).upper()
+        if aggregation == "NONE" and not var.trainable:
+            self.copies.replica_writes(var, index)
+            return False
+        if aggregation not in ("SUM", "MEAN"):
+            return index != 0
+
+        def combine(per_replica):
+            total = _reduce_arrays(per_replica, "sum")
+            if aggregation == "MEAN":
+                total = (total / len(per_replica)).astype(total.dtype, copy=False)
+            var._apply_write(op, total)
+            return [None] * len(per_replica)
+        self.merge(f"{op} of variable {var.name}", new, combine)
+        return True
 
     def merge(self, what, value, combine):
         """From a replica thread: wait until every replica has reached the merge `what`, then

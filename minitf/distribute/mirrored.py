@@ -17,7 +17,7 @@ from minitf.distribute.collective import LocalCollective
 from minitf.distribute.local_replicas import LocalReplicas
 from minitf.distribute.options import CommunicationOptions
 from minitf.distribute.strategy import Strategy, StrategyExtended
-from minitf.variable import Variable
+from minitf.variable import Variable, VariableSynchronization
 
 __all__ = ["OneDeviceStrategy", "MirroredStrategy", "MultiWorkerMirroredStrategy"]
 
@@ -44,6 +44,9 @@ def _on_variable_created(var):
         return
     strategy = entry[0]
     strategy._created.add(var._id)
+    local = strategy.extended._local
+    if local is not None and var.synchronization != VariableSynchronization.ON_READ:
+        var._replica_writes = local.variable_write  # the replicas' writes combine by its aggregation
     if var.trainable and strategy._num_replicas > 1:
         workers = strategy.extended._worker_collective  # the local replicas share the variable
         if workers.size > 1:

@@ -15,7 +15,7 @@ from minitf import distribution_context as distribute_context
 from minitf.module import Module
 from minitf.recording import stop_recording_all
 from minitf.tensor import Tensor
-from minitf.variable import Variable
+from minitf.variable import Variable, VariableAggregation, VariableSynchronization
 
 __all__ = ["Metric", "Reduce", "Sum", "Mean", "MeanMetricWrapper"]
 
@@ -166,8 +166,10 @@ class Metric(Module):
         dtype = dtype or floatx()
         init = initializers.get(initializer or "zeros")
         shape = tuple(shape) if shape is not None else ()
+        # synchronized on read, as Keras' metric variables: each replica adds its share
         var = _StateVariable(init(shape, dtype=dtype), trainable=False, name=name or "variable",
-                             dtype=dtype)
+                             dtype=dtype, synchronization=VariableSynchronization.ON_READ,
+                             aggregation=VariableAggregation.SUM)
         key = name or f"variable_{len(self._metric_variables)}"
         self._metric_variables.append(var)
         self._metric_variable_names.append(key)

@@ -7,9 +7,8 @@ each call, `make_seeds` and `split` all equal TF's for the same seed. Saving the
 in a checkpoint (dependency name `_state_var`, as TF) and restoring it resumes the stream.
 
 A generator made inside a tf.distribute strategy's scope (or `run`) gives each replica its own
-stream, as TF's does: inside `run` the key is hashed with the replica's id, and the replicas of
-one process each start from the state the run began with (TF's mirrored state variable has one
-copy per replica); the first replica's copy is the generator's `state`.
+stream, as TF's does: inside `run` the key is hashed with the replica's id (and each replica of
+a process advances its own copy of the state variable, minitf.distribute.replica_copies).
 """
 import numpy as np
 
@@ -88,7 +87,6 @@ class Generator(Trackable):
     def __init__(self, copy_from=None, state=None, alg=None):
         entry = distribute_context.top()
         self._distributed = entry is not None  # made in a strategy's scope or run: a stream per replica
-        self._replica_run = None  # (run, {local replica index: state}) inside a local replicas' run
         if copy_from is not None:
             if alg is not None or state is not None:
                 raise ValueError("Generator(copy_from=...) takes no `state` or `alg`; it copies both")
@@ -188,19 +186,8 @@ class Generator(Trackable):
         if self._alg == sr.Algorithm.THREEFRY.value:
             raise errors.UnimplementedError(None, None, "Non-XLA devices don't support the ThreeFry algorithm; "
                                                         "use a Philox generator (the default)")
-        local = distribute_context.local_run() if self._distributed else None
-        if local is None:
-            old = np.asarray(self._state_var.numpy()).astype(np.int64)
-            self._state_var.assign(_skipped(old, count))
-            return old
-        run, index = local
-        if self._replica_run is None or self._replica_run[0] is not run:
-            self._replica_run = (run, {}, np.asarray(self._state_var.numpy()).astype(np.int64))
-        states, start = self._replica_run[1], self._replica_run[2]
-        old = states.get(index, start)
-        states[index] = _skipped(old, count)
-        if index == 0:
-            self._state_var.assign(states[index])
+        old = np.asarray(self._state_var.numpy()).astype(np.int64)
+        self._state_var.assign(_skipped(old, count))
         return old
 
     def skip(self, delta):

@@ -105,8 +105,10 @@ def datasets(s, key):
 
 
 def initial_weights(model):
+    """Seeded weights in [-0.5, 0.5) (variances in [0.5, 1.5))."""
     rng = np.random.default_rng(7)
-    model.set_weights([rng.uniform(-0.5, 0.5, w.shape).astype(np.float32) for w in model.get_weights()])
+    values = [rng.uniform(-0.5, 0.5, tuple(w.shape)).astype(np.float32) for w in model.weights]
+    model.set_weights([v + 1.0 if "variance" in w.name else v for v, w in zip(values, model.weights)])
 
 
 def training_data():
@@ -152,7 +154,8 @@ def custom_loop(s, key):
 
 
 def keras_fit(s, key):
-    """Model.fit and evaluate under the strategy's scope. On three replicas TF's fit fails on a
+    """Model.fit and evaluate under the strategy's scope (BatchNormalization's moving statistics
+    are the first replica's, as in TF). On three replicas TF's fit fails on a
     batch that does not split evenly (AddN of unequal shapes), so that run uses 18 examples in
     batches of 6; two replicas take a short last batch."""
     x, y = training_data()
@@ -161,7 +164,7 @@ def keras_fit(s, key):
         x, y = x[:18], y[:18]
     with s.scope():
         model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(4, activation="tanh"),
-                                     tf.keras.layers.Dense(1)])
+                                     tf.keras.layers.BatchNormalization(momentum=0.8), tf.keras.layers.Dense(1)])
         initial_weights(model)
         model.compile(optimizer=tf.keras.optimizers.SGD(0.05, momentum=0.9), loss="mse", metrics=["mae"])
     history = model.fit(x, y, batch_size=batch, epochs=3, shuffle=False, verbose=0)
@@ -169,6 +172,28 @@ def keras_fit(s, key):
     OUT[key + "/fit/evaluate"] = [float(v) for v in model.evaluate(x, y, batch_size=batch, verbose=0)]
     OUT[key + "/fit/weights"] = [np.asarray(w) for w in model.get_weights()]
     OUT[key + "/fit/iterations"] = int(model.optimizer.iterations.numpy())
+
+
+def variable_writes(s, key):
+    """Writes to variables of the scope inside `run`: BatchNormalization's moving statistics
+    (aggregation NONE: the first replica's copy is what reads see), MEAN and SUM aggregation,
+    and a metric (synchronized on read)."""
+    x = np.arange(4 * s.num_replicas_in_sync * 2, dtype=np.float32).reshape(-1, 2) ** 1.5
+    with s.scope():
+        bn = tf.keras.layers.BatchNormalization(momentum=0.5)
+        bn.build((None, 2))
+        averaged = tf.Variable([0.0, 0.0], aggregation=tf.VariableAggregation.MEAN, trainable=False)
+        summed = tf.Variable(1.0, aggregation=tf.VariableAggregation.SUM, trainable=False)
+        mean = tf.keras.metrics.Mean()
+    scaled = lambda: tf.cast(replica_id(), tf.float32) + 1.0  # noqa: E731
+    for batch in s.experimental_distribute_dataset(tf.data.Dataset.from_tensor_slices(x).batch(len(x))):
+        s.run(lambda t: bn(t, training=True), args=(batch,))
+    s.run(lambda: averaged.assign(tf.stack([scaled(), scaled() * 3.0])))
+    s.run(lambda: summed.assign_add(scaled()))
+    s.run(lambda: summed.assign_sub(scaled() * 0.5))
+    s.run(lambda: mean.update_state(scaled()))
+    OUT[key + "/writes"] = [plain(tf.convert_to_tensor(v)) for v in
+                            (bn.moving_mean, bn.moving_variance, averaged, summed)] + [plain(mean.result())]
 
 
 def generators(s, key, tmp):
@@ -202,6 +227,7 @@ contexts(strategy, name)
 datasets(strategy, name)
 custom_loop(strategy, name)
 keras_fit(strategy, name)
+variable_writes(strategy, name)
 if count == 2:  # the 3-replica strategy below would share TF's collective groups with a 3-replica run
     generators(strategy, name, sys.argv[3] + ".ckpt")
 

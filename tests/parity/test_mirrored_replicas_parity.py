@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 PROGRAM = os.path.join(os.path.dirname(__file__), "mirrored_replicas_program.py")
-# weights after several Adam/SGD steps differ in the last bits between the two libraries
+# values after several training steps differ in the last bits between the two libraries, more so
+# through BatchNormalization over two examples per replica
 TRAINED = ("/loop/weights", "/fit/weights", "/loop/losses", "/fit/history", "/fit/evaluate", "/loop/metrics")
 
 
@@ -39,7 +40,7 @@ def _assert_same(ours, theirs, where, loose):
         a, b = np.asarray(ours), np.asarray(theirs)
         assert a.shape == b.shape, f"{where}: shape {a.shape} != {b.shape}"
         if b.dtype.kind in "fc":
-            tol = dict(rtol=1e-4, atol=2e-5) if loose else dict(rtol=1e-6, atol=1e-7)
+            tol = dict(rtol=1e-3, atol=1e-4) if loose else dict(rtol=1e-6, atol=1e-7)
             np.testing.assert_allclose(a, b, err_msg=where, **tol)
         else:
             assert a.dtype == b.dtype and np.array_equal(a, b), f"{where}: {a!r} != {b!r}"
