@@ -20,6 +20,7 @@ from minitf.device import device as device_scope
 from minitf import distribution_context as _context
 from minitf.distribute.collective import Collective, REDUCTIONS
 from minitf.distribute.replica_copies import ReplicaCopies
+from minitf.summary import writer as summary_writer
 from minitf.variable import name_scope_stack, set_name_scope_stack
 
 __all__ = ["LocalReplicas", "ReplicaCollective", "current_local_index"]
@@ -62,8 +63,9 @@ class _ReplicaThread(threading.Thread):
         _local.replica = self
         try:
             self._take_turn()
-            strategy, context, device, names = self.inherited
+            strategy, context, device, names, summaries = self.inherited
             set_name_scope_stack(names)
+            summary_writer.set_thread_state(summaries)
             _context.set_local_run(self.run_state, self.index)
             _context.push(strategy, context)
             with device_scope(device):
@@ -121,8 +123,8 @@ class LocalReplicas:
         raised here once the others have been stopped."""
         run = _Run()
         run.group = self
-        names = name_scope_stack()
-        threads = [_ReplicaThread(run, i, (fn, args, kwargs), (strategy, contexts[i], self.devices[i], names))
+        inherited = (name_scope_stack(), summary_writer.thread_state())  # what TF's replica threads keep
+        threads = [_ReplicaThread(run, i, (fn, args, kwargs), (strategy, contexts[i], self.devices[i]) + inherited)
                    for i, (args, kwargs) in enumerate(calls)]
         for thread in threads:
             thread.start()

@@ -15,7 +15,7 @@ from minitf.summary.event_file import EventFileWriter
 
 __all__ = ["SummaryWriter", "create_file_writer", "create_noop_writer", "flush", "record_if",
            "should_record_summaries", "get_step", "set_step", "current_writer", "recording",
-           "bool_tensor"]
+           "bool_tensor", "thread_state", "set_thread_state"]
 
 
 class _State(threading.local):
@@ -36,6 +36,17 @@ def bool_tensor(value):
 def current_writer():
     """The default writer of this thread, or None."""
     return _state.writer
+
+
+def thread_state():
+    """This thread's (default writer, step, recording condition), for a thread that continues
+    the caller's work (a tf.distribute replica)."""
+    return (_state.writer, _state.step, _state.is_recording)
+
+
+def set_thread_state(state):
+    """Make `state` (from `thread_state`) this thread's summary state."""
+    _state.writer, _state.step, _state.is_recording = state
 
 
 class _SummaryContext:
