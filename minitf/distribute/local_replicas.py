@@ -9,9 +9,9 @@ the result. This is how TF runs MirroredStrategy eagerly; taking turns keeps mod
 metric updates and optimizer steps free of races.
 
 The replicas share the process's variables: an optimizer step sums the replicas' gradients in
-the merge and only the first replica writes the update (`_context.applies_updates`). Variables a
-replica writes for itself (BatchNormalization's moving statistics) keep a copy per replica
-(`minitf.distribute.replica_copies`), swapped in as the turn passes.
+the merge and only the first replica writes the update (`distribution_context.applies_updates`).
+Variables a replica writes for itself (BatchNormalization's moving statistics) keep a copy per
+replica (`minitf.distribute.replica_copies`), swapped in as the turn passes.
 """
 import threading
 
@@ -96,7 +96,10 @@ class _ReplicaThread(threading.Thread):
 
 
 class _Run:
-    def __init__(self):
+    """One `Strategy.run` call: its replica group, and whether it was abandoned."""
+
+    def __init__(self, group):
+        self.group = group
         self.aborted = False
 
 
@@ -121,8 +124,7 @@ class LocalReplicas:
         """`fn(*args, **kwargs)` for each replica's (args, kwargs) in `calls`, with replica i in
         `contexts[i]` on `self.devices[i]`; the list of their results. A replica's exception is
         raised here once the others have been stopped."""
-        run = _Run()
-        run.group = self
+        run = _Run(self)
         inherited = (name_scope_stack(), summary_writer.thread_state())  # what TF's replica threads keep
         threads = [_ReplicaThread(run, i, (fn, args, kwargs), (strategy, contexts[i], self.devices[i]) + inherited)
                    for i, (args, kwargs) in enumerate(calls)]
