@@ -251,7 +251,8 @@ class Strategy:
     def experimental_distribute_dataset(self, dataset, options=None):
         """`dataset` (batched with the GLOBAL batch size) split between the replicas: each worker
         reads its share of every global batch (TF's sharding by data; by batches with
-        `AutoShardPolicy.OFF`), and all workers take the same number of steps.
+        `AutoShardPolicy.OFF`), and all workers take the same number of steps. With several
+        replicas in this process each element is a PerReplica of the replicas' parts.
 
         Raises:
           TypeError: when `dataset` is not a tf.data.Dataset.
@@ -263,7 +264,8 @@ class Strategy:
     def distribute_datasets_from_function(self, dataset_fn, options=None):
         """The per-replica datasets `dataset_fn(input_context)` builds, one per worker (the
         function batches with the per-replica batch size and shards as it sees fit); workers
-        whose data runs out first take empty batches until every worker is done."""
+        whose data runs out first take empty batches until every worker is done. With several
+        replicas in this process, each step gives them consecutive elements (a PerReplica)."""
         self._check_cross_replica()
         workers = self._extended._worker_collective
         context = InputContext(workers.size, workers.rank, self.num_replicas_in_sync)
