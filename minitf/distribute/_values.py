@@ -7,10 +7,14 @@ from minitf.convert import convert_to_tensor
 from minitf.distribute.reduce_op import ReduceOp
 from minitf.distribute.values import DistributedValues
 from minitf.indexed_slices import IndexedSlices
+from minitf.recording import Op, record
 from minitf.tensor import Tensor
 
 __all__ = ["raw_of", "all_reduce_structure", "all_gather_structure", "reduce_to_cross_replica",
            "reduce_local_replicas", "gather_local_replicas"]
+
+
+COLLECTIVE_REDUCE = Op("CollectiveReduceV2")
 
 
 def raw_of(value):
@@ -33,17 +37,30 @@ def _mean(total, count, dtype):
     return (total / count).astype(dtype)
 
 
-def all_reduce_structure(collective, reduce_op, value):
-    """Every leaf of `value` summed (SUM) or averaged (MEAN) over the replicas, as Tensors."""
-    flat = nest.flatten(value)
-    raws = [raw_of(v) for v in flat]
+def _reduce_raws(collective, reduce_op, raws):
     if collective.size > 1:
         summed = collective.allreduce(raws, "sum")  # the group packs them into few buffers
     else:
         summed = [r.copy() for r in raws]
     if reduce_op == ReduceOp.MEAN:
         summed = [_mean(s, collective.size, r.dtype) for s, r in zip(summed, raws)]
-    return nest.pack_sequence_as(value, [Tensor(s) for s in summed])
+    return summed
+
+
+def all_reduce_structure(collective, reduce_op, value):
+    """Every leaf of `value` summed (SUM) or averaged (MEAN) over the replicas, as Tensors.
+
+    Differentiable: the gradient of each floating leaf is the upstream gradients reduced the
+    same way over the replicas (so every replica must compute its gradient through it, as in
+    TF), what synchronized BatchNormalization needs."""
+    flat = nest.flatten(value)
+    raws = [raw_of(v) for v in flat]
+    outputs = [Tensor(s) for s in _reduce_raws(collective, reduce_op, raws)]
+    for leaf, out in zip(flat, outputs):
+        if isinstance(leaf, Tensor) and out._value.dtype.kind in "fc":
+            record(COLLECTIVE_REDUCE, (leaf,), (out,),
+                   lambda g: Tensor(_reduce_raws(collective, reduce_op, [raw_of(g)])[0]))
+    return nest.pack_sequence_as(value, outputs)
 
 
 def _gather_one(collective, raw, axis):

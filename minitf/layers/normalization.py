@@ -1,6 +1,7 @@
 """BatchNormalization and LayerNormalization."""
 import warnings
 
+from minitf.distribute.strategy import get_replica_context
 from minitf.layers import _utils as U
 from minitf.layers.base import InputSpec, Layer
 from minitf.ops import array as array_ops
@@ -24,6 +25,24 @@ def _axes_list(axis, rank, name):
     return sorted(out)
 
 
+def _synchronized_moments(inputs, axes):
+    """Keras' synchronized batch statistics: the mean and variance over the batches of every
+    replica in sync, from one all-reduce of the sums, the sums of squares and the counts
+    (var = E[x^2] - E[x]^2, floored at 0); gradients flow through the all-reduce. In
+    cross-replica context, this batch's own statistics."""
+    context = get_replica_context()
+    if context is None:
+        mean = reduce_ops.reduce_mean(inputs, axis=axes, keepdims=True)
+        return mean, reduce_ops.reduce_mean(math_ops.square(inputs - mean), axis=axes, keepdims=True)
+    local = [reduce_ops.reduce_sum(inputs, axis=axes, keepdims=True),
+             reduce_ops.reduce_sum(math_ops.square(inputs), axis=axes, keepdims=True),
+             reduce_ops.reduce_sum(array_ops.ones_like(inputs), axis=axes, keepdims=True)]
+    total, total_squares, count = context.all_reduce("SUM", local)
+    mean = math_ops.divide_no_nan(total, count)
+    variance = math_ops.maximum(math_ops.divide_no_nan(total_squares, count) - math_ops.square(mean), 0.0)
+    return mean, variance
+
+
 def _normalize(x, mean, variance, offset, scale, epsilon):
     """(x - mean) / sqrt(variance + epsilon) * scale + offset, with minitf ops."""
     inv = math_ops.rsqrt(variance + epsilon)
@@ -40,6 +59,10 @@ class BatchNormalization(Layer):
     variance over every axis but `axis`, and updates
     `moving = moving * momentum + batch * (1 - momentum)`. Otherwise, and always when the
     layer is frozen (`trainable=False`, as in Keras 2.x/3), it uses the moving statistics.
+
+    Under a tf.distribute strategy each replica normalizes with its own batch's statistics;
+    `synchronized=True` uses the statistics of every replica's batch together (one all-reduce
+    per call, which every replica must make), as Keras 3 does with TensorFlow.
     """
 
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
@@ -109,6 +132,10 @@ class BatchNormalization(Layer):
         gamma = None if self.gamma is None else cast(self.gamma, dtype)
         beta = None if self.beta is None else cast(self.beta, dtype)
         gamma, beta = self._broadcast(gamma, rank), self._broadcast(beta, rank)
+        if bool(training) and self.trainable and self.synchronized:
+            mean, variance = _synchronized_moments(inputs, self._reduction_axes)
+            self._update_moving(mean, variance)
+            return _normalize(inputs, mean, variance, beta, gamma, self.epsilon)
         if bool(training) and self.trainable:
             mean = reduce_ops.reduce_mean(inputs, axis=self._reduction_axes, keepdims=True)
             variance = reduce_ops.reduce_mean(math_ops.square(inputs - mean),

@@ -219,3 +219,68 @@ def test_generators_give_each_replica_its_own_stream():
     plain = [unshared.normal([4]).numpy(), unshared.normal([4]).numpy()]
     assert not np.allclose(first[0], plain[0])  # the replica id is hashed into the key
     np.testing.assert_array_equal(g.state.numpy(), unshared.state.numpy())  # every copy advanced alike
+
+
+def test_synchronized_batch_norm_equals_batch_norm_over_the_global_batch():
+    x = np.random.default_rng(5).standard_normal((8, 3)).astype(np.float32) * 3.0 + 1.0
+
+    def step(model, batch):
+        with tf.GradientTape() as tape:
+            out = model(batch, training=True)
+            loss = tf.nn.compute_average_loss(tf.reduce_sum(out * out * out, axis=1), global_batch_size=8)
+        return out, tape.gradient(loss, model.trainable_variables)
+
+    def build(synchronized):
+        model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.BatchNormalization(
+            synchronized=synchronized, center=True, scale=True, momentum=0.5)])
+        model.set_weights([np.full(3, 1.5, np.float32), np.full(3, 0.2, np.float32),
+                           np.zeros(3, np.float32), np.ones(3, np.float32)])
+        return model
+    single = build(False)
+    out_one, grads_one = step(single, tf.constant(x))
+    strategy = _strategy(2)
+    with strategy.scope():
+        model = build(True)
+    batch = PerReplica([tf.constant(x[:4]), tf.constant(x[4:])])
+    outs, grads = strategy.run(lambda b: step(model, b), args=(batch,))
+    np.testing.assert_allclose(np.concatenate([t.numpy() for t in strategy.experimental_local_results(outs)]),
+                               out_one.numpy(), rtol=1e-4, atol=1e-5)
+    for summed, one in zip(grads, grads_one):  # the replicas' gradients add up to the global batch's
+        total = sum(t.numpy() for t in strategy.experimental_local_results(summed))
+        np.testing.assert_allclose(total, one.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(model.layers[0].moving_mean.numpy(), single.layers[0].moving_mean.numpy(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("reduce_op", ["SUM", "MEAN"])
+def test_all_reduce_gradient_matches_finite_differences(reduce_op):
+    """The gradient each replica gets through `all_reduce` is the derivative of the replicas'
+    summed loss with respect to its own input (float64, central differences)."""
+    strategy = _strategy(2)
+    weights = tf.constant([[1.0, -2.0], [0.5, 3.0]], dtype=tf.float64)
+
+    def replica_loss(x):
+        reduced = tf.distribute.get_replica_context().all_reduce(reduce_op, tf.sin(x) * x)
+        scale = tf.cast(_replica_id(), tf.float64) + 1.0
+        return tf.reduce_sum(tf.square(reduced) * weights[int(_replica_id())]) * scale
+
+    def losses_and_grads(x0, x1):
+        def fn(x):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                loss = replica_loss(x)
+            return loss, tape.gradient(loss, x)
+        loss, grad = strategy.run(fn, args=(PerReplica([tf.constant(x0), tf.constant(x1)]),))
+        total = sum(float(t) for t in strategy.experimental_local_results(loss))
+        return total, [g.numpy() for g in strategy.experimental_local_results(grad)]
+
+    inputs = [np.array([0.3, -1.2]), np.array([0.7, 0.4])]
+    _, analytic = losses_and_grads(*inputs)
+    h = 1e-6
+    for r in range(2):
+        for i in range(2):
+            up = [x.copy() for x in inputs]
+            down = [x.copy() for x in inputs]
+            up[r][i] += h
+            down[r][i] -= h
+            numeric = (losses_and_grads(*up)[0] - losses_and_grads(*down)[0]) / (2 * h)
+            np.testing.assert_allclose(analytic[r][i], numeric, rtol=1e-6, atol=1e-8)

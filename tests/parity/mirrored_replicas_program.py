@@ -196,6 +196,31 @@ def variable_writes(s, key):
                             (bn.moving_mean, bn.moving_variance, averaged, summed)] + [plain(mean.result())]
 
 
+def synchronized_batch_norm(s, key):
+    """BatchNormalization(synchronized=True): statistics of the global batch, and the gradients
+    through them, in a custom training step."""
+    x = (np.arange(6 * s.num_replicas_in_sync * 2, dtype=np.float32).reshape(-1, 2) % 7) ** 1.3
+    with s.scope():
+        model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(3),
+                                     tf.keras.layers.BatchNormalization(synchronized=True, momentum=0.5),
+                                     tf.keras.layers.Dense(1)])
+        initial_weights(model)
+        optimizer = tf.keras.optimizers.SGD(0.1)
+
+    def step(batch):
+        with tf.GradientTape() as tape:
+            out = model(batch, training=True)
+            loss = tf.nn.compute_average_loss(tf.reduce_sum(tf.square(out - 1.0), axis=1), global_batch_size=len(x))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return out
+    outputs = []
+    for batch in s.experimental_distribute_dataset(tf.data.Dataset.from_tensor_slices(x).batch(len(x))):
+        outputs.append(plain(s.run(step, args=(batch,))))
+    OUT[key + "/sync_bn/outputs"] = outputs
+    OUT[key + "/sync_bn/weights"] = [np.asarray(w) for w in model.get_weights()]
+
+
 def generators(s, key, tmp):
     """tf.random.Generator streams per replica, and a checkpoint restored into more replicas
     (the tf.random guide's strategy cells)."""
@@ -228,6 +253,7 @@ datasets(strategy, name)
 custom_loop(strategy, name)
 keras_fit(strategy, name)
 variable_writes(strategy, name)
+synchronized_batch_norm(strategy, name)
 if count == 2:  # the 3-replica strategy below would share TF's collective groups with a 3-replica run
     generators(strategy, name, sys.argv[3] + ".ckpt")
 

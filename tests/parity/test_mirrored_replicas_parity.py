@@ -14,7 +14,8 @@ import pytest
 PROGRAM = os.path.join(os.path.dirname(__file__), "mirrored_replicas_program.py")
 # values after several training steps differ in the last bits between the two libraries, more so
 # through BatchNormalization over two examples per replica
-TRAINED = ("/loop/weights", "/fit/weights", "/loop/losses", "/fit/history", "/fit/evaluate", "/loop/metrics")
+TRAINED = ("/loop/weights", "/fit/weights", "/loop/losses", "/fit/history", "/fit/evaluate", "/loop/metrics",
+           "/sync_bn/weights", "/sync_bn/outputs")
 
 
 def _observe(library, replicas, tmp_path):
