@@ -105,18 +105,7 @@ def replica_part(element, per_replica, replica):
     (replica+1)*per_replica), clipped to the batch (so a short last batch leaves the later
     replicas fewer or none). Leaves are tensors or numpy arrays (None passes through)."""
     size = leading_size(element)
-    start, stop = min(replica * per_replica, size), min((replica + 1) * per_replica, size)
-
-    def cut(leaf):
-        if leaf is None:
-            return None
-        if isinstance(leaf, Tensor):
-            return Tensor(leaf._value[start:stop])
-        if isinstance(leaf, np.ndarray):
-            return leaf[start:stop]
-        raise TypeError(f"cannot split a batch holding a {type(leaf).__name__} between replicas; use "
-                        "distribute_datasets_from_function and batch per replica.")
-    return nest.map_structure(cut, element)
+    return _rows(element, min(replica * per_replica, size), min((replica + 1) * per_replica, size))
 
 
 def local_replica_parts(element, count, declared=None, even=False):
@@ -139,9 +128,17 @@ def local_replica_parts(element, count, declared=None, even=False):
 
 
 def _rows(element, start, stop):
-    return nest.map_structure(
-        lambda leaf: None if leaf is None else (Tensor(leaf._value[start:stop]) if isinstance(leaf, Tensor)
-                                                else leaf[start:stop]), element)
+    """Examples [start, stop) of every leaf of a batch."""
+    def cut(leaf):
+        if leaf is None:
+            return None
+        if isinstance(leaf, Tensor):
+            return Tensor(leaf._value[start:stop])
+        if isinstance(leaf, np.ndarray):
+            return leaf[start:stop]
+        raise TypeError(f"cannot split a batch holding a {type(leaf).__name__} between replicas; use "
+                        "distribute_datasets_from_function and batch per replica.")
+    return nest.map_structure(cut, element)
 
 
 def _empty_from_spec(spec):

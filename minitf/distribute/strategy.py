@@ -20,7 +20,7 @@ from minitf.distribute.local_replicas import ReplicaCollective
 from minitf.distribute.options import CommunicationOptions
 from minitf.distribute.reduce_op import as_reduce_op
 from minitf.distribute.replica_context import ReplicaContext
-from minitf.distribute.values import DistributedValues, PerReplica, regroup, select_replica
+from minitf.distribute.values import DistributedValues, regroup, select_replica
 
 __all__ = ["Strategy", "StrategyExtended", "RunOptions", "ValueContext", "get_strategy", "has_strategy",
            "in_cross_replica_context", "get_replica_context", "get_cross_replica_context",
@@ -243,9 +243,10 @@ class Strategy:
 
     def experimental_distribute_values_from_function(self, value_fn):
         """`value_fn(ctx)` for each replica of this process, ctx a
-        `tf.distribute.experimental.ValueContext` (a PerReplica with several local replicas)."""
+        `tf.distribute.experimental.ValueContext`; with several local replicas, the values
+        regrouped as `run`'s results are (a tuple of PerReplica for a function returning a tuple)."""
         values = [value_fn(ValueContext(c._replica_id, self._num_replicas)) for c in self._replica_contexts]
-        return values[0] if len(values) == 1 else PerReplica(values)
+        return values[0] if len(values) == 1 else regroup(values)
 
     # -- input -------------------------------------------------------------------------------
     def experimental_distribute_dataset(self, dataset, options=None):

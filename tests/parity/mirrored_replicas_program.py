@@ -56,6 +56,8 @@ def contexts(s, key):
         lambda ctx: tf.constant([float(ctx.replica_id_in_sync_group)] * 2))
     OUT[key + "/from_function"] = plain(values)
     OUT[key + "/per_replica_arg"] = plain(s.run(lambda x, y: x * y, args=(values, tf.constant(3.0))))
+    OUT[key + "/from_function_nested"] = plain(s.experimental_distribute_values_from_function(
+        lambda ctx: (tf.constant(ctx.replica_id_in_sync_group), {"a": tf.constant(1.0)})))
     per = s.run(lambda: tf.reshape(tf.range(3, dtype=tf.float32), (3, 1)) * (as_float() + 1.0))
     OUT[key + "/reduce"] = [plain(s.reduce(op, per, axis=axis)) for op in ("SUM", "MEAN") for axis in (None, 0)]
     OUT[key + "/gather"] = plain(s.gather(per, axis=0))
