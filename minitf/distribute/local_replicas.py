@@ -212,14 +212,14 @@ class LocalReplicas:
 
 
 def _reduce_arrays(parts, op):
-    """Elementwise reduction of equally shaped arrays (op sum, max or min)."""
+    """Elementwise reduction of equally shaped arrays (op sum, max or min), in a new array."""
+    if len(parts) == 1:
+        return parts[0].copy()
     xp = backend.array_module(parts[0])
-    total = parts[0].copy()
-    for part in parts[1:]:
-        if op == "sum":
-            total += part
-        else:
-            total = (xp.maximum if op == "max" else xp.minimum)(total, part)
+    combine = xp.add if op == "sum" else xp.maximum if op == "max" else xp.minimum
+    total = combine(parts[0], parts[1])
+    for part in parts[2:]:
+        combine(total, part, out=total)
     return total
 
 
@@ -227,6 +227,10 @@ class ReplicaCollective(Collective):
     """The collective of a strategy with several replicas per process: called from a replica
     thread, it meets the other local replicas (a merge) and then the other processes
     (`workers`, once per process); called from anywhere else it is `workers`' collective.
+
+    The replicas of this process receive the same result arrays (copying them per replica
+    doubled the cost of a gradient all-reduce): only the replica that applies an update (the
+    first) may write into them, as the optimizer does; Tensors made from them are read-only.
 
     Args:
       replicas: the process's `LocalReplicas`.
@@ -278,7 +282,7 @@ class ReplicaCollective(Collective):
                 totals = self.workers.allreduce(totals, local_op)
             if op == "mean":
                 totals = [t / size for t in totals]  # integer means become float64, as in MpiCollective
-            return [[t.copy() for t in totals] for _ in per_replica]
+            return [totals if i == 0 else list(totals) for i in range(len(per_replica))]
         return self.replicas.merge(f"allreduce op={op}", list(arrays), combine)
 
     def broadcast(self, arrays, root=0):
