@@ -217,7 +217,7 @@ def _reduce_arrays(parts, op):
         return parts[0].copy()
     xp = backend.array_module(parts[0])
     combine = xp.add if op == "sum" else xp.maximum if op == "max" else xp.minimum
-    total = combine(parts[0], parts[1])
+    total = combine(parts[0], parts[1], out=xp.empty_like(parts[0]))  # an array even for 0-d parts
     for part in parts[2:]:
         combine(total, part, out=total)
     return total
