@@ -114,14 +114,14 @@ def _axes_of(axis, raw, where):
     return tuple(a % raw.ndim for a in (axis if isinstance(axis, (list, tuple)) else (axis,)))
 
 
-def reduce_local_replicas(workers, reduce_op, value, axis):
+def reduce_local_replicas(reduce_op, value, axis):
     """`Strategy.reduce` for a strategy with several replicas in this process: each PerReplica
-    leaf is combined over its components, then over the processes of `workers`. A leaf that is
-    not a PerReplica is a value every replica holds: its MEAN is itself, and SUM is refused (as
-    TF refuses it). With `axis`, the components are first summed along it and MEAN divides by
-    the number of elements along it on all replicas together."""
+    leaf is combined over its components. A leaf that is not a PerReplica is a value every
+    replica holds: its MEAN is itself, and SUM is refused (as TF refuses it). With `axis`, the
+    components are first summed along it and MEAN divides by the number of elements along it
+    on all replicas together."""
     flat = nest.flatten(value)
-    sums, counts, dtypes = [], [], []
+    results = []
     for leaf in flat:
         if isinstance(leaf, DistributedValues):
             parts = [raw_of(c) for c in leaf.values]
@@ -130,41 +130,28 @@ def reduce_local_replicas(workers, reduce_op, value, axis):
                              "reduce op ReduceOp.SUM: reduce the PerReplica value `Strategy.run` returned.")
         else:
             parts = [raw_of(leaf)]
+        dtype, count = parts[0].dtype, len(parts)
         if axis is not None:
-            parts_counts = []
-            summed = []
-            for raw in parts:
+            counts = []
+            for i, raw in enumerate(parts):
                 axes = _axes_of(axis, raw, "Strategy.reduce")
-                xp = backend.array_module(raw)
-                summed.append(xp.sum(raw, axis=axes).astype(raw.dtype, copy=False))
-                parts_counts.append(int(np.prod([raw.shape[a] for a in axes])))
-            parts, count = summed, sum(parts_counts)
-        else:
-            count = len(parts)
+                parts[i] = backend.array_module(raw).sum(raw, axis=axes).astype(raw.dtype, copy=False)
+                counts.append(int(np.prod([raw.shape[a] for a in axes])))
+            count = sum(counts)
         total = parts[0].copy()
         for part in parts[1:]:
             total = total + part
-        sums.append(total)
-        counts.append(count)
-        dtypes.append(parts[0].dtype)
-    if workers.size > 1:
-        reduced = workers.allreduce(sums + [np.asarray(counts, dtype=np.int64)], "sum")
-        sums, counts = reduced[:-1], [int(c) for c in backend.to_host(reduced[-1])]
-    if reduce_op == ReduceOp.MEAN:
-        sums = [_mean(s, c, d) for s, c, d in zip(sums, counts, dtypes)]
-    return nest.pack_sequence_as(value, [Tensor(s) for s in sums])
+        results.append(_mean(total, count, dtype) if reduce_op == ReduceOp.MEAN else total)
+    return nest.pack_sequence_as(value, [Tensor(r) for r in results])
 
 
-def gather_local_replicas(workers, value, axis):
+def gather_local_replicas(value, axis):
     """`Strategy.gather` with several replicas in this process: each PerReplica leaf's components
-    concatenated along `axis`, then the processes' results in rank order (a leaf that is not a
-    PerReplica counts as one component)."""
+    concatenated along `axis` (a leaf that is not a PerReplica counts as one component)."""
     def gather(leaf):
         parts = [raw_of(c) for c in leaf.values] if isinstance(leaf, DistributedValues) else [raw_of(leaf)]
         if parts[0].ndim == 0:
             raise ValueError("gather: the value must have at least one dimension to gather along; "
                              "got a scalar. Reshape it to [1] first.")
-        xp = backend.array_module(parts[0])
-        mine = xp.concatenate(parts, axis=axis)
-        return Tensor(_gather_one(workers, mine, axis)) if workers.size > 1 else Tensor(mine)
+        return Tensor(backend.array_module(parts[0]).concatenate(parts, axis=axis))
     return nest.map_structure(gather, value)

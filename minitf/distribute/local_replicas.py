@@ -224,64 +224,62 @@ def _reduce_arrays(parts, op):
 
 
 class ReplicaCollective(Collective):
-    """The collective of a strategy with several replicas per process: called from a replica
-    thread, it meets the other local replicas (a merge) and then the other processes
-    (`workers`, once per process); called from anywhere else it is `workers`' collective.
+    """The collective of the replicas of one process (a MirroredStrategy over several devices):
+    called from a replica thread it meets the other replicas (a merge); called from anywhere
+    else it is the one-process group `workers`, whose collectives are identities.
 
-    The replicas of this process receive the same result arrays (copying them per replica
-    doubled the cost of a gradient all-reduce): only the replica that applies an update (the
-    first) may write into them, as the optimizer does; Tensors made from them are read-only.
+    The replicas receive the same result arrays (copying them per replica doubled the cost of a
+    gradient all-reduce): only the replica that applies an update (the first) may write into
+    them, as the optimizer does; Tensors made from them are read-only.
 
     Args:
       replicas: the process's `LocalReplicas`.
-      workers: the collective joining the processes (`LocalCollective` for one process).
+      workers: the one-process group (several replicas per process in a job of several
+        processes is not supported: such a job runs one process per device).
     """
 
     name = "local-replicas"
 
     def __init__(self, replicas, workers):
+        if workers.size != 1:
+            raise ValueError(f"ReplicaCollective: {replicas.count} replicas in each of {workers.size} processes is "
+                             "not supported; run one process per device with MultiWorkerMirroredStrategy.")
         self.replicas = replicas
         self.workers = workers
 
     @property
     def size(self):
-        """Every replica of the job."""
-        return self.workers.size * self.replicas.count
+        """How many replicas there are."""
+        return self.replicas.count
 
     @property
     def rank(self):
-        """The calling replica's number in the job (its process's first replica outside `run`)."""
-        index = current_local_index() if self.replicas.owns_current_thread() else 0
-        return self.workers.rank * self.replicas.count + index
+        """The calling replica's number (0 outside `run`)."""
+        return current_local_index() if self.replicas.owns_current_thread() else 0
 
     def _local(self):
         return self.replicas.owns_current_thread()
 
     def allreduce(self, arrays, op="sum"):
-        """Each array reduced over every replica of every process."""
+        """Each array reduced over the replicas."""
         if op not in REDUCTIONS:
             raise ValueError(f"allreduce: unknown reduction {op!r}; use one of {REDUCTIONS}")
         if not self._local():
             return self.workers.allreduce(arrays, op)
-        size = self.size
 
         def combine(per_replica):
             count = len(per_replica[0])
             if any(len(p) != count for p in per_replica):
                 raise ValueError(f"all_reduce: the replicas passed different numbers of values "
                                  f"({[len(p) for p in per_replica]}).")
-            local_op = "sum" if op == "mean" else op
             totals = []
             for i in range(count):
                 parts = [p[i] for p in per_replica]
                 if any(p.shape != parts[0].shape or p.dtype != parts[0].dtype for p in parts):
                     raise ValueError(f"all_reduce: value {i} differs in shape or dtype between the replicas "
                                      f"({[(tuple(p.shape), str(p.dtype)) for p in parts]}).")
-                totals.append(_reduce_arrays(parts, local_op))
-            if self.workers.size > 1:
-                totals = self.workers.allreduce(totals, local_op)
-            if op == "mean":
-                totals = [t / size for t in totals]  # integer means become float64, as in MpiCollective
+                total = _reduce_arrays(parts, "sum" if op == "mean" else op)
+                totals.append(total / len(parts) if op == "mean" else total)  # integer means: float64
             return [totals if i == 0 else list(totals) for i in range(len(per_replica))]
         return self.replicas.merge(f"allreduce op={op}", list(arrays), combine)
 
@@ -289,66 +287,35 @@ class ReplicaCollective(Collective):
         """Replica `root`'s arrays on every replica."""
         if not self._local():
             return self.workers.broadcast(arrays, root)
-        count = self.replicas.count
-
-        def combine(per_replica):
-            chosen = per_replica[root % count]
-            if self.workers.size > 1:
-                chosen = self.workers.broadcast(chosen, root // count)
-            return [[a.copy() for a in chosen] for _ in per_replica]
-        return self.replicas.merge(f"broadcast root={root}", list(arrays), combine)
+        return self.replicas.merge(f"broadcast root={root}", list(arrays),
+                                   lambda per_replica: [[a.copy() for a in per_replica[root]] for _ in per_replica])
 
     def allgather(self, array):
         """Every replica's array, in replica order."""
         if not self._local():
             return self.workers.allgather(array)
-
-        def combine(per_replica):
-            if self.workers.size > 1:
-                by_local = [self.workers.allgather(a) for a in per_replica]  # [local][worker]
-                ordered = [by_local[j][w] for w in range(self.workers.size) for j in range(len(per_replica))]
-            else:
-                ordered = list(per_replica)
-            return [list(ordered) for _ in per_replica]
-        return self.replicas.merge("allgather", array, combine)
+        return self.replicas.merge("allgather", array, lambda per_replica: [list(per_replica) for _ in per_replica])
 
     def broadcast_object(self, obj, root=0):
         """Replica `root`'s object on every replica."""
         if not self._local():
             return self.workers.broadcast_object(obj, root)
-        count = self.replicas.count
-
-        def combine(per_replica):
-            chosen = per_replica[root % count]
-            if self.workers.size > 1:
-                chosen = self.workers.broadcast_object(chosen, root // count)
-            return [chosen for _ in per_replica]
-        return self.replicas.merge(f"broadcast_object root={root}", obj, combine)
+        return self.replicas.merge(f"broadcast_object root={root}", obj,
+                                   lambda per_replica: [per_replica[root] for _ in per_replica])
 
     def allgather_object(self, obj):
         """Every replica's object, in replica order."""
         if not self._local():
             return self.workers.allgather_object(obj)
-
-        def combine(per_replica):
-            gathered = self.workers.allgather_object(list(per_replica)) if self.workers.size > 1 \
-                else [list(per_replica)]
-            flat = [o for worker in gathered for o in worker]
-            return [list(flat) for _ in per_replica]
-        return self.replicas.merge("allgather_object", obj, combine)
+        return self.replicas.merge("allgather_object", obj,
+                                   lambda per_replica: [list(per_replica) for _ in per_replica])
 
     def barrier(self):
         """Return once every replica has called it."""
         if not self._local():
             return self.workers.barrier()
-
-        def combine(per_replica):
-            if self.workers.size > 1:
-                self.workers.barrier()
-            return [None for _ in per_replica]
-        return self.replicas.merge("barrier", None, combine)
+        return self.replicas.merge("barrier", None, lambda per_replica: [None for _ in per_replica])
 
     def close(self):
-        """Release the processes' group."""
+        """Release the group (nothing to release in one process)."""
         self.workers.close()
-

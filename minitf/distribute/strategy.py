@@ -225,14 +225,14 @@ class Strategy:
     def _reduce(self, op, value, axis):
         if self._extended._local is None:
             return reduce_to_cross_replica(self._extended._collective, op, value, axis)
-        return reduce_local_replicas(self._extended._worker_collective, op, value, axis)
+        return reduce_local_replicas(op, value, axis)
 
     def gather(self, value, axis):
         """The replicas' values concatenated along `axis`, in replica order (cross-replica)."""
         self._check_cross_replica()
         if self._extended._local is None:
             return all_gather_structure(self._extended._collective, value, axis)
-        return gather_local_replicas(self._extended._worker_collective, value, axis)
+        return gather_local_replicas(value, axis)
 
     def experimental_local_results(self, value):
         """The values of this process's replicas, as a tuple: a PerReplica's components, or

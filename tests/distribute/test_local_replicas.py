@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf.distribute.values import PerReplica
+from minitf.distribute.values import PerReplica, select_replica
 
 
 def _replica_id():
@@ -284,3 +284,35 @@ def test_all_reduce_gradient_matches_finite_differences(reduce_op):
             down[r][i] -= h
             numeric = (losses_and_grads(*up)[0] - losses_and_grads(*down)[0]) / (2 * h)
             np.testing.assert_allclose(analytic[r][i], numeric, rtol=1e-6, atol=1e-8)
+
+
+def test_the_replica_collective_meets_every_local_replica():
+    """The Collective contract inside `run` (the engine's gradient sum, metrics and loss scaling
+    reach the replicas through it); outside `run` it is the one-process group."""
+    strategy = _strategy(3)
+    collective = strategy.extended._collective
+
+    def calls():
+        me = int(_replica_id())
+        value = np.array([me + 1.0, 10.0 * me])
+        return (collective.rank, collective.size,
+                [a.tolist() for a in collective.allreduce([value, np.array(me)], "sum")],
+                collective.allreduce([value], "mean")[0].tolist(),
+                collective.allreduce([value], "max")[0].tolist(),
+                collective.allreduce([value], "min")[0].tolist(),
+                collective.broadcast([value], root=2)[0].tolist(),
+                [a.tolist() for a in collective.allgather(value[:me])],
+                collective.broadcast_object({"me": me}, root=1),
+                collective.allgather_object(me),
+                collective.barrier())
+    results = strategy.run(calls)
+    expected_common = ([[6.0, 30.0], 3], [2.0, 10.0], [3.0, 20.0], [1.0, 0.0], [3.0, 20.0],
+                       [[], [2.0], [3.0, 20.0]], {"me": 1}, [0, 1, 2], None)
+    for me in range(3):
+        result = select_replica(results, me)
+        assert result[:2] == (me, 3)
+        assert tuple(result[2:]) == expected_common
+    assert (collective.rank, collective.size) == (0, 3)
+    assert [a.tolist() for a in collective.allreduce([np.array([1.0])], "sum")] == [[1.0]]
+    with pytest.raises(ValueError, match="unknown reduction"):
+        collective.allreduce([np.array([1.0])], "prod")
