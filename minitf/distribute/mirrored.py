@@ -31,11 +31,6 @@ def _canonical(device_name):
     return f"{_LOCAL}{kind}:{index}"
 
 
-def _device_order(name):
-    kind, index = backend.parse_device(name)
-    return (kind, index)
-
-
 def _on_variable_created(var):
     """Record a variable made in a strategy's scope; with several replicas, give the trainable
     ones rank 0's value."""
@@ -123,7 +118,7 @@ class MirroredStrategy(Strategy):
         devices = list(devices)
         if not devices:
             raise ValueError("MirroredStrategy: `devices` cannot be empty.")
-        canonical = sorted({_canonical(d) for d in devices}, key=_device_order)
+        canonical = sorted({_canonical(d) for d in devices}, key=backend.parse_device)  # by kind, then index
         if len(canonical) > 1 and any(":GPU:" in d for d in canonical):
             raise ValueError(self._several(f"devices={devices} names {len(canonical)} devices"))
         super().__init__(StrategyExtended(self, LocalCollective(), tuple(canonical),
