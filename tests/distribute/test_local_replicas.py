@@ -316,3 +316,29 @@ def test_the_replica_collective_meets_every_local_replica():
     assert [a.tolist() for a in collective.allreduce([np.array([1.0])], "sum")] == [[1.0]]
     with pytest.raises(ValueError, match="unknown reduction"):
         collective.allreduce([np.array([1.0])], "prod")
+
+
+def test_loss_scale_optimizer_counts_steps_once_and_replicas_agree_on_overflow():
+    strategy = _strategy(2)
+    with strategy.scope():
+        v = tf.Variable([1.0, 2.0])
+        optimizer = tf.keras.mixed_precision.LossScaleOptimizer(tf.keras.optimizers.SGD(0.1),
+                                                                dynamic_growth_steps=3)
+
+    def step(poison):
+        with tf.GradientTape() as tape:
+            loss = optimizer.scale_loss(tf.reduce_sum(v * v) * poison)
+        optimizer.apply_gradients(zip(tape.gradient(loss, [v]), [v]))
+
+    fine = PerReplica([tf.constant(1.0), tf.constant(1.0)])
+    strategy.run(step, args=(fine,))
+    scale = float(optimizer.dynamic_scale.numpy())  # made at the first step
+    assert int(optimizer.step_counter.numpy()) == 1  # one step, not one per replica
+    assert int(optimizer.iterations.numpy()) == 1
+    np.testing.assert_allclose(v.numpy(), [1.0 - 0.1 * 4.0, 2.0 - 0.1 * 8.0], rtol=1e-6)  # both replicas' gradients
+    before = v.numpy()
+    overflow = PerReplica([tf.constant(1.0), tf.constant(np.inf)])  # only the second replica overflows
+    strategy.run(step, args=(overflow,))
+    np.testing.assert_array_equal(v.numpy(), before)  # every replica skipped the step
+    assert float(optimizer.dynamic_scale.numpy()) == scale / 2  # halved once
+    assert int(optimizer.step_counter.numpy()) == 0
