@@ -67,7 +67,7 @@ class GraphRunner:
                 raise ValueError(f"Functional model inputs and outputs must be symbolic tensors "
                                  f"(from tf.keras.Input or layer calls on them); got {t!r}.")
         self.nodes = self._sort()
-        self.layers = self._layers()
+        self.layers, self.nodes_by_depth = self._map_graph()
 
     def _sort(self):
         """Nodes in dependency order (depth-first post-order from the outputs)."""
@@ -97,15 +97,17 @@ class GraphRunner:
             visit(t)
         return order
 
-    def _layers(self):
-        """The layers in Keras 3's order (its map_graph): deepest first, counting depth from
-        the outputs (a layer called at several depths counts at its deepest); layers at the same
-        depth in the order a depth-first walk from the outputs first meets them; unused inputs
-        first among depth 0."""
-        input_ids = {id(t) for t in self.flat_inputs}
-        walk, first_met, finished, nodes = [], {}, set(), {}
+    def _map_graph(self):
+        """Keras 3's map_graph: (the layers in Keras' order, the nodes grouped by depth).
 
-        def visit(tensor):
+        Depth counts from the outputs (a layer called at several depths counts at its deepest);
+        the layers sort deepest first, and at the same depth in the order a depth-first walk
+        from the outputs first meets them; inputs no output depends on come first at depth 0.
+        """
+        input_ids = {id(t) for t in self.flat_inputs}
+        finished, walk, first_met = set(), [], {}
+
+        def visit(tensor):  # Keras' _build_map_helper: depth-first from the outputs
             node = tensor.node
             if node is None or id(node) in finished:
                 return
@@ -118,28 +120,29 @@ class GraphRunner:
                 for parent in node.parent_tensors:
                     visit(parent)
             finished.add(id(node))
-            nodes[id(node)] = node
             walk.append(node)
         for t in self.flat_outputs:
             visit(t)
-        node_depth, layer_depth, layers = {}, {}, {}
-        for node in reversed(walk):
+        in_graph = {id(n) for n in walk}
+        node_depth, layer_depth, by_id = {}, {}, {}
+        for node in reversed(walk):  # consumers before producers
             depth = max(node_depth.setdefault(id(node), 0), layer_depth.get(id(node.layer), 0))
             layer_depth[id(node.layer)] = node_depth[id(node)] = depth
-            layers[id(node.layer)] = node.layer
-            if isinstance(node.layer, InputLayer):
-                continue
+            by_id[id(node)], by_id[id(node.layer)] = node, node.layer
             for parent in node.parent_tensors:
-                if parent.node is not None and id(parent.node) in nodes:
+                if parent.node is not None and id(parent.node) in in_graph:
                     key = id(parent.node)
                     node_depth[key] = max(depth + 1, node_depth.get(key, 0))
         for t in self.flat_inputs:
             layer = t.node.layer if t.node is not None else None
             if isinstance(layer, InputLayer) and id(layer) not in layer_depth:
-                layer_depth[id(layer)], first_met[id(layer)] = 0, -1
-                layers[id(layer)] = layer
-        order = sorted(layers, key=lambda k: (-layer_depth[k], first_met[k]))
-        return [layers[k] for k in order]
+                layer_depth[id(layer)], first_met[id(layer)], node_depth[id(t.node)] = 0, -1, 0
+                by_id[id(t.node)], by_id[id(layer)] = t.node, layer
+        order = sorted(layer_depth, key=lambda k: (-layer_depth[k], first_met[k]))
+        nodes_by_depth = {}
+        for key, depth in node_depth.items():
+            nodes_by_depth.setdefault(depth, []).append(by_id[key])
+        return [by_id[k] for k in order], nodes_by_depth
 
     def run(self, inputs, training=None):
         """Evaluate the graph on concrete inputs (same structure as `self.inputs`, or a list)."""

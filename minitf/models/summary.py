@@ -15,7 +15,6 @@ import sys
 
 from minitf import nest
 from minitf.keras.keras_tensor import KerasTensor
-from minitf.layers.input_layer import InputLayer
 from minitf.layers.tracking import dedup
 from minitf.tensor_shape import TensorShape
 
@@ -170,52 +169,6 @@ def _layer_rows(layer, level, expand_nested, **kw):
     return rows
 
 
-# -- the model's graph, as Keras maps it -----------------------------------------------------
-def _keras_graph(graph):
-    """Keras' map_graph on minitf's graph: (layers in Keras' order, nodes grouped by depth)."""
-    input_ids = {id(t) for t in graph.flat_inputs}
-    finished, order, indices = set(), [], {}
-
-    def visit(tensor):  # Keras' _build_map_helper: depth-first from the outputs
-        node = tensor.node
-        if node is None or id(node) in finished:
-            return
-        is_input = isinstance(node.layer, InputLayer)
-        if not is_input and id(tensor) in input_ids:
-            finished.add(id(node))
-            return
-        indices.setdefault(id(node.layer), len(indices))
-        if not is_input:
-            for parent in node.parent_tensors:
-                visit(parent)
-        finished.add(id(node))
-        order.append(node)
-
-    for t in graph.flat_outputs:
-        visit(t)
-    in_graph = {id(n) for n in order}
-    node_depth, layer_depth, by_id = {}, {}, {}
-    for node in reversed(order):  # consumers before producers
-        depth = max(node_depth.setdefault(id(node), 0), layer_depth.get(id(node.layer), 0))
-        layer_depth[id(node.layer)] = depth
-        node_depth[id(node)] = depth
-        by_id[id(node)], by_id[id(node.layer)] = node, node.layer
-        for parent in node.parent_tensors:
-            if parent.node is not None and id(parent.node) in in_graph:
-                key = id(parent.node)
-                node_depth[key] = max(depth + 1, node_depth.get(key, 0))
-    for t in graph.flat_inputs:  # inputs no output depends on
-        if t.node is not None and id(t.node.layer) not in layer_depth:
-            layer_depth[id(t.node.layer)], indices[id(t.node.layer)] = 0, -1
-            node_depth[id(t.node)] = 0
-            by_id[id(t.node)], by_id[id(t.node.layer)] = t.node, t.node.layer
-    layers = sorted(layer_depth, key=lambda k: (-layer_depth[k], indices[k]))
-    nodes_by_depth = {}
-    for key, depth in node_depth.items():
-        nodes_by_depth.setdefault(depth, []).append(by_id[key])
-    return [by_id[k] for k in layers], nodes_by_depth
-
-
 def _is_sequential_like(model, nodes_by_depth):
     """Keras' test: one node per depth, each reading one tensor, and no layer called twice."""
     nodes = set()
@@ -360,7 +313,7 @@ def print_summary(model, line_length=None, positions=None, print_fn=None, expand
     if getattr(model, "_is_sequential", False) or model._graph is None:
         sequential_like, layers, nodes_by_depth = True, model.layers, {}
     else:  # functional: Keras lists its operations, InputLayers included
-        layers, nodes_by_depth = _keras_graph(model._graph)
+        layers, nodes_by_depth = model._graph.layers, model._graph.nodes_by_depth
         sequential_like = _is_sequential_like(model, nodes_by_depth)
     if sequential_like:
         default_length = 88
