@@ -1,10 +1,12 @@
-"""Pieces shared by MobileNetV2, ResNet and EfficientNet: Keras' stride-2 padding rule and
-loading a weights file given by path in whichever Keras format it is."""
+"""Pieces shared by the application builders: Keras' stride-2 padding rule, the `pooling`
+option of a model without its classifier, and loading a weights file given by path in whichever
+Keras format it is."""
 import os
 
+from minitf import layers
 from minitf.applications import imagenet_utils
 
-__all__ = ["correct_pad", "load_weights_file"]
+__all__ = ["correct_pad", "pool_features", "load_weights_file"]
 
 
 def correct_pad(inputs, kernel_size):
@@ -17,6 +19,16 @@ def correct_pad(inputs, kernel_size):
     adjust = (1, 1) if size[0] is None else (1 - size[0] % 2, 1 - size[1] % 2)
     half = (kernel_size[0] // 2, kernel_size[1] // 2)
     return ((half[0] - adjust[0], half[0]), (half[1] - adjust[1], half[1]))
+
+
+def pool_features(x, pooling, avg_name=None, max_name=None):
+    """Keras' `pooling` option for a model without its classifier: 'avg' or 'max' global pooling
+    of the last feature map (layer names as each Keras application gives them), else the map."""
+    if pooling == "avg":
+        return layers.GlobalAveragePooling2D(name=avg_name)(x)
+    if pooling == "max":
+        return layers.GlobalMaxPooling2D(name=max_name)(x)
+    return x
 
 
 def load_weights_file(model, path):

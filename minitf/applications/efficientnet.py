@@ -7,7 +7,7 @@ import math
 
 from minitf import layers
 from minitf.applications import imagenet_utils
-from minitf.applications._common import correct_pad, load_weights_file
+from minitf.applications._common import correct_pad, load_weights_file, pool_features
 from minitf.models.model import Model
 
 __all__ = ["EfficientNetB0", "EfficientNetB1", "EfficientNetB2", "EfficientNetB3",
@@ -155,10 +155,8 @@ def EfficientNet(width_coefficient, depth_coefficient, default_size, dropout_rat
             x = layers.Dropout(dropout_rate, name="top_dropout")(x)
         x = layers.Dense(classes, activation=classifier_activation,
                          kernel_initializer=DENSE_KERNEL_INITIALIZER, name="predictions")(x)
-    elif pooling == "avg":
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-    elif pooling == "max":
-        x = layers.GlobalMaxPooling2D(name="max_pool")(x)
+    else:
+        x = pool_features(x, pooling, "avg_pool", "max_pool")
     model = Model(inputs, x, name=name)
     if weights == "imagenet":
         url = BASE_WEIGHTS_PATH + name

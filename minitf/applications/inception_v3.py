@@ -3,6 +3,7 @@ structure (conv + BatchNormalization(scale=False) + relu units, blocks mixed0 ..
 the published Keras ImageNet weights load into it."""
 from minitf import layers
 from minitf.applications import imagenet_utils
+from minitf.applications._common import pool_features
 from minitf.models.model import Model
 
 __all__ = ["InceptionV3", "preprocess_input", "decode_predictions"]
@@ -121,10 +122,8 @@ def InceptionV3(include_top=True, weights="imagenet", input_tensor=None,  # noqa
     if include_top:
         x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
         x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
-    elif pooling == "avg":
-        x = layers.GlobalAveragePooling2D()(x)
-    elif pooling == "max":
-        x = layers.GlobalMaxPooling2D()(x)
+    else:
+        x = pool_features(x, pooling)
     model = Model(inputs, x, name="inception_v3")
     if weights is not None:
         path = imagenet_utils.resolve_weights(weights, include_top, WEIGHTS_PATH,

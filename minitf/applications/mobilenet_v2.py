@@ -5,7 +5,7 @@ import warnings
 
 from minitf import layers
 from minitf.applications import imagenet_utils
-from minitf.applications._common import correct_pad, load_weights_file
+from minitf.applications._common import correct_pad, load_weights_file, pool_features
 from minitf.models.model import Model
 from minitf.utils.data_utils import get_file
 
@@ -118,10 +118,8 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
     if include_top:
         x = layers.GlobalAveragePooling2D()(x)
         x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
-    elif pooling == "avg":
-        x = layers.GlobalAveragePooling2D()(x)
-    elif pooling == "max":
-        x = layers.GlobalMaxPooling2D()(x)
+    else:
+        x = pool_features(x, pooling)
     model = Model(inputs, x, name=name or f"mobilenetv2_{alpha:0.2f}_{rows}")
     if weights == "imagenet":
         suffix = "" if include_top else "_no_top"

@@ -3,7 +3,7 @@ layer for layer as Keras 3 builds them (conv1, stacks conv2 ... conv5 of bottlen
 named conv{stack}_block{i}_...), so Keras' published ImageNet weight files load into them."""
 from minitf import layers
 from minitf.applications import imagenet_utils
-from minitf.applications._common import load_weights_file
+from minitf.applications._common import load_weights_file, pool_features
 from minitf.models.model import Model
 
 __all__ = ["ResNet50", "ResNet101", "ResNet152", "preprocess_input", "decode_predictions"]
@@ -70,10 +70,8 @@ def _resnet(weights_name, name, include_top, weights, input_tensor, input_shape,
     if include_top:
         x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
         x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
-    elif pooling == "avg":
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-    elif pooling == "max":
-        x = layers.GlobalMaxPooling2D(name="max_pool")(x)
+    else:
+        x = pool_features(x, pooling, "avg_pool", "max_pool")
     model = Model(inputs, x, name=name)
     if weights == "imagenet":
         file_name = f"{weights_name}_weights_tf_dim_ordering_tf_kernels.h5"
