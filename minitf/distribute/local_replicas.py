@@ -26,18 +26,10 @@ from minitf.variable import name_scope_stack, set_name_scope_stack
 __all__ = ["LocalReplicas", "ReplicaCollective", "current_local_index"]
 
 
-class _Local(threading.local):
-    def __init__(self):
-        self.replica = None  # the _ReplicaThread running on this thread, if any
-
-
-_local = _Local()
-
-
 def current_local_index():
     """The local replica number of the calling thread (None outside replica threads)."""
-    thread = _local.replica
-    return None if thread is None else thread.index
+    local = _context.local_run()
+    return None if local is None else local[1]
 
 
 class _Aborted(BaseException):
@@ -60,13 +52,12 @@ class _ReplicaThread(threading.Thread):
         self.error = None
 
     def run(self):
-        _local.replica = self
+        _context.set_local_run(self.run_state, self.index)
         try:
             self._take_turn()
             strategy, context, device, names, summaries = self.inherited
             set_name_scope_stack(names)
             summary_writer.set_thread_state(summaries)
-            _context.set_local_run(self.run_state, self.index)
             _context.push(strategy, context)
             with device_scope(device):
                 fn, args, kwargs = self.call
@@ -96,10 +87,11 @@ class _ReplicaThread(threading.Thread):
 
 
 class _Run:
-    """One `Strategy.run` call: its replica group, and whether it was abandoned."""
+    """One `Strategy.run` call: its replica group, its threads, and whether it was abandoned."""
 
     def __init__(self, group):
         self.group = group
+        self.threads = []
         self.aborted = False
 
 
@@ -117,8 +109,8 @@ class LocalReplicas:
 
     def owns_current_thread(self):
         """Whether the calling thread is one of this group's replica threads."""
-        thread = _local.replica
-        return thread is not None and thread.run_state.group is self
+        local = _context.local_run()
+        return local is not None and local[0].group is self
 
     def call_for_each_replica(self, strategy, fn, calls, contexts):
         """`fn(*args, **kwargs)` for each replica's (args, kwargs) in `calls`, with replica i in
@@ -126,8 +118,9 @@ class LocalReplicas:
         raised here once the others have been stopped."""
         run = _Run(self)
         inherited = (name_scope_stack(), summary_writer.thread_state())  # what TF's replica threads keep
-        threads = [_ReplicaThread(run, i, (fn, args, kwargs), (strategy, contexts[i], self.devices[i]) + inherited)
-                   for i, (args, kwargs) in enumerate(calls)]
+        threads = run.threads = [
+            _ReplicaThread(run, i, (fn, args, kwargs), (strategy, contexts[i], self.devices[i]) + inherited)
+            for i, (args, kwargs) in enumerate(calls)]
         for thread in threads:
             thread.start()
         self.copies.begin_run()
@@ -183,11 +176,10 @@ class LocalReplicas:
         MEAN the replicas' values are summed or averaged and written once. Returns True when
         the write was taken, False to write as usual (outside this group's replica threads a
         write sets every replica's value)."""
-        local = _context.local_run()
-        if local is None or local[0].group is not self:
+        if not self.owns_current_thread():
             self.copies.forget(var)
             return False
-        index = local[1]
+        index = current_local_index()
         aggregation = getattr(var.aggregation, "name", str(var.aggregation)).upper()
         if aggregation == "NONE" and not var.trainable:
             self.copies.replica_writes(var, index)
@@ -208,7 +200,8 @@ class LocalReplicas:
         """From a replica thread: wait until every replica has reached the merge `what`, then
         `combine(values)` (a list of per-replica replies) runs once and this replica gets its
         reply."""
-        return _local.replica.wait_at(what, value, combine)
+        run, index = _context.local_run()
+        return run.threads[index].wait_at(what, value, combine)
 
 
 def _reduce_arrays(parts, op):
@@ -257,14 +250,11 @@ class ReplicaCollective(Collective):
         """The calling replica's number (0 outside `run`)."""
         return current_local_index() if self.replicas.owns_current_thread() else 0
 
-    def _local(self):
-        return self.replicas.owns_current_thread()
-
     def allreduce(self, arrays, op="sum"):
         """Each array reduced over the replicas."""
         if op not in REDUCTIONS:
             raise ValueError(f"allreduce: unknown reduction {op!r}; use one of {REDUCTIONS}")
-        if not self._local():
+        if not self.replicas.owns_current_thread():
             return self.workers.allreduce(arrays, op)
 
         def combine(per_replica):
@@ -285,34 +275,34 @@ class ReplicaCollective(Collective):
 
     def broadcast(self, arrays, root=0):
         """Replica `root`'s arrays on every replica."""
-        if not self._local():
+        if not self.replicas.owns_current_thread():
             return self.workers.broadcast(arrays, root)
         return self.replicas.merge(f"broadcast root={root}", list(arrays),
                                    lambda per_replica: [[a.copy() for a in per_replica[root]] for _ in per_replica])
 
     def allgather(self, array):
         """Every replica's array, in replica order."""
-        if not self._local():
+        if not self.replicas.owns_current_thread():
             return self.workers.allgather(array)
         return self.replicas.merge("allgather", array, lambda per_replica: [list(per_replica) for _ in per_replica])
 
     def broadcast_object(self, obj, root=0):
         """Replica `root`'s object on every replica."""
-        if not self._local():
+        if not self.replicas.owns_current_thread():
             return self.workers.broadcast_object(obj, root)
         return self.replicas.merge(f"broadcast_object root={root}", obj,
                                    lambda per_replica: [per_replica[root] for _ in per_replica])
 
     def allgather_object(self, obj):
         """Every replica's object, in replica order."""
-        if not self._local():
+        if not self.replicas.owns_current_thread():
             return self.workers.allgather_object(obj)
         return self.replicas.merge("allgather_object", obj,
                                    lambda per_replica: [list(per_replica) for _ in per_replica])
 
     def barrier(self):
         """Return once every replica has called it."""
-        if not self._local():
+        if not self.replicas.owns_current_thread():
             return self.workers.barrier()
         return self.replicas.merge("barrier", None, lambda per_replica: [None for _ in per_replica])
 
