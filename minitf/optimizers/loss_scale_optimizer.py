@@ -42,7 +42,10 @@ class LossScaleOptimizer(base.Optimizer):
 
     When a step's gradients hold an inf or NaN, the variables are left alone (the inner
     optimizer does not step) and the scale is halved; after `dynamic_growth_steps` finite steps
-    in a row the scale doubles.
+    in a row the scale doubles. Under a tf.distribute strategy the replicas agree: when any
+    replica's gradients overflow, every replica skips the step (as Keras 2's optimizer did;
+    Keras 3 on TF checks each replica's own gradients, so a replica with finite ones applies
+    the summed, infinite gradient).
 
     Keras 3 dropped Keras 2's `get_scaled_loss` and `get_unscaled_gradients`; minitf keeps them
     for the TF mixed-precision guide's loop: gradients that `get_unscaled_gradients` returned

@@ -223,6 +223,40 @@ def synchronized_batch_norm(s, key):
     OUT[key + "/sync_bn/weights"] = [np.asarray(w) for w in model.get_weights()]
 
 
+def gradients_and_loss_scaling(s, key):
+    """The gradient through ReplicaContext.all_reduce, and LossScaleOptimizer steps (one
+    replica overflowing skips the step on every replica)."""
+    weights = tf.constant([[1.0, -2.0], [0.5, 3.0], [2.0, 0.25]])
+
+    def through_all_reduce(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            total = tf.distribute.get_replica_context().all_reduce("SUM", tf.sin(x) * x)
+            mean = tf.distribute.get_replica_context().all_reduce("MEAN", x * x)
+            loss = tf.reduce_sum(tf.square(total) * tf.gather(weights, replica_id())) + tf.reduce_sum(mean)
+        return tape.gradient(loss, x)
+    inputs = s.experimental_distribute_values_from_function(
+        lambda ctx: tf.constant([0.3, -1.2]) * (float(ctx.replica_id_in_sync_group) + 1.0))
+    OUT[key + "/all_reduce_gradient"] = plain(s.run(through_all_reduce, args=(inputs,)))
+    with s.scope():
+        v = tf.Variable([1.0, 2.0])
+        optimizer = tf.keras.mixed_precision.LossScaleOptimizer(tf.keras.optimizers.SGD(0.1),
+                                                                dynamic_growth_steps=2)
+
+    def step(poison):
+        with tf.GradientTape() as tape:
+            loss = optimizer.scale_loss(tf.reduce_sum(v * v) * poison)
+        optimizer.apply_gradients(zip(tape.gradient(loss, [v]), [v]))
+    trace = []
+    for bad in (None, None, None, s.num_replicas_in_sync - 1):
+        poison = s.experimental_distribute_values_from_function(
+            lambda ctx: tf.constant(np.inf if ctx.replica_id_in_sync_group == bad else 1.0))
+        s.run(step, args=(poison,))
+        trace.append((plain(tf.convert_to_tensor(v)), float(optimizer.dynamic_scale.numpy()),
+                      int(optimizer.iterations.numpy())))
+    OUT[key + "/loss_scale"] = trace
+
+
 def generators(s, key, tmp):
     """tf.random.Generator streams per replica, and a checkpoint restored into more replicas
     (the tf.random guide's strategy cells)."""
@@ -247,6 +281,11 @@ def generators(s, key, tmp):
         OUT[key + "/rng/restored_wider"] = plain(wider.run(lambda: restored.normal([])))
 
 
+x_bn = (np.arange(16, dtype=np.float32).reshape(8, 2) % 5) ** 1.2
+bn_sync = tf.keras.layers.BatchNormalization(synchronized=True, momentum=0.5)
+OUT["no_strategy/sync_bn"] = (plain(bn_sync(x_bn, training=True)), plain(tf.convert_to_tensor(bn_sync.moving_mean)),
+                              plain(tf.convert_to_tensor(bn_sync.moving_variance)))
+
 count = int(sys.argv[2])
 strategy = tf.distribute.MirroredStrategy([f"cpu:{i}" for i in range(count)])
 name = f"replicas{count}"
@@ -256,6 +295,7 @@ custom_loop(strategy, name)
 keras_fit(strategy, name)
 variable_writes(strategy, name)
 synchronized_batch_norm(strategy, name)
+gradients_and_loss_scaling(strategy, name)
 if count == 2:  # the 3-replica strategy below would share TF's collective groups with a 3-replica run
     generators(strategy, name, sys.argv[3] + ".ckpt")
 

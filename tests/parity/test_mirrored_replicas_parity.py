@@ -56,4 +56,19 @@ def test_mirrored_strategy_on_logical_cpus_matches_tensorflow(tf_ref, replicas, 
     assert sorted(ours) == sorted(theirs)
     assert len(theirs) >= 30
     for key in sorted(theirs):
+        if key.endswith("/loss_scale"):
+            _check_loss_scale(ours[key], theirs[key], key)
+            continue
         _assert_same(ours[key], theirs[key], key, loose=key.endswith(TRAINED))
+
+
+def _check_loss_scale(ours, theirs, key):
+    """LossScaleOptimizer steps agree with TF's while every replica's gradients are finite. When
+    one replica overflows, Keras 3 on TF checks each replica's own gradients, so the finite one
+    applies the summed (infinite) gradient and grows the scale; minitf's replicas agree on the
+    overflow, as Keras 2's LossScaleOptimizer did: all skip the step and the scale halves once
+    (a documented difference, minitf.optimizers.loss_scale_optimizer)."""
+    _assert_same(ours[:3], theirs[:3], key, loose=True)
+    assert not np.isfinite(theirs[3][0]).all()  # TF's result, so a change in TF shows here
+    np.testing.assert_array_equal(ours[3][0], ours[2][0])
+    assert ours[3][1:] == (ours[2][1] / 2, ours[2][2])
