@@ -41,6 +41,7 @@ from minitf import strings  # noqa: F401
 from minitf.ops.logging_ops import print  # noqa: F401,A004
 from minitf.ops.script_ops import py_function, numpy_function  # noqa: F401
 from minitf.ops.tensor_array import TensorArray  # noqa: F401
+from minitf.ops.searchsorted import searchsorted  # noqa: F401
 from minitf import version  # noqa: F401
 
 # TF 2 keeps these in tf.math, tf.linalg, tf.debugging or tf.bitwise only: `tf.log` is an

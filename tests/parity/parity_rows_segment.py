@@ -7,7 +7,7 @@ and products); ids cover empty segments, negative and out-of-range ids and unsor
 import numpy as np
 from hypothesis import strategies as st
 
-from parity_oracle import Case, T, V
+from parity_oracle import Case, D, T, V
 from parity_table import Table
 
 TABLE = Table()
@@ -76,3 +76,35 @@ for _name in ("unsorted_segment_sum", "unsorted_segment_max", "unsorted_segment_
 add("math.unsorted_segment_mean", unsorted_cases(), grad=2)
 add("math.unsorted_segment_sqrt_n", unsorted_cases(("float16", "float32", "float64", "int32"),
                                                    ("complex64",)), grad=2)
+
+
+@st.composite
+def searchsorted_cases(draw):
+    """A sorted sequence with repeated entries and values equal to some of them (ties on both
+    sides), both signs, zero and the dtype's extremes; leading shapes that match or not."""
+    dtype = draw(st.sampled_from(DATA_DTYPES + ("uint16", "bool", "complex64")))
+    lead = draw(st.sampled_from([(), (2,), (1, 2), (3,)]))
+    n, m = draw(st.integers(0, 5)), draw(st.integers(0, 3))
+    kind = np.dtype(dtype).kind
+    pool = [-3.0, -1.0, 0.0, 0.0, 2.0, 2.0, 5.0]
+    if kind in "iu":
+        info = np.iinfo(dtype)
+        pool = [int(v) for v in pool] + [int(info.min), int(info.max)]
+    if kind == "u":
+        pool = [v for v in pool if v >= 0]
+    rows = int(np.prod(lead, dtype=np.int64))
+    seq = np.sort(np.asarray(draw(st.lists(st.sampled_from(pool), min_size=rows * n, max_size=rows * n)),
+                             dtype=np.float64).reshape(lead + (n,)), axis=-1).astype(dtype)
+    v_lead = draw(st.sampled_from([lead, lead, (rows,), (2, 2)]))
+    size = int(np.prod(v_lead, dtype=np.int64)) * m
+    vals = np.asarray(draw(st.lists(st.sampled_from(pool), min_size=size, max_size=size)),
+                      dtype=np.float64).reshape(v_lead + (m,)).astype(dtype)
+    kwargs = {}
+    if draw(st.booleans()):
+        kwargs["side"] = draw(st.sampled_from(["left", "right", "right", "middle"]))
+    if draw(st.booleans()):
+        kwargs["out_type"] = D(draw(st.sampled_from(["int32", "int64", "int64", "float32"])))
+    return Case((T(seq), T(vals)), kwargs)
+
+
+add("searchsorted", searchsorted_cases())
