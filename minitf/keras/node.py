@@ -5,9 +5,8 @@ Nothing here imports a layer: a layer's symbolic call hands this module a functi
 the layer on concrete values (`run(values, args, kwargs)`), and `symbolic_call` turns the
 results into KerasTensors recorded on a new Node.
 """
-import inspect
-
 from minitf import nest
+from minitf.keras import call_context
 from minitf.keras.keras_tensor import KerasTensor
 from minitf.ops import array as array_ops
 from minitf.recording import stop_recording_all
@@ -18,12 +17,9 @@ __all__ = ["Node", "OutputSpec", "call_accepts", "output_specs", "symbolic_call"
 
 
 def call_accepts(fn, name):
-    """Whether the callable `fn` takes a keyword argument `name` (or any `**kwargs`)."""
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
-    return name in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
+    """Whether the callable `fn` takes a keyword argument `name` (or any `**kwargs`); the
+    signature is read once per function (minitf.layers.call_context's cache)."""
+    return call_context.spec_of_function(fn).accepts(name)
 
 
 class Node:

@@ -18,32 +18,25 @@ from minitf import _keras_naming, dtypes, initializers, nest, regularizers
 
 # The naming helpers are Keras-wide (minitf._keras_naming); they stay importable from here.
 from minitf._keras_naming import clear_session, to_snake_case, unique_layer_name  # noqa: F401
-from minitf.convert import convert_to_tensor
 from minitf.function import TensorSpec
 from minitf.keras import backend as keras_backend
 from minitf.keras import node as node_module
-from minitf.keras.keras_tensor import KerasTensor, any_symbolic
-from minitf.layers import auto_config, masking
+from minitf.keras.keras_tensor import any_symbolic
+from minitf.layers import auto_config, layer_call, masking
 from minitf.layers.input_spec import InputSpec, assert_input_compatibility, shape_of, shapes_of
 from minitf.layers.tracking import AttributeTracking, LayerWeight
 from minitf.layers import dtype_policy as layer_dtypes
 from minitf.mixed_precision import policy as dtype_policies
 from minitf.module import Module
-from minitf.ops.constant import cast
-from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 from minitf.trackable import Trackable
-from minitf.variable import Variable, VariableAggregation, VariableSynchronization, _scopes
+from minitf.variable import VariableAggregation, VariableSynchronization, _scopes
 
 __all__ = ["Layer", "InputSpec", "BUILTIN_LAYER_CLASSES", "clear_session", "unique_layer_name",
            "to_snake_case", "floatx"]
 
 # tf.keras.backend.clear_session() restarts the automatic names ('dense', 'dense_1', ...).
 keras_backend.on_clear_session(_keras_naming.clear_session)
-
-# The old private spelling of node.call_accepts, still used by the (de)serialization modules.
-_accepts_kwarg = node_module.call_accepts
-
 
 def floatx():
     """The default float type of layer weights ('float32' unless keras.backend says otherwise)."""
@@ -323,6 +316,7 @@ class Layer(AttributeTracking, Module, Trackable):
         for item in items:
             if item is not None:
                 self._call_losses.append(item)
+                layer_call.LOSS_HOLDERS.add(self)
 
     @property
     def losses(self):
@@ -340,7 +334,12 @@ class Layer(AttributeTracking, Module, Trackable):
         return out
 
     def _clear_losses(self):
+        """Forget the losses added by earlier calls, here and in every sublayer (Keras 3 does this
+        when an outermost call begins)."""
+        if not layer_call.LOSS_HOLDERS:
+            return  # no layer holds call losses: nothing to walk
         self._call_losses = []
+        layer_call.LOSS_HOLDERS.discard(self)
         for layer in self._sublayers():
             if isinstance(layer, Layer):
                 layer._clear_losses()
@@ -385,23 +384,9 @@ class Layer(AttributeTracking, Module, Trackable):
             self._build_input_shape = input_shape
 
     def _cast_inputs(self, inputs):
-        """Floating tensors and arrays become tensors of the layer's compute dtype (Keras autocast)."""
-        target = dtypes.as_dtype(self.compute_dtype)
-
-        def convert(x):
-            if x is None or isinstance(x, KerasTensor):
-                return x
-            if isinstance(x, Variable):
-                x = x.value()
-            if not isinstance(x, Tensor):
-                try:
-                    x = convert_to_tensor(x)
-                except (TypeError, ValueError):
-                    return x
-            if self._autocast and x.dtype.is_floating and target.is_floating and x.dtype != target:
-                x = cast(x, target)
-            return x
-        return nest.map_structure(convert, inputs)
+        """Floating tensors and arrays become tensors of the layer's compute dtype (Keras autocast);
+        a mask attached to an input stays attached to the converted input."""
+        return layer_call.convert_inputs(self, inputs)
 
     def _check_inputs(self, inputs):
         spec = self.input_spec
@@ -415,10 +400,14 @@ class Layer(AttributeTracking, Module, Trackable):
     def __call__(self, *args, **kwargs):
         """Run the layer: build it on the first call, check the inputs, then `call`.
 
-        Floating inputs are cast to the layer's dtype first (unless the layer turned
-        `autocast` off); a `training` argument is passed on only when `call` takes one. On
-        KerasTensors (symbolic inputs) the layer computes nothing: it builds, infers the
-        output shapes and records the call as a Node of the functional graph.
+        As in Keras 3: inputs and other array arguments are converted to tensors (floating ones
+        cast to the layer's compute dtype unless `autocast` is off); `training` is the value
+        passed, else the one of the outermost layer call running (see
+        minitf.layers.call_context), else the default of `call`'s own `training` parameter, and
+        reaches `call` only when it takes `training`; masks attached to the inputs fill the
+        `mask` argument when `call` takes one (see minitf.layers.masking). On KerasTensors
+        (symbolic inputs) the layer computes nothing: it builds, infers the output shapes and
+        records the call as a Node of the functional graph.
 
         Args:
             *args: the inputs (a tensor, array, or a list/dict of them), then any further
@@ -440,39 +429,12 @@ class Layer(AttributeTracking, Module, Trackable):
             inputs, args = args[0], args[1:]
         if any_symbolic(inputs):
             return self._symbolic_call(inputs, args, kwargs)
-        inputs = self._cast_inputs(inputs)
-        if not self.built:
-            self._check_inputs(inputs)  # Keras checks the spec before building, too
-        self._maybe_build(inputs)
-        self._check_inputs(inputs)
-        if "training" in kwargs and not node_module.call_accepts(self.call, "training"):
-            kwargs.pop("training")
-        self._call_losses = []
-        previous_mask = masking.prepare_call(self, inputs, kwargs)
-        with self._scope(), layer_dtypes.autocast_scope(self):
-            outputs = self.call(inputs, *args, **kwargs)
-        masking.finish_call(self, inputs, outputs, previous_mask)
-        if self._activity_regularizer is not None:
-            reg = _get_regularizer(self._activity_regularizer)
-            for out in nest.flatten(outputs):
-                batch = out.shape[0] or 1
-                self.add_loss(reg(out) / cast(batch, reg(out).dtype))
-        return outputs
+        return layer_call.run(self, inputs, args, kwargs)
 
     # -- symbolic calls --------------------------------------------------------------------
     def _run_on_values(self, values, args, kwargs):
         """`call` on concrete values, for shape inference: inference mode, losses untouched."""
-        kwargs = dict(kwargs)
-        if node_module.call_accepts(self.call, "training"):
-            kwargs["training"] = False
-        else:
-            kwargs.pop("training", None)
-        values = self._cast_inputs(values)
-        saved = self._call_losses
-        with self.name_scope, layer_dtypes.autocast_scope(self):
-            out = self.call(values, *args, **kwargs)
-        self._call_losses = saved
-        return out
+        return layer_call.run_on_values(self, values, args, kwargs)
 
     def _symbolic_call(self, inputs, args, kwargs):
         """Call on KerasTensors: build, check, then record a Node with inferred outputs."""

@@ -1,7 +1,6 @@
 """Core layers: Dense, Activation, Lambda."""
-import inspect
-
 from minitf import nest
+from minitf.keras.call_context import spec_of_function
 from minitf.keras.keras_tensor import set_operator_layer
 from minitf.layers import _utils as U
 from minitf.layers import serialization as S
@@ -161,13 +160,10 @@ class Lambda(Layer):
 
     def call(self, inputs, mask=None, training=None):
         kwargs = dict(self.arguments)
-        try:
-            params = inspect.signature(self.function).parameters
-        except (TypeError, ValueError):
-            params = {}
-        if "mask" in params:
+        spec = spec_of_function(self.function)  # read once per function
+        if spec.has("mask"):
             kwargs["mask"] = mask
-        if "training" in params:
+        if spec.has("training"):
             kwargs["training"] = training
         return self.function(inputs, **kwargs)
 

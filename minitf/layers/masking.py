@@ -8,11 +8,13 @@ that supports masking passes `compute_mask(inputs, previous_mask)` on to its own
 Eager tensors have fixed slots, so their masks live in a side table keyed by the tensor's
 id and cleared by a weak reference when the tensor dies; `Tensor._keras_mask` reads and
 writes that table. KerasTensors (symbolic) carry the attribute directly. `Layer.__call__`
-calls `prepare_call` before `call` and `finish_call` after it; `symbolic_masks` does the same
+calls `prepare_call` before `call` (which mask arguments `call` takes comes from the layer's
+CallSpec, minitf.layers.call_context) and `finish_call` after it; `symbolic_masks` does the same
 for calls on KerasTensors (the mask of a symbolic output is a KerasTensor of its shape).
 """
-import inspect
 import weakref
+
+import numpy as np
 
 from minitf import nest
 from minitf.keras.keras_tensor import KerasTensor
@@ -21,6 +23,7 @@ from minitf.ops.constant import cast
 from minitf.recording import stop_recording_all
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
+from minitf.variable import Variable
 
 __all__ = ["get_keras_mask", "set_keras_mask", "default_compute_mask", "supports_masking",
            "prepare_call", "finish_call", "symbolic_masks"]
@@ -35,7 +38,10 @@ _PASS_THROUGH = frozenset({
     "BatchNormalization", "LayerNormalization", "GroupNormalization", "UnitNormalization",
     "Rescaling", "Normalization"})
 
-_class_cache = {}  # layer class -> (supports masking by default, computes masks, call takes mask)
+_class_cache = {}  # layer class -> (supports masking by default, overrides compute_mask)
+
+# What Keras 3's CallSpec counts as a tensor argument (arrays too: Keras converts them first).
+_TENSORS = (Tensor, Variable, KerasTensor, np.ndarray)
 
 
 def get_keras_mask(x):
@@ -78,11 +84,7 @@ def _class_info(cls):
         builtin = any(c.__module__.startswith("minitf.") and c.__name__ in _PASS_THROUGH
                       for c in cls.__mro__)
         computes = not getattr(cls.compute_mask, "_keras_default", False)
-        try:
-            takes_mask = "mask" in inspect.signature(cls.call).parameters
-        except (TypeError, ValueError):
-            takes_mask = False
-        info = _class_cache[cls] = (builtin or computes, computes, takes_mask)
+        info = _class_cache[cls] = (builtin or computes, computes)
     return info
 
 
@@ -94,32 +96,104 @@ def supports_masking(layer):
 
 
 def _masks_of(inputs):
+    """The masks attached to `inputs`: one mask (or None) for a tensor, the same structure of
+    masks for lists, tuples and dicts (Keras' `tree.map_structure(get_keras_mask, ...)`)."""
     if isinstance(inputs, Tensor):
         return get_keras_mask(inputs) if _MASKS else None
     if isinstance(inputs, (list, tuple, dict)):
-        masks = nest.map_structure(get_keras_mask, inputs)
-        return masks if any(m is not None for m in nest.flatten(masks)) else None
+        return nest.map_structure(get_keras_mask, inputs)
     return get_keras_mask(inputs)
 
 
-def prepare_call(layer, inputs, kwargs):
-    """Before `call`: give `call` the inputs' mask when it takes `mask` and none was passed.
+def _has_mask(masks):
+    if masks is None:
+        return False
+    if isinstance(masks, (list, tuple, dict)):
+        return any(m is not None for m in nest.flatten(masks))
+    return True
 
-    Returns the mask the layer received (passed in or attached to the inputs), or None.
+
+def _is_tensor_argument(value):
+    """Keras 3's CallSpec test: a tensor, or a non-empty structure of tensors (and Nones)."""
+    if isinstance(value, _TENSORS):
+        return True
+    if isinstance(value, (list, tuple, dict)) and len(value) > 0:
+        flat = nest.flatten(value)
+        return all(v is None or isinstance(v, _TENSORS) for v in flat)
+    return False
+
+
+def _tensor_arguments(spec, inputs, args, kwargs):
+    """(name, value) of the call's tensor arguments, as Keras 3's CallSpec binds them."""
+    positional = spec.positional
+    named = [(positional[0] if positional else "inputs", inputs)]
+    surplus = []
+    for i, value in enumerate(args, start=1):
+        if i < len(positional):
+            named.append((positional[i], value))
+        else:
+            surplus.append(value)
+    if surplus:
+        named.append(("args", tuple(surplus)))
+    loose = {}
+    for key, value in kwargs.items():
+        if spec.has(key):
+            named.append((key, value))
+        else:
+            loose[key] = value
+    if loose:
+        named.append(("kwargs", loose))
+    return [(name, value) for name, value in named if _is_tensor_argument(value)]
+
+
+def _given(spec, name, args, kwargs):
+    """The value of argument `name` in this call (keyword or positional), or None."""
+    if name in kwargs:
+        return kwargs[name]
+    positional = spec.positional
+    if name in positional:
+        index = positional.index(name)
+        if 1 <= index <= len(args):
+            return args[index - 1]
+    return None
+
+
+def prepare_call(layer, spec, inputs, args, kwargs):
+    """Before `call`, Keras 3's step 6: fill the mask arguments `call` takes, from the masks
+    attached to the tensor arguments, and return the mask the layer received.
+
+    With one tensor argument, a `mask` parameter left None gets that argument's masks (the same
+    structure, Nones included); with several, each `<name>_mask` parameter left None gets the
+    masks of argument `<name>` (and `mask` is not filled). The mask the layer received is the
+    `mask` argument when not None, else the masks of the first argument. Arguments the Keras
+    counterpart of a built-in layer takes and its `call` does not (`spec.extras`) are taken out
+    of `kwargs`; a `mask` among them still counts as the mask received.
     """
+    if spec.extras:
+        extra = {k: kwargs.pop(k) for k in spec.extras if k in kwargs}
+        if extra.get("mask") is not None:
+            return extra["mask"]
+    if spec.takes_mask or spec.mask_arguments:
+        tensor_args = _tensor_arguments(spec, inputs, args, kwargs)
+        if len(tensor_args) == 1:
+            if spec.takes_mask and _given(spec, "mask", args, kwargs) is None:
+                kwargs["mask"] = _masks_of(tensor_args[0][1])
+        elif len(tensor_args) > 1:
+            for name, value in tensor_args:
+                key = name + "_mask"
+                if key in spec.mask_arguments and _given(spec, key, args, kwargs) is None:
+                    kwargs[key] = _masks_of(value)
     given = kwargs.get("mask")
     if given is not None:
         return given
-    masks = _masks_of(inputs)
-    if masks is not None and _class_info(type(layer))[2]:
-        kwargs["mask"] = masks
-    return masks
+    return _masks_of(inputs)
 
 
 def finish_call(layer, inputs, outputs, previous_mask):
-    """After `call`: attach `compute_mask(inputs, previous_mask)` to outputs without a mask."""
-    if previous_mask is None and not _class_info(type(layer))[1]:
-        return
+    """After `call`: attach `compute_mask(inputs, previous_mask)` to outputs without a mask, when
+    the layer supports masking (Keras 3's `_set_mask_metadata`)."""
+    if not _has_mask(previous_mask) and not _class_info(type(layer))[1]:
+        return  # the default compute_mask would return the (absent) previous mask
     if not supports_masking(layer):
         return
     flat = nest.flatten(outputs)
@@ -152,7 +226,7 @@ def symbolic_masks(layer, inputs, kwargs, outputs):
     previous = kwargs.get("mask")
     if previous is None:
         previous = _masks_of(inputs)
-    if previous is None and not _class_info(type(layer))[1]:
+    if not _has_mask(previous) and not _class_info(type(layer))[1]:
         return outputs
     if not supports_masking(layer):
         return outputs

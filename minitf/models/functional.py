@@ -8,14 +8,14 @@ does when called.
 from minitf import nest
 from minitf.convert import convert_to_tensor
 from minitf.keras.keras_tensor import KerasTensor
-from minitf.keras.node import call_accepts
+from minitf.layers.masking import set_keras_mask
 from minitf.layers.input_layer import Input, InputLayer
 from minitf.ops import array as array_ops
 from minitf.ops.constant import cast
 from minitf.tensor import Tensor
 from minitf.variable import Variable
 
-__all__ = ["Input", "InputLayer", "GraphRunner", "to_input_dtype"]
+__all__ = ["Input", "InputLayer", "GraphRunner", "to_input_dtype", "set_input_masks"]
 
 
 # -- running a graph ------------------------------------------------------------------------
@@ -52,6 +52,16 @@ def _adjust_rank(value, input_tensor):
     raise ValueError(f"Invalid input shape for input {input_tensor.name!r}: expected shape "
                      f"{tuple(ref.as_list())}, but the input has incompatible shape "
                      f"{tuple(value.shape.as_list())}. Pass a batch with the Input's rank.")
+
+
+def set_input_masks(inputs, mask):
+    """Attach `mask` (one mask, or one per input in the inputs' flattened order) to the inputs,
+    as Keras 3's Functional.call does with its `mask` argument."""
+    flat_inputs = nest.flatten(inputs)
+    flat_masks = nest.flatten(mask) if nest.is_nested(mask) else [mask]
+    for x, m in zip(flat_inputs, flat_masks):
+        if m is not None:
+            set_keras_mask(x, m)
 
 
 class GraphRunner:
@@ -144,8 +154,14 @@ class GraphRunner:
             nodes_by_depth.setdefault(depth, []).append(by_id[key])
         return [by_id[k] for k in order], nodes_by_depth
 
-    def run(self, inputs, training=None):
-        """Evaluate the graph on concrete inputs (same structure as `self.inputs`, or a list)."""
+    def run(self, inputs, training=None, mask=None):
+        """Evaluate the graph on concrete inputs (same structure as `self.inputs`, or a list).
+
+        As Keras 3's Functional.call: `mask` is attached to the inputs, and a `training` value
+        that is not None replaces the `training` a node recorded (a `.keras` file of Keras 3
+        records `training: false` for Dropout and the recurrent layers); each layer's own call
+        keeps it only when its `call` takes `training`, and passes it on to the layers inside.
+        """
         if isinstance(self.inputs, dict) and isinstance(inputs, dict):
             flat = [inputs[k] for k in sorted(self.inputs)]
         elif isinstance(self.inputs, dict):
@@ -156,6 +172,8 @@ class GraphRunner:
             raise ValueError(f"The model expects {len(self.flat_inputs)} input(s), but it "
                              f"received {len(flat)} input tensors.")
         flat = [to_input_dtype(v, kt) for v, kt in zip(flat, self.flat_inputs)]
+        if mask is not None:
+            set_input_masks(flat, mask)
         values = {id(t): v for t, v in zip(self.flat_inputs, flat)}
 
         def get(x):
@@ -163,9 +181,8 @@ class GraphRunner:
         for node in self.nodes:
             args_in = nest.map_structure(get, node.input_tensors)
             args = nest.map_structure(get, list(node.call_args))
-            kwargs = nest.map_structure(get, dict(node.call_kwargs))
-            if "training" not in kwargs and training is not None \
-                    and call_accepts(node.layer.call, "training"):
+            kwargs = nest.map_structure(get, node.call_kwargs) if node.call_kwargs else {}
+            if training is not None:
                 kwargs["training"] = training
             out = node.layer(args_in, *args, **kwargs)
             flat_kt = nest.flatten(node.output_tensors)

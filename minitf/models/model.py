@@ -166,11 +166,15 @@ class Model(TrainingMixin, Layer):
 
     # -- calling ---------------------------------------------------------------------------
     def call(self, inputs, training=None, mask=None):
-        """Run the layer graph (functional models); subclasses override this."""
+        """Run the layer graph (functional models); subclasses override this.
+
+        `training` (when not None) reaches every layer of the graph, `mask` is attached to the
+        inputs (see GraphRunner.run).
+        """
         if self._graph is None:
             raise NotImplementedError(f"Model {self.name!r}: subclassed models must define "
                                       f"`call(self, inputs, training=None)`.")
-        return self._graph.run(inputs, training=training)
+        return self._graph.run(inputs, training=training, mask=mask)
 
     def _cast_inputs(self, inputs):
         # Layers inside cast for themselves; a model keeps e.g. integer token ids as they are.

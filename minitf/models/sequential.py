@@ -1,12 +1,11 @@
 """tf.keras.Sequential: a plain stack of layers, each feeding the next."""
 from minitf._keras_naming import unique_layer_name
 from minitf.keras.keras_tensor import KerasTensor
-from minitf.keras.node import call_accepts
 from minitf.layers.base import Layer
 from minitf.layers.input_layer import Input, InputLayer
 from minitf.layers.input_spec import shape_of
 from minitf.models import serialization
-from minitf.models.functional import GraphRunner, to_input_dtype
+from minitf.models.functional import GraphRunner, set_input_masks, to_input_dtype
 from minitf.models.model import Model, layer_dependencies
 from minitf.tensor_shape import TensorShape
 
@@ -142,15 +141,24 @@ class Sequential(Model):
         return self._seq_input
 
     def call(self, inputs, training=None, mask=None):
-        """Feed `inputs` through the layers in order."""
+        """Feed `inputs` through the layers in order.
+
+        As Keras 3's Sequential (a functional graph underneath): a `training` value that is not
+        None is handed to every layer, whose own call keeps it only when its `call` takes
+        `training` and passes it on to the layers inside it either way; `mask` is attached to
+        the inputs, and each layer's output masks travel on to the next layer.
+        """
         x = inputs
         if self._seq_input is not None and not isinstance(inputs, (list, tuple, dict)):
             x = to_input_dtype(inputs, self._seq_input)  # as Keras' functional Sequential
-        for layer in self.layers:
-            kwargs = {}
-            if training is not None and call_accepts(layer.call, "training"):
-                kwargs["training"] = training
-            x = layer(x, **kwargs)
+        if mask is not None:
+            set_input_masks(x, mask)
+        if training is None:
+            for layer in self.layers:
+                x = layer(x)
+        else:
+            for layer in self.layers:
+                x = layer(x, training=training)
         return x
 
     def _maybe_build(self, inputs):

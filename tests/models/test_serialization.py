@@ -139,8 +139,13 @@ def test_call_kwargs_and_dict_inputs_survive():
     assert drop_entry["inbound_nodes"][0]["kwargs"] == {"training": False}
     again = tf.keras.Model.from_config(config)
     data = {"a": _rand(2, 3), "b": _rand(2, 3, seed=1)}
-    out = again(data, training=True).numpy()
-    np.testing.assert_allclose(out, data["a"] + data["b"], rtol=1e-6)
+    # the node's own training=False holds while the model's call leaves training unset ...
+    np.testing.assert_allclose(again(data).numpy(), data["a"] + data["b"], rtol=1e-6)
+    # ... and, as in Keras 3 (Functional's operation_fn), a training value given to the model
+    # replaces it: the dropout runs (each element dropped, or kept and scaled by 1/0.1)
+    big = {"a": np.ones((64, 3), "float32"), "b": np.zeros((64, 3), "float32")}
+    out = again(big, training=True).numpy()
+    assert set(np.round(out, 4).ravel()) <= {0.0, 10.0} and (out == 0).any()
 
 
 def test_keras3_node_layout_is_read():

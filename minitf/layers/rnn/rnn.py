@@ -7,7 +7,7 @@ steps) freezes the states at masked steps and repeats the previous output there 
 `zero_output_for_mask=True`), as Keras' backend rnn does.
 """
 from minitf import nest
-from minitf.keras.node import call_accepts
+from minitf.keras.call_context import spec_of, spec_of_function
 from minitf.layers import serialization as S
 from minitf.layers.base import Layer
 from minitf.layers.rnn.stacked import StackedRNNCells
@@ -183,7 +183,11 @@ class RNN(Layer):
                 return cell._recur(x, s, ctx)
         else:
             inputs = shaping_ops.unstack(sequences, axis=1)
-            kwargs = {"training": training} if call_accepts(cell.call, "training") else {}
+            # Keras 3 hands `training` to a Layer cell whose call takes it; a cell that is not a
+            # Layer gets it when its call takes it too
+            takes = spec_of(cell).takes_training if isinstance(cell, Layer) else \
+                spec_of_function(cell.call).takes_training
+            kwargs = {"training": training} if takes else {}
 
             def step(x, s):
                 out, new = cell(x, s, **kwargs) if isinstance(cell, Layer) else cell.call(x, s, **kwargs)

@@ -1,6 +1,6 @@
 """StackedRNNCells: several cells run as one, each feeding its output to the next."""
 from minitf import nest
-from minitf.keras.node import call_accepts
+from minitf.keras.call_context import spec_of, spec_of_function
 from minitf.layers import serialization as S
 from minitf.layers.base import Layer
 from minitf.ops import creation
@@ -77,7 +77,9 @@ class StackedRNNCells(Layer):
         for cell, state in zip(self.cells, states):
             is_list = nest.is_nested(state)
             state = list(state) if is_list else [state]
-            kwargs = {"training": training} if call_accepts(cell.call, "training") else {}
+            takes = spec_of(cell).takes_training if isinstance(cell, Layer) else \
+                spec_of_function(cell.call).takes_training
+            kwargs = {"training": training} if takes else {}
             inputs, state = cell(inputs, state, **kwargs) if isinstance(cell, Layer) \
                 else cell.call(inputs, state, **kwargs)
             state = list(state) if isinstance(state, (list, tuple)) else [state]

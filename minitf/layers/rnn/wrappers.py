@@ -1,6 +1,6 @@
 """Bidirectional and TimeDistributed: layers that wrap another layer (Keras 3's wrappers)."""
 from minitf import nest
-from minitf.keras.node import call_accepts
+from minitf.keras.call_context import spec_of
 from minitf.layers import serialization as S
 from minitf.layers.base import Layer
 from minitf.ops import reorder
@@ -119,9 +119,10 @@ class Bidirectional(Layer):
     def call(self, sequences, initial_state=None, mask=None, training=None):
         """Both directions, then the merge (followed by the states with return_state)."""
         kwargs = {}
-        if call_accepts(self.forward_layer.call, "training"):
+        spec = spec_of(self.forward_layer)
+        if spec.takes_training:
             kwargs["training"] = training
-        if call_accepts(self.forward_layer.call, "mask"):
+        if spec.takes_mask:
             kwargs["mask"] = mask
         forward_state = backward_state = None
         if initial_state is not None:
@@ -231,9 +232,10 @@ class TimeDistributed(Layer):
                                  f"that is incompatible with the input shape {inputs.shape}. The first two "
                                  f"dimensions of the mask (batch size and timesteps) must match the input's.")
         kwargs = {}
-        if call_accepts(self.layer.call, "training"):
+        spec = spec_of(self.layer)
+        if spec.takes_training:
             kwargs["training"] = training
-        takes_mask = call_accepts(self.layer.call, "mask")
+        takes_mask = spec.takes_mask
         steps = shaping_ops.unstack(inputs, axis=1)
         step_masks = shaping_ops.unstack(mask, axis=1) if (mask is not None and takes_mask) else None
         outs = []
