@@ -1,9 +1,15 @@
-"""Training data as batches: arrays, `tf.data` datasets and Python generators.
+"""Training data as batches: arrays, `tf.data` datasets, Python generators and PyDatasets.
 
 `fit`, `evaluate` and `predict` accept numpy arrays or tensors (also lists and dicts of them),
-a `tf.data.Dataset`, or a generator/iterator yielding batches. `DataHandler` turns any of
-them into the batches of each epoch, each an `(x,)`, `(x, y)` or `(x, y, sample_weight)`
-tuple, as Keras' data adapters do.
+a `tf.data.Dataset`, a generator/iterator yielding batches, or a `tf.keras.utils.PyDataset`.
+`DataHandler` turns any of them into the batches of each epoch exactly as Keras 3's data
+adapters hand them to `train_step`/`test_step`/`predict_step`:
+- arrays: `pack_x_y_sample_weight(x, y, sample_weight)` of each slice: `x` itself when there
+  is no `y` (`(x,)` when `x` is a list or tuple), else `(x, y)` or `(x, y, sample_weight)`;
+  lists inside become tuples;
+- datasets: each element as the dataset yields it (a lone tensor stays a lone tensor);
+- generators: each element as yielded; the first must be a tuple (ValueError otherwise);
+- PyDatasets: standardized by minitf.engine.py_dataset_adapter (an array `x` becomes `(x,)`).
 """
 import inspect
 import math
@@ -13,10 +19,12 @@ import numpy as np
 
 from minitf import nest
 from minitf.data import Dataset
+from minitf.engine.py_dataset_adapter import PyDatasetBatches, _class_weights
+from minitf.utils.py_dataset import PyDataset
 
 __all__ = ["DataHandler", "unpack_x_y_sample_weight", "pack_x_y_sample_weight",
            "split_validation", "with_class_weight", "concat_outputs", "to_numpy",
-           "is_dataset", "is_iterator"]
+           "is_dataset", "is_iterator", "is_py_dataset"]
 
 
 def to_numpy(value):
@@ -43,12 +51,22 @@ def unpack_x_y_sample_weight(data):
 
 
 def pack_x_y_sample_weight(x, y=None, sample_weight=None):
-    """The inverse of `unpack_x_y_sample_weight`: the shortest tuple holding the parts."""
+    """Keras 3's packing of a batch: `x` itself when there is no `y` (`(x,)` when `x` is a list
+    or tuple, which would be ambiguous), else `(x, y)` or `(x, y, sample_weight)`."""
     if y is None:
-        return (x,)
+        return (x,) if isinstance(x, (list, tuple)) else x
     if sample_weight is None:
         return (x, y)
     return (x, y, sample_weight)
+
+
+def lists_to_tuples(struct):
+    """`struct` with every list turned into a tuple (Keras' data adapters do this)."""
+    if isinstance(struct, (list, tuple)):
+        return tuple(lists_to_tuples(v) for v in struct)
+    if isinstance(struct, dict):
+        return {k: lists_to_tuples(v) for k, v in struct.items()}
+    return struct
 
 
 def is_dataset(x):
@@ -59,6 +77,11 @@ def is_dataset(x):
 def is_iterator(x):
     """Whether `x` is a Python generator or iterator (read on across epochs)."""
     return inspect.isgenerator(x) or (hasattr(x, "__next__") and hasattr(x, "__iter__"))
+
+
+def is_py_dataset(x):
+    """Whether `x` is a `tf.keras.utils.PyDataset` (also spelled `Sequence`)."""
+    return isinstance(x, PyDataset)
 
 
 def _num_samples(struct):
@@ -73,8 +96,8 @@ def _num_samples(struct):
 def _as_numpy_struct(struct):
     if struct is None:
         return None
-    return nest.map_structure(lambda a: None if a is None else np.asarray(to_numpy(a)),
-                                 struct)
+    return lists_to_tuples(nest.map_structure(
+        lambda a: None if a is None else np.asarray(to_numpy(a)), struct))
 
 
 def _take(struct, index):
@@ -83,38 +106,29 @@ def _take(struct, index):
     return nest.map_structure(lambda a: a[index], struct)
 
 
-def _class_weights_for(y, class_weight):
-    y = np.asarray(to_numpy(y))
-    if isinstance(y, np.ndarray) and y.ndim == 2 and y.shape[1] > 1:
-        labels = np.argmax(y, axis=-1)
-    else:
-        labels = y.reshape(len(y)).astype(np.int64)
-    table = np.ones(int(max(max(class_weight) + 1, labels.max(initial=0) + 1)), np.float32)
-    for cls, weight in class_weight.items():
-        table[int(cls)] = weight
-    return table[labels]
-
-
 def with_class_weight(data, class_weight):
-    """`data` with `sample_weight` multiplied by the weight of each example's class."""
+    """`data` with the `sample_weight` of each example the weight of its class (Keras 3's
+    class_weight_to_sample_weights); a batch without targets is left as it is."""
     if not class_weight:
         return data
     x, y, sw = unpack_x_y_sample_weight(data)
-    if isinstance(y, (list, tuple, dict)):
-        raise ValueError("`class_weight` is only supported for models with a single output.")
-    weights = _class_weights_for(y, class_weight)
+    if y is None:
+        return data
     if sw is not None:
-        weights = weights * np.asarray(to_numpy(sw), np.float32).reshape(weights.shape)
-    return (x, y, weights)
+        raise ValueError("You cannot `class_weight` and `sample_weight` at the same time.")
+    if isinstance(y, (list, tuple, dict)):
+        raise ValueError("`class_weight` is only supported for Models with a single output.")
+    return (x, y, _class_weights(y, class_weight))
 
 
 class DataHandler:
-    """Batches for one `fit`/`evaluate`/`predict` run, epoch by epoch.
+    """Batches for one `fit`/`evaluate`/`predict` run, epoch by epoch (see the module docstring).
 
     Arrays (numpy, tensors, or lists/dicts of them) are sliced into batches (shuffled each
     epoch when asked); a `tf.data.Dataset` is iterated afresh each epoch; a Python generator
-    or iterator is read on across epochs. `steps` is the number of batches per epoch (None
-    when unknown).
+    or iterator is read on across epochs; a PyDataset is read afresh each epoch (its batch
+    order shuffled when asked), between its `on_epoch_begin` and `on_epoch_end`. `steps` is
+    the number of batches per epoch (None when unknown).
     """
 
     def __init__(self, x, y=None, sample_weight=None, batch_size=None, steps_per_epoch=None,
@@ -123,23 +137,38 @@ class DataHandler:
         # array shuffles draw from numpy's global generator, or from `seed` (workers that must agree)
         self._rng = np.random if seed is None else np.random.RandomState(seed)
         self._iterator = None
+        self._checked_first = False
         self.exhausted = False
-        if is_dataset(x) or is_iterator(x):
+        if is_dataset(x) or is_iterator(x) or is_py_dataset(x):
             if y is not None:
-                raise ValueError("`y` argument is not supported when using a dataset or a "
-                                 "generator as input; yield (x, y) pairs from it instead.")
-            self._kind = "dataset" if is_dataset(x) else "iterator"
-            self._source = x
+                raise ValueError("`y` argument is not supported when using a dataset, a generator "
+                                 "or a PyDataset as input; yield (x, y) pairs from it instead.")
+            if sample_weight is not None:
+                raise ValueError("`sample_weight` argument is not supported when using a dataset, "
+                                 "a generator or a PyDataset as input; yield (x, y, sample_weight) "
+                                 "from it instead.")
             steps = None
-            if self._kind == "dataset":
+            if is_py_dataset(x):
+                self._kind = "pydataset"
+                self._source = PyDatasetBatches(x, class_weight, shuffle)
+                self._class_weight = None  # the PyDataset batches carry their class weights
+                steps = self._source.num_batches
+            elif is_dataset(x):
+                self._kind = "dataset"
+                self._source = x
                 card = int(x.cardinality())
                 steps = card if card >= 0 else None
+            else:
+                self._kind = "iterator"
+                self._source = x
             self.steps = steps_per_epoch if steps_per_epoch is not None else steps
             self._keep_iterator = steps_per_epoch is not None or self._kind == "iterator"
             return
         self._kind = "arrays"
         self._x, self._y = _as_numpy_struct(x), _as_numpy_struct(y)
         self._sw = _as_numpy_struct(sample_weight)
+        if class_weight and self._sw is not None:
+            raise ValueError("You cannot `class_weight` and `sample_weight` at the same time.")
         self._n = _num_samples((self._x, self._y, self._sw))
         self._batch = batch_size or 32
         self._shuffle = shuffle
@@ -160,23 +189,39 @@ class DataHandler:
     def _fresh_iterator(self):
         if self._kind == "arrays":
             return self._array_batches()
+        if self._kind == "pydataset":
+            return self._source.batches()
         return iter(self._source)
 
+    def _check_generator_batch(self, data):
+        """Keras 3 looks at a generator's first batch: it must be a tuple."""
+        self._checked_first = True
+        if not isinstance(data, tuple):
+            raise ValueError("When passing a Python generator to a Keras model, the generator must "
+                             "return a tuple, either (input,) or (inputs, targets) or (inputs, "
+                             f"targets, sample_weights). Received: {data}")
+
     def epoch_batches(self):
-        """Yield the batches of one epoch (each an `(x,)`, `(x, y)` or `(x, y, w)` tuple)."""
+        """Yield the batches of one epoch, each as `train_step(data)` receives it."""
         if self._kind == "arrays" or not self._keep_iterator:
             iterator = self._fresh_iterator()
         else:
             if self._iterator is None:
                 self._iterator = self._fresh_iterator()
             iterator = self._iterator
+        if self._kind == "pydataset":
+            self._source.on_epoch_begin()
         count = 0
         while self.steps is None or count < self.steps:
             try:
                 data = next(iterator)
             except StopIteration:
-                if self._kind == "dataset" and self._keep_iterator and count == 0 and \
-                        self._iterator is not None:
+                if self._kind == "iterator" and not self._checked_first:
+                    raise ValueError("When passing a Python generator to a Keras model, the "
+                                     "generator must yield at least one batch. Received an empty "
+                                     "generator.") from None
+                if self._kind in ("dataset", "pydataset") and self._keep_iterator and count == 0 \
+                        and self._iterator is not None:
                     self._iterator = iterator = self._fresh_iterator()
                     continue
                 if self.steps is not None and self._kind != "arrays":
@@ -185,18 +230,20 @@ class DataHandler:
                                   "sure that your dataset or generator can generate at least "
                                   "`steps_per_epoch * epochs` batches.", stacklevel=4)
                 break
-            if not isinstance(data, tuple):
-                data = tuple(data) if isinstance(data, list) else (data,)
-            yield with_class_weight(data, self._class_weight)
+            if self._kind == "iterator" and not self._checked_first:
+                self._check_generator_batch(data)
+            yield with_class_weight(data, self._class_weight) if self._class_weight else data
             count += 1
         if self._kind == "arrays" and self.steps is not None:
             iterator.close()
+        if self._kind == "pydataset":
+            self._source.on_epoch_end()
 
 
 def split_validation(x, y, sample_weight, validation_split):
     """((x, y, w) for training, (x, y, w) for validation): the last `validation_split`
     fraction of the arrays (not shuffled) is held out, as Keras does."""
-    if is_dataset(x) or is_iterator(x):
+    if is_dataset(x) or is_iterator(x) or is_py_dataset(x):
         raise ValueError("`validation_split` is only supported for Tensors or NumPy arrays, "
                          f"found {type(x).__name__}; pass `validation_data` instead.")
     x, y, sw = _as_numpy_struct(x), _as_numpy_struct(y), _as_numpy_struct(sample_weight)

@@ -19,13 +19,13 @@ from minitf.distribute.strategy import get_strategy
 from minitf.engine.compile_utils import (LossesContainer, MetricsContainer, add_losses,
                                          batch_size_of, is_metric)
 from minitf.engine import distributed
-from minitf.engine.data_adapter import (DataHandler, concat_outputs, is_dataset, is_iterator,
-                                        pack_x_y_sample_weight, split_validation, to_numpy,
-                                        unpack_x_y_sample_weight, with_class_weight)
+from minitf.engine.evaluation import EvaluationMixin
+from minitf.engine.data_adapter import (DataHandler, is_dataset, is_iterator, is_py_dataset,
+                                        pack_x_y_sample_weight, split_validation,
+                                        unpack_x_y_sample_weight)
 from minitf.engine.logs import flatten_logs, floats, resolve_verbose, should_validate
-from minitf.keras.node import call_accepts
+from minitf.keras.call_context import spec_of_function
 from minitf.losses.reduction import scale_loss_for_distribution, unscale_loss_for_distribution
-from minitf.kernels import threads
 from minitf.metrics import Mean
 from minitf.ops import reduce as reduce_ops
 from minitf.ops.constant import cast
@@ -42,7 +42,7 @@ def _set(obj, name, value):
 
 # -- the mixin --------------------------------------------------------------------------------
 
-class TrainingMixin:
+class TrainingMixin(EvaluationMixin):
     """The training API of `tf.keras.Model`: compile, fit, evaluate, predict and their steps.
 
     Subclasses customize training by overriding `train_step(data)`, `test_step(data)`,
@@ -51,9 +51,14 @@ class TrainingMixin:
     """
 
     # -- configuration ---------------------------------------------------------------------
+    # What fit/evaluate/predict call on each batch (see make_train_function); None until made.
+    train_function = None
+    test_function = None
+    predict_function = None
+
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
-                weighted_metrics=None, run_eagerly=None, steps_per_execution=1,
-                jit_compile=None, auto_scale_loss=True, **kwargs):
+                weighted_metrics=None, run_eagerly=False, steps_per_execution=1,
+                jit_compile="auto", auto_scale_loss=True, **kwargs):
         """Configure the model for training: the optimizer, the loss and the metrics.
 
         Nothing is computed yet; `fit`, `evaluate`, `train_on_batch` and `test_on_batch`
@@ -78,8 +83,12 @@ class TrainingMixin:
                 for several outputs, a list of lists or a dict by output name.
             loss_weights: the factor of each output's loss in the total (list or dict).
             weighted_metrics: metrics that also take the batch's `sample_weight`.
-            run_eagerly, steps_per_execution, jit_compile: accepted for compatibility;
-                minitf always runs eagerly, one step at a time.
+            run_eagerly: Keras 3's switch between running the steps eagerly (True) and as
+                compiled functions (False, the default); kept as `model.run_eagerly`.
+            steps_per_execution: accepted for compatibility; minitf runs one step at a time.
+            jit_compile: True, False or 'auto' (the default), kept as `model.jit_compile`.
+                As in Keras 3, 'auto' resolves to False where there is no XLA (minitf has none),
+                and `jit_compile=True` with `run_eagerly=True` becomes False with a warning.
             auto_scale_loss: under the 'mixed_float16' policy, wrap the optimizer in a
                 `LossScaleOptimizer` (Keras 3's default, True).
 
@@ -90,6 +99,12 @@ class TrainingMixin:
         """
         if kwargs:
             raise TypeError(f"compile() got unexpected keyword arguments {sorted(kwargs)}.")
+        if jit_compile == "auto":
+            jit_compile = False  # Keras 3 resolves 'auto' to False without XLA, and when eager
+        if jit_compile and run_eagerly:
+            jit_compile = False
+            warnings.warn("If `run_eagerly` is True, then `jit_compile` cannot also be True. "
+                          "Disabling `jit_compile`.", stacklevel=2)
         _set(self, "optimizer", optimizers.get(optimizer) if optimizer is not None else None)
         # what `model.save` writes as the compile config, the optimizer as the object in use
         _set(self, "_compile_config", {
@@ -114,15 +129,72 @@ class TrainingMixin:
         _set(self, "_jit_compile", jit_compile)
         _set(self, "_is_compiled", True)
         _set(self, "stop_training", False)
+        for name in ("train_function", "test_function", "predict_function"):
+            _set(self, name, None)  # as Keras 3: the next fit/evaluate/predict makes them again
 
     @property
     def run_eagerly(self):
-        """Always true in minitf (everything runs eagerly); kept for API compatibility."""
-        return True if getattr(self, "_run_eagerly", None) is None else bool(self._run_eagerly)
+        """Whether the steps run eagerly (Keras 3's setting; False until set or compiled)."""
+        return getattr(self, "_run_eagerly", False)
 
     @run_eagerly.setter
     def run_eagerly(self, value):
         _set(self, "_run_eagerly", value)
+
+    @property
+    def jit_compile(self):
+        """Whether the steps would be XLA-compiled (Keras 3's setting; 'auto' resolves to False)."""
+        value = getattr(self, "_jit_compile", None)
+        return False if value is None or value == "auto" else value
+
+    @jit_compile.setter
+    def jit_compile(self, value):
+        _set(self, "_jit_compile", value)
+
+    # -- the per-batch functions -----------------------------------------------------------
+    def make_train_function(self, force=False):
+        """The function `fit` calls on each batch: `train_function(data)` runs `train_step(data)`
+        (once per replica under a tf.distribute strategy of several) and returns its logs.
+
+        Made once and kept as `model.train_function` (compile forgets it); `force=True` makes it
+        again, as in Keras 3.
+        """
+        if self.train_function is not None and not force:
+            return self.train_function
+        model = self
+
+        def one_step_on_data(data):
+            """One training step on one batch."""
+            return distributed.run_step(distributed.replica_strategy(model), model.train_step, data)
+        _set(self, "train_function", one_step_on_data)
+        return one_step_on_data
+
+    def make_test_function(self, force=False):
+        """The function `evaluate` calls on each batch: `test_function(data)` runs
+        `test_step(data)` (once per replica under a strategy of several); kept as
+        `model.test_function`, made again with `force=True`."""
+        if self.test_function is not None and not force:
+            return self.test_function
+        model = self
+
+        def one_step_on_data(data):
+            """One evaluation step on one batch."""
+            return distributed.run_step(distributed.replica_strategy(model), model.test_step, data)
+        _set(self, "test_function", one_step_on_data)
+        return one_step_on_data
+
+    def make_predict_function(self, force=False):
+        """The function `predict` calls on each batch: `predict_function(data)` returns
+        `predict_step(data)`; kept as `model.predict_function`, made again with `force=True`."""
+        if self.predict_function is not None and not force:
+            return self.predict_function
+        model = self
+
+        def one_step_on_data(data):
+            """One inference step on one batch."""
+            return model.predict_step(data)
+        _set(self, "predict_function", one_step_on_data)
+        return one_step_on_data
 
     def _assert_compiled(self):
         # Keras 3 raises ValueError (Keras 2 raised RuntimeError)
@@ -214,10 +286,12 @@ class TrainingMixin:
         return add_losses(losses)
 
     def _compute_loss(self, x, y, y_pred, sample_weight, training):
-        """`compute_loss`, without `training` for overrides written before it existed."""
-        if call_accepts(self.compute_loss, "training"):
-            return self.compute_loss(x, y, y_pred, sample_weight, training=training)
-        return self.compute_loss(x, y, y_pred, sample_weight)
+        """`compute_loss` called as Keras 3 calls it: by keyword, `training` only for an override
+        whose signature names it."""
+        if spec_of_function(self.compute_loss).has("training"):
+            return self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
+                                     training=training)
+        return self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         """Update the compiled metrics and return `get_metrics_result()`."""
@@ -401,9 +475,10 @@ class TrainingMixin:
         logs = {}
         step = 0
         batch_begin, batch_end = cb.on_train_batch_begin, cb.on_train_batch_end
+        train_function = self.make_train_function()
         for batch in distributed.local_batches(data.epoch_batches(), strategy):
             batch_begin(step)
-            logs = flatten_logs(distributed.run_step(strategy, self.train_step, batch))
+            logs = flatten_logs(train_function(batch))
             batch_end(step, logs)
             step += 1
             if self.stop_training:
@@ -411,169 +486,10 @@ class TrainingMixin:
         return logs
 
     def _validate(self, validation_data, batch_size, steps, cb):
-        if is_dataset(validation_data) or is_iterator(validation_data):
+        if is_dataset(validation_data) or is_iterator(validation_data) or \
+                is_py_dataset(validation_data):
             vx, vy, vsw = validation_data, None, None
         else:
             vx, vy, vsw = unpack_x_y_sample_weight(validation_data)
         return self.evaluate(vx, vy, batch_size=batch_size, verbose=0, sample_weight=vsw,
                              steps=steps, callbacks=cb, return_dict=True)
-
-    # -- evaluate / predict ----------------------------------------------------------------
-    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
-                 steps=None, callbacks=None, max_queue_size=10, workers=1,
-                 use_multiprocessing=False, return_dict=False, **kwargs):
-        """Compute the loss and metrics of the model on data, batch by batch.
-
-        The model runs in inference mode (`training=False`: dropout off, batch
-        normalization on its moving statistics); the metrics are reset first and averaged
-        over all batches.
-
-        Args:
-            x: the inputs, as in `fit` (arrays, a dataset or a generator).
-            y: the targets for array inputs; None for datasets and generators.
-            batch_size: examples per batch for array inputs (default 32).
-            verbose: 0 silent, 1 a progress bar; 'auto' means 1.
-            sample_weight: per-example weights of the loss.
-            steps: the number of batches to evaluate (default: all the data).
-            callbacks: callbacks whose `on_test_*` hooks are called.
-            max_queue_size, workers, use_multiprocessing: accepted for compatibility.
-            return_dict: return a `{name: value}` dict instead of a list.
-            **kwargs: accepted for compatibility.
-
-        Returns:
-            The loss alone (a float) when nothing else is reported; otherwise a list of
-            floats in the order of `model.metrics_names` ('loss' first), or a dict when
-            `return_dict=True`.
-
-        Raises:
-            ValueError: when the model is not compiled, or the data is malformed (as in
-                `fit`).
-        """
-        self._assert_compiled()
-        strategy = distributed.replica_strategy(self)
-        with distributed.strategy_scope(strategy):
-            return self._evaluate(strategy, x, y, batch_size, verbose, sample_weight, steps, callbacks,
-                                  return_dict)
-
-    def _evaluate(self, strategy, x, y, batch_size, verbose, sample_weight, steps, callbacks, return_dict):
-        data = DataHandler(x, y, sample_weight, batch_size, steps, shuffle=False)
-        verbose = resolve_verbose(verbose)
-        cb = callbacks if isinstance(callbacks, callbacks_module.CallbackList) else \
-            callbacks_module.CallbackList(callbacks, add_progbar=verbose != 0, model=self,
-                                          verbose=verbose, epochs=1, steps=data.steps)
-        self.reset_metrics()
-        cb.on_test_begin()
-        logs = {}
-        for step, batch in enumerate(distributed.local_batches(data.epoch_batches(), strategy)):
-            cb.on_test_batch_begin(step)
-            threads.adapt_to_load()
-            logs = flatten_logs(distributed.run_step(strategy, self.test_step, batch))
-            cb.on_test_batch_end(step, logs)
-        logs = floats(self._get_metrics_result_or_logs(logs))
-        cb.on_test_end(logs)
-        if return_dict:
-            return logs
-        return self._flatten_metrics_in_order(logs)
-
-    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None,
-                max_queue_size=10, workers=1, use_multiprocessing=False):
-        """Run the model on inputs, batch by batch, and return its outputs as numpy arrays.
-
-        The model runs in inference mode (`training=False`). Batches are processed one at a
-        time, so large inputs do not have to fit through the model at once; the outputs are
-        joined along the batch axis.
-
-        Args:
-            x: the inputs: arrays (or a list/dict of them), a dataset or a generator. Targets
-                in the batches, if any, are ignored.
-            batch_size: examples per batch for array inputs (default 32).
-            verbose: 0 silent, 1 a progress bar; 'auto' means 1.
-            steps: the number of batches to run (default: all the data).
-            callbacks: callbacks whose `on_predict_*` hooks are called.
-            max_queue_size, workers, use_multiprocessing: accepted for compatibility.
-
-        Returns:
-            A numpy array, or the model's output structure (list/dict) of numpy arrays, with
-            one row per input example.
-
-        Raises:
-            ValueError: when there is no data to predict on.
-        """
-        data = DataHandler(x, None, None, batch_size, steps, shuffle=False)
-        verbose = resolve_verbose(verbose)
-        cb = callbacks_module.CallbackList(callbacks, add_progbar=verbose != 0, model=self,
-                                           verbose=verbose, epochs=1, steps=data.steps)
-        cb.on_predict_begin()
-        outputs = []
-        for step, batch in enumerate(data.epoch_batches()):
-            cb.on_predict_batch_begin(step)
-            threads.adapt_to_load()
-            out = self.predict_step(batch)
-            outputs.append(out)
-            cb.on_predict_batch_end(step, {"outputs": out})
-        cb.on_predict_end()
-        if not outputs:
-            raise ValueError("Unexpected result of `predict_function` (Empty batch_outputs). "
-                             "Please use `Model.compile(..., run_eagerly=True)`, or "
-                             "check that your input is not empty.")
-        return concat_outputs(outputs)
-
-    # -- single batches --------------------------------------------------------------------
-    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
-                       reset_metrics=True, return_dict=False):
-        """Run one optimization step (`train_step`) on a single batch.
-
-        Args:
-            x: the batch's inputs.
-            y: the batch's targets.
-            sample_weight: per-example weights of the loss.
-            class_weight: `{class index: weight}`, as in `fit`.
-            reset_metrics: reset the metrics first, so the result covers this batch only;
-                False accumulates over successive calls.
-            return_dict: return a `{name: value}` dict instead of a list.
-
-        Returns:
-            The loss and metrics after the step, as `evaluate` returns them.
-
-        Raises:
-            ValueError: when the model is not compiled.
-        """
-        self._assert_compiled()
-        if reset_metrics:
-            self.reset_metrics()
-        data = with_class_weight(pack_x_y_sample_weight(x, y, sample_weight), class_weight)
-        return self._batch_result(self.train_step(data), return_dict)
-
-    def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True,
-                      return_dict=False):
-        """Compute the loss and metrics (`test_step`) on a single batch, without training.
-
-        Args:
-            x: the batch's inputs.
-            y: the batch's targets.
-            sample_weight: per-example weights of the loss.
-            reset_metrics: reset the metrics first (False accumulates over calls).
-            return_dict: return a `{name: value}` dict instead of a list.
-
-        Returns:
-            The loss and metrics, as `evaluate` returns them.
-
-        Raises:
-            ValueError: when the model is not compiled.
-        """
-        self._assert_compiled()
-        if reset_metrics:
-            self.reset_metrics()
-        data = pack_x_y_sample_weight(x, y, sample_weight)
-        return self._batch_result(self.test_step(data), return_dict)
-
-    def predict_on_batch(self, x):
-        """The model's outputs for one batch, as numpy array(s)."""
-        out = self.predict_step((x,))
-        return nest.map_structure(to_numpy, out)
-
-    def _batch_result(self, logs, return_dict):
-        logs = floats(flatten_logs(logs))
-        if return_dict:
-            return logs
-        return self._flatten_metrics_in_order(logs)

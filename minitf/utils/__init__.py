@@ -14,10 +14,11 @@ from minitf.utils.timeseries_dataset import timeseries_dataset_from_array  # noq
 from minitf.utils.sequence_utils import pad_sequences  # noqa: F401
 from minitf.utils.dataset_utils import split_dataset  # noqa: F401
 from minitf.utils.model_visualization import model_to_dot, plot_model  # noqa: F401
+from minitf.utils.py_dataset import PyDataset, Sequence  # noqa: F401
 
 __all__ = ["get_file", "to_categorical", "normalize", "Progbar", "array_to_img", "img_to_array",
            "load_img", "save_img", "custom_object_scope", "CustomObjectScope", "get_custom_objects",
            "get_registered_name", "get_registered_object", "register_keras_serializable",
            "set_random_seed", "image_dataset_from_directory", "text_dataset_from_directory",
            "timeseries_dataset_from_array", "pad_sequences", "model_to_dot", "plot_model",
-           "split_dataset"]
+           "split_dataset", "PyDataset", "Sequence"]
