@@ -12,12 +12,13 @@ variable's path in the object graph plus `/.OPTIMIZER_SLOT/<optimizer path>/<slo
 does), so keys never depend on creation order or generated names. Restoring before a slot exists
 waits in `_pending_slots` (keyed by the variable's `_id`) until the slot is created.
 """
+import contextlib
 import math
 import warnings
 
 import numpy as np
 
-from minitf import backend, dtypes
+from minitf import backend, dtypes, recording as _recording
 from minitf._keras_naming import to_snake_case, unique_layer_name
 from minitf.convert import convert_to_tensor
 from minitf import distribution_context as _distribute_context
@@ -60,6 +61,11 @@ def _merged_rows(indices, values):
     return rows, summed
 
 
+def _no_effect(*args, **kwargs):
+    """What an update step does while it is traced: nothing (it updates when the graph runs)."""
+    return None
+
+
 class Optimizer(Trackable):
     """Base class of Keras optimizers.
 
@@ -95,6 +101,9 @@ class Optimizer(Trackable):
             raise ValueError("Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. "
                              f"Received: clipnorm={clipnorm}, clipvalue={clipvalue}, "
                              f"global_clipnorm={global_clipnorm}")
+        if gradient_accumulation_steps and not gradient_accumulation_steps >= 2:
+            raise ValueError("`gradient_accumulation_steps` must be an integer >= 2. Received: "
+                             f"gradient_accumulation_steps={gradient_accumulation_steps}")
         if use_ema and not 0 <= ema_momentum <= 1:
             raise ValueError(f"`ema_momentum` must be in the range [0, 1]. Received: {ema_momentum}")
         self.name = name
@@ -121,11 +130,17 @@ class Optimizer(Trackable):
         self._trainable_variables_indices = {}
         # a subclass written to Keras 3's protocol overrides update_step (see apply)
         self._keras_update_step = type(self).update_step is not Optimizer.update_step
+        self._counting_updates = False  # True while an accumulated update runs (see _accumulate)
 
     # -- learning rate and step counter ----------------------------------------------------
     @property
     def iterations(self):
-        """The number of update steps taken (an int64 variable)."""
+        """The number of update steps taken (an int64 variable). With
+        `gradient_accumulation_steps` N, Keras 3's count of applied updates: the steps taken
+        floor-divided by N (an int64 tensor); the `iteration` variable counts every step."""
+        steps = self.gradient_accumulation_steps
+        if steps and not self._counting_updates:
+            return Tensor(self._iterations._value // steps)
         return self._iterations
 
     @iterations.setter
@@ -199,6 +214,13 @@ class Optimizer(Trackable):
     def _slot_names_for(self, var):
         return self._slot_names
 
+    def _create_accumulators(self, variables):
+        """Keras 3's 'gradient_accumulator' of each variable (before the other slots, as Keras
+        orders them), when gradients are accumulated."""
+        if self.gradient_accumulation_steps:
+            for var in variables:
+                self.add_variable_from_reference(var, "gradient_accumulator")
+
     def get_slot(self, var, slot_name):
         """The slot variable `slot_name` of `var` (KeyError if it does not exist yet)."""
         return self._slots[var._id][slot_name]
@@ -210,9 +232,11 @@ class Optimizer(Trackable):
     def build(self, var_list):
         """Create the slots of every variable in `var_list` now (normally done lazily) and
         remember the variables' order for `_get_variable_index`, as Keras' build does."""
+        new = [var for var in var_list if var._id not in self._slots]
+        self._create_accumulators(new)
+        for var in new:
+            self._create_slots(var)
         for var in var_list:
-            if var._id not in self._slots:
-                self._create_slots(var)
             if id(var) not in self._trainable_variables_indices:
                 self._trainable_variables_indices[id(var)] = len(self._trainable_variables)
                 self._trainable_variables.append(var)
@@ -309,9 +333,34 @@ class Optimizer(Trackable):
         `skip_gradients_aggregation=True` (or `experimental_aggregate_gradients=False`) says
         the caller already did."""
         pairs = list(grads_and_vars)
+        graph = _recording.active_graph()
+        if graph is not None:  # inside a traced function: the step is a node of its graph
+            return self._record_step(graph, Optimizer.apply_gradients, (self, pairs, name,
+                                     skip_gradients_aggregation), kw, [v for g, v in pairs if g is not None])
         aggregate = not skip_gradients_aggregation and kw.get("experimental_aggregate_gradients", True)
         self.apply([g for g, _ in pairs], [v for _, v in pairs], _aggregate=aggregate)
         return self._iterations
+
+    def _record_step(self, graph, method, args, kwargs, variables):
+        """Record an update step in the graph being traced: a stateful node that applies it each
+        time the graph runs. The slots the first step makes are created now, while tracing, as
+        TF creates a function's variables on its first trace."""
+        self._prepare_slots(variables)
+        graph.call(method, args, kwargs, stateful=True, abstract=_no_effect,
+                   op_type="ApplyGradients", name=self.name)
+        return self._iterations
+
+    def _prepare_slots(self, variables):
+        """Create the optimizer variables an update of `variables` needs, without updating."""
+        if self._keras_update_step:
+            if not self.built:
+                self.build(variables)
+            return
+        new = [var for var in variables if var._id not in self._slots]
+        if new:
+            self._create_accumulators(new)
+            for var in new:
+                self._create_slots(var)
 
     def apply(self, grads, trainable_variables=None, *, _aggregate=True):
         """Apply `grads` to `trainable_variables` (one update step); under a strategy with
@@ -319,6 +368,11 @@ class Optimizer(Trackable):
         summed across the replicas first."""
         grads = list(grads)
         variables = list(trainable_variables)
+        graph = _recording.active_graph()
+        if graph is not None:
+            return self._record_step(graph, Optimizer.apply, (self, grads, variables),
+                                     {"_aggregate": _aggregate},
+                                     [v for g, v in zip(grads, variables) if g is not None])
         if len(grads) != len(variables):
             raise ValueError(f"Optimizer.apply: got {len(grads)} gradients for "
                              f"{len(variables)} variables; they must pair up.")
@@ -344,14 +398,31 @@ class Optimizer(Trackable):
             raws = strategy.extended._collective.allreduce(raws, "sum")
             if not _distribute_context.applies_updates():
                 return  # another replica of this process writes the shared variables' update
+        all_slots = self._slots
+        new = [var for var in variables if var._id not in all_slots]
+        if new:
+            self._create_accumulators(new)
+            for var in new:
+                self._create_slots(var)
+        lr = self._current_learning_rate()  # schedules read every step, as Keras' _iterations
+        if self.gradient_accumulation_steps:
+            raws = self._accumulate(raws, variables)
+            if raws is None:  # not an update step: the gradients only went into the accumulators
+                self._finish_step(variables)
+                return
         raws = self._clip(raws)
         raws = [self._sparse_or_dense(g, v) if type(g) is tuple else g
                 for g, v in zip(raws, variables)]
-        lr = self._current_learning_rate()
+        with self._counting_update_steps():
+            self._update(raws, variables, lr)
+        if self.gradient_accumulation_steps:  # the update used them: start the next N steps
+            for var in variables:
+                all_slots[var._id]["gradient_accumulator"]._buffer_for_update()[...] = 0
+        self._finish_step(variables, constrain=False)
+
+    def _update(self, raws, variables, lr):
+        """Weight decay, then each variable's update and constraint (one update step)."""
         all_slots = self._slots
-        for var in variables:
-            if var._id not in all_slots:
-                self._create_slots(var)
         if self.weight_decay:
             self._apply_weight_decay(variables, lr)
         if self._keras_update_step:
@@ -365,8 +436,49 @@ class Optimizer(Trackable):
                     var.assign(var.constraint(var))
             slots = None  # let go of the slot arrays, or the EMA update below would copy them
             self.built = True
+
+    @contextlib.contextmanager
+    def _counting_update_steps(self):
+        """With gradient accumulation, the update rules and the EMA read Keras 3's `iterations`
+        (applied updates, the step count floor-divided by N) where they read the `iteration`
+        variable: it holds that count for the duration, and the step count again afterwards."""
+        steps = self.gradient_accumulation_steps
+        if not steps:
+            yield
+            return
+        raw_step = self._iterations._value
+        self._counting_updates = True
+        self._iterations._set(raw_step // steps)
+        try:
+            yield
+        finally:
+            self._iterations._set(raw_step)
+            self._counting_updates = False
+
+    def _accumulate(self, raws, variables):
+        """Keras 3's gradient accumulation: off an update step, add the gradients to the
+        accumulators and return None; on it (every N-th step) return (gradient + accumulator) / N."""
+        steps = self.gradient_accumulation_steps
+        dense = [_dense_rows(g[0], g[1], v._value) if type(g) is tuple else g
+                 for g, v in zip(raws, variables)]
+        accumulators = [self._slots[v._id]["gradient_accumulator"] for v in variables]
+        if (int(self._iterations._value) + 1) % steps != 0:
+            for g, acc in zip(dense, accumulators):
+                buffer = acc._buffer_for_update()
+                buffer += g
+            return None
+        return [(g + acc._value) / steps for g, acc in zip(dense, accumulators)]
+
+    def _finish_step(self, variables, constrain=True):
+        """The end of every step: constraints (when the update did not apply them), the EMA
+        averages, then `iterations += 1` (on the step count, as Keras 3)."""
+        if constrain:
+            for var in variables:
+                if var.constraint is not None:
+                    var.assign(var.constraint(var))
         if self.use_ema:
-            self._update_ema(variables)
+            with self._counting_update_steps():
+                self._update_ema(variables)
         # iterations += 1 without assign_add's conversion and checks (same dtype and result)
         self._iterations._set(self._iterations._value + 1)
 
