@@ -42,6 +42,7 @@ from minitf.ops.logging_ops import print  # noqa: F401,A004
 from minitf.ops.script_ops import py_function, numpy_function  # noqa: F401
 from minitf.ops.tensor_array import TensorArray  # noqa: F401
 from minitf.ops.searchsorted import searchsorted  # noqa: F401
+from minitf.ops.complex_ops import complex  # noqa: F401,A004 (TF's name)
 from minitf import version  # noqa: F401
 
 # TF 2 keeps these in tf.math, tf.linalg, tf.debugging or tf.bitwise only: `tf.log` is an
@@ -76,6 +77,7 @@ _LAZY = {
     "autodiff": "minitf.autodiff", "summary": "minitf.summary",
     "distribute": "minitf.distribute",
 }
+_LAZY["signal"] = "minitf.signal"  # tf.signal: transforms, frames, windows, mel features
 # Classes TF keeps at the top level whose modules load on first use: name -> (module, attribute)
 _LAZY_CLASSES = {
     "RaggedTensor": ("minitf.ragged", "RaggedTensor"),
