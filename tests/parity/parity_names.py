@@ -11,6 +11,7 @@ import minitf
 NAMESPACES = ("", "math", "nn", "linalg", "image", "random", "bitwise", "debugging", "autodiff", "keras.layers", "keras.losses",
               "keras.metrics", "keras.activations", "keras.initializers", "keras.optimizers",
               "keras.optimizers.legacy")
+NAMESPACES += ("signal",)  # tf.signal's rows: parity_rows_signal.py
 
 # Names minitf exports that TF 2.21 does not have at that path, and why they stay.
 EXTENSIONS = {}
