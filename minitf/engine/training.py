@@ -24,7 +24,7 @@ from minitf.engine.data_adapter import (DataHandler, is_dataset, is_iterator, is
                                         pack_x_y_sample_weight, split_validation,
                                         unpack_x_y_sample_weight)
 from minitf.engine.logs import flatten_logs, floats, resolve_verbose, should_validate
-from minitf.keras.call_context import spec_of_function
+from minitf.keras.call_context import spec_of, spec_of_function
 from minitf.losses.reduction import scale_loss_for_distribution, unscale_loss_for_distribution
 from minitf.metrics import Mean
 from minitf.ops import reduce as reduce_ops
@@ -317,11 +317,19 @@ class TrainingMixin(EvaluationMixin):
             return
         self._loss_tracker.update_state(unscale_loss_for_distribution(loss), sample_weight=examples)
 
+    def _forward(self, x, training):
+        """The model on `x`, as Keras 3's steps call it: `training` is passed only when the
+        model's `call` takes it (a model whose `call` does not is called without it, so the
+        layers inside see no training value)."""
+        if spec_of(self).takes_training:
+            return self(x, training=training)
+        return self(x)
+
     def train_step(self, data):
         """One optimization step on `data` = `(x, y, sample_weight)`; returns metric results."""
         x, y, sample_weight = unpack_x_y_sample_weight(data)
         with GradientTape() as tape:
-            y_pred = self(x, training=True)
+            y_pred = self._forward(x, training=True)
             loss = self._compute_loss(x, y, y_pred, sample_weight, training=True)
             scaled_loss = self.optimizer.scale_loss(loss)
         self._track_loss(loss, x)
@@ -336,7 +344,7 @@ class TrainingMixin(EvaluationMixin):
     def test_step(self, data):
         """One evaluation step: forward pass, loss and metrics; returns metric results."""
         x, y, sample_weight = unpack_x_y_sample_weight(data)
-        y_pred = self(x, training=False)
+        y_pred = self._forward(x, training=False)
         loss = self._compute_loss(x, y, y_pred, sample_weight, training=False)
         self._track_loss(loss, x)
         return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
@@ -368,7 +376,7 @@ class TrainingMixin(EvaluationMixin):
     def predict_step(self, data):
         """One inference step: the model's outputs for the batch's `x`."""
         x, _, _ = unpack_x_y_sample_weight(data)
-        return self(x, training=False)
+        return self._forward(x, training=False)
 
     # -- fit -------------------------------------------------------------------------------
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,

@@ -23,8 +23,8 @@ import inspect
 import threading
 import weakref
 
-__all__ = ["CallSpec", "CallContext", "spec_of", "spec_of_function", "current", "enter", "leave",
-           "resolve_training", "KERAS_CALL_EXTRAS"]
+__all__ = ["CallSpec", "CallContext", "spec_of", "spec_of_class", "spec_of_function", "current",
+           "enter", "leave", "entered", "resolve_training", "KERAS_CALL_EXTRAS"]
 
 # Arguments the Keras 3 counterpart of a built-in layer's `call` takes that minitf's `call` does
 # not: Keras passes them (a `.keras` file of a functional model stores `mask` among the call
@@ -130,19 +130,24 @@ def _extras(cls):
     return frozenset()
 
 
-def spec_of(layer):
-    """The CallSpec of `layer.call`: computed once per class (and kept on the class), or once per
-    function for a `call` assigned to the instance itself."""
-    own = layer.__dict__.get("call")
-    if own is not None:
-        return spec_of_function(own)
-    cls = type(layer)
+def spec_of_class(cls):
+    """The CallSpec of a layer class's `call`, computed once (kept on the class, and computed
+    again only when the class's `call` is replaced)."""
     entry = cls.__dict__.get("_minitf_call_spec")
     call = cls.call
     if entry is None or entry[0] is not call:
         entry = (call, CallSpec(_signature(call, True), _extras(cls)))
         type.__setattr__(cls, "_minitf_call_spec", entry)
     return entry[1]
+
+
+def spec_of(layer):
+    """The CallSpec of `layer.call`: its class's, or (for a `call` assigned to the instance
+    itself) that function's, cached per function."""
+    own = layer.__dict__.get("call")
+    if own is not None:
+        return spec_of_function(own)
+    return spec_of_class(type(layer))
 
 
 class CallContext:

@@ -140,7 +140,7 @@ def run_on_values(layer, values, args, kwargs):
     else:
         kwargs.pop("training", None)
     values = layer._cast_inputs(values)
-    saved = [(item, item._call_losses) for item in layer_tree(layer)]
+    saved = [(item, list(item._call_losses)) for item in layer_tree(layer)]
     try:
         with call_context.entered(layer, False), layer.name_scope, layer_dtypes.autocast_scope(layer):
             return layer.call(values, *args, **kwargs)
