@@ -5,3 +5,5 @@ from minitf.ops.nn_distribute import *  # noqa: F401,F403
 from minitf.ops.conv import *  # noqa: F401,F403
 from minitf.ops.linalg import l2_normalize  # noqa: F401,E402
 from minitf.ops.embedding import embedding_lookup  # noqa: F401,E402
+from minitf.ops.conv3d import *  # noqa: F401,F403,E402
+from minitf.ops.pool3d import *  # noqa: F401,F403,E402
