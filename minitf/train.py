@@ -3,6 +3,7 @@ tf.train.Example protobuf messages (see minitf.example_proto)."""
 from minitf.checkpoint import (Checkpoint, CheckpointManager, latest_checkpoint,  # noqa: F401
                                list_variables, load_checkpoint, load_variable)
 from minitf.checkpoint.checkpoint import CheckpointLoadStatus  # noqa: F401
+from minitf.checkpoint.manager import get_checkpoint_state  # noqa: F401
 from minitf import example_proto as _example_proto
 
 
@@ -13,8 +14,8 @@ class CheckpointOptions:
         self.args, self.kwargs = args, kwargs
 
 
-__all__ = ["Checkpoint", "CheckpointManager", "CheckpointOptions", "latest_checkpoint",
-           "list_variables", "load_checkpoint", "load_variable"]
+__all__ = ["Checkpoint", "CheckpointManager", "CheckpointOptions", "get_checkpoint_state",
+           "latest_checkpoint", "list_variables", "load_checkpoint", "load_variable"]
 
 
 def __getattr__(name):

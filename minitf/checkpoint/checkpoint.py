@@ -1,14 +1,16 @@
-"""tf.train.Checkpoint: save and restore an object graph of variables to HDF5 files.
+"""tf.train.Checkpoint: save and restore an object graph of variables in TF's checkpoint format.
 
-Saving walks the object graph from the Checkpoint (`graph.py`) and writes every variable under
-its attribute path (`h5format.py`); restoring matches those paths against the objects that exist
-at restore time (`restore.py`).
+Saving walks the object graph from the Checkpoint as TF 2.21 names it (`object_graph`,
+`keras_view`) and writes every variable under its key, with the graph itself, as TF's tensor
+bundle (`tensor_bundle`): files TF reads, and TF's own checkpoints restore here. Restoring
+matches the saved graph against the objects that exist at restore time (`restore`); minitf's
+older HDF5 checkpoints ('<prefix>.h5', `write_hdf5`) still restore.
 """
 import json
 import os
 
 from minitf import backend, dtypes, errors
-from minitf.checkpoint import graph, h5format
+from minitf.checkpoint import graph, h5format, object_graph, protos, tensor_bundle
 from minitf.checkpoint.manager import (is_listed, latest_checkpoint, record_plain_save,
                                        remove_checkpoint_files)
 from minitf.checkpoint.restore import (ALIASES_ATTR, CheckpointLoadStatus,  # noqa: F401
@@ -17,7 +19,10 @@ from minitf.module import _collect_deps
 from minitf.trackable import Trackable, wrap
 from minitf.variable import Variable
 
-__all__ = ["Checkpoint", "CheckpointLoadStatus"]
+__all__ = ["Checkpoint", "CheckpointLoadStatus", "write_hdf5"]
+
+# The Checkpoint's own bookkeeping, never dependencies.
+_OWN_ATTRIBUTES = frozenset({"_root", "_deps", "_save_counter", "_pending_restore"})
 
 
 class Checkpoint(Trackable):
@@ -52,9 +57,10 @@ class Checkpoint(Trackable):
     items are saved as `name/0`, `name/key`, including items appended later; an item attached
     after `restore()` gets its saved value when it is appended.
 
-    Files are HDF5 ('<prefix>.h5'), written atomically: a crash leaves the old file or the
-    complete new one. Use `tf.train.CheckpointManager` to number checkpoints in a directory
-    and delete old ones.
+    Files are TF's: '<prefix>.index' and '<prefix>.data-00000-of-00001', each written
+    atomically (a crash leaves the old file or the complete new one), with TF's keys and object
+    graph, so TensorFlow restores them and minitf restores TensorFlow's. Use
+    `tf.train.CheckpointManager` to number checkpoints in a directory and delete old ones.
 
     Args:
         root: An optional trackable object whose own dependencies are saved at the top level
@@ -78,24 +84,26 @@ class Checkpoint(Trackable):
         if root is not None and not isinstance(root, Trackable):
             raise ValueError(f"`Checkpoint` was expecting a trackable root, got {root!r}.")
         self._root = root
-        self._deps = dict(kwargs)
+        self._deps = dict(sorted(kwargs.items()))  # TF's order: the graph lists them sorted
         self._save_counter = None
         for name, value in kwargs.items():
             object.__setattr__(self, name, value)
 
     def __setattr__(self, name, value):
-        """A public attribute holding a trackable becomes a dependency. A list, dict or tuple is
-        first wrapped in a tracking container (as in TF: `ListWrapper`, `_DictWrapper`), whose
-        items are saved as 'name/0', 'name/key', including items added later. Values that a
-        restore which ran before the attribute was attached is waiting for are applied."""
-        if not name.startswith("_") and "_deps" in self.__dict__:
+        """An attribute holding a trackable becomes a dependency, a private one ('_kernel') as
+        well, as in TF. A list, dict or tuple is first wrapped in a tracking container (as in
+        TF: `ListWrapper`, `_DictWrapper`), whose items are saved as 'name/0', 'name/key',
+        including items added later. Values that a restore which ran before the attribute was
+        attached is waiting for are applied."""
+        tracked = name not in _OWN_ATTRIBUTES and "_deps" in self.__dict__
+        if tracked:
             value = wrap(value)
         object.__setattr__(self, name, value)
-        if name.startswith("_") or "_deps" not in self.__dict__:
+        if not tracked:
             return
         if isinstance(value, (Trackable, Variable)):
             self._deps[name] = value
-            self._track_attribute(name, value)
+            self._track_child(name, value)
         else:
             self._deps.pop(name, None)
 
@@ -121,7 +129,8 @@ class Checkpoint(Trackable):
         return deps
 
     def write(self, file_prefix, options=None):
-        """Writes the checkpoint to exactly `file_prefix` ('<file_prefix>.h5'), nothing else.
+        """Writes the checkpoint to exactly `file_prefix` ('<file_prefix>.index' and
+        '<file_prefix>.data-00000-of-00001'), nothing else.
 
         The low-level form of `save`: no number is appended, `save_counter` is not touched and
         the directory's 'checkpoint' state file is not updated (so `tf.train.latest_checkpoint`
@@ -135,14 +144,11 @@ class Checkpoint(Trackable):
             `file_prefix`, to pass to `restore` or `read`.
         """
         file_prefix = os.fspath(file_prefix)
-        aliases = {}
-        variables = graph.saveable_variables(self, aliases)
-        arrays = {key: backend.to_host(var._value) for key, var in variables.items()}
-        # The object graph is stored as TF stores it (listed by `tf.train.list_variables`).
-        attrs = {graph.OBJECT_GRAPH_KEY: json.dumps(graph.object_graph(self))}
-        if aliases:
-            attrs[ALIASES_ATTR] = json.dumps(aliases, sort_keys=True)
-        h5format.write_arrays(h5format.data_path(file_prefix), arrays, attrs)
+        nodes, variables = object_graph.build(self)
+        values = {key: _bundle_value(var) for key, var in variables.items()}
+        values[graph.OBJECT_GRAPH_KEY] = tensor_bundle.BundleValue(
+            [protos.encode_object_graph(nodes)], "string", shape=())
+        tensor_bundle.write_bundle(file_prefix, values)
         return file_prefix
 
     def save(self, file_prefix, options=None):
@@ -184,7 +190,9 @@ class Checkpoint(Trackable):
     def read(self, save_path, options=None):
         """Restores from `save_path`, the counterpart of `write`.
 
-        Behaves as `restore` (values of objects not created yet are applied on creation).
+        Behaves as `restore` (values of objects not created yet are applied on creation),
+        except that, as in TF, it does not make the `save_counter` (so a checkpoint written by
+        `write`, which has none, can be `assert_consumed()`).
 
         Args:
             save_path: A prefix returned by `write` or `save`.
@@ -197,7 +205,16 @@ class Checkpoint(Trackable):
             NotFoundError: If no checkpoint file exists for `save_path`.
             ValueError: If a saved value's shape or dtype differs from its variable's.
         """
-        return self.restore(save_path, options)
+        if save_path is None:
+            return InitializationOnlyStatus()
+        save_path = os.fspath(save_path)
+        if os.path.isdir(save_path):
+            latest = latest_checkpoint(save_path)
+            if latest is None:
+                raise errors.NotFoundError(None, None, f"No checkpoint found in directory "
+                                           f"{save_path!r}.")
+            save_path = latest
+        return restore_into(self, save_path)
 
     def restore(self, save_path, options=None):
         """Restores the values of checkpoint `save_path` into the objects of this Checkpoint.
@@ -225,17 +242,32 @@ class Checkpoint(Trackable):
         Raises:
             NotFoundError: If no checkpoint file exists for `save_path`, or the directory has
                 no recorded checkpoint.
-            DataLossError: If the file is truncated, corrupt or not a minitf checkpoint.
+            DataLossError: If a file is truncated, corrupt, or not a checkpoint (every value's
+                checksum, offset, size, dtype and shape is checked before any is assigned).
             ValueError: If a saved value's shape or dtype differs from its variable's.
         """
         self.save_counter  # noqa: B018 (made now, as TF does, so it is restored too)
-        if save_path is None:
-            return InitializationOnlyStatus()
-        save_path = os.fspath(save_path)
-        if os.path.isdir(save_path):
-            latest = latest_checkpoint(save_path)
-            if latest is None:
-                raise errors.NotFoundError(None, None, f"No checkpoint found in directory "
-                                           f"{save_path!r}.")
-            save_path = latest
-        return restore_into(self, save_path)
+        return self.read(save_path, options)
+
+
+def _bundle_value(var):
+    value = backend.to_host(var._value)
+    name = var.dtype.name
+    if name == "string":
+        flat = [v if isinstance(v, bytes) else str(v).encode("utf-8") for v in value.reshape(-1)]
+        return tensor_bundle.BundleValue(flat, "string", shape=value.shape)
+    return tensor_bundle.BundleValue(value, name)
+
+
+def write_hdf5(checkpoint, file_prefix):
+    """Write `checkpoint` in minitf's older HDF5 format ('<file_prefix>.h5'), which restores
+    still read: every variable under its minitf key, with the object aliases."""
+    file_prefix = os.fspath(file_prefix)
+    aliases = {}
+    variables = graph.saveable_variables(checkpoint, aliases)
+    arrays = {key: backend.to_host(var._value) for key, var in variables.items()}
+    attrs = {graph.OBJECT_GRAPH_KEY: json.dumps(graph.object_graph(checkpoint))}
+    if aliases:
+        attrs[ALIASES_ATTR] = json.dumps(aliases, sort_keys=True)
+    h5format.write_arrays(h5format.data_path(file_prefix), arrays, attrs)
+    return file_prefix

@@ -29,7 +29,7 @@ import warnings
 
 from minitf import backend, errors
 from minitf._keras_naming import to_snake_case
-from minitf.checkpoint import h5format, safe_h5
+from minitf.checkpoint import h5format, safe_h5, tensor_bundle
 from minitf.checkpoint.checkpoint import Checkpoint, restore_into
 from minitf.layers.base import Layer
 from minitf.module import Module
@@ -208,7 +208,8 @@ def _check_exists(filepath):
     if os.path.isdir(filepath):
         return
     try:
-        h5format.find_data_path(filepath)
+        if not tensor_bundle.is_bundle(filepath):
+            h5format.find_data_path(filepath)
     except errors.NotFoundError:
         raise ValueError(
             f"load_weights: no weights found at filepath={filepath!r}: neither a file nor a TF "

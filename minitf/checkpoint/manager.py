@@ -1,81 +1,88 @@
-"""tf.train.CheckpointManager and the 'checkpoint' state file.
+"""tf.train.CheckpointManager, tf.train.latest_checkpoint and the files of a checkpoint.
 
-The state file is TF's text format:
-    model_checkpoint_path: "ckpt-3"
-    all_model_checkpoint_paths: "ckpt-2"
-    all_model_checkpoint_paths: "ckpt-3"
-    all_model_checkpoint_timestamps: 1700000000.5
-    last_preserved_timestamp: 1699999999.0
-Paths inside the directory are written relative to it. A save writes the new checkpoint file,
-then the state file (both atomically), and only then deletes checkpoints that fell out of the
-window, so the state file never names a file that is gone.
+The directory's 'checkpoint' state file (`state_file`) names the latest checkpoint and the ones
+kept. A save writes the new checkpoint, then the state file (both atomically), and only then
+deletes checkpoints that fell out of the window, so the state file never names a file that is
+gone. The state file is untrusted: only checkpoints directly inside the directory are taken from
+it, and a manager deletes only files it recognises as a checkpoint's own: '<directory>/<its
+checkpoint_name>-<n>' followed by '.index', '.data-NNNNN-of-NNNNN' or '.h5' (minitf's older
+format), never a path the file names as it is. Another process cleaning the same directory at
+the same time (two managers, say) cannot make a save fail once it has been committed.
 """
 import collections
 import os
 import re
 import time
+import warnings
 
-from minitf.checkpoint import h5format, temp_files
+from minitf.checkpoint import h5format, state_file, tensor_bundle, temp_files
+from minitf.checkpoint.state_file import read_state, write_state
 from minitf import distribution_context as _distribute_context
 
-STATE_FILE = "checkpoint"
+__all__ = ["CheckpointManager", "latest_checkpoint", "get_checkpoint_state", "CheckpointState",
+           "read_state", "write_state", "checkpoint_exists", "remove_checkpoint_files"]
 
-__all__ = ["CheckpointManager", "latest_checkpoint", "read_state", "write_state"]
+_DATA_SHARD = re.compile(r"\.data-\d{5}-of-\d{5}$")
 
 
-def read_state(directory, latest_filename=None):
-    """The parsed state file of `directory` as a dict, or None if there is none."""
-    path = os.path.join(directory, latest_filename or STATE_FILE)
-    try:
-        with open(path) as f:
-            text = f.read()
-    except OSError:
-        return None
-    state = {"model_checkpoint_path": None, "all_model_checkpoint_paths": [],
-             "all_model_checkpoint_timestamps": [], "last_preserved_timestamp": None}
-    for line in text.splitlines():
-        match = re.match(r'\s*(\w+)\s*:\s*(.*?)\s*$', line)
-        if not match:
+def checkpoint_exists(prefix):
+    """Whether checkpoint `prefix` exists, in TF's format or minitf's older HDF5 one."""
+    return (os.path.isfile(tensor_bundle.index_path(prefix))
+            or os.path.isfile(h5format.data_path(prefix)))
+
+
+def _listed(directory, state, field):
+    """The checkpoints `state` lists in `field` that are inside `directory` (a warning names
+    each one that is not)."""
+    values = state[field] if isinstance(state[field], list) else [state[field]]
+    out = []
+    for value in values:
+        if not value:
             continue
-        field, raw = match.groups()
-        value = raw[1:-1].encode().decode("unicode_escape") if raw.startswith('"') else raw
-        if field == "model_checkpoint_path":
-            state[field] = value
-        elif field == "all_model_checkpoint_paths":
-            state[field].append(value)
-        elif field == "all_model_checkpoint_timestamps":
-            state[field].append(float(value))
-        elif field == "last_preserved_timestamp":
-            state[field] = float(value)
-    return state
+        path = state_file.inside(directory, value)
+        if path is None:
+            warnings.warn(f"The checkpoint state file of {directory!r} names {value!r}, which is "
+                          "not a checkpoint inside that directory; it is ignored.", stacklevel=4)
+        out.append(path)
+    return out
 
 
-def _relative(directory, path):
-    if os.path.dirname(os.path.abspath(path)) == os.path.abspath(directory):
-        return os.path.basename(path)
-    return path
+class CheckpointState:
+    """The parsed 'checkpoint' state file (TF's CheckpointState proto): the latest checkpoint,
+    all kept ones, their timestamps and the last preserved timestamp."""
+
+    def __init__(self, model_checkpoint_path, all_model_checkpoint_paths,
+                 all_model_checkpoint_timestamps, last_preserved_timestamp):
+        self.model_checkpoint_path = model_checkpoint_path
+        self.all_model_checkpoint_paths = all_model_checkpoint_paths
+        self.all_model_checkpoint_timestamps = all_model_checkpoint_timestamps
+        self.last_preserved_timestamp = last_preserved_timestamp
+
+    def __repr__(self):
+        return (f"CheckpointState(model_checkpoint_path={self.model_checkpoint_path!r}, "
+                f"all_model_checkpoint_paths={self.all_model_checkpoint_paths!r})")
 
 
-def _quote(path):
-    return '"' + path.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def get_checkpoint_state(checkpoint_dir, latest_filename=None):
+    """The directory's state file as a CheckpointState, or None if it has none.
 
+    Paths are joined to the directory (TF's relative-path rule). A path that does not name a
+    file directly inside the directory (absolute elsewhere, or through '..') is left out with a
+    warning, where TF would follow it.
 
-def write_state(directory, latest, all_paths, timestamps=None, last_preserved=None):
-    """Atomically write the state file of `directory`."""
-    lines = [f"model_checkpoint_path: {_quote(_relative(directory, latest))}"]
-    lines += [f"all_model_checkpoint_paths: {_quote(_relative(directory, p))}" for p in all_paths]
-    lines += [f"all_model_checkpoint_timestamps: {t!r}" for t in (timestamps or [])]
-    if last_preserved is not None:
-        lines.append(f"last_preserved_timestamp: {last_preserved!r}")
-    h5format.atomic_write_text(os.path.join(directory, STATE_FILE), "\n".join(lines) + "\n")
-
-
-def _absolute(directory, path):
-    return path if os.path.isabs(path) else os.path.join(directory, path)
-
-
-def _exists(prefix):
-    return os.path.isfile(h5format.data_path(prefix)) or os.path.isfile(prefix)
+    Raises:
+        DataLossError (also a ValueError): the state file is a symlink, a device, a FIFO or
+            larger than `state_file.SIZE_LIMIT`.
+    """
+    directory = os.fspath(checkpoint_dir)
+    state = read_state(directory, latest_filename)
+    if state is None:
+        return None
+    latest = _listed(directory, state, "model_checkpoint_path")
+    paths = _listed(directory, state, "all_model_checkpoint_paths")
+    return CheckpointState(latest[0] if latest else None, [p for p in paths if p],
+                           list(state["all_model_checkpoint_timestamps"]),
+                           state["last_preserved_timestamp"])
 
 
 def latest_checkpoint(checkpoint_dir, latest_filename=None):
@@ -95,35 +102,63 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
 
     Returns:
         The prefix of the newest checkpoint (e.g. '/tmp/training/ckpt-3'), or None if the
-        directory has no state file or the checkpoint it names no longer exists.
+        directory has no state file, the checkpoint it names no longer exists, or it names a
+        path outside the directory (a warning says so).
+
+    Raises:
+        DataLossError (also a ValueError): the state file is not a regular file or is too large.
     """
-    state = read_state(checkpoint_dir, latest_filename)
-    if state is None or not state["model_checkpoint_path"]:
+    state = get_checkpoint_state(checkpoint_dir, latest_filename)
+    if state is None or not state.model_checkpoint_path:
         return None
-    path = _absolute(checkpoint_dir, state["model_checkpoint_path"])
-    return path if _exists(path) else None
+    path = state.model_checkpoint_path
+    return path if checkpoint_exists(path) else None
+
+
+def _files_of(prefix):
+    """The existing files of checkpoint `prefix` (index first, then data shards, then HDF5)."""
+    directory, base = os.path.split(prefix)
+    try:
+        names = os.listdir(directory or ".")
+    except OSError:
+        return []
+    index = base + tensor_bundle.INDEX_SUFFIX
+    shards = sorted(n for n in names if n.startswith(base) and _DATA_SHARD.fullmatch(n[len(base):]))
+    ordered = ([index] if index in names else []) + shards + \
+        ([base + h5format.SUFFIX] if base + h5format.SUFFIX in names else [])
+    return [os.path.join(directory, n) for n in ordered]
 
 
 def remove_checkpoint_files(prefix):
-    """Delete the file(s) of checkpoint `prefix`, if there (a missing one is not an error)."""
-    for candidate in (h5format.data_path(prefix), prefix):
-        if os.path.isfile(candidate):
-            os.remove(candidate)
+    """Delete the files of checkpoint `prefix` (its '.index', '.data-*' shards and older '.h5'
+    file), never `prefix` itself. A file someone else deleted first is not an error; any other
+    failure is a warning, since the caller's own save is already safe on disk."""
+    for path in _files_of(prefix):
+        try:
+            if os.path.isfile(path) or os.path.islink(path):
+                os.remove(path)
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            warnings.warn(f"Could not delete old checkpoint file {path!r}: {e}", stacklevel=3)
 
 
 def is_listed(path):
     """Whether the state file of `path`'s directory lists checkpoint `path`."""
     directory = os.path.dirname(os.path.abspath(path))
-    state = read_state(directory) or {"all_model_checkpoint_paths": []}
-    return any(os.path.abspath(_absolute(directory, p)) == os.path.abspath(path)
-               for p in state["all_model_checkpoint_paths"])
+    state = read_state(directory)
+    if state is None:
+        return False
+    return any(p is not None and os.path.abspath(p) == os.path.abspath(path)
+               for p in _listed(directory, state, "all_model_checkpoint_paths"))
 
 
 def record_plain_save(path):
     """After `Checkpoint.save`: add `path` to its directory's state file (nothing deleted)."""
     directory = os.path.dirname(os.path.abspath(path))
-    state = read_state(directory) or {"all_model_checkpoint_paths": []}
-    paths = [_absolute(directory, p) for p in state["all_model_checkpoint_paths"]]
+    state = read_state(directory)
+    paths = [p for p in _listed(directory, state, "all_model_checkpoint_paths") if p] \
+        if state is not None else []
     paths = [p for p in paths if os.path.abspath(p) != os.path.abspath(path)] + [path]
     write_state(directory, path, paths)
 
@@ -195,18 +230,24 @@ class CheckpointManager:
         state = read_state(self._directory)
         if state is None:
             return
-        latest = state["model_checkpoint_path"]
-        if latest and _exists(_absolute(self._directory, latest)):
-            self._latest = _absolute(self._directory, latest)
-        paths = state["all_model_checkpoint_paths"]
+        latest = _listed(self._directory, state, "model_checkpoint_path")
+        if latest and latest[0] and checkpoint_exists(latest[0]):
+            self._latest = latest[0]
+        paths = _listed(self._directory, state, "all_model_checkpoint_paths")
         stamps = state["all_model_checkpoint_timestamps"]
         now = time.time()
-        for i, path in enumerate(paths):
-            full = _absolute(self._directory, path)
-            if _exists(full):
+        for i, full in enumerate(paths):
+            if full is not None and checkpoint_exists(full):
                 self._maybe_delete[full] = stamps[i] if i < len(stamps) else now
         if state["last_preserved_timestamp"] is not None:
             self._last_preserved = state["last_preserved_timestamp"]
+
+    def _is_own(self, prefix):
+        """Whether `prefix` is '<directory>/<checkpoint_name>-<n>': a checkpoint this manager
+        may delete."""
+        return (os.path.dirname(os.path.abspath(prefix)) == os.path.abspath(self._directory)
+                and re.fullmatch(re.escape(os.path.basename(self._prefix)) + r"-\d+",
+                                 os.path.basename(prefix)) is not None)
 
     @property
     def directory(self):
@@ -334,7 +375,7 @@ class CheckpointManager:
         self._maybe_delete, self._latest, self._last_preserved = kept, path, last_preserved
         if self._checkpoint_interval is not None:
             self._last_checkpoint_step = step
-        for old in doomed:
-            if os.path.abspath(h5format.data_path(old)) != os.path.abspath(h5format.data_path(path)):
+        for old in doomed:  # the save is committed: cleaning up can no longer make it fail
+            if os.path.abspath(old) != os.path.abspath(path) and self._is_own(old):
                 remove_checkpoint_files(old)
         return path

@@ -1,15 +1,18 @@
 """Reading checkpoints without an object graph: tf.train.list_variables / load_checkpoint.
 
-Shapes and dtypes come from what the file declares, so listing a checkpoint reads no data.
-`get_tensor` reads one value through `safe_h5`, within the read budget the file's size sets.
-A checkpoint written by `tf.train.Checkpoint` also holds its object graph, listed as TF lists it:
-key '_CHECKPOINTABLE_OBJECT_GRAPH', shape [], dtype string (its value is the graph as JSON bytes,
-where TF has a serialized proto).
+Both formats are read: TF's tensor bundle ('<prefix>.index', TF's own checkpoints and minitf's)
+and minitf's older HDF5 files ('<prefix>.h5'). Shapes and dtypes come from what the file
+declares, so listing a checkpoint reads no data. `get_tensor` reads one value with every check
+of `tensor_bundle` / `safe_h5` (offsets, sizes, checksums). The object graph is listed as TF
+lists it: key '_CHECKPOINTABLE_OBJECT_GRAPH', shape [], dtype string; its value is the
+serialized TrackableObjectGraph proto (in an older HDF5 file, the graph as JSON bytes).
 """
 import os
 
+import numpy as np
+
 from minitf import dtypes, errors
-from minitf.checkpoint import h5format
+from minitf.checkpoint import h5format, tensor_bundle
 from minitf.checkpoint.graph import OBJECT_GRAPH_KEY
 from minitf.checkpoint.manager import latest_checkpoint
 
@@ -17,38 +20,77 @@ __all__ = ["CheckpointReader", "load_checkpoint", "list_variables", "load_variab
 
 
 def _resolve(ckpt_dir_or_file):
+    """The checkpoint prefix (TF format) or HDF5 file path for a prefix or a directory."""
     path = os.fspath(ckpt_dir_or_file)
     if os.path.isdir(path):
         latest = latest_checkpoint(path)
         if latest is None:
             raise errors.NotFoundError(None, None, f"No checkpoint found in directory {path!r}.")
         path = latest
-    return h5format.find_data_path(path)
+    if tensor_bundle.is_bundle(path):
+        return path
+    if path.endswith(tensor_bundle.INDEX_SUFFIX) and tensor_bundle.is_bundle(
+            path[:-len(tensor_bundle.INDEX_SUFFIX)]):
+        return path[:-len(tensor_bundle.INDEX_SUFFIX)]
+    for candidate in (h5format.data_path(path), path):
+        if os.path.isfile(candidate) and candidate.endswith(h5format.SUFFIX):
+            return candidate
+    raise errors.NotFoundError(None, None, f"Unsuccessful TensorSliceReader constructor: Failed "
+                               f"to find any matching files for {path!r} (looked for "
+                               f"{tensor_bundle.index_path(path)!r} and "
+                               f"{h5format.data_path(path)!r}).")
 
 
 class CheckpointReader:
-    """The values stored in one checkpoint file, by key."""
+    """The values stored in one checkpoint, by key (TF's `CheckpointReader`)."""
 
     def __init__(self, path):
         self._path = path
+        self._bundle = not path.endswith(h5format.SUFFIX)
+        if self._bundle:
+            with tensor_bundle.BundleReader(path) as store:
+                self._declared = {k: (e.shape, e.dtype_name) for k, e in store.entries.items()}
+            self._graph = None
+            return
         with h5format.open_checkpoint(path) as store:  # validated; nothing read yet
-            self._declared = {k: (e.shape, e.dtype) for k, e in store.entries.items()}
+            self._declared = {k: (e.shape, e.dtype.name) for k, e in store.entries.items()}
             self._graph = h5format.text_attrs(store).get(OBJECT_GRAPH_KEY)
         if self._graph is not None:
-            self._declared[OBJECT_GRAPH_KEY] = ((), dtypes.string)
+            self._declared[OBJECT_GRAPH_KEY] = ((), "string")
+
+    def _missing(self, name, still=""):
+        return errors.NotFoundError(None, None, f"Key {name} not found in checkpoint "
+                                    f"{self._path!r}{still}.")
 
     def get_tensor(self, name):
-        """The stored numpy value of key `name` (NotFoundError if absent)."""
+        """The stored value of key `name` as numpy (a string scalar as bytes); NotFoundError
+        if absent, DataLossError if its data is damaged."""
         if name not in self._declared:
-            raise errors.NotFoundError(None, None, f"Key {name} not found in checkpoint "
-                                       f"{self._path!r}.")
+            raise self._missing(name)
+        if self._bundle:
+            with tensor_bundle.BundleReader(self._path) as store:  # checked again: files change
+                entry = store.entries.get(name)
+                if entry is None:
+                    raise self._missing(name, " (no longer)")
+                if entry.dtype_name == "string":
+                    values = store.read_strings(entry)
+                    if entry.shape == ():
+                        return values[0]
+                    out = np.empty(len(values), dtype=object)
+                    out[:] = values
+                    return out.reshape(entry.shape)
+                if not entry.numeric:
+                    raise errors.UnimplementedError(
+                        None, None, f"Key {name} of checkpoint {self._path!r} holds a "
+                        f"{entry.dtype_name} tensor (such as a dataset iterator's state), which "
+                        "minitf cannot read.")
+                return store.read(entry)
         if name == OBJECT_GRAPH_KEY and self._graph is not None:
             return self._graph.encode("utf-8")
-        with h5format.open_checkpoint(self._path) as store:  # checked again: it may have changed
+        with h5format.open_checkpoint(self._path) as store:
             entry = store.entries.get(name)
             if entry is None:
-                raise errors.NotFoundError(None, None, f"Key {name} is no longer in checkpoint "
-                                           f"{self._path!r}.")
+                raise self._missing(name, " (no longer)")
             return store.read(entry)
 
     def has_tensor(self, name):
@@ -76,5 +118,7 @@ def list_variables(ckpt_dir_or_file):
 
 
 def load_variable(ckpt_dir_or_file, name):
-    """The numpy value stored under key `name`."""
+    """The numpy value stored under key `name` (a trailing ':0' is dropped, as TF does)."""
+    if name.endswith(":0"):
+        name = name[:-2]
     return load_checkpoint(ckpt_dir_or_file).get_tensor(name)

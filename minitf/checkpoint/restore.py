@@ -1,9 +1,12 @@
-"""Restoring a checkpoint into an object graph: matching saved keys to existing objects.
+"""Restoring a checkpoint into an object graph: matching saved values to existing objects.
 
-The saved keys are arranged in a trie of path components. Restoring walks the current object
-graph against it. Values whose variables exist are validated (shape, dtype) all together before
+The saved values are arranged in a trie of path components (`trie`): from the keys and aliases
+of minitf's older HDF5 files, or from the object graph of a TF-format checkpoint
+(`object_graph.translate`, which also reads the ones TF writes). Restoring walks the current
+object graph against it, naming children as the trie does: `_checkpoint_dependencies()` for
+HDF5 files, `keras_view.restore_deps` for TF's format. Values whose variables exist are validated (shape, dtype) all together before
 any is assigned, so a failed restore changes nothing. Validation uses the shapes and dtypes the
-file declares, before any data is read (`safe_h5`): a file that declares a huge value where a
+file declares, before any data is read (`safe_h5`, `tensor_bundle`): a file that declares a huge value where a
 small variable is expected is refused without allocating it. The values that no variable takes
 yet are read too (for later, deferred restores) but must fit the file's read budget.
 
@@ -21,88 +24,29 @@ restore can no longer use them: once its status is gone and no object still hold
 part of it. The restore refers to matched objects weakly so that this happens on time.
 """
 import json
+import os
 import warnings
 import weakref
 
-from minitf import backend
-from minitf.checkpoint import graph, h5format, safe_h5
+from minitf import backend, errors
+from minitf.checkpoint import (graph, h5format, keras_view, object_graph, protos, safe_h5,
+                               tensor_bundle, trie)
+from minitf.checkpoint.proto_wire import WireError
 from minitf.trackable import Trackable
 from minitf.variable import Variable
 
 __all__ = ["restore_into", "CheckpointLoadStatus", "InitializationOnlyStatus", "ALIASES_ATTR"]
 
 
-class _Node:
-    """One step of the checkpoint's key trie: children by name, a value key, slot keys."""
-
-    __slots__ = ("children", "key", "slots")
-
-    def __init__(self):
-        self.children = {}
-        self.key = None
-        self.slots = []  # (optimizer path, slot name, key)
-
-    def find(self, parts):
-        node = self
-        for part in parts:
-            node = node.children.get(part)
-            if node is None:
-                return None
-        return node
-
-    def keys(self, _seen=None):
-        """Every checkpoint key in this subtree (a node shared through an alias counts once)."""
-        seen = _seen if _seen is not None else set()
-        if id(self) in seen:
-            return []
-        seen.add(id(self))
-        out = [self.key] if self.key else []
-        out.extend(key for _, _, key in self.slots)
-        for child in self.children.values():
-            out.extend(child.keys(seen))
-        return out
-
-
-def _build_trie(keys):
-    root = _Node()
-    for key in keys:
-        if not key.endswith(graph.VALUE_SUFFIX):
-            continue
-        body = key[:-len(graph.VALUE_SUFFIX)]
-        if graph.SLOT_MARK in body:
-            var_path, rest = body.split(graph.SLOT_MARK, 1)
-            opt_path, _, slot_name = rest.rpartition("/")
-            _descend_create(root, var_path).slots.append((opt_path, slot_name, key))
-        else:
-            _descend_create(root, body).key = key
-    return root
-
-
-def _graft_aliases(root, aliases):
-    """Make each alias path lead to the same trie node as the path it stands for."""
-    for alias, target in aliases.items():
-        if target == alias or alias.startswith(target + "/"):
-            continue  # a path back into its own subtree would make the trie a cycle
-        node = root.find(target.split("/"))
-        if node is None:
-            continue
-        parent_path, _, last = alias.rpartition("/")
-        parent = _descend_create(root, parent_path) if parent_path else root
-        parent.children.setdefault(last, node)
-
-
-def _descend_create(node, path):
-    for part in path.split("/"):
-        node = node.children.setdefault(part, _Node())
-    return node
-
-
 class _Restore:
     """The shared state of one restore: file values, what was used, objects by path."""
 
-    def __init__(self, path, values, root):
+    def __init__(self, path, values, root, deps=None, saveable=None):
         self.path = path
-        self.values = values  # {key: safe_h5.Entry} while planning, then {key: numpy array}
+        self.values = values  # {key: declared Entry} while planning, then {key: numpy array}
+        # how objects name their children here, and which variables a full restore covers
+        self.deps = deps or (lambda obj: obj._checkpoint_dependencies())
+        self.saveable = saveable or graph.saveable_variables
         self.checked = set()  # keys already validated against a variable
         self.consumed = set()
         self.restored_ids = set()
@@ -160,24 +104,33 @@ class _Restore:
         """Refuse value `key` for `var` unless shape and dtype match (before it is read:
         IncompatibleValueError, both TF's ValueError and minitf's DataLossError)."""
         value = self.values[key]
+        if getattr(value, "dtype", None) is None:
+            raise safe_h5.IncompatibleValueError(
+                None, None, f"Checkpoint {self.path!r}: value {key!r} holds "
+                f"{getattr(value, 'dtype_name', 'no numbers')}, which variable {var.name} "
+                f"({var.dtype.name}) cannot take.")
         if tuple(value.shape) != tuple(var._value.shape):
             raise safe_h5.IncompatibleValueError(
                 None, None, f"Checkpoint {self.path!r}: value {key!r} has shape "
                 f"{tuple(value.shape)} but variable {var.name} has shape "
                 f"{tuple(var._value.shape)}; the shapes must match to restore.")
-        if value.dtype != var._value.dtype:
+        declared = getattr(value, "dtype_name", None)
+        if value.dtype != var._value.dtype or (declared and declared != var.dtype.name):
             raise safe_h5.IncompatibleValueError(
-                None, None, f"Checkpoint {self.path!r}: value {key!r} has dtype {value.dtype} but "
-                f"variable {var.name} has dtype {var._value.dtype}; the dtypes must match to "
-                "restore.")
+                None, None, f"Checkpoint {self.path!r}: value {key!r} has dtype "
+                f"{declared or value.dtype} but variable {var.name} has dtype {var.dtype.name}; "
+                "the dtypes must match to restore.")
         self.checked.add(key)
 
     def load(self, store):
         """Replace the declared entries by their data: values checked against a variable are
         read as they are; the rest must first fit the file's read budget together."""
-        unchecked = [e for k, e in self.values.items() if k not in self.checked]
+        unchecked = [e for k, e in self.values.items()
+                     if k not in self.checked and getattr(e, "numeric", True)]
         store.check_budget(unchecked)
+        # what no variable can take (strings, a dataset iterator's state) stays declared only
         self.values = {k: store.read(e, shape=e.shape if k in self.checked else None)
+                       if k in self.checked or getattr(e, "numeric", True) else e
                        for k, e in self.values.items()}
 
     def assign(self, key, var, copy=False):
@@ -221,6 +174,10 @@ def _match_child(restore, child, node, path, plan, seen=None):
     """Plan the restoration of `child` from trie `node`; defer what cannot be matched yet."""
     if not restore.bind(node, child):
         return
+    if isinstance(child, Trackable):
+        restore.remember(path, child)  # every path it is reached by (slots name any of them)
+        if hasattr(child, "_restore_slot"):
+            _adopt_orphan_slots(restore, path, plan)
     if isinstance(child, Variable):
         if node.key is not None:
             key = node.key
@@ -236,11 +193,8 @@ def _match_child(restore, child, node, path, plan, seen=None):
     if id(child) in seen:
         return
     seen.add(id(child))
-    restore.remember(path, child)
-    if hasattr(child, "_restore_slot"):
-        _adopt_orphan_slots(restore, path, plan)
     used = set()
-    for name, grandchild in child._checkpoint_dependencies():
+    for name, grandchild in restore.deps(child):
         parts = name.split("/")
         used.add(parts[0])
         sub = node.find(parts)
@@ -262,6 +216,11 @@ def _plan_slot(restore, var, opt_path, slot_name, key, plan):
     optimizer = restore.object_at(opt_path)
     if optimizer is None or not hasattr(optimizer, "_restore_slot"):
         restore.orphan_slots.append((var, opt_path, slot_name, key))
+        return
+    if key in restore.planned:
+        return  # matched already (a TF-format optimizer's `_variables/<i>` edge)
+    slot_name = keras_view.slot_name(optimizer, slot_name)
+    if slot_name is None:
         return
     restore.planned.add(key)
     slot = optimizer._slots.get(var._id, {}).get(slot_name)
@@ -299,17 +258,38 @@ def _load_aliases(text):
 
 
 def restore_into(root, prefix):
-    """Restore checkpoint `prefix` into the graph under `root`; returns a CheckpointLoadStatus."""
-    path = h5format.find_data_path(prefix)
-    with h5format.open_checkpoint(path) as store:
-        restore = _Restore(path, dict(store.entries), root)
-        trie = _build_trie(restore.values)
-        _graft_aliases(trie, _load_aliases(h5format.text_attrs(store).get(ALIASES_ATTR)))
+    """Restore checkpoint `prefix` into the graph under `root`; returns a CheckpointLoadStatus.
+
+    A TF-format checkpoint ('<prefix>.index') is read if there is one, else minitf's older HDF5
+    file ('<prefix>.h5'). Raises NotFoundError when neither exists.
+    """
+    prefix = os.fspath(prefix)
+    if tensor_bundle.is_bundle(prefix):
+        store = tensor_bundle.BundleReader(prefix)
+        try:
+            restore = _Restore(store.path, dict(store.entries), root, keras_view.restore_deps,
+                               lambda obj: object_graph.build(obj)[1])
+            root_trie = _bundle_trie(store, root)
+            del restore.values[graph.OBJECT_GRAPH_KEY]
+        except BaseException:
+            store.close()
+            raise
+    else:
+        path = _h5_path(prefix)
+        store = h5format.open_checkpoint(path)
+        try:
+            restore = _Restore(path, dict(store.entries), root)
+            root_trie = trie.from_keys(restore.values)
+            trie.graft_aliases(root_trie, _load_aliases(h5format.text_attrs(store).get(ALIASES_ATTR)))
+        except BaseException:
+            store.close()
+            raise
+    with store:
         plan = []
         # Slots met before their optimizer are adopted when the walk reaches it; the rest wait
         # for an optimizer attached later (`_adopt_orphan_slots` from a subtree restorer).
         try:
-            _match_child(restore, root, trie, "", plan)
+            _match_child(restore, root, root_trie, "", plan)
             for check, _ in plan:
                 check()
             restore.load(store)  # every value read (and checksummed) before any is assigned
@@ -319,6 +299,44 @@ def restore_into(root, prefix):
     for _, apply in plan:
         apply()
     return CheckpointLoadStatus(root, restore)
+
+
+def _h5_path(prefix):
+    for candidate in (h5format.data_path(prefix), prefix):
+        if os.path.isfile(candidate) and candidate.endswith(h5format.SUFFIX):
+            return candidate
+    raise errors.NotFoundError(None, None, f"Failed to find any matching files for checkpoint "
+                               f"{prefix!r} (looked for {tensor_bundle.index_path(prefix)!r} and "
+                               f"{h5format.data_path(prefix)!r}).")
+
+
+_MAX_NODES = 10_000_000
+
+
+def read_object_graph(store):
+    """The ObjectNode list of bundle `store`'s object graph, or None if it has none."""
+    entry = store.entries.get(graph.OBJECT_GRAPH_KEY)
+    if entry is None:
+        return None
+    if entry.dtype_name != "string" or entry.shape != ():
+        raise store.refuse(entry.path, f"is {entry.dtype_name} of shape {list(entry.shape)}, not "
+                            "the scalar string of a serialized object graph")
+    try:
+        return protos.decode_object_graph(store.read_strings(entry)[0], _MAX_NODES)
+    except WireError as e:
+        raise store.refuse(entry.path, f"is not a valid object graph: {e}") from None
+
+
+def _bundle_trie(store, root):
+    nodes = read_object_graph(store)
+    if nodes is None:  # a bundle of plain keys (no object graph): matched by key, as HDF5 files
+        raise store.refuse(graph.OBJECT_GRAPH_KEY, "is missing: this is not an object-based "
+                            "checkpoint (name-based TF 1 checkpoints are not read)")
+    for node in nodes:
+        for name, _, key in node.attributes:
+            if name == object_graph.VALUE_ATTRIBUTE and key not in store.entries:
+                raise store.refuse(key, "is named by the object graph but not stored")
+    return object_graph.translate(nodes, root)
 
 
 class CheckpointLoadStatus:
@@ -332,7 +350,7 @@ class CheckpointLoadStatus:
         return self._restore.unused_keys()
 
     def _unmatched_variables(self):
-        current = graph.saveable_variables(self._root)
+        current = self._restore.saveable(self._root)
         return sorted(key for key, var in current.items()
                       if var._id not in self._restore.restored_ids)
 

@@ -175,7 +175,7 @@ def test_compare_with_tensorflow(tmp_path):
     for name, _ in tf_listed:
         np.testing.assert_array_equal(tf.train.load_variable(mini_path, name),
                                       real_tf.train.load_variable(tf_path, name))
-    assert os.path.exists(mini_path + ".h5")
+    assert os.path.exists(mini_path + ".index")  # TF's format (issue 26)
 
 
 def test_constructor_accepts_lists_and_dicts(tmp_path):

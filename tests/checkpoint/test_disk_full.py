@@ -93,7 +93,7 @@ def test_manager_rolls_back_when_only_the_state_file_fails(tmp_path, monkeypatch
     # the new file is gone, the old one (max_to_keep=1 would have dropped it) is still there
     assert mgr.latest_checkpoint == first and mgr.checkpoints == [first]
     assert int(ckpt.save_counter) == 1
-    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "ckpt-1.h5"]
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "ckpt-1.data-00000-of-00001", "ckpt-1.index"]
     monkeypatch.undo()
     assert mgr.save().endswith("ckpt-2")  # and the next save numbers on from there
 

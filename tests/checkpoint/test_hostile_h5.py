@@ -27,6 +27,7 @@ import minitf as tf
 from minitf import errors
 from minitf.applications import imagenet_utils
 from minitf.checkpoint import safe_h5
+from minitf.checkpoint.checkpoint import write_hdf5
 
 KEY_W = "model/w/.ATTRIBUTES/VARIABLE_VALUE"
 KEY_KERNEL = "layers/dense/vars/0"
@@ -279,7 +280,8 @@ class Setup:
             self.key = KEY_KERNEL
         else:
             self.model = Net(0)
-            self.prefix = tf.train.Checkpoint(model=self.model).write(os.path.join(directory, "c"))
+            # minitf's older HDF5 checkpoint format (restores still read it)
+            self.prefix = write_hdf5(tf.train.Checkpoint(model=self.model), os.path.join(directory, "c"))
             self.path = self.prefix + ".h5"
             self.key = KEY_W
         self.donor = os.path.join(directory, "donor.h5")
@@ -405,7 +407,7 @@ def test_fifo_as_the_file_itself_is_not_opened(tmp_path):
 
 def test_hard_link_cycle_loads_once(tmp_path):
     src = Net(0)
-    prefix = tf.train.Checkpoint(model=src).write(str(tmp_path / "c"))
+    prefix = write_hdf5(tf.train.Checkpoint(model=src), str(tmp_path / "c"))
     with h5py.File(prefix + ".h5", "r+") as f:
         f["model/loop"] = f["/"]  # a group that contains itself, through the root
     dst = Net(1)
@@ -418,7 +420,7 @@ def test_hard_link_cycle_loads_once(tmp_path):
 
 def test_written_datasets_carry_checksums_and_old_files_load(tmp_path):
     net = Net(0)
-    prefix = tf.train.Checkpoint(model=net, step=tf.Variable(3)).write(str(tmp_path / "c"))
+    prefix = write_hdf5(tf.train.Checkpoint(model=net, step=tf.Variable(3)), str(tmp_path / "c"))
     with h5py.File(prefix + ".h5", "r") as f:
         assert f[KEY_W].fletcher32 and not f["step/.ATTRIBUTES/VARIABLE_VALUE"].fletcher32  # 0-d
     model = _keras_model()

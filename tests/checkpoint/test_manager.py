@@ -28,7 +28,8 @@ def test_keeps_max_to_keep_and_writes_tf_state_file(tmp_path):
     assert [os.path.basename(p) for p in paths] == ["ckpt-1", "ckpt-2", "ckpt-3", "ckpt-4"]
     assert mgr.checkpoints == paths[2:]
     assert mgr.latest_checkpoint == paths[3]
-    assert not os.path.exists(paths[0] + ".h5") and os.path.exists(paths[2] + ".h5")
+    assert not os.path.exists(paths[0] + ".index") and os.path.exists(paths[2] + ".index")
+    assert not os.path.exists(paths[0] + ".data-00000-of-00001")
     text = open(tmp_path / "checkpoint").read().splitlines()
     assert text[0] == 'model_checkpoint_path: "ckpt-4"'
     assert text[1:3] == ['all_model_checkpoint_paths: "ckpt-3"',
