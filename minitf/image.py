@@ -2,3 +2,4 @@
 from minitf.ops.image import *  # noqa: F401,F403
 from minitf.ops.io_ops import (decode_bmp, decode_gif, decode_image, decode_jpeg, decode_png,  # noqa: F401
                                encode_jpeg, encode_png, is_jpeg)
+from minitf.ops.image_quality import image_gradients, psnr, ssim, ssim_multiscale  # noqa: F401,E402
