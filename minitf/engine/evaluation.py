@@ -28,14 +28,15 @@ class EvaluationMixin:
         over all batches.
 
         Args:
-            x: the inputs, as in `fit` (arrays, a dataset or a generator).
+            x: the inputs, as in `fit` (arrays, a dataset, a generator or a PyDataset).
             y: the targets for array inputs; None for datasets and generators.
             batch_size: examples per batch for array inputs (default 32).
             verbose: 0 silent, 1 a progress bar; 'auto' means 1.
             sample_weight: per-example weights of the loss.
             steps: the number of batches to evaluate (default: all the data).
             callbacks: callbacks whose `on_test_*` hooks are called.
-            max_queue_size, workers, use_multiprocessing: accepted for compatibility.
+            max_queue_size, workers, use_multiprocessing: accepted for compatibility (Keras 3
+                reads them from a PyDataset's constructor instead).
             return_dict: return a `{name: value}` dict instead of a list.
             **kwargs: accepted for compatibility.
 
@@ -84,13 +85,15 @@ class EvaluationMixin:
         joined along the batch axis.
 
         Args:
-            x: the inputs: arrays (or a list/dict of them), a dataset or a generator. Targets
-                in the batches, if any, are ignored.
+            x: the inputs: arrays (or a list/dict of them), a dataset, a generator or a
+                PyDataset. `predict_step(data)` receives the batches as Keras 3 hands them
+                over; the default one ignores targets in them.
             batch_size: examples per batch for array inputs (default 32).
             verbose: 0 silent, 1 a progress bar; 'auto' means 1.
             steps: the number of batches to run (default: all the data).
             callbacks: callbacks whose `on_predict_*` hooks are called.
-            max_queue_size, workers, use_multiprocessing: accepted for compatibility.
+            max_queue_size, workers, use_multiprocessing: accepted for compatibility (Keras 3
+                reads them from a PyDataset's constructor instead).
 
         Returns:
             A numpy array, or the model's output structure (list/dict) of numpy arrays, with

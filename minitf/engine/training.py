@@ -401,10 +401,13 @@ class TrainingMixin(EvaluationMixin):
 
         Args:
             x: the inputs: a numpy array or tensor (or a list/dict of them for several
-                inputs), a `tf.data.Dataset` yielding `(x, y)` or `(x, y, sample_weight)`
-                batches, or a Python generator/iterator yielding the same.
-            y: the targets, like `x` for arrays; must be None for datasets and generators
-                (they yield the targets themselves).
+                inputs), a `tf.data.Dataset` yielding `x`, `(x, y)` or
+                `(x, y, sample_weight)` batches, a Python generator/iterator yielding such
+                tuples, or a `tf.keras.utils.PyDataset`. `train_step(data)` receives each
+                batch as Keras 3 hands it over (`x` itself when there are no targets; see
+                minitf.engine.data_adapter).
+            y: the targets, like `x` for arrays; must be None for datasets, generators and
+                PyDatasets (they yield the targets themselves).
             batch_size: examples per batch for array inputs (default 32).
             epochs: the epoch to stop at (training runs from `initial_epoch` to `epochs`).
             verbose: 0 silent, 1 a progress bar, 2 one line per epoch; 'auto' means 1.
@@ -426,7 +429,8 @@ class TrainingMixin(EvaluationMixin):
                 `batch_size`).
             validation_freq: validate every this many epochs, or at the epochs (1-based)
                 listed in a collection.
-            max_queue_size, workers, use_multiprocessing: accepted for compatibility.
+            max_queue_size, workers, use_multiprocessing: accepted for compatibility (Keras 3
+                reads them from a PyDataset's constructor instead).
 
         Returns:
             The `History` callback; its `history` dict maps each logged name ('loss',

@@ -147,3 +147,5 @@ def run_on_values(layer, values, args, kwargs):
     finally:
         for item, losses in saved:
             item._call_losses = losses
+            if losses:
+                LOSS_HOLDERS.add(item)

@@ -12,7 +12,6 @@ variable's path in the object graph plus `/.OPTIMIZER_SLOT/<optimizer path>/<slo
 does), so keys never depend on creation order or generated names. Restoring before a slot exists
 waits in `_pending_slots` (keyed by the variable's `_id`) until the slot is created.
 """
-import contextlib
 import math
 import warnings
 
@@ -24,6 +23,7 @@ from minitf.convert import convert_to_tensor
 from minitf import distribution_context as _distribute_context
 from minitf.indexed_slices import IndexedSlices
 from minitf.kernels import threads
+from minitf.optimizers.gradient_accumulation import GradientAccumulation
 from minitf.optimizers.schedules import LearningRateSchedule, deserialize, serialize
 from minitf.tape import GradientTape
 from minitf.tensor import Tensor
@@ -66,7 +66,7 @@ def _no_effect(*args, **kwargs):
     return None
 
 
-class Optimizer(Trackable):
+class Optimizer(GradientAccumulation, Trackable):
     """Base class of Keras optimizers.
 
     A user's subclass may follow Keras 3's protocol: override `build(variables)` (calling
@@ -213,13 +213,6 @@ class Optimizer(Trackable):
 
     def _slot_names_for(self, var):
         return self._slot_names
-
-    def _create_accumulators(self, variables):
-        """Keras 3's 'gradient_accumulator' of each variable (before the other slots, as Keras
-        orders them), when gradients are accumulated."""
-        if self.gradient_accumulation_steps:
-            for var in variables:
-                self.add_variable_from_reference(var, "gradient_accumulator")
 
     def get_slot(self, var, slot_name):
         """The slot variable `slot_name` of `var` (KeyError if it does not exist yet)."""
@@ -406,7 +399,8 @@ class Optimizer(Trackable):
                 self._create_slots(var)
         lr = self._current_learning_rate()  # schedules read every step, as Keras' _iterations
         if self.gradient_accumulation_steps:
-            raws = self._accumulate(raws, variables)
+            raws = self._accumulate([_dense_rows(g[0], g[1], v._value) if type(g) is tuple else g
+                                     for g, v in zip(raws, variables)], variables)
             if raws is None:  # not an update step: the gradients only went into the accumulators
                 self._finish_step(variables)
                 return
@@ -415,9 +409,7 @@ class Optimizer(Trackable):
                 for g, v in zip(raws, variables)]
         with self._counting_update_steps():
             self._update(raws, variables, lr)
-        if self.gradient_accumulation_steps:  # the update used them: start the next N steps
-            for var in variables:
-                all_slots[var._id]["gradient_accumulator"]._buffer_for_update()[...] = 0
+        self._reset_accumulators(variables)
         self._finish_step(variables, constrain=False)
 
     def _update(self, raws, variables, lr):
@@ -436,38 +428,6 @@ class Optimizer(Trackable):
                     var.assign(var.constraint(var))
             slots = None  # let go of the slot arrays, or the EMA update below would copy them
             self.built = True
-
-    @contextlib.contextmanager
-    def _counting_update_steps(self):
-        """With gradient accumulation, the update rules and the EMA read Keras 3's `iterations`
-        (applied updates, the step count floor-divided by N) where they read the `iteration`
-        variable: it holds that count for the duration, and the step count again afterwards."""
-        steps = self.gradient_accumulation_steps
-        if not steps:
-            yield
-            return
-        raw_step = self._iterations._value
-        self._counting_updates = True
-        self._iterations._set(raw_step // steps)
-        try:
-            yield
-        finally:
-            self._iterations._set(raw_step)
-            self._counting_updates = False
-
-    def _accumulate(self, raws, variables):
-        """Keras 3's gradient accumulation: off an update step, add the gradients to the
-        accumulators and return None; on it (every N-th step) return (gradient + accumulator) / N."""
-        steps = self.gradient_accumulation_steps
-        dense = [_dense_rows(g[0], g[1], v._value) if type(g) is tuple else g
-                 for g, v in zip(raws, variables)]
-        accumulators = [self._slots[v._id]["gradient_accumulator"] for v in variables]
-        if (int(self._iterations._value) + 1) % steps != 0:
-            for g, acc in zip(dense, accumulators):
-                buffer = acc._buffer_for_update()
-                buffer += g
-            return None
-        return [(g + acc._value) / steps for g, acc in zip(dense, accumulators)]
 
     def _finish_step(self, variables, constrain=True):
         """The end of every step: constraints (when the update did not apply them), the EMA
