@@ -8,7 +8,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKLOADS = ["bench_tape.py", "bench_models.py", "bench_conv.py", "bench_optimizer.py",
-             "bench_checkpoint.py", "bench_fit.py", "bench_style_transfer.py", "bench_pipeline.py"]
+             "bench_checkpoint.py", "bench_fit.py", "bench_style_transfer.py", "bench_pipeline.py",
+             "bench_layer_call.py"]
 
 
 def main():
