@@ -266,29 +266,23 @@ def restore_into(root, prefix):
     prefix = os.fspath(prefix)
     if tensor_bundle.is_bundle(prefix):
         store = tensor_bundle.BundleReader(prefix)
-        try:
-            restore = _Restore(store.path, dict(store.entries), root, keras_view.restore_deps,
-                               lambda obj: object_graph.build(obj)[1])
-            root_trie = _bundle_trie(store, root)
-            del restore.values[graph.OBJECT_GRAPH_KEY]
-        except BaseException:
-            store.close()
-            raise
+        restore = _Restore(store.path, dict(store.entries), root, keras_view.restore_deps,
+                           lambda obj: object_graph.build(obj)[1])
+        restore.values.pop(graph.OBJECT_GRAPH_KEY, None)
     else:
         path = _h5_path(prefix)
         store = h5format.open_checkpoint(path)
-        try:
-            restore = _Restore(path, dict(store.entries), root)
-            root_trie = trie.from_keys(restore.values)
-            trie.graft_aliases(root_trie, _load_aliases(h5format.text_attrs(store).get(ALIASES_ATTR)))
-        except BaseException:
-            store.close()
-            raise
+        restore = _Restore(path, dict(store.entries), root)
     with store:
         plan = []
         # Slots met before their optimizer are adopted when the walk reaches it; the rest wait
         # for an optimizer attached later (`_adopt_orphan_slots` from a subtree restorer).
         try:
+            if isinstance(store, tensor_bundle.BundleReader):
+                root_trie = _bundle_trie(store, root)
+            else:
+                root_trie = trie.from_keys(restore.values)
+                trie.graft_aliases(root_trie, _load_aliases(h5format.text_attrs(store).get(ALIASES_ATTR)))
             _match_child(restore, root, root_trie, "", plan)
             for check, _ in plan:
                 check()
@@ -330,8 +324,7 @@ def read_object_graph(store):
 def _bundle_trie(store, root):
     nodes = read_object_graph(store)
     if nodes is None:  # a bundle of plain keys (no object graph): matched by key, as HDF5 files
-        raise store.refuse(graph.OBJECT_GRAPH_KEY, "is missing: this is not an object-based "
-                            "checkpoint (name-based TF 1 checkpoints are not read)")
+        return trie.from_keys(store.entries)
     for node in nodes:
         for name, _, key in node.attributes:
             if name == object_graph.VALUE_ATTRIBUTE and key not in store.entries:

@@ -10,9 +10,20 @@ whose lock can be taken is a leftover: `remove_stale` deletes those (and every '
 which is only an extra name) in a directory, and every save and every new `CheckpointManager`
 calls it.
 Only names of this exact pattern are touched. Without `fcntl` (Windows) temp files are kept.
+
+Scratch folders (`scratch_folder`, where a `.keras` save builds its weights file) live in the
+system's temp directory, named '<prefix><pid>-<process start time>-<random>'. A process killed
+mid-save leaves its folder behind; the next save removes every such folder whose process is gone:
+no process with that pid, or one with another start time (the pid was reused), or a zombie.
+Where the start time cannot be read (no /proc) nothing is removed, and a folder of a live
+process never is.
 """
+import contextlib
 import os
 import re
+import shutil
+import stat
+import tempfile
 import uuid
 
 try:
@@ -20,7 +31,8 @@ try:
 except ImportError:  # Windows: no flock, so no way to tell a live writer from a dead one
     fcntl = None
 
-__all__ = ["TempFile", "remove_stale", "TEMP_MARK", "NEW_MARK", "OLD_MARK"]
+__all__ = ["TempFile", "remove_stale", "scratch_folder", "remove_stale_scratch", "TEMP_MARK",
+           "NEW_MARK", "OLD_MARK", "KERAS_SCRATCH"]
 
 TEMP_MARK = ".tmp-"
 NEW_MARK = ".new-"
@@ -106,3 +118,70 @@ def remove_stale(directory):
             except OSError:
                 pass
     return removed
+
+
+KERAS_SCRATCH = "minitf-keras-save-"
+_UNKNOWN = object()
+
+
+def _start_time(pid):
+    """The start time of process `pid` (clock ticks after boot, from /proc/<pid>/stat); None
+    when there is no such live process (zombies included); `_UNKNOWN` without /proc."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        return None if os.path.isdir("/proc/self") else _UNKNOWN
+    except OSError:
+        return _UNKNOWN
+    fields = data.rsplit(b")", 1)[-1].split()  # the name in parentheses may hold anything
+    if len(fields) < 20:
+        return _UNKNOWN
+    if fields[0] in (b"Z", b"X"):
+        return None  # a zombie writes nothing
+    return int(fields[19])  # field 22 of the file; `fields` starts at field 3
+
+
+def remove_stale_scratch(directory=None, prefix=KERAS_SCRATCH):
+    """Delete the scratch folders of dead processes in `directory` (the temp directory by
+    default); returns how many. Only this user's real folders named by `scratch_folder` are
+    looked at."""
+    directory = directory or tempfile.gettempdir()
+    pattern = re.compile(re.escape(prefix) + r"(\d+)-(\d+)-[A-Za-z0-9_]+")
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return 0
+    removed = 0
+    for name in names:
+        match = pattern.fullmatch(name)
+        if match is None:
+            continue
+        path = os.path.join(directory, name)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != os.getuid()):
+            continue
+        alive = _start_time(int(match.group(1)))
+        if alive is _UNKNOWN or alive == int(match.group(2)):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed += 1
+    return removed
+
+
+@contextlib.contextmanager
+def scratch_folder(prefix=KERAS_SCRATCH):
+    """A new private folder in the temp directory, removed on exit; the folders that killed
+    processes left behind are removed first (`remove_stale_scratch`)."""
+    directory = tempfile.gettempdir()
+    remove_stale_scratch(directory, prefix)
+    start = _start_time(os.getpid())
+    start = start if isinstance(start, int) else 0
+    path = tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-{start}-", dir=directory)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)

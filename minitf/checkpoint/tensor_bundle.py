@@ -35,6 +35,7 @@ _INDEX_LIMIT = 1 << 30        # bytes of index read at most
 _MAX_ENTRIES = 10_000_000
 _MAX_SHARDS = 4096
 _MAX_RANK = 254               # TF's largest rank
+_READ_FLOOR = 64 << 20        # reads with no variable to compare with: this much plus the data
 _NUMERIC = {"float32": "<f4", "float64": "<f8", "int32": "<i4", "uint8": "u1", "int16": "<i2",
             "int8": "i1", "complex64": "<c8", "int64": "<i8", "bool": "?", "uint16": "<u2",
             "complex128": "<c16", "float16": "<f2", "uint32": "<u4", "uint64": "<u8",
@@ -262,16 +263,30 @@ class BundleReader:
         return entry
 
     def _shard(self, index):
+        """(fd, size, path, bytes on disk) of data shard `index`, opened once."""
         shard = self._shards.get(index)
         if shard is None:
             path = data_path(self.prefix, index, self.header["num_shards"])
-            shard = self._shards[index] = self._open(path, float("inf")) + (path,)
+            try:
+                fd, size = self._open(path, float("inf"))
+            except errors.NotFoundError:
+                raise self.refuse(None, f"names data file {path!r}, which is missing: the "
+                                  "checkpoint is incomplete") from None
+            allocated = getattr(os.fstat(fd), "st_blocks", None)
+            on_disk = size if allocated is None else min(size, allocated * 512)
+            shard = self._shards[index] = (fd, size, path, on_disk)
         return shard
+
+    def _budget(self, entries):
+        """Bytes a read with no variable to compare with may take: 64 MiB plus twice what the
+        shards hold on disk (a sparse file declaring terabytes holds next to nothing)."""
+        shards = {e.shard for e in entries}
+        return _READ_FLOOR + 2 * sum(self._shard(i)[3] for i in shards)
 
     def _data(self, entry, into=None, verify=True):
         """The bytes of `entry` (into the writable buffer `into` if given), bounds checked, and
         with `verify` the checksum of the raw bytes (a numeric tensor's)."""
-        fd, size, path = self._shard(entry.shard)
+        fd, size, path, _ = self._shard(entry.shard)
         if entry.offset + entry.size > size:
             raise self.refuse(entry.path, f"lies at bytes {entry.offset}..{entry.offset + entry.size} "
                                f"but the data file {path!r} has {size} bytes (truncated?)")
@@ -297,8 +312,16 @@ class BundleReader:
             raise self.refuse(entry.path, f"holds {entry.dtype_name}, not numbers")
 
     def check_budget(self, entries):
-        """Nothing to do: an entry's size is checked against its shard file before it is read,
-        so reads never exceed the checkpoint's own size."""
+        """Refuse (DataLossError) reading `entries` together, none of them checked against a
+        variable, when they need more memory than the checkpoint's data can fill (`_budget`)."""
+        entries = [e for e in entries if e.numeric]
+        total = sum(e.nbytes for e in entries)
+        if entries and total > self._budget(entries):
+            biggest = max(entries, key=lambda e: e.nbytes)
+            raise self.refuse(biggest.path, f"would take {total} bytes of memory (with the other "
+                              f"values read along, none of them checked against a variable), more "
+                              f"than the data files hold on disk plus 64 MiB "
+                              f"({self._budget(entries)} bytes); refusing to allocate it")
 
     def read(self, entry, shape=None):
         """The numpy value of numeric `entry` (a fresh writable array). With `shape`, the
@@ -306,6 +329,8 @@ class BundleReader:
         self.check_value(entry)
         if shape is not None and tuple(shape) != entry.shape:
             raise self.refuse(entry.path, f"has shape {list(entry.shape)}, expected {list(shape)}")
+        if shape is None:
+            self.check_budget([entry])
         if entry.dtype_name == "bfloat16":
             raw = np.frombuffer(self._data(entry), dtype="<u2").astype(np.uint32) << np.uint32(16)
             return raw.view(np.float32).reshape(entry.shape)
@@ -344,8 +369,8 @@ class BundleReader:
     def close(self):
         """Close the shard files."""
         shards, self._shards = self._shards, {}
-        for fd, _, _ in shards.values():
-            os.close(fd)
+        for shard in shards.values():
+            os.close(shard[0])
 
     def __enter__(self):
         return self

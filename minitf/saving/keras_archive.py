@@ -21,7 +21,7 @@ import tempfile
 import zipfile
 import zlib
 
-from minitf.checkpoint import h5format
+from minitf.checkpoint import h5format, temp_files
 from minitf.utils.archives import extract_size_limit
 
 __all__ = ["write_archive", "read_archive", "CONFIG", "METADATA", "WEIGHTS", "ASSETS"]
@@ -41,7 +41,7 @@ def write_archive(path, config, metadata, write_weights, size_hint, zipped=True)
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="minitf-keras-save-") as scratch:
+    with temp_files.scratch_folder() as scratch:  # also removes killed saves' folders
         weights = os.path.join(scratch, WEIGHTS)
         h5format.write_hdf5(weights, write_weights, size_hint)
         texts = {METADATA: json.dumps(metadata), CONFIG: json.dumps(config)}
