@@ -16,6 +16,8 @@ class CheckpointOptions:
 
 __all__ = ["Checkpoint", "CheckpointManager", "CheckpointOptions", "get_checkpoint_state",
            "latest_checkpoint", "list_variables", "load_checkpoint", "load_variable"]
+from minitf.moving_averages import ExponentialMovingAverage  # noqa: E402
+__all__ += ["ExponentialMovingAverage"]
 
 
 def __getattr__(name):
