@@ -37,20 +37,22 @@ def _highest(np_dtype):
     return np.finfo(dt).max if dt.kind == "f" else np.iinfo(dt).max
 
 
-def prod_by_padding(xp, data, ids, num):
-    """Segment products without `multiply.at` (cupy has none): rows laid out as
-    [num, longest segment, ...] padded with ones, then one product along axis 1."""
+def reduce_by_padding(xp, data, ids, num, kind):
+    """Segment products, maxima or minima without `ufunc.at` (cupy has no multiply.at, and its
+    maximum/minimum.at lack some dtypes): rows laid out as [num, longest segment, ...], padded
+    with the reduction's identity, then one reduction along axis 1."""
     inner = data.shape[1:]
+    fill = {"prod": 1, "max": _lowest(data.dtype), "min": _highest(data.dtype)}[kind]
     if data.shape[0] == 0:
-        return xp.ones((num,) + inner, dtype=data.dtype)
+        return xp.full((num,) + inner, fill, dtype=data.dtype)
     order = xp.argsort(ids, kind="stable") if xp is np else xp.argsort(ids)
     sorted_ids = ids[order]
     starts = xp.searchsorted(sorted_ids, sorted_ids, side="left")
     slot = xp.arange(ids.shape[0]) - starts
     width = int(slot.max()) + 1
-    grid = xp.ones((num, width) + inner, dtype=data.dtype)
+    grid = xp.full((num, width) + inner, fill, dtype=data.dtype)
     grid[sorted_ids, slot] = data[order]
-    return xp.prod(grid, axis=1)
+    return {"prod": xp.prod, "max": xp.max, "min": xp.min}[kind](grid, axis=1)
 
 
 def _reduce_raw(kind, data, ids, num):
@@ -58,20 +60,15 @@ def _reduce_raw(kind, data, ids, num):
     [0, num)); empty segments hold the reduction's identity (lowest/highest for max/min)."""
     xp = array_module(data)
     inner = data.shape[1:]
-    dtype = data.dtype
     if kind == "sum":
-        out = xp.zeros((num,) + inner, dtype=dtype)
+        out = xp.zeros((num,) + inner, dtype=data.dtype)
         xp.add.at(out, ids, data)
-    elif kind == "prod":
-        if xp is np:
-            out = xp.ones((num,) + inner, dtype=dtype)
-            xp.multiply.at(out, ids, data)
-        else:
-            out = prod_by_padding(xp, data, ids, num)
-    else:
-        fill = _lowest(dtype) if kind == "max" else _highest(dtype)
-        out = xp.full((num,) + inner, fill, dtype=dtype)
-        (xp.maximum if kind == "max" else xp.minimum).at(out, ids, data)
+        return out
+    if xp is not np:
+        return reduce_by_padding(xp, data, ids, num, kind)
+    fill = {"prod": 1, "max": _lowest(data.dtype), "min": _highest(data.dtype)}[kind]
+    out = xp.full((num,) + inner, fill, dtype=data.dtype)
+    {"prod": xp.multiply, "max": xp.maximum, "min": xp.minimum}[kind].at(out, ids, data)
     return out
 
 

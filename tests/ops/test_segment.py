@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import minitf as tf
+from minitf.device import device
 from minitf.gradient_checker import assert_gradients_close
 from minitf.ops import segment
 
@@ -158,10 +159,35 @@ def test_prod_gradient_with_zeros():
     assert g.tolist() == [3.0, 0.0, 0.0, 0.0, 0.0]
 
 
-def test_prod_by_padding_matches_multiply_at():
+@pytest.mark.parametrize("kind, ufunc, fill", [("prod", np.multiply, 1.0), ("max", np.maximum, -np.inf),
+                                                ("min", np.minimum, np.inf)])
+def test_reduce_by_padding_matches_ufunc_at(kind, ufunc, fill):
+    """The path other array modules (cupy) take for products, maxima and minima."""
     data = RNG.normal(size=(7, 2))
     ids = np.array([3, 0, 3, 1, 3, 0, 5])
-    want = np.ones((6, 2))
-    np.multiply.at(want, ids, data)
-    np.testing.assert_allclose(segment.prod_by_padding(np, data, ids, 6), want)
-    assert segment.prod_by_padding(np, np.zeros((0, 2)), np.zeros(0, int), 2).tolist() == [[1, 1]] * 2
+    want = np.full((6, 2), fill)
+    ufunc.at(want, ids, data)
+    got = segment.reduce_by_padding(np, data, ids, 6, kind)
+    np.testing.assert_allclose(got[[0, 1, 3, 5]], want[[0, 1, 3, 5]])
+    assert segment.reduce_by_padding(np, np.zeros((0, 2)), np.zeros(0, int), 2, "prod").tolist() == [[1, 1]] * 2
+
+
+def _segments(data):
+    x = tf.constant(data)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        ys = [tf.math.segment_sum(x, [0, 0, 2, 2]), tf.math.segment_max(x, [0, 0, 2, 2]),
+              tf.math.unsorted_segment_prod(x, [1, -1, 1, 0], 3), tf.math.unsorted_segment_min(x, [1, 1, 0, 2], 4),
+              tf.math.unsorted_segment_mean(x, [2, 0, 2, 0], 3)]
+        loss = tf.add_n([tf.reduce_sum(y) for y in ys])
+    return ys + [tape.gradient(loss, x)]
+
+
+def test_segment_ops_stay_on_the_array_module_of_their_inputs(fake_gpu):
+    data = RNG.normal(size=(4, 3))
+    with device("/CPU:0"):
+        want = _segments(data)
+    got = _segments(data)
+    for g, w in zip(got, want):
+        assert isinstance(g._value, fake_gpu.ndarray)
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-12)
