@@ -65,3 +65,15 @@ def test_errors():
         tf.searchsorted(1.0, [2.0])
     with pytest.raises(tf.errors.NotFoundError):
         tf.searchsorted([True], [False])
+
+
+def test_stays_on_the_array_module_of_its_inputs(fake_gpu):
+    seq = np.sort(np.random.default_rng(1).normal(size=(3, 5)), axis=1)
+    vals = np.random.default_rng(2).normal(size=(3, 4))
+    for side in ("left", "right"):
+        y = tf.searchsorted(tf.constant(seq), tf.constant(vals), side=side)
+        assert isinstance(y._value, fake_gpu.ndarray)
+        want = np.stack([np.searchsorted(s, v, side=side) for s, v in zip(seq, vals)])
+        np.testing.assert_array_equal(y.numpy(), want)
+        one = tf.searchsorted(tf.constant(seq[0]), tf.constant(vals[0]), side=side)
+        assert isinstance(one._value, fake_gpu.ndarray)
