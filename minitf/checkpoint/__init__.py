@@ -1,4 +1,5 @@
-"""tf.train checkpointing: object-graph Checkpoint, CheckpointManager, HDF5 files, weights files."""
+"""tf.train checkpointing: object-graph Checkpoint and CheckpointManager in TF's tensor-bundle format
+(minitf's older HDF5 checkpoints still restore), readers, Keras weights files."""
 from minitf.checkpoint.checkpoint import Checkpoint, CheckpointLoadStatus
 from minitf.checkpoint.manager import CheckpointManager, latest_checkpoint
 from minitf.checkpoint.reader import list_variables, load_checkpoint, load_variable

@@ -3,8 +3,9 @@
 TF's `tf.train.Checkpoint` finds a Keras 3 object's children through its attributes, so its
 checkpoint keys carry Keras' private attribute names, which minitf's objects do not share:
 
-  * a layer's weights by the attribute holding them: `bias`, `gamma`, but `_kernel` for Dense,
-    EinsumDense and Conv1D/2D/3D and `_embeddings` for Embedding;
+  * a layer's weights and sublayers by the attribute holding them: `bias`, `gamma`, `cell`,
+    but `_kernel` for Dense, EinsumDense and Conv1D/2D/3D, `_embeddings` for Embedding and
+    `_query_dense` ... for MultiHeadAttention;
   * a Sequential's layers under `_functional/_operations/<i + 1>` (its inner functional model;
     operation 0 is the InputLayer), a functional model's under `_operations/<i>`;
   * a compiled model's optimizer under `optimizer`;
@@ -30,14 +31,17 @@ from minitf.variable import Variable
 __all__ = ["edges", "restore_deps", "rename", "slot_name", "is_optimizer_node",
            "OPTIMIZER_LISTS", "KERAS_SLOT"]
 
-# Layer classes whose Keras 3 attribute for a weight is not the weight's name.
-_WEIGHT_ATTRS = {
+# Layer classes whose Keras 3 attribute for a weight or sublayer is not minitf's name for it.
+_MHA = {f"{part}_dense": f"_{part}_dense" for part in ("query", "key", "value", "output")}
+_ATTRS = {
     "Dense": {"kernel": "_kernel"}, "EinsumDense": {"kernel": "_kernel"},
     "Conv1D": {"kernel": "_kernel"}, "Conv2D": {"kernel": "_kernel"},
     "Conv3D": {"kernel": "_kernel"}, "Embedding": {"embeddings": "_embeddings"},
+    "MultiHeadAttention": _MHA,
 }
 # The same renames for a layer whose class is not known (created after a restore).
-_GENERIC_RENAMES = {"_kernel": "kernel", "_embeddings": "embeddings"}
+_GENERIC_RENAMES = {"_kernel": "kernel", "_embeddings": "embeddings",
+                    **{keras: mine for mine, keras in _MHA.items()}}
 
 # Keras' slot lists per optimizer class, in build order: each group is one
 # `add_optimizer_variables` call, whose variables are made interleaved, variable by variable.
@@ -86,11 +90,14 @@ def _model_kind(obj):
     return None
 
 
-def _generic(obj, skip=()):
+def _generic(obj, skip=(), attrs=None):
     out = []
     for name, child in obj._checkpoint_dependencies():
         if not any(child is s for s in skip):
-            out.append((tuple(name.split("/")), name, child))
+            parts = name.split("/")
+            if attrs:
+                parts[0] = attrs.get(parts[0], parts[0])
+            out.append((tuple(parts), name, child))
     return out
 
 
@@ -111,12 +118,12 @@ def _layer_edges(obj):
                     not name.startswith("layer-") and not name.startswith("layer_with_weights-"):
                 out.append((tuple(name.split("/")), name, child))
     else:
-        attrs = _WEIGHT_ATTRS.get(_minitf_class(obj), {})
+        attrs = _ATTRS.get(_minitf_class(obj), {})
         own = []
         for name, var in getattr(obj, "_weights", ()):
             out.append(((attrs.get(name, name),), name, var))
             own.append(var)
-        out.extend(_generic(obj, skip=own))
+        out.extend(_generic(obj, skip=own, attrs=attrs))
     optimizer = obj.__dict__.get("optimizer")
     if isinstance(optimizer, Optimizer) and not any(c is optimizer for _, _, c in out):
         out.append((("optimizer",), "optimizer", optimizer))  # a compiled model's, as in Keras
@@ -187,6 +194,10 @@ def edges(obj):
         return _optimizer_edges(obj)
     if isinstance(obj, Layer):
         return _layer_edges(obj)
+    root = obj.__dict__.get("_root") if "_deps" in obj.__dict__ else None
+    if root is not None:  # Checkpoint(root=...): the root's children first, under TF's names
+        rest = obj._checkpoint_dependencies()[len(root._checkpoint_dependencies()):]
+        return edges(root) + [(tuple(n.split("/")), n, c) for n, c in rest]
     if isinstance(obj, Trackable):
         return _generic(obj)
     return []
@@ -212,7 +223,7 @@ def rename(obj, tf_name):
     if isinstance(obj, Layer):
         if _model_kind(obj) is not None and tf_name in ("_functional", "_operations"):
             return None
-        attrs = {a: w for w, a in _WEIGHT_ATTRS.get(_minitf_class(obj), {}).items()}
+        attrs = {a: w for w, a in _ATTRS.get(_minitf_class(obj), {}).items()}
         return attrs.get(tf_name, _GENERIC_RENAMES.get(tf_name, tf_name))
     return tf_name
 

@@ -101,7 +101,8 @@ def test_checkpoint_on_chief_survives_a_killed_worker_and_resumes(run_mpi, tmp_p
     assert straight[0]["resumed_from"] == 0 and straight[0]["iterations"] == 9
     assert _weights_equal(straight[0]["weights"], straight[1]["weights"])
     files = sorted(p.relative_to(tmp_path / "a").as_posix() for p in (tmp_path / "a").rglob("*") if p.is_file())
-    assert files == ["ckpt/checkpoint", "ckpt/ckpt-2.h5", "ckpt/ckpt-3.h5"]  # the chief's only
+    assert files == ["ckpt/checkpoint", "ckpt/ckpt-2.data-00000-of-00001", "ckpt/ckpt-2.index",
+                     "ckpt/ckpt-3.data-00000-of-00001", "ckpt/ckpt-3.index"]  # the chief's only
 
     killed = run_mpi("strategy_checkpoint.py", 2, tmp_path / "b", 3, 2, layout, timeout=90)
     assert not killed.timed_out and killed.returncode != 0, killed

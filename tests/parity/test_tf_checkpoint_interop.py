@@ -311,3 +311,56 @@ def test_tensorflow_defers_a_dense_kernel_badly_itself(tmp_path):
     fresh_models[0](np.zeros((1, 1), "float32"))
     with pytest.raises(AssertionError, match="_kernel"):
         status.assert_existing_objects_matched()
+
+
+def _more(lib):
+    """Layers with sublayers or renamed attributes, a tf.Module with a list, a random Generator."""
+    L = lib.keras.layers
+    inp = lib.keras.Input((5, 4))
+    x = L.Bidirectional(L.LSTM(3, return_sequences=True))(inp)
+    x = L.GRU(2, return_sequences=True)(x)
+    x = L.MultiHeadAttention(2, 3)(x, x)
+    x = L.DepthwiseConv2D(1)(L.SeparableConv2D(2, 2)(L.Reshape((5, 2, 1))(x)))
+    model = lib.keras.Model(inp, L.Dense(1)(L.Flatten()(L.BatchNormalization()(x))))
+    text = lib.keras.Sequential([lib.keras.Input((3,), dtype="int32"), L.Embedding(10, 4),
+                                 L.LayerNormalization(), L.Conv1D(2, 2)])
+    module = lib.Module()
+    module.w = lib.Variable(np.arange(3.0))
+    module.items = [lib.Variable(2.0)]
+    generator = lib.random.Generator.from_seed(3)
+    generator.normal([2])
+    return {"model": model, "text": text, "module": module, "gen": generator}
+
+
+def test_more_layers_modules_and_generators_both_ways(tmp_path):
+    written = {}
+    for lib in (tf, minitf):
+        written[lib.__name__] = lib.train.Checkpoint(**_more(lib)).write(str(tmp_path / lib.__name__ / "c"))
+    assert minitf.train.list_variables(written["minitf"]) == tf.train.list_variables(written["tensorflow"])
+    for src, dst in ((tf, minitf), (minitf, tf)):
+        objects = _more(dst)
+        dst.train.Checkpoint(**objects).read(written[src.__name__]).assert_consumed()
+        source = src.train.load_checkpoint(written[src.__name__])
+        mine = _state(dst, objects, tmp_path)
+        assert len(mine) == len(source.get_variable_to_shape_map()) - 1
+        for key, value in mine.items():
+            assert value.tobytes() == np.asarray(source.get_tensor(key)).tobytes(), key
+
+
+def test_state_file_text_with_odd_names_both_ways(tmp_path):
+    # TF globs for a checkpoint's files, so a '\\' in a name defeats TF's own latest_checkpoint:
+    # that name goes from TF to minitf only
+    cases = [('run "1" été', (tf, minitf)), ('run "1" été', (minitf, tf)), ("back\\slash", (tf, minitf))]
+    for i, (name, (src, dst)) in enumerate(cases):
+        directory = str(tmp_path / str(i))
+        manager = src.train.CheckpointManager(src.train.Checkpoint(v=src.Variable(1.0)), directory,
+                                              max_to_keep=2, checkpoint_name=name)
+        saved = [manager.save() for _ in range(3)]
+        again = dst.train.CheckpointManager(dst.train.Checkpoint(v=dst.Variable(0.0)), directory,
+                                            max_to_keep=2, checkpoint_name=name)
+        assert again.checkpoints == saved[1:] and again.latest_checkpoint == saved[2]
+        assert dst.train.latest_checkpoint(directory) == saved[2]
+        again.save(checkpoint_number=4)
+        state = src.train.get_checkpoint_state(directory)
+        assert state.model_checkpoint_path == saved[2][:-1] + "4"
+        assert list(state.all_model_checkpoint_paths) == [saved[2], saved[2][:-1] + "4"]
