@@ -21,3 +21,9 @@ from minitf.layers.serialization import deserialize, serialize  # noqa: F401
 
 from minitf.layers.masking_layer import Masking  # noqa: F401
 from minitf.layers.rnn import *  # noqa: F401,F403
+from minitf.layers.convolutional_3d import *  # noqa: F401,F403,E402
+from minitf.layers.pooling_3d import *  # noqa: F401,F403,E402
+from minitf.layers.reshaping_3d import *  # noqa: F401,F403,E402
+from minitf.layers.prelu import PReLU  # noqa: F401,E402
+from minitf.layers.unit_normalization import UnitNormalization  # noqa: F401,E402
+from minitf.layers.rnn_conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D  # noqa: F401,E402
