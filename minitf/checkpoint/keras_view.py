@@ -207,7 +207,15 @@ def restore_deps(obj):
     """(name, child) pairs a restore of a TF-format checkpoint matches against: the minitf
     names of `edges(obj)`, then minitf's own names not already among them (so checkpoints
     written with TF 2's Keras 2 names, 'layer_with_weights-0/kernel', restore as well)."""
-    out = [(name, child) for _, name, child in edges(obj)]
+    skip = ()
+    if isinstance(obj, Optimizer):
+        # Slots are matched through their variables (slot records: `_momentums/<i>` belongs to
+        # `_trainable_variables/<i>`, whatever the model path of that variable is), never by
+        # position in this optimizer's own lists, whose order is how it was built here: a
+        # differently built optimizer would take another variable's same-shaped slot. Only an
+        # optimizer whose slot layout is unknown matches `_variables/<i>` by position.
+        skip = OPTIMIZER_LISTS if _slot_lists(obj) is not None else ("_trainable_variables",)
+    out = [(name, child) for path, name, child in edges(obj) if path[0] not in skip]
     names = {name for name, _ in out}
     out += [(n, c) for n, c in obj._checkpoint_dependencies() if n not in names]
     return out

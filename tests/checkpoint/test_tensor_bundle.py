@@ -202,3 +202,22 @@ def test_string_tensors_and_empty_tensors(tmp_path):
     words = tf.train.load_variable(prefix, "words")
     assert list(words) == [b"", b"a", b"\x00" * 300]
     assert sorted(os.listdir(tmp_path)) == ["s.data-00000-of-00001", "s.index"]
+
+
+def test_slots_follow_their_variables_not_the_optimizers_build_order(tmp_path):
+    def make():
+        model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(4), tf.keras.layers.Dense(4)])
+        return model, tf.keras.optimizers.Adam(0.1)
+    model, opt = make()
+    x = np.random.default_rng(0).normal(size=(3, 4)).astype(np.float32)
+    for _ in range(2):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(model(x) ** 2)
+        opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+    path = tf.train.Checkpoint(model=model, optimizer=opt).write(str(tmp_path / "c"))
+    model2, opt2 = make()
+    opt2.build(list(reversed(model2.trainable_variables)))  # same shapes, another order
+    tf.train.Checkpoint(model=model2, optimizer=opt2).read(path).assert_consumed()
+    for a, b in zip(model.trainable_variables, model2.trainable_variables):
+        for slot in ("m", "v"):
+            assert opt.get_slot(a, slot).numpy().tobytes() == opt2.get_slot(b, slot).numpy().tobytes()

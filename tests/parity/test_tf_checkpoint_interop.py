@@ -23,7 +23,7 @@ import minitf
 tf = pytest.importorskip("tensorflow")
 
 KINDS = ["guide", "sequential", "functional", "subclassed", "dcgan", "sgd_momentum",
-         "rmsprop_centered", "amsgrad_schedule"]
+         "rmsprop_centered", "amsgrad_schedule", "compiled"]
 
 
 def _make(lib, kind):
@@ -78,6 +78,10 @@ def _make(lib, kind):
             opt = keras.optimizers.Adam(keras.optimizers.schedules.ExponentialDecay(0.05, 3, 0.5),
                                         amsgrad=True)
         objects = {"model": model, "optimizer": opt}
+        if kind == "compiled":  # the optimizer is the model's: TF saves it under model/optimizer
+            model.compile(optimizer=opt, loss="mae")
+            objects = {"model": model}
+            return objects, lambda: model.train_on_batch(x, y), [model]
 
     def step():
         with lib.GradientTape() as tape:
@@ -162,7 +166,8 @@ def _build(objects, models, kind):
         objects["discriminator_optimizer"].build(models[1].trainable_variables)
         return
     models[0](np.zeros((1, 1 if kind == "guide" else 4), "float32"))
-    objects["optimizer"].build(models[0].trainable_variables)
+    optimizer = objects["optimizer"] if "optimizer" in objects else models[0].optimizer
+    optimizer.build(models[0].trainable_variables)
 
 
 def _train(lib, kind, steps, directory):
