@@ -78,6 +78,7 @@ _LAZY = {
     "distribute": "minitf.distribute",
 }
 _LAZY["signal"] = "minitf.signal"  # tf.signal: transforms, frames, windows, mel features
+_LAZY["autograph"] = "minitf.autograph"  # tf.autograph: to_code, to_graph, do_not_convert
 # Classes TF keeps at the top level whose modules load on first use: name -> (module, attribute)
 _LAZY_CLASSES = {
     "RaggedTensor": ("minitf.ragged", "RaggedTensor"),

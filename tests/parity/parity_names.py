@@ -12,6 +12,7 @@ NAMESPACES = ("", "math", "nn", "linalg", "image", "random", "bitwise", "debuggi
               "keras.metrics", "keras.activations", "keras.initializers", "keras.optimizers",
               "keras.optimizers.legacy")
 NAMESPACES += ("signal",)  # tf.signal's rows: parity_rows_signal.py
+NAMESPACES += ("autograph", "autograph.experimental")  # parity_rows_autograph.py
 
 # Names minitf exports that TF 2.21 does not have at that path, and why they stay.
 EXTENSIONS = {}
