@@ -4,11 +4,12 @@ The saved values are arranged in a trie of path components (`trie`): from the ke
 of minitf's older HDF5 files, or from the object graph of a TF-format checkpoint
 (`object_graph.translate`, which also reads the ones TF writes). Restoring walks the current
 object graph against it, naming children as the trie does: `_checkpoint_dependencies()` for
-HDF5 files, `keras_view.restore_deps` for TF's format. Values whose variables exist are validated (shape, dtype) all together before
-any is assigned, so a failed restore changes nothing. Validation uses the shapes and dtypes the
-file declares, before any data is read (`safe_h5`, `tensor_bundle`): a file that declares a huge value where a
-small variable is expected is refused without allocating it. The values that no variable takes
-yet are read too (for later, deferred restores) but must fit the file's read budget.
+HDF5 files, `keras_view.restore_deps` for TF's format. Values whose variables exist are
+validated (shape, dtype) all together before any is assigned, so a failed restore changes
+nothing. Validation uses the shapes and dtypes the file declares, before any data is read
+(`safe_h5`, `tensor_bundle`): a file that declares a huge value where a small variable is
+expected is refused without allocating it. The values that no variable takes yet are read too
+(for later, deferred restores) but must fit the file's read budget.
 
 A saved object reached along several paths is one trie node (the aliases graft it); it is
 restored into the first object matched there only (`_Restore.bind`), as TF does.
