@@ -4,6 +4,7 @@ import numpy as np
 
 from minitf import dtypes, errors
 from minitf.convert import _contains_tensor, convert_to_tensor
+from minitf.ops.arg_checks import named, shape_dims
 from minitf.ops._core import Op, Tensor, Variable, _state, record, array_module
 
 __all__ = ["constant", "convert_to_tensor", "cast", "identity", "stop_gradient", "is_tensor"]
@@ -31,10 +32,13 @@ def constant(value, dtype=None, shape=None, name="Const"):
         raise ValueError("tf.constant cannot hold tensors (TypeError: Scalar tensor has no `len()`); "
                          "use tf.stack or tf.convert_to_tensor to pack them.")
     else:
-        t = convert_to_tensor(value, dtype=dtype)
+        try:
+            t = convert_to_tensor(value, dtype=dtype)
+        except (TypeError, ValueError) as e:
+            raise named(e, "tf.constant", "value") from None
     if shape is None:
         return t
-    shape = tuple(int(d) for d in (shape if isinstance(shape, (list, tuple)) else list(shape)))
+    shape = shape_dims(shape, "tf.constant")
     xp = array_module(t._value)
     size = int(np.prod(shape)) if shape else 1
     if t._value.size == 1:

@@ -6,6 +6,8 @@ import numpy as np
 from minitf import backend, dtypes, errors
 from minitf.ops._core import Tensor, Variable, array_module, as_tensor, check_attr_dtype
 from minitf.ops.constant import convert_to_tensor
+from minitf.ops.arg_checks import converted, dtype_arg, int_input, named, python_int
+from minitf.tensor_shape import TensorShape
 from minitf.ops.shaping import _int_list, _scalar_int, _shape_arg, broadcast_to, reshape
 
 __all__ = ["zeros", "ones", "zeros_like", "ones_like", "fill", "one_hot", "range", "linspace", "eye",
@@ -14,15 +16,23 @@ __all__ = ["zeros", "ones", "zeros_like", "ones_like", "fill", "one_hot", "range
 # This module defines tf.range, which shadows the builtin inside it.
 
 
-def _fill_dims(shape, op_name="Fill"):
-    """The shape of a filled tensor: integer, non-negative sizes (TypeError / InvalidArgumentError)."""
-    if isinstance(shape, (list, tuple)) and any(isinstance(d, float) for d in shape):
-        raise TypeError(f"Cannot convert {list(shape)!r} to EagerTensor of dtype int32; {op_name} needs "
-                        f"integer sizes")
-    dims = _shape_arg(shape)
+def _fill_dims(shape, op_name="Fill", func="tf.fill", arg="dims", dtype=None):
+    """The shape of a filled tensor: integer, non-negative sizes (TypeError / InvalidArgumentError).
+
+    Anything but ints goes the way TF takes it: converted (with `dtype` int32 for tf.zeros and
+    tf.ones, whose wrappers convert so), then Fill's checks of a 1-D int32/int64 `dims`.
+    """
+    if type(shape) is int or isinstance(shape, (list, tuple)) and all(type(d) is int for d in shape):
+        dims = _shape_arg(shape)
+    elif isinstance(shape, TensorShape):
+        dims = _shape_arg(shape.as_list())
+    else:
+        convert = None if isinstance(shape, (Tensor, Variable)) else dtype
+        dims = tuple(int(d) for d in int_input(shape, func, op_name, arg, rank=1, attr="index_type",
+                                                dtype=convert))
     if dims and min(dims) < 0:
         bad = next(d for d in dims if d < 0)
-        raise errors.invalid_argument(op_name, f"Dimension {bad} must be >= 0 (shape {list(dims)})")
+        raise errors.invalid_argument(op_name, f"{func}: Dimension {bad} must be >= 0 (shape {list(dims)})")
     return dims
 
 
@@ -40,14 +50,16 @@ def _filled(xp, dims, dtype, one):
 
 def zeros(shape, dtype=dtypes.float32, name=None):
     """A tensor of zeros of the given shape and dtype (b'' for strings)."""
-    dtype = dtypes.as_dtype(dtype)
-    return Tensor(_filled(backend.default_module(), _fill_dims(shape), dtype, one=False))
+    dtype = dtype_arg(dtype, "tf.zeros")
+    return Tensor(_filled(backend.default_module(), _fill_dims(shape, "Fill", "tf.zeros", "shape", "int32"),
+                          dtype, one=False))
 
 
 def ones(shape, dtype=dtypes.float32, name=None):
     """A tensor of ones of the given shape and dtype."""
-    dtype = dtypes.as_dtype(dtype)
-    return Tensor(_filled(backend.default_module(), _fill_dims(shape), dtype, one=True))
+    dtype = dtype_arg(dtype, "tf.ones")
+    return Tensor(_filled(backend.default_module(), _fill_dims(shape, "Fill", "tf.ones", "shape", "int32"),
+                          dtype, one=True))
 
 
 def zeros_like(input, dtype=None, name=None):  # noqa: A002
@@ -71,7 +83,7 @@ def ones_like(input, dtype=None, name=None):  # noqa: A002
 
 def fill(dims, value, name=None):
     """A tensor of shape `dims` filled with the scalar `value` (dtype inferred from it)."""
-    v = as_tensor(value)
+    v = converted(value, "tf.fill", "value")
     if v._value.ndim != 0:
         raise errors.invalid_argument("Fill", f"value must be a scalar, got shape {list(v.shape)}")
     dims = _fill_dims(dims)
@@ -94,33 +106,43 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     or implied by on_value/off_value."""
     # TF's dtype rules: on/off values fix the dtype, which must agree with each other and `dtype`
     if dtype is not None:
-        dtype = dtypes.as_dtype(dtype)
-    on = None if on_value is None else convert_to_tensor(on_value, dtype_hint=dtype)
-    off = None if off_value is None else convert_to_tensor(off_value, dtype_hint=dtype)
+        dtype = dtype_arg(dtype, "tf.one_hot")
+    try:
+        on = None if on_value is None else convert_to_tensor(on_value, dtype_hint=dtype)
+        off = None if off_value is None else convert_to_tensor(off_value, dtype_hint=dtype)
+    except (TypeError, ValueError) as e:
+        raise named(e, "tf.one_hot", "on_value/off_value") from None
     if on is not None or off is not None:
         for label, t in (("on_value", on), ("off_value", off)):
             if t is not None and dtype is not None and t.dtype != dtype:
-                raise TypeError(f"dtype {t.dtype!r} of {label} does not match dtype parameter {dtype!r}")
+                raise TypeError(f"tf.one_hot: dtype {t.dtype!r} of {label} does not match dtype "
+                                f"parameter {dtype!r}")
         if dtype is None:
             dtype = on.dtype if on is not None else off.dtype
     elif dtype is None:
         dtype = dtypes.float32
-    on = as_tensor(1, dtype=dtype) if on is None else on
-    off = as_tensor(0, dtype=dtype) if off is None else off
+    on = converted(1, "tf.one_hot", "on_value (default 1)", dtype) if on is None else on
+    off = converted(0, "tf.one_hot", "off_value (default 0)", dtype) if off is None else off
     if on.dtype != off.dtype:
-        raise TypeError(f"dtype {on.dtype!r} of on_value does not match dtype {off.dtype!r} of off_value")
+        raise TypeError(f"tf.one_hot: dtype {on.dtype!r} of on_value does not match dtype {off.dtype!r} "
+                        f"of off_value")
+    for label, t in (("on_value", on), ("off_value", off)):
+        if t._value.ndim:
+            raise errors.invalid_argument("OneHot", f"{label} must be a scalar, but got: {list(t.shape)}")
     if isinstance(indices, (Tensor, Variable)):
         idx = as_tensor(indices)
     else:  # Python data converts as int64 (the op's default index type) where it can
         try:
             idx = as_tensor(indices, dtype=dtypes.int64)
         except (TypeError, ValueError):
-            idx = as_tensor(indices)
+            idx = converted(indices, "tf.one_hot", "indices")
     check_attr_dtype(idx, "OneHot", "TI", ("uint8", "int8", "int32", "int64"))
     if isinstance(depth, (Tensor, Variable)):
         depth = as_tensor(depth, dtype=dtypes.int32)  # ValueError for an int64 depth, as TF
     elif isinstance(depth, float):
         raise TypeError(f"one_hot: cannot convert depth {depth!r} to EagerTensor of dtype int32")
+    elif type(depth) is not int:  # TF converts depth to an int32 scalar
+        depth = int(int_input(depth, "tf.one_hot", "OneHot", "depth", rank=0, dtype=dtypes.int32))
     depth = _scalar_int(depth)
     if depth < 0:
         raise errors.invalid_argument("OneHot", f"depth must be non-negative, got {depth}")
@@ -140,6 +162,8 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 (
     if limit is None:
         start, limit = 0, start
     args = [start, limit, delta]
+    if not all(type(a) is int or type(a) is float for a in args):
+        args = _range_args(args, dtype)  # the slow path: TF's conversions and checks
     vals = [a.numpy() if isinstance(a, Tensor) else a for a in args]
     if dtype is None:
         tensor_dtypes = [a.dtype for a in args if isinstance(a, Tensor)]
@@ -156,12 +180,38 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 (
     s, lim, d = (float(v) if dtype.is_floating else int(v) for v in vals)
     if d == 0:
         raise errors.invalid_argument("Range", f"Requires delta != 0: {d}")
-    if (d > 0 and s > lim) or (d < 0 and s < lim):
+    if (d > 0 and not s <= lim) or (d < 0 and not s >= lim):
         raise errors.invalid_argument(
             "Range", f"Requires start <= limit when delta > 0 (or start >= limit when delta < 0): "
                      f"start={s}, limit={lim}, delta={d}")
+    if dtype.is_floating and not abs((lim - s) / d) <= np.iinfo(np.int64).max:
+        raise errors.invalid_argument(
+            "Range", f"Requires ((limit - start) / delta) <= {np.iinfo(np.int64).max}: start={s}, "
+                     f"limit={lim}, delta={d}; pass finite bounds")
     xp = backend.default_module()
     return Tensor(xp.arange(s, lim, d).astype(dtype._np))
+
+
+_RANGE_INFERRED = ("int32", "int64", "float16", "bfloat16", "float32", "float64")
+
+
+def _range_args(args, dtype):
+    """tf.range's arguments as scalar tensors, converted as TF converts them (with `dtype` when
+    given); TF's AssertionError when no dtype is given and one is not a number type, its
+    InvalidArgumentError when one is not a scalar (a 1-element vector passes, as in TF)."""
+    out = []
+    for label, a in zip(("start", "limit", "delta"), args):
+        if type(a) is int or type(a) is float:
+            out.append(a)
+            continue
+        t = converted(a, "tf.range", label, None if isinstance(a, (Tensor, Variable)) else dtype)
+        if dtype is None and t.dtype.name not in _RANGE_INFERRED:
+            raise AssertionError(f"tf.range: `{label}`={a!r} has dtype {t.dtype.name}; the arguments "
+                                 f"must be numbers (int32, int64 or a float type)")
+        if t._value.size != 1 or t._value.ndim > 1:
+            raise errors.invalid_argument("Range", f"{label} must be a scalar, not shape {list(t.shape)}")
+        out.append(t if t._value.ndim == 0 else Tensor(t._value.reshape(())))
+    return out
 
 
 _RANGE_KERNELS = frozenset(("bfloat16", "float16", "float32", "float64", "int32", "int64"))
@@ -199,15 +249,34 @@ def linspace(start, stop, num, name=None, axis=0):
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
     """An identity matrix [num_rows, num_columns], optionally tiled to batch_shape + that."""
-    dtype = dtypes.as_dtype(dtype)
+    dtype = dtype_arg(dtype, "tf.eye")
+    if type(num_rows) is not int or not (num_columns is None or type(num_columns) is int):
+        _check_eye_sizes(num_rows, num_rows if num_columns is None else num_columns)
     n = _scalar_int(num_rows)
     m = n if num_columns is None else _scalar_int(num_columns)
+    if min(n, m) < 0:
+        raise errors.invalid_argument("Fill", f"tf.eye: Dimension {min(n, m)} must be >= 0 (num_rows={n}, "
+                                              f"num_columns={m})")
     xp = backend.default_module()
     out = xp.eye(n, m, dtype=dtype._np)
     if batch_shape is not None:
+        if not isinstance(batch_shape, (Tensor, Variable)):  # TF converts batch_shape + [diagonal size]
+            try:
+                sizes = list(batch_shape) + [min(n, m)]
+            except TypeError:
+                raise TypeError(f"tf.eye: `batch_shape` must be a list of sizes, not {batch_shape!r}") from None
+            _fill_dims(sizes, "Fill", "tf.eye", "batch_shape", "int32")
         batch = tuple(_int_list(batch_shape))
         out = xp.ascontiguousarray(xp.broadcast_to(out, batch + (n, m)))
     return Tensor(out)
+
+
+def _check_eye_sizes(rows, columns):
+    """TF's TypeError for sizes of tf.eye that are neither integers nor tensors."""
+    for v in (rows, columns):
+        if not isinstance(v, (Tensor, Variable, int, np.integer)):
+            raise TypeError(f"tf.eye: arguments `num_rows` and `num_columns` must be positive integer "
+                            f"values. Received: num_rows={rows!r}, num_columns={columns!r}")
 
 
 def meshgrid(*args, **kwargs):
