@@ -26,6 +26,7 @@ from minitf.ops.control_flow import *  # noqa: F401,F403
 from minitf.ops.math import abs, pow, round  # noqa: F401,A004
 from minitf.module import Module  # noqa: F401
 from minitf.function import function, TensorSpec  # noqa: F401
+from minitf.graph.tracing import executing_eagerly, init_scope, inside_function  # noqa: F401
 from minitf.custom_gradient import custom_gradient  # noqa: F401
 from minitf.device import device  # noqa: F401
 from minitf.indexed_slices import IndexedSlices  # noqa: F401
@@ -75,7 +76,7 @@ _LAZY = {
     "checkpoint": "minitf.checkpoint", "applications": "minitf.applications",
     "utils": "minitf.utils", "ragged": "minitf.ragged", "sparse": "minitf.sparse",
     "autodiff": "minitf.autodiff", "summary": "minitf.summary",
-    "distribute": "minitf.distribute",
+    "distribute": "minitf.distribute", "types": "minitf.types",
 }
 _LAZY["signal"] = "minitf.signal"  # tf.signal: transforms, frames, windows, mel features
 _LAZY["autograph"] = "minitf.autograph"  # tf.autograph: to_code, to_graph, do_not_convert

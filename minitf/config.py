@@ -15,7 +15,7 @@ __all__ = ["PhysicalDevice", "LogicalDevice", "LogicalDeviceConfiguration", "lis
            "list_logical_devices", "set_logical_device_configuration", "get_logical_device_configuration",
            "set_visible_devices", "get_visible_devices", "experimental", "is_gpu_available",
            "is_built_with_cuda", "gpu_device_name", "get_soft_device_placement",
-           "set_soft_device_placement", "threading"]
+           "set_soft_device_placement", "threading", "run_functions_eagerly", "functions_run_eagerly"]
 
 
 class PhysicalDevice(collections.namedtuple("PhysicalDevice", ["name", "device_type"])):
@@ -264,3 +264,17 @@ class _Threading:
 
 
 threading = _Threading()
+
+
+_functions_run_eagerly = [False]
+
+
+def run_functions_eagerly(run_eagerly):
+    """With True, every `tf.function` runs its Python function eagerly instead of tracing it
+    (for debugging: prints, breakpoints and `.numpy()` work inside); False restores graphs."""
+    _functions_run_eagerly[0] = bool(run_eagerly)
+
+
+def functions_run_eagerly():
+    """Whether `run_functions_eagerly(True)` is in effect."""
+    return _functions_run_eagerly[0]

@@ -203,6 +203,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
             value = to_tensor(value)
         elif hasattr(type(value), "_tf_conversion_error"):  # a RaggedTensor refuses in TF's words
             raise type(value)._tf_conversion_error(value)  # (ops dispatching on it catch this)
+    if isinstance(value, Tensor) and type(value) is not Tensor:
+        return value.__tf_tensor__(dtype)  # a symbolic tensor of a traced graph: itself
     if type(value) is Tensor:
         if dtype is not None and value._value.dtype != dtype._np:
             raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "

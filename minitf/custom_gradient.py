@@ -25,13 +25,18 @@ def custom_gradient(f=None):
 
     If `f` reads trainable variables, `grad_fn` must accept `variables=` and return
     `(input_grads, variable_grads)`. The forward ops inside `f` are not recorded; only the
-    custom rule is. `grad_fn` written with minitf ops is itself differentiable.
+    custom rule is. `grad_fn` written with minitf ops is itself differentiable. Inside a traced
+    `tf.function` the call is one node of the graph, which runs `f` each time the graph runs.
     """
     if f is None:
         return custom_gradient
 
     @functools.wraps(f)
     def wrapped(*args, **kwargs):
+        if recording.tracing[0] and recording._state.graph is not None:
+            # traced: one node running f and recording its rule each time the graph runs
+            return recording._state.graph.call(wrapped, args, kwargs, op_type="CustomGradient",
+                                               name=getattr(f, "__name__", "custom_gradient"))
         tensor_args = [convert_to_tensor(a) if not isinstance(a, Tensor) else a for a in args]
         outer = recording._state.active
         # Run f with the outer tapes paused; a private tape notes the variables f reads.

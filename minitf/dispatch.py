@@ -1,4 +1,5 @@
-"""The dispatch seam: tf.* ops hand composite arguments (RaggedTensor) to their own implementation.
+"""The dispatch seam: tf.* ops hand composite arguments (RaggedTensor) to their own implementation,
+and graph values (the symbolic tensors of a traced `tf.function`) to the graph being traced.
 
 An op stays a plain function on its hot path. Only after its argument conversion has failed (a
 TypeError or ValueError) does it ask `fallback` whether some argument's type defines
@@ -13,7 +14,10 @@ such op with one rule instead of a table entry per op.
 """
 import functools
 
-__all__ = ["add_dispatch_support", "fallback", "is_dispatchable", "elementwise_kind"]
+from minitf.recording import _state
+
+__all__ = ["add_dispatch_support", "fallback", "is_dispatchable", "elementwise_kind", "stateful_op",
+           "returns_none", "returns_first_argument"]
 
 
 def is_dispatchable(value):
@@ -73,3 +77,37 @@ def mark_elementwise(fn, kind):
     """Declare an undecorated op (one that calls `fallback` itself) elementwise; returns `fn`."""
     fn._tf_elementwise = kind
     return fn
+
+
+def returns_none(*args, **kwargs):
+    """What a stateful op whose result is None (an assertion, a print) gives while tracing."""
+    return None
+
+
+def returns_first_argument(x, *args, **kwargs):
+    """What a checking op that passes its input through gives while tracing."""
+    return x
+
+
+def stateful_op(fn=None, *, abstract=None):
+    """Decorate an op with an effect (a random draw, printing, a file write, an assertion).
+
+    Eagerly it runs as `add_dispatch_support` makes it run. Inside a traced function it is
+    always a node of the graph, run each time the graph runs, even when none of its arguments
+    is a graph value (`tf.random.uniform([2])` draws anew on every call, as in TF). While
+    tracing, `abstract(*args, **kwargs)` stands in for the op when given (a print prints
+    nothing then); otherwise the op runs once on examples to learn its outputs.
+    """
+    if fn is None:
+        return functools.partial(stateful_op, abstract=abstract)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        graph = _state.graph
+        if graph is not None:
+            return graph.call(wrapper, args, kwargs, stateful=True, abstract=abstract)
+        try:
+            return fn(*args, **kwargs)
+        except (TypeError, ValueError):
+            return fallback(wrapper, args, kwargs)
+    return wrapper

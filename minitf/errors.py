@@ -5,6 +5,7 @@ __all__ = [
     "NotFoundError", "AlreadyExistsError", "PermissionDeniedError", "ResourceExhaustedError",
     "FailedPreconditionError", "AbortedError", "OutOfRangeError", "UnimplementedError",
     "InternalError", "UnavailableError", "DataLossError", "UnauthenticatedError",
+    "OperatorNotAllowedInGraphError",
 ]
 
 
@@ -40,6 +41,11 @@ InternalError = _error("InternalError", "An internal invariant was broken.")
 UnavailableError = _error("UnavailableError", "The runtime is not currently available.")
 DataLossError = _error("DataLossError", "Unrecoverable data loss or corruption.")
 UnauthenticatedError = _error("UnauthenticatedError", "The request has no valid credentials.")
+
+
+class OperatorNotAllowedInGraphError(TypeError):
+    """A Python operation that needs a value (`bool(t)`, iterating) was applied to a symbolic
+    tensor while a `tf.function` was being traced."""
 
 
 def invalid_argument(op_name, message):

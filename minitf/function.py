@@ -1,141 +1,120 @@
-"""tf.function and tf.TensorSpec. minitf runs decorated functions eagerly, with TF's argument rules."""
+"""tf.function: trace a Python function into a graph once per input signature, then run the graph.
+
+The first call with a new signature (the trace types of its arguments: tensors by dtype and
+shape, Python values by value, other objects by identity) runs the Python function on
+placeholders and records a graph of its ops (`minitf.graph`); later calls with a matching
+signature run that graph and never the Python body, so Python side effects (print, appending
+to a list) happen only while tracing, and `tf.print`, variable writes and optimizer steps on
+every call, as in TF. `tf.config.run_functions_eagerly(True)` turns tracing off for debugging.
+"""
 import functools
 import inspect
+import logging
+import threading
+import weakref
 
 import numpy as np
 
-from minitf import dtypes, nest
+from minitf import config, nest
 from minitf.convert import convert_to_tensor
+from minitf.graph.signature import CallBinder, InputSignature
+from minitf.graph.concrete_function import Parameter
+from minitf.graph.trace_type import has_composite, trace_type_of
+from minitf.graph.tracing import trace
+from minitf.recording import _state
 from minitf.tensor import Tensor
-from minitf.tensor_shape import TensorShape
+from minitf.tensor_spec import TensorSpec  # noqa: F401 (tf.TensorSpec is defined beside TraceType)
 from minitf.variable import Variable
 
 __all__ = ["function", "TensorSpec", "Function"]
 
+_log = logging.getLogger("minitf")
 
-class TensorSpec:
-    """Describes a tensor by shape (None for unknown dims), dtype and optional name."""
-
-    def __init__(self, shape, dtype=dtypes.float32, name=None):
-        self._shape = TensorShape(shape)
-        self._dtype = dtypes.as_dtype(dtype)
-        self._name = name
-
-    @classmethod
-    def from_tensor(cls, tensor, name=None):
-        """The spec of an existing tensor."""
-        return cls(tensor.shape, tensor.dtype, name)
-
-    @property
-    def shape(self):
-        """The TensorShape this spec allows."""
-        return self._shape
-
-    @property
-    def dtype(self):
-        """The dtype this spec allows."""
-        return self._dtype
-
-    @property
-    def name(self):
-        """The optional name."""
-        return self._name
-
-    def is_compatible_with(self, spec_or_tensor):
-        """True when the tensor (or spec) has this dtype and a compatible shape."""
-        return (self._dtype == spec_or_tensor.dtype
-                and self._shape.is_compatible_with(spec_or_tensor.shape))
-
-    def __eq__(self, other):
-        return (isinstance(other, TensorSpec) and self._shape == other._shape
-                and self._dtype == other._dtype and self._name == other._name)
-
-    def __hash__(self):
-        return hash((self._shape, self._dtype, self._name))
-
-    def __repr__(self):
-        return f"TensorSpec(shape={self._shape}, dtype={self._dtype!r}, name={self._name!r})"
+_VARIABLES_ONCE = ("tf.function only supports singleton tf.Variables created on the first call. "
+                   "Make sure the tf.Variable is only created once or created outside tf.function. "
+                   "See https://www.tensorflow.org/guide/function#creating_tfvariables for more "
+                   "information.")
 
 
-def _signature_plan(python_function, input_signature, name):
-    """(binder, entries) for calls of a function with an input_signature, checked as TF checks
-    at decoration; None when the function's parameters cannot be inspected.
+class _RetracingDetector:
+    """Warns, as TF does, when most of the last calls of a Python function retraced it."""
 
-    Following TF: a parameter named `self` takes no spec; `*args` becomes positional-only
-    parameters `args_0, args_1, ...`, one per remaining spec; `**kwargs` is dropped (an unknown
-    keyword is a binding error); the other parameters take the specs in order, and one past
-    the specs must have a default, which it keeps. `binder` is the Signature calls are bound
-    with; `entries` are (name, kind, spec or None, default) in call order.
-    """
-    try:
-        params = list(inspect.signature(python_function).parameters.values())
-    except (TypeError, ValueError):
-        return None
-    P = inspect.Parameter
-    specs = list(input_signature)
-    has_var_positional = any(p.kind is P.VAR_POSITIONAL for p in params)
-    entries, binder_params = [], []
-    for p in params:
-        if p.name == "self" or p.kind is P.VAR_KEYWORD:
-            continue
-        if p.kind is P.VAR_POSITIONAL:
-            while specs:
-                arg_name = f"{p.name}_{len(entries)}"
-                entries.append((arg_name, P.POSITIONAL_ONLY, specs.pop(0), P.empty))
-                binder_params.append(P(arg_name, P.POSITIONAL_ONLY))
-            continue
-        kind = P.POSITIONAL_ONLY if has_var_positional and p.kind is P.POSITIONAL_OR_KEYWORD \
-            else p.kind
-        if kind is P.KEYWORD_ONLY and p.default is P.empty:
-            raise TypeError(f"tf.function {name!r}: since input_signature is defined, "
-                            f"keyword-only parameter `{p.name}` must have a default value.")
-        if specs:
-            entries.append((p.name, kind, specs.pop(0), p.default))
-        elif p.default is not P.empty:
-            entries.append((p.name, kind, None, p.default))
-        else:
-            raise TypeError(f"tf.function {name!r}: input_signature missing type constraint for "
-                            f"{p.name}; give it a TensorSpec or a default value.")
-        binder_params.append(P(p.name, kind, default=p.default))
-    if specs:
-        raise TypeError(f"tf.function {name!r}: input_signature contains {len(specs)} extra type "
-                        "constraints; it has more TensorSpecs than the function has parameters.")
-    return inspect.Signature(binder_params), entries
+    HISTORY, THRESHOLD, MAX_WARNINGS = 10, 5, 2
+
+    def __init__(self):
+        self._calls_per_trace = []
+        self._calls = 0
+        self._warnings = 0
+
+    def called(self, traced, name):
+        self._calls += 1
+        if not traced:
+            if not self._calls_per_trace:
+                self._calls_per_trace = [0]
+            self._calls_per_trace[-1] += 1
+            return
+        self._calls_per_trace.append(1)
+        while self._calls_per_trace and self._calls - self._calls_per_trace[0] > self.HISTORY:
+            self._calls -= self._calls_per_trace.pop(0)
+        if self._warnings < self.MAX_WARNINGS and len(self._calls_per_trace) >= self.THRESHOLD:
+            self._warnings += 1
+            _log.warning(
+                "%d out of the last %d calls to %s triggered tf.function retracing. Tracing is "
+                "expensive and the excessive number of tracings could be due to (1) creating "
+                "@tf.function repeatedly in a loop, (2) passing tensors with different shapes, (3) "
+                "passing Python objects instead of tensors. For (1), please define your "
+                "@tf.function outside of the loop. For (2), @tf.function has reduce_retracing=True "
+                "option that can avoid unnecessary retracing. For (3), please refer to "
+                "https://www.tensorflow.org/guide/function#controlling_retracing and "
+                "https://www.tensorflow.org/api_docs/python/tf/function for  more details.",
+                len(self._calls_per_trace), self._calls, name)
 
 
-def _same_literal(value, default):
-    """Whether `value` passed for a parameter past the signature is its default (TF accepts
-    only that)."""
-    if value is default:
-        return True
-    if type(value) is not type(default) or not isinstance(default, (bool, int, float, str, bytes)):
-        return False
-    return value == default
+_detectors = weakref.WeakKeyDictionary()
+_detectors_lock = threading.Lock()
 
 
-def _to_tensor_leaf(value):
-    if isinstance(value, np.ndarray):
-        return convert_to_tensor(value)
-    return value
+def _detector_for(python_function):
+    key = getattr(python_function, "__func__", python_function)
+    with _detectors_lock:
+        try:
+            detector = _detectors.get(key)
+            if detector is None:
+                detector = _detectors[key] = _RetracingDetector()
+        except TypeError:  # not weak-referenceable
+            detector = _RetracingDetector()
+    return detector
 
 
 class Function:
-    """A callable made by `tf.function`: runs the Python function eagerly with TF's argument rules.
+    """A callable made by `tf.function` (TF's `PolymorphicFunction`): a cache of traces.
 
-    With an `input_signature`, every call must pass arguments matching it (TypeError otherwise),
-    and they are converted to tensors of the declared dtypes; numpy arrays always become tensors.
+    Args:
+      python_function: the function to trace.
+      input_signature: TensorSpecs fixing the one signature every call must fit (calls that do
+        not fit raise TypeError), or None to trace per signature of the calls.
+      name: the name of the traces (the function's own name by default).
+      jit_compile, reduce_retracing, autograph: as `tf.function` documents them.
     """
 
     def __init__(self, python_function, input_signature=None, name=None, jit_compile=None,
-                 reduce_retracing=False):
+                 reduce_retracing=False, autograph=True):
         self._python_function = python_function
         self._input_signature = None if input_signature is None else list(input_signature)
         self._name = name or getattr(python_function, "__name__", "function")
-        self._bound_to = None
-        self._signature_plan = (None if input_signature is None else
-                                _signature_plan(python_function, self._input_signature, self._name))
+        self._jit_compile = jit_compile
+        self._reduce_retracing = reduce_retracing
+        self._autograph = autograph
+        self._signature = (None if input_signature is None else
+                           InputSignature(python_function, self._input_signature, self._name))
+        self._binder = CallBinder(python_function)
+        self._cache = {}
+        self._traced_once = False
+        self._lock = threading.RLock()
+        self._detector = _detector_for(python_function)
         functools.update_wrapper(self, python_function)
 
+    # -- what a Function shows ----------------------------------------------------------------
     @property
     def python_function(self):
         """The wrapped Python function."""
@@ -146,113 +125,209 @@ class Function:
         """The declared signature, or None."""
         return self._input_signature
 
+    @property
+    def function_spec(self):
+        """The declared input signature (TF keeps the function's spec here)."""
+        return self._input_signature
+
+    def experimental_get_tracing_count(self):
+        """How many traces this function holds."""
+        return len(self._concrete_functions())
+
+    def _concrete_functions(self):
+        seen, out = set(), []
+        for concrete in self._cache.values():
+            if id(concrete) not in seen:
+                seen.add(id(concrete))
+                out.append(concrete)
+        return out
+
+    def _list_all_concrete_functions(self):
+        return self._concrete_functions()
+
+    def pretty_printed_concrete_signatures(self, verbose=True):
+        """Every trace's signature, as TF prints them, separated by blank lines."""
+        return "\n\n".join(c.pretty_printed_signature(verbose) for c in self._concrete_functions())
+
     def __get__(self, instance, owner):
         if instance is None:
             return self
-        # one bound Function per instance, cached on it, so methods keep their identity
+        # one bound Function per instance, cached on it, so methods keep their traces
         cache_name = f"_tf_function_{id(self)}"
         bound = instance.__dict__.get(cache_name) if hasattr(instance, "__dict__") else None
         if bound is None:
             bound = Function(self._python_function.__get__(instance, owner), self._input_signature,
-                             self._name)
+                             self._name, self._jit_compile, self._reduce_retracing, self._autograph)
             try:
                 instance.__dict__[cache_name] = bound
             except (AttributeError, TypeError):
                 pass
         return bound
 
-    def _bind_signature(self, args, kwargs):
-        """Bind a call to the input_signature as TF does: Python's binding rules over the
-        parameters (defaults filled in), each constrained argument converted to its spec, and a
-        parameter past the signature fixed at its default. Returns (args, kwargs) to call with."""
-        plan = self._signature_plan
-        if plan is None:  # a callable inspect cannot read: positional arguments, one per spec
-            if kwargs or len(args) != len(self._input_signature):
-                raise TypeError(f"Binding inputs to tf.function {self._name!r} failed: it was "
-                                f"declared with an input_signature of {len(self._input_signature)} "
-                                f"arguments but called with {len(args)} positional and "
-                                f"{len(kwargs)} keyword arguments.")
-            return [self._convert(i, a, s) for i, (a, s) in
-                    enumerate(zip(args, self._input_signature))], {}
-        binder, entries = plan
-        try:
-            bound = binder.bind(*args, **kwargs)
-        except TypeError as e:
-            raise TypeError(f"Binding inputs to tf.function {self._name!r} failed due to `{e}`. "
-                            f"Received args: {args!r} and kwargs: {kwargs!r} for signature: "
-                            f"{binder}.") from None
-        given = dict(bound.arguments)
-        bound.apply_defaults()
-        call_args, call_kwargs = [], {}
-        for index, (name, kind, spec, default) in enumerate(entries):
-            value = bound.arguments[name]
-            if spec is not None:
-                value = self._convert(index, value, spec)
-            elif name in given and not _same_literal(value, default):
-                raise TypeError(f"Binding inputs to tf.function {self._name!r} failed due to "
-                                f"`Can not cast {value!r} to Literal[{default!r}]`: parameter "
-                                f"{name!r} is past the input_signature, so it keeps its default "
-                                f"{default!r}; add a TensorSpec for it to pass other values.")
-            if kind is inspect.Parameter.KEYWORD_ONLY:
-                call_kwargs[name] = value
-            else:
-                call_args.append(value)
-        return call_args, call_kwargs
-
-    def _convert(self, i, arg, spec):
-        """`arg` as tensors matching `spec` (a TensorSpec or a structure of them)."""
-        flat_spec = nest.flatten(spec)
-        if nest.is_nested(spec):
-            try:
-                nest.assert_same_structure(spec, arg, check_types=False)
-            except (ValueError, TypeError) as e:
-                raise TypeError(f"Binding inputs to tf.function {self._name!r} failed: argument "
-                                f"{i} does not match the structure of {spec!r}: {e}") from None
-            flat_args = nest.flatten(arg)
-        else:
-            flat_args = [arg]  # a Python list for one TensorSpec is one tensor
-        leaves = []
-        for value, s in zip(flat_args, flat_spec):
-            if value is None:
-                raise TypeError(f"Binding inputs to tf.function {self._name!r} failed: argument "
-                                f"{i} is None, which cannot be converted to {s!r}; pass a value "
-                                "or drop its TensorSpec.")
-            if isinstance(value, (Tensor, Variable)) and value.dtype != s.dtype:
-                raise TypeError(f"Binding inputs to tf.function {self._name!r} failed: argument {i} "
-                                f"has dtype {value.dtype.name} but the input_signature declares "
-                                f"{s!r}.")
-            try:
-                t = convert_to_tensor(value, dtype=s.dtype)
-            except (TypeError, ValueError) as e:
-                raise TypeError(f"Binding inputs to tf.function {self._name!r} failed: argument {i} "
-                                f"cannot be converted to {s!r}: {e}") from None
-            if not s.shape.is_compatible_with(t.shape):
-                raise TypeError(f"Binding inputs to tf.function {self._name!r} failed: argument {i} "
-                                f"has shape {t.shape} which is incompatible with {s!r}.")
-            leaves.append(t)
-        return nest.pack_sequence_as(spec, leaves)
-
+    # -- calling -------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if self._input_signature is not None:
-            args, kwargs = self._bind_signature(args, kwargs)
-        else:
-            args = [nest.map_structure(_to_tensor_leaf, a) for a in args]
-            kwargs = {k: nest.map_structure(_to_tensor_leaf, v) for k, v in kwargs.items()}
-        return self._python_function(*args, **kwargs)
+        if config.functions_run_eagerly():
+            if self._signature is not None:
+                values = self._signature.bind(args, kwargs)
+                return self._call_python(self._python_function, self._signature.parameters, values)
+            return self._python_function(*_tensors_for_arrays(args),
+                                         **_tensors_for_arrays(kwargs))
+        if _state.graph is not None:  # called while another function is traced: inline it
+            return self._call_inline(args, kwargs)
+        parameters, values = self._parameters(args, kwargs)
+        if any(has_composite(p.type) for p in parameters):
+            return self._python_function(*args, **kwargs)  # see trace_type.Composite
+        concrete, traced = self._concrete_for(parameters, values)
+        self._detector.called(traced, self._python_function)
+        flat, variables = _flat_inputs(parameters, values)
+        return concrete._call_flat(flat, variables)
 
     def get_concrete_function(self, *args, **kwargs):
-        """This function itself (minitf does not trace graphs)."""
-        return self
+        """The trace for these arguments (TensorSpecs stand for tensors), tracing if needed."""
+        if self._signature is not None and not args and not kwargs:
+            parameters, values = self._signature.parameters, [None] * len(self._signature.parameters)
+        else:
+            parameters, values = self._parameters(args, kwargs, specs_allowed=True)
+        concrete, _ = self._concrete_for(parameters, values)
+        return concrete
+
+    def _call_inline(self, args, kwargs):
+        if self._signature is not None:
+            values = self._signature.bind(args, kwargs)
+            return self._call_python(self._traceable(), self._signature.parameters, values)
+        return self._traceable()(*args, **kwargs)
+
+    @staticmethod
+    def _call_python(fn, parameters, values):
+        call_args, call_kwargs = [], {}
+        for p, v in zip(parameters, values):
+            if p.kind is inspect.Parameter.KEYWORD_ONLY:
+                call_kwargs[p.name] = v
+            else:
+                call_args.append(v)
+        return fn(*call_args, **call_kwargs)
+
+    def _parameters(self, args, kwargs, specs_allowed=False):
+        """The call's Parameters (name, kind, trace type) and values, in signature order."""
+        if self._signature is not None:
+            values = self._signature.bind(args, kwargs)
+            return self._signature.parameters, values
+        names, values = self._binder.bind(args, kwargs)
+        aliases = {}
+        parameters = [Parameter(n, k, trace_type_of(v, None, aliases)) for (n, k), v in zip(names, values)]
+        return parameters, values
+
+    def _concrete_for(self, parameters, values):
+        """(the trace for these parameters, whether this call traced)."""
+        key = tuple((p.name, p.kind, p.type) for p in parameters)
+        concrete = self._cache.get(key)
+        if concrete is not None:
+            return concrete, False
+        with self._lock:
+            concrete = self._cache.get(key) or self._compatible_trace(key)
+            if concrete is not None:
+                self._cache[key] = concrete
+                return concrete, False
+            if self._reduce_retracing:
+                parameters = self._generalized(parameters)
+            concrete = self._trace(parameters, values)
+            self._cache[key] = concrete
+            self._cache[tuple((p.name, p.kind, p.type) for p in parameters)] = concrete
+            return concrete, True
+
+    def _compatible_trace(self, key):
+        """A trace whose signature this call's is a subtype of (a `(3,)` tensor for `(None,)`)."""
+        for traced_key, concrete in self._cache.items():
+            if len(traced_key) == len(key) and all(
+                    a[0] == b[0] and a[1] == b[1] and a[2].is_subtype_of(b[2])
+                    for a, b in zip(key, traced_key)):
+                return concrete
+        return None
+
+    def _generalized(self, parameters):
+        """With reduce_retracing: the parameters relaxed to cover an earlier trace of the same
+        structure (dimensions that differ become None)."""
+        for traced_key in self._cache:
+            if len(traced_key) != len(parameters) or any(
+                    a[0] != p.name or a[1] != p.kind for a, p in zip(traced_key, parameters)):
+                continue
+            relaxed = [p.type.most_specific_common_supertype([a[2]]) for a, p in zip(traced_key, parameters)]
+            if all(r is not None for r in relaxed):
+                return [Parameter(p.name, p.kind, r) for p, r in zip(parameters, relaxed)]
+        return parameters
+
+    def _traceable(self):
+        return self._python_function
+
+    def _trace(self, parameters, values):
+        concrete = trace(self._traceable(), self._name, parameters, values)
+        if concrete.graph.created_variables:
+            if self._traced_once:
+                raise ValueError(_VARIABLES_ONCE)
+            # As TF: a first trace that made variables is traced again, which must not.
+            concrete = trace(self._traceable(), self._name, parameters, values)
+            if concrete.graph.created_variables:
+                raise ValueError(_VARIABLES_ONCE)
+        self._traced_once = True
+        return concrete
 
     def __repr__(self):
         return f"<minitf.function {self._name}>"
+
+
+def _array_to_tensor(value):
+    return convert_to_tensor(value) if isinstance(value, np.ndarray) else value
+
+
+def _tensors_for_arrays(structure):
+    """numpy arrays in the call's arguments as tensors (TF converts them; other values stay)."""
+    if nest.is_nested(structure):
+        return nest.map_structure(_array_to_tensor, structure)
+    return _array_to_tensor(structure)
+
+
+def _flat_inputs(parameters, values):
+    """The call's tensors in placeholder order, and {argument alias: this call's variable}."""
+    flat, variables = [], {}
+    for p, value in zip(parameters, values):
+        _collect(p.type, value, flat, variables)
+    return flat, variables
+
+
+def _collect(trace_type, value, flat, variables):
+    if type(trace_type) is TensorSpec:
+        if not isinstance(value, Tensor):
+            value = convert_to_tensor(value, dtype=trace_type.dtype)
+        flat.append(value)
+    elif isinstance(value, Variable):
+        variables[trace_type.alias] = value
+    elif isinstance(value, dict):
+        for k, t in zip(trace_type.keys, trace_type.items):
+            _collect(t, value[k], flat, variables)
+    elif isinstance(value, (list, tuple)) and hasattr(trace_type, "items"):
+        for v, t in zip(value, trace_type.items):
+            _collect(t, v, flat, variables)
 
 
 def function(func=None, input_signature=None, autograph=True, jit_compile=None,
              reduce_retracing=False, experimental_implements=None, experimental_autograph_options=None,
              experimental_attributes=None, experimental_relax_shapes=None,
              experimental_compile=None, experimental_follow_type_hints=None, name=None):
-    """Decorator making a `Function`; usable bare (`@tf.function`) or with arguments."""
+    """Make a `Function` that traces `func` into graphs; usable bare (`@tf.function`) or with
+    arguments (`@tf.function(input_signature=[...])`).
+
+    Args:
+      func: the function to wrap.
+      input_signature: a list of TensorSpecs (nested structures allowed) fixing the signature.
+      autograph: convert tensor-dependent Python control flow to graph control flow.
+      jit_compile: accepted, as TF accepts it.
+      reduce_retracing: relax shapes after a retrace so later shapes reuse one trace
+        (`experimental_relax_shapes` is its old name).
+      name: the traces' name.
+    """
+    relax = bool(reduce_retracing or experimental_relax_shapes)
+
     def decorate(f):
-        return Function(f, input_signature=input_signature, name=name, jit_compile=jit_compile)
+        return Function(f, input_signature=input_signature, name=name, jit_compile=jit_compile,
+                        reduce_retracing=relax, autograph=autograph)
     return decorate if func is None else decorate(func)

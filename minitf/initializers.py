@@ -5,6 +5,7 @@ Random initializers with `seed=` give the same values on every call with that se
 numpy generator seeded with it); unseeded ones draw from minitf's global random state
 (`tf.random`).
 """
+import functools
 import math
 
 import numpy as np
@@ -14,6 +15,7 @@ from minitf._keras_objects import Registry
 from minitf.backend import default_module
 from minitf.convert import convert_to_tensor
 from minitf.ops import random as random_ops
+from minitf.recording import init_scope, tracing
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 
@@ -98,8 +100,27 @@ def _truncated_host(rng, shape, mean, stddev):
     return out * stddev + mean
 
 
+def _outside_graphs(call):
+    """An initializer's `__call__` that runs eagerly even inside a traced function: initial values
+    are computed once, outside the graph, as Keras initializes variables under tf.init_scope."""
+    @functools.wraps(call)
+    def run(self, shape, dtype=None, **kwargs):
+        if not tracing[0]:
+            return call(self, shape, dtype=dtype, **kwargs)
+        with init_scope():
+            return call(self, shape, dtype=dtype, **kwargs)
+    run._outside_graphs = True
+    return run
+
+
 class Initializer:
     """Base class: subclasses implement `__call__(shape, dtype=None)` and `get_config()`."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        call = cls.__dict__.get("__call__")
+        if call is not None and not getattr(call, "_outside_graphs", False):
+            cls.__call__ = _outside_graphs(call)
 
     def __call__(self, shape, dtype=None, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} must implement __call__(shape, dtype=None).")

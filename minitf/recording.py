@@ -23,15 +23,31 @@ import threading
 from minitf import dtypes, errors
 from minitf.tensor import Tensor
 
-__all__ = ["Op", "record", "read_variable", "is_recording", "stop_recording_all"]
+__all__ = ["Op", "record", "read_variable", "read_variable_eagerly", "is_recording",
+           "stop_recording_all", "active_graph", "tracing", "init_scope"]
 
 
 class _State(threading.local):
     def __init__(self):
         self.active = []  # tapes currently recording on this thread, outermost first
+        # The graph `tf.function` is tracing on this thread (None when executing eagerly). Code
+        # below the graph package talks to it through this protocol only:
+        #   graph.call(api, args, kwargs, stateful=False, abstract=None) -> the outputs of
+        #     `api(*args, **kwargs)` as graph values, recorded as a node;
+        #   graph.read_variable(variable) -> a symbolic tensor of the variable's value;
+        #   graph.write_variable(variable, method_name, args, kwargs) -> what the method returns;
+        #   graph.tape_step(tape, step, args) and graph.tape_answer(tape, method, args, kwargs)
+        #     for a GradientTape used inside the function;
+        #   graph.lift_initial_value(value) -> an eager initial value for a variable made while
+        #     tracing, and graph.note_created_variable(variable) once it exists.
+        self.graph = None
 
 
 _state = _State()
+
+# How many threads are tracing a `tf.function` right now. Ops test this first (one global read)
+# and look further only when it is not zero, so eager execution pays nothing for graphs.
+tracing = [0]
 
 
 class Op:
@@ -116,7 +132,16 @@ READ_VARIABLE = Op("ReadVariableOp", batchable=True, sparse_passthrough=True)
 
 
 def read_variable(variable):
-    """A tensor of the variable's current value, watched and recorded as the active tapes need."""
+    """A tensor of the variable's current value, watched and recorded as the active tapes need
+    (inside a traced function: a graph node reading the variable when the graph runs)."""
+    graph = _state.graph
+    if graph is not None:
+        return graph.read_variable(variable)
+    return read_variable_eagerly(variable)
+
+
+def read_variable_eagerly(variable):
+    """`read_variable` outside any graph: the value now, recorded on the active tapes."""
     out = Tensor(variable._value)
     if variable.trainable:
         for tape in _state.active:
@@ -128,6 +153,25 @@ def read_variable(variable):
 
 def _identity_grad(g):
     return g
+
+
+@contextlib.contextmanager
+def init_scope():
+    """Leave the graph being traced, if any: ops run eagerly and no tape records them (TF's
+    `tf.init_scope`, which lifts variable initialisation out of functions)."""
+    saved_graph, saved_active = _state.graph, _state.active
+    _state.graph = None
+    _state.active = []
+    try:
+        yield
+    finally:
+        _state.graph = saved_graph
+        _state.active = saved_active
+
+
+def active_graph():
+    """The graph `tf.function` is tracing on this thread, or None."""
+    return _state.graph
 
 
 def is_recording():

@@ -86,10 +86,18 @@ class GradientTape:
 
     # -- context -------------------------------------------------------------------------
     def __enter__(self):
+        graph = _state.graph
+        if graph is not None:  # inside a traced function: a node of its graph
+            graph.tape_step(self, "enter")
+            return self
         self._push()
         return self
 
     def __exit__(self, *exc):
+        graph = _state.graph
+        if graph is not None:
+            graph.tape_step(self, "exit")
+            return False
         if self._recording:
             self._pop()
         return False
@@ -117,6 +125,10 @@ class GradientTape:
           ValueError: for anything else (a numpy array, a Python number): convert it first
             with `tf.convert_to_tensor` and watch the result.
         """
+        graph = _state.graph
+        if graph is not None:
+            graph.tape_step(self, "watch", (tensor,))
+            return
         for item in nest.flatten(tensor):
             if isinstance(item, Variable):
                 self._watch_variable(item)
@@ -146,6 +158,14 @@ class GradientTape:
         """Temporarily stop recording on this tape (RuntimeError if it is not recording)."""
         if not self._recording:
             raise RuntimeError("Trying to stop recording a tape which is not recording.")
+        graph = _state.graph
+        if graph is not None:
+            graph.tape_step(self, "pause")
+            try:
+                yield
+            finally:
+                graph.tape_step(self, "resume")
+            return
         self._pop()
         try:
             yield
@@ -154,6 +174,10 @@ class GradientTape:
 
     def reset(self):
         """Forget everything recorded and watched, as if the context were re-entered."""
+        graph = _state.graph
+        if graph is not None:
+            graph.tape_step(self, "reset")
+            return
         self._records = []
         self._watched = set()
         self._watched_variables = {}
@@ -212,6 +236,11 @@ class GradientTape:
           ValueError: when a source is not a tensor or variable, when `output_gradients` has
             the wrong number of entries, or for an unknown `unconnected_gradients` value.
         """
+        graph = _state.graph
+        if graph is not None:
+            return graph.tape_answer(self, "gradient", (target, sources),
+                                     {"output_gradients": output_gradients,
+                                      "unconnected_gradients": unconnected_gradients})
         self._begin_answer("gradient")
         unconnected = _check_unconnected(unconnected_gradients)
         flat_targets = [self._target_tensor(t) for t in nest.flatten(target)]
@@ -276,6 +305,11 @@ class GradientTape:
         if not experimental_use_pfor and not self._persistent:
             raise RuntimeError("GradientTape must be created with persistent=True to compute the "
                                "jacobian with experimental_use_pfor=False.")
+        graph = _state.graph
+        if graph is not None:
+            return graph.tape_answer(self, "jacobian", (target, sources),
+                                     {"unconnected_gradients": unconnected_gradients,
+                                      "experimental_use_pfor": experimental_use_pfor})
         self._begin_answer("jacobian")
         unconnected = _check_unconnected(unconnected_gradients)
         target = self._target_tensor(target)
@@ -329,6 +363,11 @@ class GradientTape:
         if not experimental_use_pfor and not self._persistent:
             raise RuntimeError("GradientTape must be created with persistent=True to compute the "
                                "batch_jacobian with experimental_use_pfor=False.")
+        graph = _state.graph
+        if graph is not None:
+            return graph.tape_answer(self, "batch_jacobian", (target, source),
+                                     {"unconnected_gradients": unconnected_gradients,
+                                      "experimental_use_pfor": experimental_use_pfor})
         self._begin_answer("batch_jacobian")
         unconnected = _check_unconnected(unconnected_gradients)
         target = self._target_tensor(target)

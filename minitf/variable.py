@@ -1,5 +1,6 @@
 """Variable: a mutable, named value that tapes watch automatically when it is read."""
 import enum
+import functools
 import sys
 import threading
 
@@ -7,6 +8,7 @@ import numpy as np
 
 from minitf import backend, dtypes, errors, kernels, recording as _recording
 from minitf.convert import convert_to_tensor
+from minitf.recording import tracing as _tracing
 from minitf.indexed_slices import IndexedSlices
 from minitf.tensor import Tensor, TensorLike, next_id
 from minitf.tensor_shape import TensorShape
@@ -89,6 +91,19 @@ class _Holder:
 _UNSHARED_REFS = _Holder().refs()
 
 
+def _recorded_in_graph(method):
+    """A writing method that, inside a traced `tf.function`, becomes a stateful node of the
+    graph: the write happens each time the graph runs, never while tracing."""
+    name = method.__name__
+
+    @functools.wraps(method)
+    def write(self, *args, **kwargs):
+        if _tracing[0] and _recording._state.graph is not None:
+            return _recording._state.graph.write_variable(self, name, args, kwargs)
+        return method(self, *args, **kwargs)
+    return write
+
+
 class Variable(TensorLike):
     """State that persists across steps: a mutable value that works wherever a tensor does.
 
@@ -129,7 +144,11 @@ class Variable(TensorLike):
                  aggregation=VariableAggregation.NONE, shape=None, **kwargs):
         if initial_value is None:
             raise ValueError("The initial_value must be specified when creating a tf.Variable.")
-        if callable(initial_value):
+        graph = _recording._state.graph
+        if graph is not None:
+            # made inside a traced function: created once, eagerly, as TF lifts it out of the graph
+            initial_value = graph.lift_initial_value(initial_value)
+        elif callable(initial_value):
             initial_value = initial_value()
         if isinstance(initial_value, Variable):
             initial_value = initial_value._value
@@ -154,6 +173,17 @@ class Variable(TensorLike):
         self._aggregation = aggregation
         for hook in list(Variable._creation_hooks):
             hook(self)
+        if graph is not None:
+            graph.note_created_variable(self)
+
+    @staticmethod
+    def __tf_dispatch__(api, args, kwargs):
+        """Inside a traced function, an op given a variable records itself in the graph (the
+        variable is read when the graph runs); eagerly, ops read variables themselves."""
+        graph = _recording._state.graph
+        if graph is None:
+            return NotImplemented
+        return graph.call(api, args, kwargs)
 
     # -- identity and metadata -----------------------------------------------------------
     @property
@@ -222,7 +252,7 @@ class Variable(TensorLike):
         tapes created with `watch_accessed_variables=True`. The tensor keeps this value when
         the variable is assigned later.
         """
-        if _recording._state.active:
+        if _recording._state.active or (_tracing[0] and _recording._state.graph is not None):
             return _recording.read_variable(self)
         return Tensor(self._value)
 
@@ -289,6 +319,9 @@ class Variable(TensorLike):
           ValueError: when the shape does not match (with `validate_shape`) or the value
             cannot be converted to the variable's dtype.
         """
+        if _tracing[0] and _recording._state.graph is not None:  # traced: a node of the graph
+            return _recording._state.graph.write_variable(
+                self, "assign", (value,), {"read_value": read_value})
         self._write("assign", self._new_value(value, "assign"))
         return self if read_value else None
 
@@ -301,6 +334,9 @@ class Variable(TensorLike):
         Raises:
           ValueError: for a shape or dtype mismatch, as in `assign`.
         """
+        if _tracing[0] and _recording._state.graph is not None:  # traced: a node of the graph
+            return _recording._state.graph.write_variable(
+                self, "assign_add", (delta,), {"read_value": read_value})
         self._write("assign_add", self._new_value(delta, "assign_add"))
         return self if read_value else None
 
@@ -313,6 +349,9 @@ class Variable(TensorLike):
         Raises:
           ValueError: for a shape or dtype mismatch, as in `assign`.
         """
+        if _tracing[0] and _recording._state.graph is not None:  # traced: a node of the graph
+            return _recording._state.graph.write_variable(
+                self, "assign_sub", (delta,), {"read_value": read_value})
         self._write("assign_sub", self._new_value(delta, "assign_sub"))
         return self if read_value else None
 
@@ -407,61 +446,73 @@ class Variable(TensorLike):
             idx = xp.asarray(idx)
         return tuple(idx[..., i] for i in range(k)), values
 
+    @_recorded_in_graph
     def scatter_add(self, sparse_delta, use_locking=False, name=None):
         """Add the rows of an IndexedSlices to the variable (repeated rows add up)."""
         idx, values = self._sparse_delta("ResourceScatterAdd", sparse_delta)
         return self._scatter("ResourceScatterAdd", idx, values, "add")
 
+    @_recorded_in_graph
     def scatter_sub(self, sparse_delta, use_locking=False, name=None):
         """Subtract the rows of an IndexedSlices from the variable."""
         idx, values = self._sparse_delta("ResourceScatterSub", sparse_delta)
         return self._scatter("ResourceScatterSub", idx, values, "subtract")
 
+    @_recorded_in_graph
     def scatter_mul(self, sparse_delta, use_locking=False, name=None):
         """Multiply rows of the variable by the rows of an IndexedSlices."""
         idx, values = self._sparse_delta("ResourceScatterMul", sparse_delta)
         return self._scatter("ResourceScatterMul", idx, values, "multiply")
 
+    @_recorded_in_graph
     def scatter_div(self, sparse_delta, use_locking=False, name=None):
         """Divide rows of the variable by the rows of an IndexedSlices."""
         idx, values = self._sparse_delta("ResourceScatterDiv", sparse_delta)
         return self._scatter("ResourceScatterDiv", idx, values, "divide")
 
+    @_recorded_in_graph
     def scatter_max(self, sparse_delta, use_locking=False, name=None):
         """Elementwise maximum of rows of the variable and the rows of an IndexedSlices."""
         idx, values = self._sparse_delta("ResourceScatterMax", sparse_delta)
         return self._scatter("ResourceScatterMax", idx, values, "maximum")
 
+    @_recorded_in_graph
     def scatter_min(self, sparse_delta, use_locking=False, name=None):
         """Elementwise minimum of rows of the variable and the rows of an IndexedSlices."""
         idx, values = self._sparse_delta("ResourceScatterMin", sparse_delta)
         return self._scatter("ResourceScatterMin", idx, values, "minimum")
 
+    @_recorded_in_graph
     def scatter_update(self, sparse_delta, use_locking=False, name=None):
         """Overwrite rows of the variable with the rows of an IndexedSlices."""
         idx, values = self._sparse_delta("ResourceScatterUpdate", sparse_delta)
         return self._scatter("ResourceScatterUpdate", idx, values, None)
 
+    @_recorded_in_graph
     def scatter_nd_add(self, indices, updates, name=None):
         """Add `updates` at the index tuples in the last dimension of `indices`."""
         idx, values = self._nd_indices("ResourceScatterNdAdd", indices, updates)
         return self._scatter("ResourceScatterNdAdd", idx, values, "add")
 
+    @_recorded_in_graph
     def scatter_nd_sub(self, indices, updates, name=None):
         """Subtract `updates` at the index tuples in the last dimension of `indices`."""
         idx, values = self._nd_indices("ResourceScatterNdSub", indices, updates)
         return self._scatter("ResourceScatterNdSub", idx, values, "subtract")
 
+    @_recorded_in_graph
     def scatter_nd_max(self, indices, updates, name=None):
         """Elementwise maximum with `updates` at the index tuples of `indices`."""
         idx, values = self._nd_indices("ResourceScatterNdMax", indices, updates)
         return self._scatter("ResourceScatterNdMax", idx, values, "maximum")
 
+    @_recorded_in_graph
     def scatter_nd_min(self, indices, updates, name=None):
         """Elementwise minimum with `updates` at the index tuples of `indices`."""
         idx, values = self._nd_indices("ResourceScatterNdMin", indices, updates)
         return self._scatter("ResourceScatterNdMin", idx, values, "minimum")
 
+    @_recorded_in_graph
     def scatter_nd_update(self, indices, updates, name=None):
         """Overwrite the elements or slices at the index tuples of `indices` with `updates`."""
         idx, values = self._nd_indices("ResourceScatterNdUpdate", indices, updates)

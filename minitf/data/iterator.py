@@ -3,10 +3,16 @@ import numpy as np
 
 from minitf import errors
 from minitf.data.pipeline import END as _END, IterContext, shuffle_nodes
+from minitf.recording import active_graph
 from minitf.trackable import Trackable
 from minitf.variable import Variable
 
 __all__ = ["Iterator"]
+
+
+def _element_specs(iterator):
+    """While tracing, an element is described by the dataset's element spec (never consumed)."""
+    return iterator.element_spec
 
 
 class Iterator(Trackable):
@@ -62,6 +68,11 @@ class Iterator(Trackable):
         return self
 
     def __next__(self):
+        graph = active_graph()
+        if graph is not None:  # traced: a node taking the next element each time the graph runs
+            return graph.call(Iterator.get_next, (self,), {}, stateful=True,
+                              abstract=_element_specs, op_type="IteratorGetNext",
+                              name="IteratorGetNext")
         state = self._state()
         if self._generator is None or state != self._synced:
             self._restart(state)
@@ -77,6 +88,9 @@ class Iterator(Trackable):
 
     def get_next(self):
         """The next element; raises OutOfRangeError at the end, as TF's get_next."""
+        graph = active_graph()
+        if graph is not None:
+            return next(self)
         try:
             return next(self)
         except StopIteration:

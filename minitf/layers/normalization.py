@@ -1,6 +1,7 @@
 """BatchNormalization and LayerNormalization."""
 import warnings
 
+from minitf import dispatch
 from minitf.distribute.strategy import get_replica_context
 from minitf.layers import _utils as U
 from minitf.layers.base import InputSpec, Layer
@@ -146,8 +147,10 @@ class BatchNormalization(Layer):
         variance = self._broadcast(cast(self.moving_variance, dtype), rank)
         return _normalize(inputs, mean, variance, beta, gamma, self.epsilon)
 
+    @dispatch.stateful_op(abstract=dispatch.returns_none)
     def _update_moving(self, mean, variance):
-        """moving -= (moving - batch) * (1 - momentum); not recorded on any tape."""
+        """moving -= (moving - batch) * (1 - momentum); not recorded on any tape (traced: a node
+        updating the moving statistics each time the graph runs)."""
         decay = 1.0 - self.momentum
         for moving, batch in ((self.moving_mean, mean), (self.moving_variance, variance)):
             value = cast(array_ops.reshape(stop_gradient(batch), moving.shape.as_list()),

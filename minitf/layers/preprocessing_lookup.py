@@ -14,6 +14,7 @@ import os
 
 import numpy as np
 
+from minitf import dispatch
 from minitf import dtypes
 from minitf.errors import FailedPreconditionError, InvalidArgumentError
 from minitf.keras import backend as keras_backend
@@ -352,6 +353,7 @@ class _IndexLookup(Layer):
             return dtypes.string if self._string else dtypes.as_dtype(self.vocabulary_dtype)
         return dtypes.int64
 
+    @dispatch.add_dispatch_support  # works on raw arrays: one graph node when traced
     def call(self, inputs):
         if self.output_mode != "int" and not self.pad_to_max_tokens and self._frozen_vocab_size is None:
             raise RuntimeError(f"{type(self).__name__} {self.name!r}: when using `output_mode="

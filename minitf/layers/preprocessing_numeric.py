@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from minitf import dispatch
 from minitf import dtypes
 from minitf.errors import InvalidArgumentError
 from minitf.keras import backend as keras_backend
@@ -110,6 +111,7 @@ class Normalization(Layer):
         variance = shaping.reshape(cast(self.adapt_variance, dtype), self._broadcast_shape)
         return mean, variance
 
+    @dispatch.add_dispatch_support  # works on raw arrays: one graph node when traced
     def call(self, inputs):
         if not self.built or not hasattr(self, "_fixed"):
             raise ValueError(f"Normalization {self.name!r}: you must call `.build(input_shape)` on the "
@@ -249,6 +251,7 @@ class CategoryEncoding(Layer):
         self.output_mode = output_mode
         self.sparse = sparse
 
+    @dispatch.add_dispatch_support  # works on raw arrays: one graph node when traced
     def call(self, inputs, count_weights=None):
         ids = P.numpy_of(inputs)
         if ids.size and (ids.min() < 0 or ids.max() >= self.num_tokens):
@@ -306,6 +309,7 @@ class Hashing(Layer):
         self.output_mode = output_mode
         self.sparse = sparse
 
+    @dispatch.add_dispatch_support  # works on raw arrays: one graph node when traced
     def call(self, inputs):
         values = P.numpy_of(inputs)
         if values.dtype.kind == "f":
@@ -416,6 +420,7 @@ class Discretization(Layer):
             summary = _compress(merged[:, np.argsort(merged[0], kind="stable")], self.epsilon)
         self.bin_boundaries = _compress(summary, 1.0 / self.num_bins)[0, :-1].tolist()
 
+    @dispatch.add_dispatch_support  # works on raw arrays: one graph node when traced
     def call(self, inputs):
         values = P.numpy_of(inputs)
         ids = np.searchsorted(np.asarray(self.bin_boundaries, dtype=np.float64), values, side="right")

@@ -7,6 +7,7 @@ unicode_split; the character split and n-gram joining are written here.
 """
 import numpy as np
 
+from minitf import dispatch
 from minitf import dtypes
 from minitf.layers import _preprocessing_utils as P
 from minitf.layers.base import Layer
@@ -171,6 +172,7 @@ class TextVectorization(Layer):
             documents.extend(rows)
         lookup._learn(documents)
 
+    @dispatch.add_dispatch_support  # works on raw arrays: one graph node when traced
     def call(self, inputs):
         lookup = self._lookup_layer
         rows, scalar = self._preprocess(inputs)

@@ -2,6 +2,7 @@
 ZeroPadding2D, Cropping2D."""
 import numpy as np
 
+from minitf import dispatch
 from minitf.backend import array_module
 from minitf.layers import _utils as U
 from minitf.layers.base import InputSpec, Layer
@@ -212,6 +213,7 @@ class UpSampling2D(Layer):
         self.interpolation = interpolation
         self.input_spec = InputSpec(ndim=4)
 
+    @dispatch.add_dispatch_support  # works on raw arrays: one graph node when traced
     def call(self, inputs):
         x = _to_channels_last(inputs, self.data_format)
         b, h, w, c = x.shape.as_list()

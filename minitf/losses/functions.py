@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 
+from minitf import dispatch
 from minitf import activations, errors
 from minitf.backend import array_module
 from minitf.convert import convert_to_tensor
@@ -126,6 +127,7 @@ def cosine_similarity(y_true, y_pred, axis=-1):
     return -reduce_ops.reduce_sum(_l2_normalize(y_true, axis) * _l2_normalize(y_pred, axis), axis=axis)
 
 
+@dispatch.add_dispatch_support
 def _signed_labels(y_true):
     """Labels in {0, 1} become {-1, 1}; anything else is used as given (Keras' rule)."""
     raw = y_true._value
@@ -243,6 +245,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
     return losses
 
 
+@dispatch.add_dispatch_support
 def _sparse_cce_with_mask(y_true, y_pred, from_logits, ignore_class, axis):
     y_pred = convert_to_tensor(y_pred)
     if not y_pred.dtype.is_floating:

@@ -1,5 +1,6 @@
 """Accuracy metrics: how often predictions match labels, as functions (one value per example)
 and as metrics averaging them over every batch seen."""
+from minitf import dispatch
 from minitf.metrics.base import MeanMetricWrapper, _raw, _same_rank, _tensor, _xp
 
 __all__ = ["accuracy", "binary_accuracy", "categorical_accuracy", "sparse_categorical_accuracy",
@@ -12,6 +13,7 @@ def _float_matches(mask, like=None):
     return _tensor(mask.astype("float32"))
 
 
+@dispatch.add_dispatch_support
 def accuracy(y_true, y_pred):
     """1.0 where y_true equals y_pred exactly, else 0.0 (elementwise, after Keras' rank alignment)."""
     p = _raw(y_pred)
@@ -20,6 +22,7 @@ def accuracy(y_true, y_pred):
     return _float_matches(t == p)
 
 
+@dispatch.add_dispatch_support
 def binary_accuracy(y_true, y_pred, threshold=0.5):
     """1.0 where (y_pred > threshold) equals y_true, else 0.0: elementwise, y_true's shape
     (after Keras' rank alignment), as Keras 3 (Keras 2 averaged over the last axis)."""
@@ -46,12 +49,14 @@ def _sparse_matches(labels, preds):
     return matches
 
 
+@dispatch.add_dispatch_support
 def categorical_accuracy(y_true, y_pred):
     """1.0 where argmax(y_true) == argmax(y_pred) over the last axis."""
     t = _raw(y_true)
     return _float_matches(_xp(t).argmax(t, axis=-1) == _xp(t).argmax(_raw(y_pred), axis=-1))
 
 
+@dispatch.add_dispatch_support
 def sparse_categorical_accuracy(y_true, y_pred):
     """1.0 where the integer label equals argmax(y_pred) over the last axis."""
     p = _raw(y_pred)
@@ -68,6 +73,7 @@ def _in_top_k(labels, preds, k):
     return (higher < k) & xp.isfinite(target[:, 0])
 
 
+@dispatch.add_dispatch_support
 def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
     """1.0 where the integer label is among the top-k predictions."""
     t, p = _raw(y_true), _raw(y_pred)
@@ -78,6 +84,7 @@ def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
     return _float_matches(hits)
 
 
+@dispatch.add_dispatch_support
 def top_k_categorical_accuracy(y_true, y_pred, k=5):
     """1.0 where argmax(y_true) is among the top-k predictions."""
     t, p = _raw(y_true), _raw(y_pred)

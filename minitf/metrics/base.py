@@ -13,7 +13,7 @@ from minitf.backend import array_module
 from minitf.convert import convert_to_tensor
 from minitf import distribution_context as distribute_context
 from minitf.module import Module
-from minitf.recording import stop_recording_all
+from minitf.recording import active_graph, stop_recording_all
 from minitf.tensor import Tensor
 from minitf.variable import Variable, VariableAggregation, VariableSynchronization
 
@@ -46,10 +46,18 @@ def _paused(method):
     """Wrap an update_state so no tape records it."""
     @functools.wraps(method)
     def update_state(self, *args, **kwargs):
+        graph = active_graph()
+        if graph is not None:  # traced: a node that updates the state each time the graph runs
+            return graph.call(update_state, (self,) + args, kwargs, stateful=True,
+                              abstract=_no_effect, op_type="UpdateState", name=self.name)
         with stop_recording_all():
             return method(self, *args, **kwargs)
     update_state._paused = True
     return update_state
+
+
+def _no_effect(*args, **kwargs):
+    return None
 
 
 def _summed_across_workers(result):
@@ -59,6 +67,9 @@ def _summed_across_workers(result):
     there, such a read is a collective: every worker must make it (not only the chief)."""
     @functools.wraps(result)
     def read(self):
+        graph = active_graph()
+        if graph is not None:  # traced: a node reading the state when the graph runs
+            return graph.call(read, (self,), {}, op_type="MetricResult", name=self.name)
         strategy = self.__dict__.get("_strategy")
         if strategy is None or self.__dict__.get("_summing"):
             return result(self)

@@ -7,7 +7,8 @@ import numpy
 
 from minitf import backend, errors
 from minitf.convert import convert_to_tensor
-from minitf.recording import Op, _state, record  # noqa: F401 (re-exported for the op modules)
+from minitf.recording import Op, _state, record, tracing  # noqa: F401 (re-exported for the op modules)
+from minitf.symbolic_tensor import SymbolicArgumentError, SymbolicTensor, out_of_scope_error
 from minitf.tensor import Tensor
 from minitf.variable import Variable
 
@@ -37,10 +38,44 @@ def unify(*tensors):
     return tuple(copy_to_module(t, xp) for t in tensors)
 
 
+def is_graph_value(x):
+    """True for what an op must not compute on: a symbolic tensor, or a variable while a
+    `tf.function` is being traced (its value is read when the graph runs)."""
+    kind = type(x)
+    if kind is Tensor or kind is float or kind is int:
+        return False
+    return kind is SymbolicTensor or (_state.graph is not None and isinstance(x, Variable))
+
+
+def refuse_graph_value(x, op=None):
+    """Raise SymbolicArgumentError for a graph value, so the op dispatches the call to the graph."""
+    if is_graph_value(x):
+        name = _name(op) if op is not None else "an op"
+        raise SymbolicArgumentError(f"{name} got the graph value {x!r}: the call is recorded in the "
+                                    f"graph being traced instead of computed.")
+
+
+def graph_call(api, args, kwargs):
+    """Hand `api(*args, **kwargs)`, which has a graph value among its arguments, to the graph
+    being traced (the guard hot ops use instead of a dispatch wrapper, at no eager cost)."""
+    graph = _state.graph
+    if graph is None:
+        for a in args:
+            if isinstance(a, SymbolicTensor):
+                raise out_of_scope_error(a)
+    return graph.call(api, args, kwargs)
+
+
 def as_tensor(x, dtype=None):
-    """`x` as a Tensor (fast path for tensors; variables are read, tape-aware)."""
+    """`x` as a Tensor (fast path for tensors; variables are read, tape-aware).
+
+    A symbolic tensor, or a variable while a function is traced, raises SymbolicArgumentError (a
+    TypeError): the op then hands the call to the graph through the dispatch seam.
+    """
     if type(x) is Tensor and dtype is None:
         return x
+    if tracing[0]:
+        refuse_graph_value(x)
     return convert_to_tensor(x, dtype=dtype)
 
 
@@ -107,6 +142,9 @@ def binary(x, y, op_name, hint=False):
             if allowed is not None and vx.dtype not in allowed:
                 check_kernel_dtype(x, op_name)
             return x, y
+    if tracing[0]:
+        refuse_graph_value(x, op_name)
+        refuse_graph_value(y, op_name)
     tx, ty = isinstance(x, (Tensor, Variable)), isinstance(y, (Tensor, Variable))
     if hint:
         x = as_tensor(_read(x))

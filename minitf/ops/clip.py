@@ -1,6 +1,7 @@
 """Clipping by norm and saturating casts: ops built from the math and reduction ops."""
 import numpy as np
 
+from minitf import dispatch
 from minitf import dtypes, errors
 from minitf.indexed_slices import IndexedSlices
 from minitf.ops._core import Tensor, array_module, as_tensor
@@ -12,6 +13,7 @@ from minitf.ops.reduce import reduce_sum
 __all__ = ["clip_by_norm", "clip_by_global_norm", "global_norm", "saturate_cast"]
 
 
+@dispatch.add_dispatch_support
 def clip_by_norm(t, clip_norm, axes=None, name=None):
     """`t` scaled so its L2 norm over `axes` is at most `clip_norm` (unchanged when already
     within). An IndexedSlices is clipped by its values."""
@@ -29,6 +31,7 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     return t * clip / maximum(l2norm, clip)
 
 
+@dispatch.add_dispatch_support
 def global_norm(t_list, name=None):
     """sqrt of the sum of squared L2 norms of all tensors in `t_list` (None entries skipped)."""
     if isinstance(t_list, (Tensor, IndexedSlices)) or not hasattr(t_list, "__iter__"):
@@ -45,6 +48,7 @@ def global_norm(t_list, name=None):
     return sqrt(total)
 
 
+@dispatch.add_dispatch_support
 def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     """Scale every tensor in `t_list` by clip_norm / max(global_norm, clip_norm).
 
@@ -85,6 +89,7 @@ def _limit(value, np_dtype):
         return np.array(value).astype(np_dtype)[()]
 
 
+@dispatch.add_dispatch_support
 def saturate_cast(value, dtype, name=None):
     """Cast with values first clamped to the target's range (TF's saturate_cast, limits included)."""
     dtype = dtypes.as_dtype(dtype)

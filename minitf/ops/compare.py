@@ -4,8 +4,10 @@ are bool or integer tensors, so none of them has a gradient.
 They sit below `minitf.ops.math`, whose gradient rules use them; tf.math re-exports them from
 there.
 """
+from minitf import dispatch
 from minitf import dtypes
-from minitf.ops._core import _FLOATS, _INTS, _REAL, Op, Tensor, Variable, _read, array_module, as_tensor, binary
+from minitf.ops._core import (_FLOATS, _INTS, _REAL, Op, Tensor, Variable, _read, array_module,
+                              as_tensor, binary, graph_call, is_graph_value, tracing)
 
 __all__ = [
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and",
@@ -16,7 +18,9 @@ __all__ = [
 
 # -- comparisons -------------------------------------------------------------------------------
 
-def _compare(op, x, y, fn):
+def _compare(api, op, x, y, fn):
+    if tracing[0] and (is_graph_value(x) or is_graph_value(y)):
+        return graph_call(api, (x, y), {})
     x, y = binary(x, y, op)
     try:
         return Tensor(fn(array_module(x._value), x._value, y._value))
@@ -29,7 +33,7 @@ EQUAL = Op("Equal")
 
 def equal(x, y, name=None):
     """x == y, elementwise (a bool tensor)."""
-    return _compare(EQUAL, x, y, lambda xp, a, b: xp.equal(a, b))
+    return _compare(equal, EQUAL, x, y, lambda xp, a, b: xp.equal(a, b))
 
 
 NOT_EQUAL = Op("NotEqual")
@@ -37,7 +41,7 @@ NOT_EQUAL = Op("NotEqual")
 
 def not_equal(x, y, name=None):
     """x != y, elementwise."""
-    return _compare(NOT_EQUAL, x, y, lambda xp, a, b: xp.not_equal(a, b))
+    return _compare(not_equal, NOT_EQUAL, x, y, lambda xp, a, b: xp.not_equal(a, b))
 
 
 LESS = Op("Less", dtypes=_REAL)
@@ -45,7 +49,7 @@ LESS = Op("Less", dtypes=_REAL)
 
 def less(x, y, name=None):
     """x < y, elementwise."""
-    return _compare(LESS, x, y, lambda xp, a, b: xp.less(a, b))
+    return _compare(less, LESS, x, y, lambda xp, a, b: xp.less(a, b))
 
 
 LESS_EQUAL = Op("LessEqual", dtypes=_REAL)
@@ -53,7 +57,7 @@ LESS_EQUAL = Op("LessEqual", dtypes=_REAL)
 
 def less_equal(x, y, name=None):
     """x <= y, elementwise."""
-    return _compare(LESS_EQUAL, x, y, lambda xp, a, b: xp.less_equal(a, b))
+    return _compare(less_equal, LESS_EQUAL, x, y, lambda xp, a, b: xp.less_equal(a, b))
 
 
 GREATER = Op("Greater", dtypes=_REAL)
@@ -61,7 +65,7 @@ GREATER = Op("Greater", dtypes=_REAL)
 
 def greater(x, y, name=None):
     """x > y, elementwise."""
-    return _compare(GREATER, x, y, lambda xp, a, b: xp.greater(a, b))
+    return _compare(greater, GREATER, x, y, lambda xp, a, b: xp.greater(a, b))
 
 
 GREATER_EQUAL = Op("GreaterEqual", dtypes=_REAL)
@@ -69,7 +73,7 @@ GREATER_EQUAL = Op("GreaterEqual", dtypes=_REAL)
 
 def greater_equal(x, y, name=None):
     """x >= y, elementwise."""
-    return _compare(GREATER_EQUAL, x, y, lambda xp, a, b: xp.greater_equal(a, b))
+    return _compare(greater_equal, GREATER_EQUAL, x, y, lambda xp, a, b: xp.greater_equal(a, b))
 
 
 # -- logic ---------------------------------------------------------------------------------------
@@ -110,6 +114,7 @@ def _logical(op, x, y, fn):
 LOGICAL_AND = Op("LogicalAnd")
 
 
+@dispatch.add_dispatch_support
 def logical_and(x, y, name=None):
     """Elementwise AND of bool tensors."""
     return _logical(LOGICAL_AND, x, y, lambda xp, a, b: xp.logical_and(a, b))
@@ -118,6 +123,7 @@ def logical_and(x, y, name=None):
 LOGICAL_OR = Op("LogicalOr")
 
 
+@dispatch.add_dispatch_support
 def logical_or(x, y, name=None):
     """Elementwise OR of bool tensors."""
     return _logical(LOGICAL_OR, x, y, lambda xp, a, b: xp.logical_or(a, b))
@@ -126,6 +132,7 @@ def logical_or(x, y, name=None):
 LOGICAL_XOR = Op("LogicalXor")
 
 
+@dispatch.add_dispatch_support
 def logical_xor(x, y, name=None):
     """Elementwise XOR of bool tensors."""
     return _logical(LOGICAL_XOR, x, y, lambda xp, a, b: xp.logical_xor(a, b))
@@ -134,6 +141,7 @@ def logical_xor(x, y, name=None):
 LOGICAL_NOT = Op("LogicalNot")
 
 
+@dispatch.add_dispatch_support
 def logical_not(x, name=None):
     """Elementwise NOT of a bool tensor."""
     x = _as_bool(x, LOGICAL_NOT, 0)
@@ -145,6 +153,7 @@ def logical_not(x, name=None):
 BITWISE_AND = Op("BitwiseAnd", dtypes=_INTS)
 
 
+@dispatch.add_dispatch_support
 def bitwise_and(x, y, name=None):
     """Elementwise bitwise AND of integer tensors."""
     x, y = binary(x, y, BITWISE_AND)
@@ -157,6 +166,7 @@ def bitwise_and(x, y, name=None):
 BITWISE_OR = Op("BitwiseOr", dtypes=_INTS)
 
 
+@dispatch.add_dispatch_support
 def bitwise_or(x, y, name=None):
     """Elementwise bitwise OR of integer tensors."""
     x, y = binary(x, y, BITWISE_OR)
@@ -169,6 +179,7 @@ def bitwise_or(x, y, name=None):
 BITWISE_XOR = Op("BitwiseXor", dtypes=_INTS)
 
 
+@dispatch.add_dispatch_support
 def bitwise_xor(x, y, name=None):
     """Elementwise bitwise XOR of integer tensors."""
     x, y = binary(x, y, BITWISE_XOR)
@@ -181,6 +192,7 @@ def bitwise_xor(x, y, name=None):
 INVERT = Op("Invert", dtypes=_INTS)
 
 
+@dispatch.add_dispatch_support
 def invert(x, name=None):
     """Elementwise bitwise NOT of an integer tensor (`~` on a bool tensor is logical_not)."""
     x = as_tensor(x)
@@ -193,6 +205,7 @@ def invert(x, name=None):
 IS_NAN = Op("IsNan", dtypes=_FLOATS)
 
 
+@dispatch.add_dispatch_support
 def is_nan(x, name=None):
     """True where x is NaN."""
     x = as_tensor(x)
@@ -203,6 +216,7 @@ def is_nan(x, name=None):
 IS_FINITE = Op("IsFinite", dtypes=_FLOATS)
 
 
+@dispatch.add_dispatch_support
 def is_finite(x, name=None):
     """True where x is neither infinite nor NaN."""
     x = as_tensor(x)
@@ -213,6 +227,7 @@ def is_finite(x, name=None):
 IS_INF = Op("IsInf", dtypes=_FLOATS)
 
 
+@dispatch.add_dispatch_support
 def is_inf(x, name=None):
     """True where x is +inf or -inf."""
     x = as_tensor(x)

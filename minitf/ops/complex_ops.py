@@ -5,7 +5,7 @@ on a complex product's gradient.
 """
 import numpy as np
 
-from minitf import dtypes
+from minitf import dispatch, dtypes
 from minitf.ops._core import Op, Tensor, _state, array_module, as_tensor, record
 from minitf.ops.creation import zeros_like
 from minitf.ops.math import add, multiply, negative, truediv
@@ -26,6 +26,7 @@ def _numeric_or_type_error(x, what):
 COMPLEX = Op("Complex", batchable=True, dtypes=("float32", "float64"))
 
 
+@dispatch.add_dispatch_support
 def complex(real, imag, name=None):  # noqa: A001 (TF's name)
     """The complex tensor real + i * imag.
 
@@ -71,6 +72,7 @@ REAL = Op("Real", batchable=True)
 IMAG = Op("Imag", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def real(input, name=None):  # noqa: A002 (TF's argument name)
     """The real part of a complex tensor (float32 for complex64, float64 for complex128); a real
     numeric tensor is returned unchanged. The gradient is complex(g, 0).
@@ -88,6 +90,7 @@ def real(input, name=None):  # noqa: A002 (TF's argument name)
     return y
 
 
+@dispatch.add_dispatch_support
 def imag(input, name=None):  # noqa: A002
     """The imaginary part of a complex tensor; zeros like the input for any other tensor (as TF,
     which checks no dtype there). The gradient is complex(0, g)."""
@@ -103,6 +106,7 @@ def imag(input, name=None):  # noqa: A002
 CONJ = Op("Conj", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def conj(x, name=None):
     """The complex conjugate; a real numeric tensor is returned unchanged. The gradient is the
     conjugate of the upstream gradient.
@@ -124,6 +128,7 @@ def conj(x, name=None):
 ANGLE = Op("Angle", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def angle(input, name=None):  # noqa: A002
     """The argument of each complex number, atan2(imag, real), in (-pi, pi]; for a real float
     tensor pi where it is negative, else 0.

@@ -13,6 +13,7 @@ pools follow the same pattern.
 """
 import numpy as np  # Python-side bookkeeping only (shapes, padding arithmetic)
 
+from minitf import dispatch
 from minitf import errors, kernels
 from minitf.ops._core import Op, Tensor, _state, record, array_module, as_tensor
 from minitf.ops.array import reshape, transpose
@@ -227,6 +228,7 @@ def _conv2d_backprop_filter(x, g, geo, cols=None):
     return dw
 
 
+@dispatch.add_dispatch_support
 def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):  # noqa: A002
     """2-D convolution (cross-correlation) of a [batch, h, w, in] input with [kh, kw, in, out] filters.
 
@@ -263,6 +265,7 @@ def _conv_geometry(in_shape, w_shape, strides, padding, data_format, dilations, 
     return _Geometry(tuple(in_shape), kh, kw, s, d, mode, explicit, op_name)
 
 
+@dispatch.add_dispatch_support
 def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NHWC",  # noqa: A002
                      dilations=None, name=None):
     """Transposed 2-D convolution: the gradient of conv2d w.r.t. its input.
@@ -295,6 +298,7 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data
     return _from_nhwc(_conv2d_backprop_input(w, g, geo), data_format)
 
 
+@dispatch.add_dispatch_support
 def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, name=None):  # noqa: A002
     """1-D convolution of a [batch, width, in] input with [k, in, out] filters (via conv2d)."""
     x, w = as_tensor(input), as_tensor(filters)
@@ -324,6 +328,7 @@ def _one_int(value, name, fmt):
     raise ValueError(f"conv1d: {name} must be an int or a list of 1 or 3 ints, got {value}")
 
 
+@dispatch.add_dispatch_support
 def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NWC",  # noqa: A002
                      dilations=None, name=None):
     """Transposed 1-D convolution (via conv2d_transpose); filters [k, out, in]."""
@@ -339,6 +344,7 @@ def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data
     return reshape(y, out_shape)
 
 
+@dispatch.add_dispatch_support
 def convolution(input, filters, strides=None, padding="VALID", data_format=None,  # noqa: A002
                 dilations=None, name=None):
     """N-D convolution dispatched on the input's rank (3-D -> conv1d, 4-D -> conv2d)."""
@@ -397,6 +403,7 @@ def _depthwise_backprop_filter(x, g, geo):
     return out
 
 
+@dispatch.add_dispatch_support
 def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilations=None, name=None):  # noqa: A002
     """Depthwise 2-D convolution: filter [kh, kw, in, multiplier] gives in*multiplier channels."""
     x, w = as_tensor(input), as_tensor(filter)
@@ -410,6 +417,7 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilation
     return _from_nhwc(_depthwise_nhwc(x, w, geo), data_format)
 
 
+@dispatch.add_dispatch_support
 def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding,  # noqa: A002
                      data_format=None, dilations=None, name=None):
     """A depthwise convolution followed by a 1x1 (pointwise) convolution mixing channels."""
@@ -523,11 +531,13 @@ def _pool2d(kind, input, ksize, strides, padding, data_format):  # noqa: A002
     return _from_nhwc(y, data_format)
 
 
+@dispatch.add_dispatch_support
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
     """Maximum over each [kh, kw] window; SAME padding never wins the maximum."""
     return _pool2d("max", input, ksize, strides, padding, data_format)
 
 
+@dispatch.add_dispatch_support
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
     """Mean over each [kh, kw] window; with SAME padding only real elements are averaged."""
     return _pool2d("avg", input, ksize, strides, padding, data_format)
@@ -547,16 +557,19 @@ def _pool1d(kind, input, ksize, strides, padding, data_format):  # noqa: A002
     return reshape(y, [shape[0]] + shape[2:])
 
 
+@dispatch.add_dispatch_support
 def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
     """1-D max pooling over [batch, width, channels]."""
     return _pool1d("max", input, ksize, strides, padding, data_format)
 
 
+@dispatch.add_dispatch_support
 def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
     """1-D average pooling over [batch, width, channels]."""
     return _pool1d("avg", input, ksize, strides, padding, data_format)
 
 
+@dispatch.add_dispatch_support
 def max_pool(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
     """Max pooling dispatched on rank: 3-D -> max_pool1d, 4-D -> max_pool2d."""
     rank = as_tensor(input)._value.ndim
@@ -567,6 +580,7 @@ def max_pool(input, ksize, strides, padding, data_format=None, name=None):  # no
     raise ValueError(f"max_pool: input must be 3-D or 4-D (1-D or 2-D pooling), got rank {rank}")
 
 
+@dispatch.add_dispatch_support
 def avg_pool(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
     """Average pooling dispatched on rank: 3-D -> avg_pool1d, 4-D -> avg_pool2d."""
     rank = as_tensor(input)._value.ndim
@@ -577,6 +591,7 @@ def avg_pool(input, ksize, strides, padding, data_format=None, name=None):  # no
     raise ValueError(f"avg_pool: input must be 3-D or 4-D (1-D or 2-D pooling), got rank {rank}")
 
 
+@dispatch.add_dispatch_support
 def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_format=None,  # noqa: A002
          dilations=None, name=None):
     """tf.nn.pool for 1-D and 2-D windows: pooling_type 'MAX' or 'AVG' (dilations must be 1)."""

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from minitf import dtypes, errors
+from minitf import dispatch, dtypes, errors
 from minitf.backend import to_host
 from minitf.ops._core import Op, Tensor, _state, array_module, as_tensor, record
 from minitf.ops.constant import cast
@@ -173,6 +173,7 @@ def _blank_first(logits, blank):
     return concat([part(blank, blank + 1), part(0, blank), part(blank + 1, None)], axis=2)
 
 
+@dispatch.add_dispatch_support
 def ctc_loss(labels, logits, label_length, logit_length, logits_time_major=True, unique=None,
              blank_index=None, name=None):
     """The negative log-likelihood of each label sequence under CTC.
@@ -308,6 +309,7 @@ def _sparse_paths(paths, batch):
                         np.asarray([batch, longest], np.int64))
 
 
+@dispatch.add_dispatch_support
 def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True, blank_index=None):
     """Best-path decoding: the most likely class at each frame, repeats merged (when
     merge_repeated), blanks removed.
@@ -438,6 +440,7 @@ def _beam_search(lp, blank, beam_width, top_paths):
     return [list(p) for p, _ in ranked[:top_paths]], [v[2] for _, v in ranked[:top_paths]]
 
 
+@dispatch.add_dispatch_support
 def ctc_beam_search_decoder(inputs, sequence_length, beam_width=100, top_paths=1):
     """Beam-search decoding (no language model; repeated labels are not merged in the output):
     the top_paths most likely label sequences per batch entry, blank the last class.
@@ -467,6 +470,7 @@ def ctc_beam_search_decoder(inputs, sequence_length, beam_width=100, top_paths=1
     return [_sparse_paths(per_rank[k], batch) for k in range(top_paths)], Tensor(scores)
 
 
+@dispatch.add_dispatch_support
 def ctc_unique_labels(labels, name=None):
     """For each row of int labels [batch, length]: its distinct labels in order of first
     appearance, zero-padded to length (int64), and the index of each label among them (int32)."""

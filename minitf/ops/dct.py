@@ -9,6 +9,7 @@ import functools
 
 import numpy as np
 
+from minitf import dispatch
 from minitf.ops._core import Tensor, array_module, as_tensor
 from minitf.ops.fft import preferred
 from minitf.ops.gather import pad
@@ -105,6 +106,7 @@ def _transform(input, kind, n, norm):
     return reshape(matmul(flat, matrix), shape)
 
 
+@dispatch.add_dispatch_support
 def dct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002 (TF's names)
     """The discrete cosine transform of `input` (float32/float64) over its innermost dimension.
 
@@ -125,6 +127,7 @@ def dct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002 (TF
     return _transform(input, type, n, norm)
 
 
+@dispatch.add_dispatch_support
 def idct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002
     """The inverse DCT: the DCT of the inverse type (II <-> III, I and IV their own), as TF
     defines it. With norm="ortho" it inverts dct exactly; unnormalized, idct(dct(x)) is

@@ -7,6 +7,7 @@ The assertions return None, as TF's eager assertions do (assert_all_finite retur
 """
 import numpy as np
 
+from minitf import dispatch
 from minitf import backend, dtypes, errors
 from minitf.ops._core import _FLOATS, Op, Tensor, _state, as_tensor, binary, record
 from minitf.ops.compare import EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL, NOT_EQUAL
@@ -74,6 +75,7 @@ def _summarize_eager(item, summarize):
 CHECK_NUMERICS = Op("CheckNumerics", batchable=True, dtypes=_FLOATS)
 
 
+@dispatch.stateful_op(abstract=dispatch.returns_first_argument)
 def check_numerics(tensor, message, name=None):
     """`tensor` unchanged, or InvalidArgumentError naming `message` if it holds NaN or Inf.
 
@@ -134,31 +136,37 @@ def _compare(x, y, op, kernel, symbol, message, summarize, data=None):
     raise errors.InvalidArgumentError(None, None, "\n".join(_pretty(d, summarize) for d in data))
 
 
+@dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_equal(x, y, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x == y everywhere (broadcasting); x and y share one dtype."""
     return _compare(x, y, np.equal, EQUAL, "==", message, summarize)
 
 
+@dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_none_equal(x, y, summarize=None, message=None, name=None):
     """InvalidArgumentError unless x != y everywhere."""
     return _compare(x, y, np.not_equal, NOT_EQUAL, "!=", message, summarize)
 
 
+@dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_less(x, y, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x < y everywhere."""
     return _compare(x, y, np.less, LESS, "<", message, summarize)
 
 
+@dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_less_equal(x, y, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x <= y everywhere."""
     return _compare(x, y, np.less_equal, LESS_EQUAL, "<=", message, summarize)
 
 
+@dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_greater(x, y, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x > y everywhere."""
     return _compare(x, y, np.greater, GREATER, ">", message, summarize)
 
 
+@dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_greater_equal(x, y, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x >= y everywhere."""
     return _compare(x, y, np.greater_equal, GREATER_EQUAL, ">=", message, summarize)
@@ -171,6 +179,7 @@ def _assert_failed(condition, data, summarize):
         None, None, f"Expected '{str(condition)}' to be true. Summarized data: " + "\n".join(parts))
 
 
+@dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=None):
     """InvalidArgumentError unless |x - y| < atol + rtol * |y| everywhere (strictly, as TF).
 
@@ -206,26 +215,31 @@ def _compare_zero(x, op, kernel, symbol, message, summarize):
     return _compare(x, zero, op, kernel, symbol, None, summarize, data=data)
 
 
+@dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_positive(x, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x > 0 everywhere (TypeError for bool/string tensors)."""
     return _compare_zero(x, np.greater, GREATER, ">", message, summarize)
 
 
+@dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_negative(x, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x < 0 everywhere (TypeError for bool/string tensors)."""
     return _compare_zero(x, np.less, LESS, "<", message, summarize)
 
 
+@dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_non_negative(x, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x >= 0 everywhere (TypeError for bool/string tensors)."""
     return _compare_zero(x, np.greater_equal, GREATER_EQUAL, ">=", message, summarize)
 
 
+@dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_non_positive(x, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x <= 0 everywhere (TypeError for bool/string tensors)."""
     return _compare_zero(x, np.less_equal, LESS_EQUAL, "<=", message, summarize)
 
 
+@dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_all_finite(x, message, name=None):
     """`x` as a tensor, or InvalidArgumentError naming `message` if it holds NaN or Inf.
 
@@ -248,6 +262,7 @@ def _rank_arg(rank):
     return int(v)
 
 
+@dispatch.add_dispatch_support
 def assert_rank(x, rank, message=None, name=None):
     """ValueError unless `x` has exactly rank `rank` (an int32 scalar)."""
     x = as_tensor(x)
@@ -257,6 +272,7 @@ def assert_rank(x, rank, message=None, name=None):
                          f"{x._value.ndim}, shape {x.shape}")
 
 
+@dispatch.add_dispatch_support
 def assert_rank_at_least(x, rank, message=None, name=None):
     """ValueError unless `x` has rank >= `rank` (an int32 scalar)."""
     x = as_tensor(x)
@@ -266,6 +282,7 @@ def assert_rank_at_least(x, rank, message=None, name=None):
                          f"{x._value.ndim}, shape {x.shape}")
 
 
+@dispatch.add_dispatch_support
 def assert_rank_in(x, ranks, message=None, name=None):
     """ValueError unless the rank of `x` is one of `ranks` (int32 scalars)."""
     x = as_tensor(x)
@@ -275,6 +292,7 @@ def assert_rank_in(x, ranks, message=None, name=None):
                          f"{x._value.ndim}, shape {x.shape}")
 
 
+@dispatch.add_dispatch_support
 def assert_scalar(tensor, message=None, name=None):
     """ValueError unless `tensor` is a scalar (rank 0)."""
     x = as_tensor(tensor)
@@ -293,6 +311,7 @@ def _known_size(symbol):
     return True
 
 
+@dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
     """ValueError unless each tensor's shape matches its spec, sharing named sizes across tensors.
 
@@ -355,6 +374,7 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
                 sizes[symbol] = (actual[dim], t, dim)
 
 
+@dispatch.add_dispatch_support
 def assert_type(tensor, tf_type, message=None, name=None):
     """TypeError unless `tensor` has dtype `tf_type`."""
     want = dtypes.as_dtype(tf_type)
@@ -363,6 +383,7 @@ def assert_type(tensor, tf_type, message=None, name=None):
         raise TypeError(f"{_prefix(message)}tensor must be of type {want!r}; got {x.dtype!r}")
 
 
+@dispatch.add_dispatch_support
 def assert_integer(x, message=None, name=None):
     """TypeError unless `x` has an integer dtype (bool is not one)."""
     x = as_tensor(x)
@@ -379,6 +400,7 @@ def assert_proper_iterable(values):
         raise TypeError(f'Expected argument "values" to be iterable.  Found: {type(values)}')
 
 
+@dispatch.stateful_op(abstract=dispatch.returns_none)
 def Assert(condition, data, summarize=None, name=None):  # noqa: N802 (TF's name)
     """InvalidArgumentError summarizing the first `summarize` entries of each of `data` unless
     `condition` is true.
@@ -406,11 +428,13 @@ def _monotonic(x, op, kernel):
     return Tensor(backend.array_module(x._value).asarray(bool(np.all(op(v[1:], v[:-1])))))
 
 
+@dispatch.add_dispatch_support
 def is_non_decreasing(x, name=None):
     """True (a bool scalar tensor) if the flattened numeric `x` never decreases (tf.math)."""
     return _monotonic(x, np.greater_equal, GREATER_EQUAL)
 
 
+@dispatch.add_dispatch_support
 def is_strictly_increasing(x, name=None):
     """True (a bool scalar tensor) if the flattened numeric `x` always increases (tf.math)."""
     return _monotonic(x, np.greater, GREATER)

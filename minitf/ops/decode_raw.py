@@ -5,7 +5,7 @@ import base64
 
 import numpy as np
 
-from minitf import dtypes, errors
+from minitf import dispatch, dtypes, errors
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Tensor
 
@@ -54,6 +54,7 @@ def _finish(values, name):
     return values.astype(values.dtype.newbyteorder("="))
 
 
+@dispatch.add_dispatch_support
 def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, name=None):
     """The bytes of each string read as a vector of `out_type` numbers.
 
@@ -117,6 +118,7 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
     return Tensor(np.ascontiguousarray(values))
 
 
+@dispatch.add_dispatch_support
 def encode_base64(input, pad=False, name=None):  # noqa: A002 (TF's argument name)
     """Each string encoded as web-safe base64 ('-' and '_' for '+' and '/'); '=' padding only
     with pad=True."""
@@ -165,6 +167,7 @@ def _decode_one(s):
     return bytes(out)
 
 
+@dispatch.add_dispatch_support
 def decode_base64(input, name=None):  # noqa: A002
     """Each web-safe base64 string decoded ('=' padding optional, allowed only to complete a last
     group of four characters, as TF's decoder).

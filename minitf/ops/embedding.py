@@ -3,6 +3,7 @@ TF 2's 'div' sharding and optional max-norm clipping; the gradient of each table
 IndexedSlices (through gather)."""
 import numpy as np
 
+from minitf import dispatch
 from minitf import errors
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Variable, as_tensor
@@ -42,6 +43,7 @@ def _div_assignments(flat_ids, sizes):
     return shard, row
 
 
+@dispatch.add_dispatch_support
 def embedding_lookup(params, ids, max_norm=None, name=None):
     """The rows of `params` at `ids`: shape ids.shape + params.shape[1:].
 

@@ -10,7 +10,7 @@ no gradient for rfft3d and irfft3d: backprop through them raises LookupError, as
 """
 import numpy as np
 
-from minitf import dtypes, errors
+from minitf import dispatch, dtypes, errors
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Op, Tensor, Variable, _state, array_module, as_tensor, record
 from minitf.ops.gather import pad
@@ -87,6 +87,7 @@ def _cfft_op(x, rank, inverse):
     return y
 
 
+@dispatch.add_dispatch_support
 def fft(input, name=None):  # noqa: A002 (TF's argument name)
     """The discrete Fourier transform over the innermost dimension of a complex64/complex128
     tensor (rank >= 1); non-tensor input converts to complex64, as TF's generated op does.
@@ -97,26 +98,31 @@ def fft(input, name=None):  # noqa: A002 (TF's argument name)
     return _cfft(input, 1, False)
 
 
+@dispatch.add_dispatch_support
 def ifft(input, name=None):  # noqa: A002
     """The inverse discrete Fourier transform over the innermost dimension (1/n normalized)."""
     return _cfft(input, 1, True)
 
 
+@dispatch.add_dispatch_support
 def fft2d(input, name=None):  # noqa: A002
     """The 2-D discrete Fourier transform over the innermost two dimensions (rank >= 2)."""
     return _cfft(input, 2, False)
 
 
+@dispatch.add_dispatch_support
 def ifft2d(input, name=None):  # noqa: A002
     """The 2-D inverse discrete Fourier transform over the innermost two dimensions."""
     return _cfft(input, 2, True)
 
 
+@dispatch.add_dispatch_support
 def fft3d(input, name=None):  # noqa: A002
     """The 3-D discrete Fourier transform over the innermost three dimensions (rank >= 3)."""
     return _cfft(input, 3, False)
 
 
+@dispatch.add_dispatch_support
 def ifft3d(input, name=None):  # noqa: A002
     """The 3-D inverse discrete Fourier transform over the innermost three dimensions."""
     return _cfft(input, 3, True)
@@ -296,6 +302,7 @@ def _irfft(input_tensor, fft_length, rank):
     return _irfft_op(z, lengths)
 
 
+@dispatch.add_dispatch_support
 def rfft(input_tensor, fft_length=None, name=None):
     """The discrete Fourier transform of a real signal over its innermost dimension: the
     fft_length // 2 + 1 non-negative frequencies.
@@ -316,6 +323,7 @@ def rfft(input_tensor, fft_length=None, name=None):
     return _rfft(input_tensor, fft_length, 1)
 
 
+@dispatch.add_dispatch_support
 def irfft(input_tensor, fft_length=None, name=None):
     """The real signal whose half spectrum (innermost dimension) is `input_tensor`: the inverse of
     rfft. `fft_length` defaults to 2 * (n - 1) for an innermost size n; the spectrum is cropped or
@@ -324,21 +332,25 @@ def irfft(input_tensor, fft_length=None, name=None):
     return _irfft(input_tensor, fft_length, 1)
 
 
+@dispatch.add_dispatch_support
 def rfft2d(input_tensor, fft_length=None, name=None):
     """The 2-D real-input transform over the innermost two dimensions (fft_length: two ints)."""
     return _rfft(input_tensor, fft_length, 2)
 
 
+@dispatch.add_dispatch_support
 def irfft2d(input_tensor, fft_length=None, name=None):
     """The inverse of rfft2d over the innermost two dimensions (fft_length: two ints)."""
     return _irfft(input_tensor, fft_length, 2)
 
 
+@dispatch.add_dispatch_support
 def rfft3d(input_tensor, fft_length=None, name=None):
     """The 3-D real-input transform over the innermost three dimensions (no gradient, as TF)."""
     return _rfft(input_tensor, fft_length, 3)
 
 
+@dispatch.add_dispatch_support
 def irfft3d(input_tensor, fft_length=None, name=None):
     """The inverse of rfft3d over the innermost three dimensions (no gradient, as TF)."""
     return _irfft(input_tensor, fft_length, 3)
@@ -367,12 +379,14 @@ def _shift(x, axes, sign, name):
     return roll(x, shifts, axes)
 
 
+@dispatch.add_dispatch_support
 def fftshift(x, axes=None, name=None):
     """Rolls each of `axes` (default all) by half its length, moving the zero frequency to the
     centre (numpy.fft.fftshift)."""
     return _shift(x, axes, 1, "fftshift")
 
 
+@dispatch.add_dispatch_support
 def ifftshift(x, axes=None, name=None):
     """The inverse of fftshift (they differ by one sample for odd lengths)."""
     return _shift(x, axes, -1, "ifftshift")

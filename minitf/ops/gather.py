@@ -4,11 +4,12 @@ gradients.
 """
 import numpy as np
 
+from minitf import dispatch
 from minitf import errors, kernels
 from minitf.backend import coerce_to_module
 from minitf.indexed_slices import IndexedSlices
 from minitf.ops._core import (Op, Tensor, Variable, _state, array_module, as_tensor, binary,
-                              check_attr_dtype, normalize_axis, record)
+                              check_attr_dtype, normalize_axis, record, graph_call, is_graph_value, tracing)
 from minitf.ops.creation import zeros_like
 from minitf.ops.shaping import (_batch_ndim, _int_list, _scalar_int, _shape_arg, reshape, stack,
                                 unstack)
@@ -38,6 +39,8 @@ def where(condition, x=None, y=None, name=None):
       InvalidArgumentError: a non-bool condition, shapes that do not broadcast, or a scalar
         condition without x and y.
     """
+    if tracing[0] and (is_graph_value(condition) or is_graph_value(x) or is_graph_value(y)):
+        return graph_call(where, (condition, x, y), {})
     cond = as_tensor(condition)
     xp = array_module(cond._value)
     if x is None and y is None:
@@ -63,6 +66,7 @@ def where(condition, x=None, y=None, name=None):
     return z
 
 
+@dispatch.add_dispatch_support
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     """Pad `tensor` with paddings[i] = [before, after] entries along each dimension, filled with
     `constant_values` (mode CONSTANT) or mirrored (REFLECT excludes the edge, SYMMETRIC repeats it)."""
@@ -206,6 +210,7 @@ def _scatter_add_op(g, indices, params_shape, axis, batch_dims, lead):
     return out
 
 
+@dispatch.add_dispatch_support
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
     """Slices of `params` along `axis` at `indices`.
 
@@ -298,6 +303,7 @@ def _check_nd(indices, shape, op_name):
         _check_indices(idx[..., i], shape[i], op_name, f"indices[..., {i}] for shape {list(shape)}:")
 
 
+@dispatch.add_dispatch_support
 def gather_nd(params, indices, batch_dims=0, name=None):
     """Slices of `params` at the multi-indices in the last dimension of `indices`."""
     p = as_tensor(params)
@@ -328,6 +334,7 @@ def _check_updates(idx, updates, shape, op_name):
                      f"shape {list(shape)})")
 
 
+@dispatch.add_dispatch_support
 def scatter_nd(indices, updates, shape, name=None):
     """A zero tensor of `shape` with `updates` added at `indices` (repeated indices sum)."""
     idx = as_tensor(indices)
@@ -341,6 +348,7 @@ def scatter_nd(indices, updates, shape, name=None):
 TENSOR_SCATTER_UPDATE = Op("TensorScatterUpdate", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def tensor_scatter_nd_update(tensor, indices, updates, name=None):
     """A copy of `tensor` with the slices at `indices` replaced by `updates`."""
     t = as_tensor(tensor)
@@ -369,6 +377,7 @@ def tensor_scatter_nd_update(tensor, indices, updates, name=None):
     return y
 
 
+@dispatch.add_dispatch_support
 def tensor_scatter_nd_add(tensor, indices, updates, name=None):
     """A copy of `tensor` with `updates` added at `indices` (repeated indices sum)."""
     t = as_tensor(tensor)
@@ -376,6 +385,7 @@ def tensor_scatter_nd_add(tensor, indices, updates, name=None):
     return t + scatter_nd(indices, upd, t._value.shape)
 
 
+@dispatch.add_dispatch_support
 def tensor_scatter_nd_sub(tensor, indices, updates, name=None):
     """A copy of `tensor` with `updates` subtracted at `indices`."""
     t = as_tensor(tensor)
@@ -414,18 +424,21 @@ def _extreme_grad(g, tensor, indices, updates, out):
     return (lambda: g * x_hits / hits, None, lambda: gather_nd(g / hits, indices) * y_hits)
 
 
+@dispatch.add_dispatch_support
 def tensor_scatter_nd_max(tensor, indices, updates, name=None):
     """A copy of `tensor` where each indexed slice is the elementwise maximum of the tensor's and
     the `updates`' values (repeated indices all take part)."""
     return _tensor_scatter_extreme(tensor, indices, updates, TENSOR_SCATTER_MAX, "maximum")
 
 
+@dispatch.add_dispatch_support
 def tensor_scatter_nd_min(tensor, indices, updates, name=None):
     """A copy of `tensor` where each indexed slice is the elementwise minimum of the tensor's and
     the `updates`' values (repeated indices all take part)."""
     return _tensor_scatter_extreme(tensor, indices, updates, TENSOR_SCATTER_MIN, "minimum")
 
 
+@dispatch.add_dispatch_support
 def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     """The entries of `tensor` where `mask` is true; mask covers dimensions axis..axis+k-1,
     which become one dimension holding the selected entries."""
@@ -449,6 +462,7 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     return gather(flat, idx, axis=axis)
 
 
+@dispatch.add_dispatch_support
 def repeat(input, repeats, axis=None, name=None):  # noqa: A002
     """Each element (or slice along `axis`) repeated `repeats` times; with axis None the input
     is flattened first."""

@@ -6,6 +6,7 @@ both are re-exported here, so `minitf.ops.image` holds all of tf.image.
 """
 import numpy as np  # host-side bookkeeping only: offsets, sizes, random choices
 
+from minitf import dispatch
 from minitf import dtypes, errors
 from minitf.backend import to_host
 from minitf.ops._core import Tensor, Variable, array_module, as_tensor
@@ -32,6 +33,7 @@ __all__ = [
 
 
 
+@dispatch.add_dispatch_support
 def total_variation(images, name=None):
     """Sum of absolute differences between neighbouring pixels: a scalar for one image, [batch] for 4-D."""
     if not isinstance(images, (Tensor, Variable)):
@@ -71,12 +73,14 @@ def _reverse(x, axis):
     return x[tuple(key)]
 
 
+@dispatch.add_dispatch_support
 def flip_left_right(image):
     """Mirror image(s) horizontally (reverse the width axis)."""
     x = as_tensor(image)
     return _reverse(x, _image_rank(x, "flip_left_right") - 2)
 
 
+@dispatch.add_dispatch_support
 def flip_up_down(image):
     """Mirror image(s) vertically (reverse the height axis)."""
     x = as_tensor(image)
@@ -100,16 +104,19 @@ def _random_flip(image, seed, axis_from_end, op_name):
     return where(mask, _reverse(x, axis), x)
 
 
+@dispatch.stateful_op
 def random_flip_left_right(image, seed=None):
     """Flip each image horizontally with probability 1/2."""
     return _random_flip(image, seed, 2, "random_flip_left_right")
 
 
+@dispatch.stateful_op
 def random_flip_up_down(image, seed=None):
     """Flip each image vertically with probability 1/2."""
     return _random_flip(image, seed, 3, "random_flip_up_down")
 
 
+@dispatch.stateful_op
 def random_crop(value, size, seed=None, name=None):
     """A randomly placed slice of `value` with shape `size` (same rank as value)."""
     x = as_tensor(value)
@@ -140,6 +147,7 @@ def random_crop(value, size, seed=None, name=None):
     return x[tuple(key)]
 
 
+@dispatch.add_dispatch_support
 def central_crop(image, central_fraction):
     """The central `central_fraction` (in (0, 1]) of each image along height and width."""
     x = as_tensor(image)
@@ -191,6 +199,7 @@ def _is_float(v):
     return isinstance(v, (float, np.floating))
 
 
+@dispatch.add_dispatch_support
 def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
     """The [target_height, target_width] window of image(s) starting at (offset_height, offset_width).
 
@@ -222,6 +231,7 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height, targ
     return _unbatch(x[:, oh:oh + th, ow:ow + tw], was_3d)
 
 
+@dispatch.add_dispatch_support
 def pad_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
     """Zero-pad image(s) to [target_height, target_width], placing them at the given offset.
 
@@ -243,6 +253,7 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height, targe
     return _unbatch(pad(x, [[0, 0], [int(oh), int(bottom)], [int(ow), int(right)], [0, 0]]), was_3d)
 
 
+@dispatch.add_dispatch_support
 def resize_with_crop_or_pad(image, target_height, target_width):
     """Centrally crop and/or zero-pad image(s) to [target_height, target_width].
 
@@ -266,6 +277,7 @@ def resize_with_crop_or_pad(image, target_height, target_width):
     return _unbatch(pad_to_bounding_box(cropped, max_(dh // 2, 0), max_(dw // 2, 0), th, tw), was_3d)
 
 
+@dispatch.add_dispatch_support
 def rot90(image, k=1, name=None):
     """Rotate image(s) counter-clockwise by k * 90 degrees."""
     x = as_tensor(image)
@@ -283,6 +295,7 @@ def rot90(image, k=1, name=None):
     return _reverse(transpose(x, perm), h_axis + 1)
 
 
+@dispatch.add_dispatch_support
 def resize_with_pad(image, target_height, target_width, method=ResizeMethod.BILINEAR, antialias=False):
     """Resize image(s) to fit [target_height, target_width] keeping the aspect ratio, then
     zero-pad the rest, centred (TF's arithmetic: float32 ratio, floored sizes and offsets)."""
@@ -304,6 +317,7 @@ _SOBEL = np.array([[[-1, -2, -1], [0, 0, 0], [1, 2, 1]],    # vertical gradient 
                    [[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]]])  # horizontal gradient (dx)
 
 
+@dispatch.add_dispatch_support
 def sobel_edges(image):
     """The Sobel dy and dx responses of each channel of [batch, h, w, d] images, as
     [batch, h, w, d, 2], borders reflected (as TF). Differentiable."""

@@ -8,6 +8,7 @@ import math as _math
 
 import numpy as np
 
+from minitf import dispatch
 from minitf import dtypes, errors
 from minitf.ops._core import Op, Tensor, Variable, _state, array_module, as_tensor, record
 from minitf.ops.array import broadcast_to
@@ -21,6 +22,7 @@ __all__ = ["convert_image_dtype", "adjust_brightness", "adjust_contrast", "rgb_t
            "grayscale_to_rgb", "per_image_standardization"]
 
 
+@dispatch.add_dispatch_support
 def convert_image_dtype(image, dtype, saturate=False, name=None):
     """Convert between image dtypes, rescaling: floats live in [0, 1], integers in [0, dtype.max].
 
@@ -57,6 +59,7 @@ def _to_working_float(x, keep):
     return convert_image_dtype(x, "float32"), x.dtype
 
 
+@dispatch.add_dispatch_support
 def adjust_brightness(image, delta):
     """Add `delta` to every pixel (in [0, 1] float units for integer images)."""
     x = as_tensor(image)
@@ -68,6 +71,7 @@ def adjust_brightness(image, delta):
 ADJUST_CONTRAST = Op("AdjustContrastv2")
 
 
+@dispatch.add_dispatch_support
 def adjust_contrast(images, contrast_factor):
     """(x - mean) * contrast_factor + mean, with the mean taken per image and channel.
 
@@ -98,6 +102,7 @@ def adjust_contrast(images, contrast_factor):
     return convert_image_dtype(y, orig, saturate=True)
 
 
+@dispatch.add_dispatch_support
 def rgb_to_grayscale(images, name=None):
     """Weighted sum 0.2989 R + 0.5870 G + 0.1140 B, keeping a last axis of size 1."""
     x = as_tensor(images)
@@ -112,6 +117,7 @@ def rgb_to_grayscale(images, name=None):
     return convert_image_dtype(gray, x.dtype)
 
 
+@dispatch.add_dispatch_support
 def grayscale_to_rgb(images, name=None):
     """Repeat a single grayscale channel three times."""
     if not isinstance(images, (Tensor, Variable)):
@@ -128,6 +134,7 @@ def grayscale_to_rgb(images, name=None):
     return broadcast_to(x, list(x.shape)[:-1] + [3])
 
 
+@dispatch.add_dispatch_support
 def per_image_standardization(image):
     """(x - mean) / max(stddev, 1 / sqrt(num_pixels)) over the last three axes, in float32.
 

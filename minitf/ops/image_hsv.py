@@ -4,6 +4,7 @@ rgb_to_hsv carries TF's gradient rule; hsv_to_rgb, like TF's HSVToRGB, is not di
 adjust_hue and adjust_saturation run TF's AdjustHue/AdjustSaturation kernels, which have no
 gradient in TF (the tape raises LookupError), on float32 copies of the images.
 """
+from minitf import dispatch
 from minitf.ops._core import Op, Tensor, _state, as_tensor, record
 from minitf.ops.array import ones_like, stack, unstack, where, zeros_like
 from minitf.ops.compare import equal, greater, less, logical_and
@@ -29,6 +30,7 @@ def _three_channels(x, op):
                          f"{x._value.shape[-1] if x._value.ndim else 0} channels (shape {list(x.shape)})")
 
 
+@dispatch.add_dispatch_support
 def rgb_to_hsv(images, name=None):
     """Hue, saturation and value in [0, 1] of RGB images in [0, 1] (last axis: the 3 channels).
 
@@ -97,6 +99,7 @@ def _rgb_to_hsv_grad(x, hsv, grad):
                   gv * b_max + gs * ds_db + gh * dh_db * sixth], axis=-1)
 
 
+@dispatch.add_dispatch_support
 def hsv_to_rgb(images, name=None):
     """RGB images from hue, saturation and value in [0, 1] (last axis: the 3 channels).
 
@@ -141,6 +144,7 @@ def _adjust(image, op, change):
     return y
 
 
+@dispatch.add_dispatch_support
 def adjust_hue(image, delta, name=None):
     """Rotate the hue of RGB images by `delta`, a fraction of the colour circle in [-1, 1].
 
@@ -158,6 +162,7 @@ def adjust_hue(image, delta, name=None):
     return _adjust(image, ADJUST_HUE, change)
 
 
+@dispatch.add_dispatch_support
 def adjust_saturation(image, saturation_factor, name=None):
     """Scale the saturation of RGB images by `saturation_factor`, clipped to [0, 1].
 

@@ -7,7 +7,7 @@ become [0, 1]), so they return float32 whatever the input's dtype.
 """
 import numpy as np
 
-from minitf import dtypes, errors
+from minitf import dispatch, dtypes, errors
 from minitf.ops._core import Tensor, array_module, as_tensor
 from minitf.ops.constant import cast
 from minitf.ops.conv import avg_pool, depthwise_conv2d
@@ -46,6 +46,7 @@ def _as_float32(img1, img2, max_val):
     return convert_image_dtype(img1, dtypes.float32), convert_image_dtype(img2, dtypes.float32), max_val
 
 
+@dispatch.add_dispatch_support
 def psnr(a, b, max_val, name=None):
     """Peak signal-to-noise ratio in dB: 20 log10(max_val) - 10 log10(mse) over the last three
     dimensions, per image; +inf for identical images.
@@ -114,6 +115,7 @@ def _ssim_per_channel(img1, img2, max_val, filter_size, filter_sigma, k1, k2, in
     return reduce_mean(multiply(luminance, cs), [-3, -2]), reduce_mean(cs, [-3, -2])
 
 
+@dispatch.add_dispatch_support
 def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03, return_index_map=False):
     """Structural similarity of two batches of images (Wang et al. 2004) with TF's constants: an
     11x11 Gaussian window of sigma 1.5 (VALID: no padding), k1 = 0.01, k2 = 0.03.
@@ -155,6 +157,7 @@ def _downscale(images, tails):
     return out
 
 
+@dispatch.add_dispatch_support
 def ssim_multiscale(img1, img2, max_val, power_factors=_MSSSIM_WEIGHTS, filter_size=11, filter_sigma=1.5,
                     k1=0.01, k2=0.03):
     """Multi-scale SSIM (Wang, Simoncelli and Bovik 2003): contrast-structure at each of
@@ -189,6 +192,7 @@ def ssim_multiscale(img1, img2, max_val, power_factors=_MSSSIM_WEIGHTS, filter_s
     return reduce_mean(reduce_prod(pow(stacked, factors), [-1]), [-1])
 
 
+@dispatch.add_dispatch_support
 def image_gradients(image):
     """Forward differences (dy, dx) of images [batch, height, width, depth]: dy[i] = image[i + 1]
     - image[i] down the rows, dx across the columns, each 0 in its last row / column.

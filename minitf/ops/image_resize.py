@@ -6,6 +6,7 @@ in the image, so its gradient is the same op with the matrices transposed (its a
 """
 import numpy as np  # host-side bookkeeping only: interpolation weights, offsets, shapes
 
+from minitf import dispatch
 from minitf import dtypes
 from minitf.backend import coerce_to_module
 from minitf.ops._core import Op, Tensor, _state, array_module, as_tensor, record
@@ -257,6 +258,7 @@ def _target_size(size, h, w, preserve_aspect_ratio):
 
 # the dtypes TF's resize kernels take
 
+@dispatch.add_dispatch_support
 def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=False, antialias=False,
            name=None):
     """Resize [h, w, c] or [b, h, w, c] images to `size` = [new_height, new_width].

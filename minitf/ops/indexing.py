@@ -2,6 +2,7 @@
 differentiable."""
 import numpy as np
 
+from minitf import dispatch
 from minitf import errors
 from minitf.backend import to_host
 from minitf.ops._core import Op, Tensor, Variable, _state, array_module, as_tensor, record
@@ -59,6 +60,7 @@ STRIDED_SLICE = Op("StridedSlice", batchable=True)
 STRIDED_SLICE_GRAD = Op("StridedSliceGrad", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def getitem(tensor, key):
     """`tensor[key]` with TF's strided-slice semantics; the gradient scatters back."""
     x = as_tensor(tensor)
@@ -100,6 +102,7 @@ def _slice_grad(g, shape, key, out_ndim):
 SLICE = Op("Slice")
 
 
+@dispatch.add_dispatch_support
 def slice_(input_, begin, size, name=None):
     """tf.slice: the block of `input_` starting at `begin` with extent `size` per dimension (-1: to the end).
 

@@ -11,6 +11,7 @@ import os
 
 import numpy as np
 
+from minitf import dispatch
 from minitf import dtypes, errors
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Tensor, as_tensor
@@ -38,6 +39,7 @@ def _path_of(filename, op):
     return os.fsdecode(path)
 
 
+@dispatch.stateful_op
 def read_file(filename, name=None):
     """The whole content of file `filename` as a 0-d tf.string tensor.
 
@@ -55,6 +57,7 @@ def read_file(filename, name=None):
     return convert_to_tensor(data)
 
 
+@dispatch.stateful_op
 def write_file(filename, contents, name=None):
     """Write the bytes of the 0-d string tensor `contents` to `filename`, replacing it (the
     parent directory must exist, as in TF)."""
@@ -128,6 +131,7 @@ def _to_array(img, channels, fmt):
     return arr[..., None] if arr.ndim == 2 else arr
 
 
+@dispatch.add_dispatch_support
 def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None, expand_animations=True):
     """Decode a PNG, JPEG, GIF, BMP or WebP image: [h, w, c] (GIF: [frames, h, w, 3] unless
     `expand_animations=False`, which keeps the first frame), converted to `dtype` with
@@ -142,28 +146,33 @@ def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None, expand_
     return convert_image_dtype(Tensor(arr), dtypes.as_dtype(dtype))
 
 
+@dispatch.add_dispatch_support
 def decode_png(contents, channels=0, dtype=dtypes.uint8, name=None):
     """Decode PNG data to a [h, w, channels] uint8 tensor (0 channels: as stored)."""
     arr = _decode(contents, channels, "DecodePng", want=("PNG",))
     return convert_image_dtype(Tensor(arr), dtypes.as_dtype(dtype))
 
 
+@dispatch.add_dispatch_support
 def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True, try_recover_truncated=False,
                 acceptable_fraction=1, dct_method="", name=None):
     """Decode JPEG data to a [h, w, channels] uint8 tensor (0 channels: as stored)."""
     return Tensor(_decode(contents, channels, "DecodeJpeg", want=("JPEG",)))
 
 
+@dispatch.add_dispatch_support
 def decode_gif(contents, name=None):
     """Decode every frame of GIF data: [frames, h, w, 3] uint8."""
     return Tensor(_decode(contents, 3, "DecodeGif", want=("GIF",), all_frames=True))
 
 
+@dispatch.add_dispatch_support
 def decode_bmp(contents, channels=0, name=None):
     """Decode BMP data to a [h, w, channels] uint8 tensor."""
     return Tensor(_decode(contents, channels, "DecodeBmp", want=("BMP",)))
 
 
+@dispatch.add_dispatch_support
 def is_jpeg(contents, name=None):
     """True when `contents` holds JPEG data (by its signature)."""
     return convert_to_tensor(_format_of(_bytes_of(contents, "IsJpeg")) == "JPEG")
@@ -186,12 +195,14 @@ def _encode(image, fmt, op, **options):
     return convert_to_tensor(buf.getvalue())
 
 
+@dispatch.add_dispatch_support
 def encode_png(image, compression=-1, name=None):
     """PNG bytes (a 0-d string tensor) of a [h, w, c] uint8 or uint16 image."""
     level = 6 if compression == -1 else int(compression)
     return _encode(image, "PNG", "EncodePng", compress_level=level)
 
 
+@dispatch.add_dispatch_support
 def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=False,  # noqa: A002
                 chroma_downsampling=True, density_unit="in", x_density=300, y_density=300,
                 xmp_metadata="", name=None):

@@ -2,8 +2,10 @@
 with gradients. The norms live in ops/norms.py and are re-exported here (tf.linalg.norm)."""
 import numpy as np
 
+from minitf import dispatch
 from minitf import dtypes, errors
-from minitf.ops._core import Op, Tensor, Variable, _state, array_module, as_tensor, binary, check_float, record
+from minitf.ops._core import (Op, Tensor, Variable, _state, array_module, as_tensor, binary,
+                              check_float, record, graph_call, is_graph_value, tracing)
 from minitf.ops.array import broadcast_to, eye, reshape, transpose, where, zeros_like
 from minitf.ops.math import log
 from minitf.ops.norms import l2_normalize, norm
@@ -43,6 +45,8 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         not broadcast, or a dtype without a kernel.
       NotFoundError: a dtype TF declares but has no CPU kernel for (unsigned integers).
     """
+    if tracing[0] and (is_graph_value(a) or is_graph_value(b)):
+        return graph_call(matmul, (a, b), dict(transpose_a=transpose_a, transpose_b=transpose_b, adjoint_a=adjoint_a, adjoint_b=adjoint_b, a_is_sparse=a_is_sparse, b_is_sparse=b_is_sparse, output_type=output_type))
     for t, adj, side in ((transpose_a, adjoint_a, "a"), (transpose_b, adjoint_b, "b")):
         if t and adj:
             raise ValueError(f"Only one of `transpose_{side}` and `adjoint_{side}` can be True. "
@@ -169,6 +173,7 @@ def _add_axes(t, count):
 TENSORDOT = Op("Tensordot")  # names the op in errors; it records the ops it is built from
 
 
+@dispatch.add_dispatch_support
 def tensordot(a, b, axes, name=None):
     """Sum of products over the given axes of `a` and `b`.
 
@@ -254,6 +259,7 @@ def _parse_einsum(equation, shapes):
     return expanded, out
 
 
+@dispatch.add_dispatch_support
 def einsum(equation, *inputs, **kwargs):
     """Einstein summation: `einsum('ij,jk->ik', a, b)` is a matrix product.
 
@@ -346,6 +352,7 @@ def _einsum_operand_grad(g, subs, out, tensors, k):
 MATVEC = Op("MatVec")  # names the op in errors; it records a matmul
 
 
+@dispatch.add_dispatch_support
 def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None):
     """Matrix-vector product over the last dimensions: a [..., M, N] times b [..., N] gives [..., M]."""
     a, b = binary(a, b, MATVEC)
@@ -356,6 +363,7 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_spa
     return reshape(prod, tuple(prod._value.shape[:-1]))
 
 
+@dispatch.add_dispatch_support
 def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     """Swap the last two dimensions (conjugating complex values when `conjugate`)."""
     x = as_tensor(a)
@@ -365,11 +373,13 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     return transpose(x, list(range(nd - 2)) + [nd - 1, nd - 2], conjugate=conjugate)
 
 
+@dispatch.add_dispatch_support
 def adjoint(matrix, name=None):
     """Conjugate transpose of the last two dimensions."""
     return matrix_transpose(matrix, conjugate=True)
 
 
+@dispatch.add_dispatch_support
 def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT"):
     """Square matrices with `diagonal`'s last dimension on their main diagonal (tf.linalg.diag)."""
     d = as_tensor(diagonal)
@@ -381,6 +391,7 @@ def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, 
     return _add_axes(d, 1) * Tensor(array_module(d._value).eye(n, dtype=d._value.dtype))
 
 
+@dispatch.add_dispatch_support
 def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT"):  # noqa: A002
     """The main diagonals of the last two dimensions: [..., M, N] -> [..., min(M, N)]."""
     x = as_tensor(input)
@@ -394,6 +405,7 @@ def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT")
     return einsum("...ii->...i", x)
 
 
+@dispatch.add_dispatch_support
 def trace(x, name=None):
     """Sum of the main diagonal of the last two dimensions."""
     x = as_tensor(x)
@@ -404,6 +416,7 @@ def trace(x, name=None):
     return einsum("...ii->...", x)
 
 
+@dispatch.add_dispatch_support
 def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
     """Keep a band of each matrix: `num_lower` sub-diagonals and `num_upper` super-diagonals
     (negative means all); everything else becomes zero."""
@@ -427,6 +440,7 @@ def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
 MATRIX_INVERSE = Op("MatrixInverse", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def inv(input, adjoint=False, name=None):  # noqa: A002
     """Inverse of each square matrix in the last two dimensions."""
     x = _as_float_tensor(input, "MatrixInverse")
@@ -456,6 +470,7 @@ def inv(input, adjoint=False, name=None):  # noqa: A002
 MATRIX_DETERMINANT = Op("MatrixDeterminant", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def det(input, name=None):  # noqa: A002
     """Determinant of each square matrix in the last two dimensions."""
     x = _as_float_tensor(input, "MatrixDeterminant")
@@ -474,6 +489,7 @@ def det(input, name=None):  # noqa: A002
 LOG_MATRIX_DETERMINANT = Op("LogMatrixDeterminant", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def slogdet(input, name=None):  # noqa: A002
     """(sign, log|det|) of each square matrix: the log-determinant without overflow."""
     x = _as_float_tensor(input, "LogMatrixDeterminant")
@@ -488,6 +504,7 @@ def slogdet(input, name=None):  # noqa: A002
     return s, la
 
 
+@dispatch.add_dispatch_support
 def logdet(matrix, name=None):
     """log(det(matrix)) of Hermitian positive-definite matrices, via the Cholesky factor."""
     chol = cholesky(matrix)
@@ -497,6 +514,7 @@ def logdet(matrix, name=None):
 MATRIX_SOLVE = Op("MatrixSolve", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def solve(matrix, rhs, adjoint=False, name=None):
     """X with matrix @ X = rhs (or adjoint(matrix) @ X = rhs), for [..., M, M] and [..., M, K]."""
     a = _as_float_tensor(matrix, "MatrixSolve")
@@ -526,6 +544,7 @@ def solve(matrix, rhs, adjoint=False, name=None):
 CHOLESKY = Op("Cholesky", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def cholesky(input, name=None):  # noqa: A002
     """Lower-triangular L with L @ L^T = input, for symmetric positive-definite matrices."""
     x = _as_float_tensor(input, "Cholesky")

@@ -10,6 +10,7 @@ import collections
 
 import numpy as np
 
+from minitf import dispatch
 from minitf import errors
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Op, Tensor, _state, array_module, as_tensor, binary, record
@@ -101,6 +102,7 @@ def _poison(out, good, xp):
 SVD = Op("Svd")
 
 
+@dispatch.add_dispatch_support
 def svd(tensor, full_matrices=False, compute_uv=True, name=None):
     """Singular value decomposition a = u @ diag(s) @ adjoint(v) of the last two dimensions.
 
@@ -202,6 +204,7 @@ MATRIX_TRIANGULAR_SOLVE = Op("MatrixTriangularSolve")
 _TRI_ATTRS = "bfloat16, double, float, half, complex64, complex128"
 
 
+@dispatch.add_dispatch_support
 def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
     """X with matrix @ X = rhs for triangular matrices (only the `lower` or upper triangle is read).
 
@@ -270,6 +273,7 @@ def _tri_solve_raw(a, b, lower, adjoint, batch):
     return x
 
 
+@dispatch.add_dispatch_support
 def cholesky_solve(chol, rhs, name=None):
     """X with A @ X = rhs given A's Cholesky factor `chol` (lower triangular, [..., M, M]): two
     triangular solves, so gradients reach both `chol` and `rhs`."""
@@ -282,6 +286,7 @@ def cholesky_solve(chol, rhs, name=None):
 QR = Op("Qr")
 
 
+@dispatch.add_dispatch_support
 def qr(input, full_matrices=False, name=None):  # noqa: A002
     """QR decomposition of the last two dimensions: input = q @ r, q with orthonormal columns and
     r upper triangular.
@@ -386,6 +391,7 @@ def _symmetrize_lower(grad_a):
     return (grad_a + _adj(grad_a)) * weights
 
 
+@dispatch.add_dispatch_support
 def eigh(tensor, name=None):
     """Eigenvalues and eigenvectors of self-adjoint matrices (only the lower triangle is read).
 
@@ -414,6 +420,7 @@ def eigh(tensor, name=None):
     return e, v
 
 
+@dispatch.add_dispatch_support
 def eigvalsh(tensor, name=None):
     """The eigenvalues (ascending, [..., N]) of self-adjoint matrices [..., N, N]; see `eigh`."""
     x = as_tensor(tensor)
@@ -431,6 +438,7 @@ def eigvalsh(tensor, name=None):
 MATRIX_SOLVE_LS = Op("MatrixSolveLs")
 
 
+@dispatch.add_dispatch_support
 def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     """X minimizing ||matrix @ X - rhs||^2 + l2_regularizer ||X||^2 for [..., M, N] and [..., M, K].
 
@@ -513,6 +521,7 @@ def _validate_float_matrix(a):
         raise ValueError(f"Input `a` must have at least 2 dimensions (saw: {a._value.ndim}).")
 
 
+@dispatch.add_dispatch_support
 def pinv(a, rcond=None, validate_args=False, name=None):
     """Moore-Penrose pseudo-inverse [..., N, M] of real matrices [..., M, N], from the SVD, keeping
     singular values above rcond * the largest (default rcond 10 * max(M, N) * eps); differentiable
@@ -529,6 +538,7 @@ def pinv(a, rcond=None, validate_args=False, name=None):
     return matmul(v / expand_dims(s, -2), u, adjoint_b=True)
 
 
+@dispatch.add_dispatch_support
 def matrix_rank(a, tol=None, validate_args=False, name=None):
     """Number of singular values above `tol` (default eps * max(M, N) * the largest), int32,
     for real matrices [..., M, N]."""
@@ -546,6 +556,7 @@ CROSS = Op("Cross")
 _CROSS_ATTRS = "float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64"
 
 
+@dispatch.add_dispatch_support
 def cross(a, b, name=None):
     """Pairwise cross products of 3-element vectors in the last dimension; a and b have one shape
     and dtype (real floats or integers)."""
@@ -570,6 +581,7 @@ def cross(a, b, name=None):
     return y
 
 
+@dispatch.add_dispatch_support
 def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002
     """(tensor / norm, norm): the norm (tf.linalg.norm with keepdims=True, cast to the tensor's
     dtype) over `axis`, and the tensor divided by it. An all-zero slice gives NaNs, as in TF."""

@@ -5,6 +5,7 @@ import collections
 
 import numpy as np
 
+from minitf import dispatch
 from minitf import dtypes, errors
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Op, Tensor, _state, array_module, as_tensor, record
@@ -18,6 +19,7 @@ Lu = collections.namedtuple("Lu", ["lu", "p"])
 LU = Op("Lu")
 
 
+@dispatch.add_dispatch_support
 def lu(input, output_idx_type=dtypes.int32, name=None):  # noqa: A002
     """LU factorization with partial pivoting of square matrices [..., N, N].
 
@@ -98,6 +100,7 @@ def _check_lu_args(lower_upper, perm):
         raise ValueError(f"`lower_upper` must be square (got shape {list(lower_upper.shape)}).")
 
 
+@dispatch.add_dispatch_support
 def lu_reconstruct(lower_upper, perm, validate_args=False, name=None):
     """The matrices whose `tf.linalg.lu` gave (lower_upper, perm): P^T @ L @ U."""
     lower_upper = convert_to_tensor(lower_upper, dtype_hint="float32")
@@ -108,6 +111,7 @@ def lu_reconstruct(lower_upper, perm, validate_args=False, name=None):
     return matmul(p, x, adjoint_a=True)
 
 
+@dispatch.add_dispatch_support
 def lu_solve(lower_upper, perm, rhs, validate_args=False, name=None):
     """X with A @ X = rhs ([..., N, K]) given A's `tf.linalg.lu` factors; batch dimensions of rhs
     and perm broadcast."""
@@ -126,6 +130,7 @@ def lu_solve(lower_upper, perm, rhs, validate_args=False, name=None):
     return triangular_solve(lower_upper, y, lower=False)
 
 
+@dispatch.add_dispatch_support
 def lu_matrix_inverse(lower_upper, perm, validate_args=False, name=None):
     """Inverse of the matrices whose `tf.linalg.lu` gave (lower_upper, perm)."""
     lower_upper = convert_to_tensor(lower_upper, dtype_hint="float32")

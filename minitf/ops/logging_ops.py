@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 
+from minitf import dispatch
 from minitf import nest
 from minitf.ops._core import Tensor, Variable
 
@@ -179,6 +180,7 @@ def _format(inputs, summarize, sep):
     return "".join(out)
 
 
+@dispatch.stateful_op(abstract=dispatch.returns_none)
 def print(*inputs, **kwargs):  # noqa: A001 (TF's name)
     """Print tensors and Python values, as TF writes them.
 

@@ -65,9 +65,12 @@ def add(x, y, name=None):
     except (TypeError, ValueError):  # a RaggedTensor operand: see minitf.dispatch
         return dispatch.fallback(add, (x, y), {})
     try:
-        z = Tensor(x._value + y._value)
+        raw = x._value + y._value
     except ValueError as e:
         raise ADD.shape_error(e, x, y) from None
+    if raw.__class__ is bytes:  # two scalar strings: numpy returns the joined bytes themselves
+        raw = array_module(x._value).array(raw, dtype=object)
+    z = Tensor(raw)
     if _state.active:
         record(ADD, (x, y), (z,), lambda g: (g, g))
     return z
@@ -121,6 +124,7 @@ def multiply(x, y, name=None):
     return z
 
 
+@dispatch.add_dispatch_support
 def scalar_mul(scalar, x, name=None):
     """A scalar times a tensor."""
     return multiply(scalar, x)
@@ -153,6 +157,7 @@ def truediv(x, y, name=None):
     return z
 
 
+@dispatch.add_dispatch_support
 def divide(x, y, name=None):
     """x / y (Python 3 division); a non-tensor `x` takes `y`'s dtype first."""
     if not isinstance(x, (Tensor, Variable)) and isinstance(y, (Tensor, Variable)):
@@ -160,6 +165,7 @@ def divide(x, y, name=None):
     return truediv(x, y)
 
 
+@dispatch.add_dispatch_support
 def real_div(x, y, name=None):
     """x / y for tensors of one floating dtype."""
     return truediv(x, y)
@@ -352,6 +358,7 @@ def minimum(x, y, name=None):
 CLIP_BY_VALUE = Op("ClipByValue", batchable=True, dtypes=_REAL)
 
 
+@dispatch.add_dispatch_support
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """Values of `t` limited to [clip_value_min, clip_value_max]; gradient flows only inside."""
     t = as_tensor(t)

@@ -9,10 +9,11 @@ import math as _pymath
 
 import numpy as np
 
+from minitf import dispatch
 from minitf import backend, dtypes, errors, kernels
 from minitf.ops import math as _math_ops, random as _random_ops
-from minitf.ops._core import (_FLOATS, _REAL, Op, Tensor, _state, array_module, as_tensor, binary, record,
-                              reduction_axes)
+from minitf.ops._core import (_FLOATS, _REAL, Op, Tensor, _state, array_module, as_tensor, binary,
+                              record, reduction_axes, graph_call, is_graph_value, tracing)
 from minitf.ops.array import reshape, where, zeros_like
 from minitf.ops.constant import cast, stop_gradient
 from minitf.ops.linalg import l2_normalize  # noqa: F401  (tf.nn.l2_normalize is the same op)
@@ -57,6 +58,8 @@ RELU = Op("Relu", batchable=True, dtypes=_REAL)
 
 def relu(features, name=None):
     """max(features, 0), elementwise."""
+    if tracing[0] and is_graph_value(features):
+        return graph_call(relu, (features,), {})
     x = as_tensor(features)
     if x._value.dtype.kind in "bcO":
         RELU.check_dtype(x)
@@ -83,6 +86,7 @@ def _relu_grad(y, g):
     return out
 
 
+@dispatch.add_dispatch_support
 def relu6(features, name=None):
     """min(max(features, 0), 6), elementwise."""
     x = as_tensor(features)
@@ -101,6 +105,7 @@ def _const(value, like):
 LEAKY_RELU = Op("LeakyRelu", batchable=True, dtypes=_FLOATS)
 
 
+@dispatch.add_dispatch_support
 def leaky_relu(features, alpha=0.2, name=None):
     """features where positive, alpha * features elsewhere (integer inputs become float32, as TF)."""
     x = as_tensor(features)
@@ -137,6 +142,7 @@ def _leaky_relu_grad(x, g, alpha):
     return out
 
 
+@dispatch.add_dispatch_support
 def elu(features, name=None):
     """features where positive, exp(features) - 1 elsewhere."""
     m = _math_ops
@@ -150,6 +156,7 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+@dispatch.add_dispatch_support
 def selu(features, name=None):
     """scale * elu-like with alpha: the self-normalizing activation (Klambauer et al.)."""
     m = _math_ops
@@ -159,6 +166,7 @@ def selu(features, name=None):
     return where(m.greater(x, zero), x, neg) * _const(_SELU_SCALE, x)
 
 
+@dispatch.add_dispatch_support
 def gelu(features, approximate=False, name=None):
     """Gaussian error linear unit: x * Phi(x) (exact with erf, or the tanh approximation)."""
     m = _math_ops
@@ -172,6 +180,7 @@ def gelu(features, approximate=False, name=None):
     return x * (m.erf(x * _const(1 / _pymath.sqrt(2.0), x)) + _const(1, x)) * _const(0.5, x)
 
 
+@dispatch.add_dispatch_support
 def silu(features, beta=1.0, name=None):
     """x * sigmoid(beta * x) (also called swish)."""
     x = _float_input(features, "Silu")
@@ -181,6 +190,7 @@ def silu(features, beta=1.0, name=None):
 swish = silu
 
 
+@dispatch.add_dispatch_support
 def softsign(features, name=None):
     """features / (1 + |features|)."""
     m = _math_ops
@@ -222,6 +232,8 @@ SOFTMAX = Op("Softmax", batchable=True, dtypes=_FLOATS)
 
 def softmax(logits, axis=None, name=None):
     """exp(logits) / sum(exp(logits)) along `axis` (the last axis by default), computed stably."""
+    if tracing[0] and is_graph_value(logits):
+        return graph_call(softmax, (logits,), {"axis": axis})
     x = _float_input(logits, "Softmax")
     SOFTMAX.check_dtype(x)
     _check_softmax_scalar(x, axis, "Softmax")
@@ -240,6 +252,7 @@ def softmax(logits, axis=None, name=None):
 LOG_SOFTMAX = Op("LogSoftmax", batchable=True, dtypes=_FLOATS)
 
 
+@dispatch.add_dispatch_support
 def log_softmax(logits, axis=None, name=None):
     """logits - log(sum(exp(logits))) along `axis` (the last axis by default), computed stably."""
     x = _float_input(logits, "LogSoftmax")
@@ -267,6 +280,7 @@ def _expand_at(g, axis):
 SOFTMAX_CROSS_ENTROPY = Op("SoftmaxCrossEntropyWithLogits", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     """-sum(labels * log_softmax(logits)) along `axis`, one loss per example.
 
@@ -302,6 +316,7 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
 SPARSE_SOFTMAX_CROSS_ENTROPY = Op("SparseSoftmaxCrossEntropyWithLogits", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     """Cross-entropy of integer class `labels` [...] against `logits` [..., classes].
 
@@ -356,6 +371,7 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
 SIGMOID_CROSS_ENTROPY = Op("SigmoidCrossEntropyWithLogits", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     """Per-element logistic loss: max(x, 0) - x * z + log(1 + exp(-|x|)) for logits x, labels z."""
     if labels is None or logits is None:
@@ -373,6 +389,7 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     return loss
 
 
+@dispatch.add_dispatch_support
 def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
     """Logistic loss with the positive term weighted by `pos_weight`."""
     m = _math_ops
@@ -384,6 +401,7 @@ def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
     return (one - z) * x + log_weight * (m.log1p(m.exp(-m.abs(x))) + relu(-x))
 
 
+@dispatch.add_dispatch_support
 def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
     """exp(log_input) - targets * log_input, plus Stirling's term for targets > 1 when full."""
     m = _math_ops
@@ -404,6 +422,8 @@ def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
 
 def bias_add(value, bias, data_format=None, name=None):
     """value + bias, with the 1-D bias on the channel axis (last for NHWC, 1 for NC...)."""
+    if tracing[0] and (is_graph_value(value) or is_graph_value(bias)):
+        return graph_call(bias_add, (value, bias), {"data_format": data_format})
     x, b = binary(value, bias, "BiasAdd")
     if b._value.ndim != 1:
         raise errors.invalid_argument("BiasAdd", f"Biases must be 1D: {list(b.shape)}")
@@ -420,6 +440,7 @@ def bias_add(value, bias, data_format=None, name=None):
     return x + b
 
 
+@dispatch.stateful_op
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
     """Zero each element with probability `rate` and scale the kept ones by 1 / (1 - rate).
 
@@ -454,6 +475,7 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     return x * Tensor(backend.default_module().asarray(scale))
 
 
+@dispatch.add_dispatch_support
 def moments(x, axes, shift=None, keepdims=False, name=None):
     """(mean, variance) of `x` over `axes`.
 
@@ -476,6 +498,7 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
     return mean, variance
 
 
+@dispatch.add_dispatch_support
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
     """(x - mean) * scale / sqrt(variance + epsilon) + offset (offset/scale may be None)."""
     m = _math_ops
@@ -489,6 +512,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
 
 # -- losses helpers ---------------------------------------------------------------------------
 
+@dispatch.add_dispatch_support
 def l2_loss(t, name=None):
     """sum(t ** 2) / 2."""
     t = _real_float_input(t, "L2Loss")
@@ -500,6 +524,7 @@ def l2_loss(t, name=None):
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 
 
+@dispatch.add_dispatch_support
 def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):  # noqa: A002
     """The k largest entries of the last dimension and their indices (ties: lower index first)."""
     x = as_tensor(input)
@@ -556,6 +581,7 @@ def _scatter_last(g, idx, n):
     return y
 
 
+@dispatch.add_dispatch_support
 def in_top_k(targets, predictions, k, name=None):
     """For each row, whether predictions[row, targets[row]] is among the k largest (ties count)."""
     p = as_tensor(predictions)

@@ -2,6 +2,7 @@
 batch and sharing regularization losses between the replicas in sync."""
 import numpy as np
 
+from minitf import dispatch
 from minitf import errors
 from minitf import distribution_context as distribute_context
 from minitf.ops import math as _math_ops
@@ -18,6 +19,7 @@ def _check_replica_context(fn_name):
                            "to be called in replica context: call it inside `strategy.run(...)`.")
 
 
+@dispatch.add_dispatch_support
 def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
     """sum(per_example_loss * sample_weight) / global_batch_size, and 0 for an empty batch.
 
@@ -48,6 +50,7 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
     return _math_ops.divide_no_nan(total, _const(global_batch_size, total))
 
 
+@dispatch.add_dispatch_support
 def scale_regularization_loss(regularization_loss):
     """The sum of the regularization losses divided by the number of replicas in sync (so
     summing the replicas' gradients counts the regularization once)."""

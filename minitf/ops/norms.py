@@ -1,6 +1,7 @@
 """Vector and matrix norms (tf.norm, tf.linalg.norm) and L2 normalization, with gradients."""
 import numpy as np
 
+from minitf import dispatch
 from minitf import errors
 from minitf.ops._core import Op, Tensor, _state, array_module, as_tensor, check_float, record
 from minitf.ops.array import reshape, transpose
@@ -14,6 +15,7 @@ def _is_inf_ord(ord):  # noqa: A002
     return isinstance(ord, (int, float)) and not isinstance(ord, bool) and ord == float("inf")
 
 
+@dispatch.add_dispatch_support
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa: A002
     """Vector or matrix norm of `tensor`.
 
@@ -108,6 +110,7 @@ def _spectral_norm(x, a0, a1, keepdims):
     return out
 
 
+@dispatch.add_dispatch_support
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     """`x` scaled to unit L2 norm along `axis`: x / sqrt(max(sum(x**2, axis), epsilon)).
 

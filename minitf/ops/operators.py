@@ -1,11 +1,13 @@
 """Python operators on Tensor and Variable (+, *, @, [], <, ...), dispatched to minitf ops."""
 import numpy as np
 
+from minitf import dispatch
 from minitf.ops import math as m
 from minitf.ops.constant import cast, convert_to_tensor
 from minitf.ops.indexing import getitem
 from minitf.ops.linalg import matmul
 from minitf.ops._core import array_module, binary
+from minitf.symbolic_tensor import SymbolicArgumentError
 from minitf.tensor import Tensor
 from minitf.variable import Variable
 
@@ -13,7 +15,10 @@ from minitf.variable import Variable
 def _compare_or(x, y, fn, unequal):
     """TF's eager `==`/`!=`: elementwise, dtype and conversion errors raise, but operands whose
     shapes do not broadcast compare as a scalar bool tensor (False for ==, True for !=)."""
-    x, y = binary(x, y, "Equal" if fn is m.equal else "NotEqual")
+    try:
+        x, y = binary(x, y, "Equal" if fn is m.equal else "NotEqual")
+    except SymbolicArgumentError:  # a graph value: the comparison is a node of the graph
+        return dispatch.fallback(_compare_or, (x, y, fn, unequal), {})
     try:
         np.broadcast_shapes(x._value.shape, y._value.shape)
     except ValueError:

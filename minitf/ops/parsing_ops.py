@@ -11,6 +11,7 @@ import collections
 
 import numpy as np
 
+from minitf import dispatch
 from minitf import dtypes, errors
 from minitf.convert import convert_to_tensor
 from minitf.example_proto import message_class
@@ -168,6 +169,7 @@ def _parse(serialized, features, op, single):
     return out
 
 
+@dispatch.add_dispatch_support
 def parse_single_example(serialized, features, name=None, example_names=None):
     """Parse one serialized tf.train.Example (a 0-d string tensor or bytes) into a dict of tensors,
     one per key of `features`: FixedLenFeature -> a dense tensor of its shape, VarLenFeature -> a
@@ -183,6 +185,7 @@ def parse_single_example(serialized, features, name=None, example_names=None):
     return _parse(serialized, features, "ParseExampleV2", single=True)
 
 
+@dispatch.add_dispatch_support
 def parse_example(serialized, features, name=None, example_names=None):
     """Parse a vector of serialized tf.train.Example records into a dict of batched tensors:
     FixedLenFeature -> [batch] + shape, VarLenFeature -> a 2-D tf.SparseTensor [batch, longest]

@@ -17,6 +17,7 @@ import random as _py_random
 
 import numpy as np
 
+from minitf import dispatch
 from minitf import dtypes
 from minitf.ops import philox, random_poisson
 from minitf.ops._core import Op, as_tensor
@@ -122,6 +123,7 @@ _RESERVE = 256  # Philox blocks TF reserves per output value
 
 # -- stateful ops ------------------------------------------------------------------------------
 
+@dispatch.stateful_op
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Values from a normal distribution with the given mean and standard deviation.
 
@@ -133,6 +135,7 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=No
     return sr.scale_shift(sr.draw_normal(key, counter, shape, dtype), stddev, mean, dtype)
 
 
+@dispatch.stateful_op
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
     """Values uniform in [minval, maxval), following TF's seed rules.
 
@@ -170,6 +173,7 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
     return sr.scale_unit(sr.draw_unit(key, counter, shape, dtype), lo, hi, dtype)
 
 
+@dispatch.stateful_op
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Normal values, with any value more than two standard deviations from the mean redrawn."""
     shape_t = _shape_dtype(shape)
@@ -178,6 +182,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
     return sr.scale_shift(sr.draw_truncated(key, counter, shape, dtype), stddev, mean, dtype)
 
 
+@dispatch.stateful_op
 def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     """Draw `num_samples` class indices per row of `logits` [batch, classes] (int64 by default).
 
@@ -191,6 +196,7 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     return sr.place(sr.sample_categorical(key, counter, v, n), out_dtype)
 
 
+@dispatch.stateful_op
 def poisson(shape, lam, dtype=dtypes.float32, seed=None, name=None):
     """Poisson draws of shape `shape + lam.shape` with rates `lam` (TF's numbers when seeded)."""
     shape_t = "int32"  # TF converts the shape to int32 first
@@ -206,6 +212,7 @@ def poisson(shape, lam, dtype=dtypes.float32, seed=None, name=None):
     return sr.place(values.reshape(shape + lam_shape), dtype)
 
 
+@dispatch.stateful_op
 def shuffle(value, seed=None, name=None):
     """`value` with its first dimension randomly permuted (TF's order when seeded)."""
     x = as_tensor(value)

@@ -125,6 +125,7 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
 EUCLIDEAN_NORM = Op("EuclideanNorm", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
     """sqrt(sum(|x|**2)) across `axis` (tf.math only, as in TF).
 
@@ -263,6 +264,7 @@ def _product_of_others(x, axes):
     return transpose(others, list(np.argsort(perm)))
 
 
+@dispatch.add_dispatch_support
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     """log(sum(exp(x))) across `axis`, computed stably by subtracting the (finite) maximum."""
     x = as_tensor(input_tensor)
@@ -317,6 +319,7 @@ def _check_real_or_complex(x, axis, op_name):
                         "cast it with tf.cast(x, tf.float32)")
 
 
+@dispatch.add_dispatch_support
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     """Population variance (mean squared deviation from the mean) across `axis`."""
     x = as_tensor(input_tensor)
@@ -327,6 +330,7 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     return reduce_mean(sq, axis, keepdims=keepdims)
 
 
+@dispatch.add_dispatch_support
 def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     """Population standard deviation across `axis` (square root of reduce_variance)."""
     x = as_tensor(input_tensor)
@@ -355,6 +359,7 @@ def _arg_extreme(input, axis, output_type, op, fn_name):  # noqa: A002
 ARG_MAX = Op("ArgMax", dtypes=_REAL + ("bool",))
 
 
+@dispatch.add_dispatch_support
 def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
     """Index of the largest value along `axis` (axis None means 0); first index on ties."""
     return _arg_extreme(input, axis, output_type, ARG_MAX, "argmax")
@@ -363,6 +368,7 @@ def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
 ARG_MIN = Op("ArgMin", dtypes=_REAL + ("bool",))
 
 
+@dispatch.add_dispatch_support
 def argmin(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
     """Index of the smallest value along `axis` (axis None means 0); first index on ties."""
     return _arg_extreme(input, axis, output_type, ARG_MIN, "argmin")
@@ -407,6 +413,7 @@ def _scan(x, axis, exclusive, reverse, op, product):
 CUMSUM = Op("Cumsum", batchable=True, dtypes=_NUMERIC)
 
 
+@dispatch.add_dispatch_support
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     """Cumulative sum along `axis`; `exclusive` leaves out the current element, `reverse` scans
     from the end."""
@@ -421,6 +428,7 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
 CUMPROD = Op("Cumprod", batchable=True, dtypes=_NUMERIC)
 
 
+@dispatch.add_dispatch_support
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     """Cumulative product along `axis` (options as in cumsum). Like TF, the gradient divides by
     x, so it is not defined where x is zero."""
@@ -432,6 +440,7 @@ def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     return y
 
 
+@dispatch.add_dispatch_support
 def count_nonzero(input, axis=None, keepdims=None, dtype=dtypes.int64, name=None):  # noqa: A002
     """Number of non-zero (or true, or non-empty) elements across `axis`, as `dtype` (int64)."""
     x = as_tensor(input)

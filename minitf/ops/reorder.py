@@ -3,6 +3,7 @@ import collections
 
 import numpy as np
 
+from minitf import dispatch
 from minitf import backend, dtypes, errors
 from minitf.ops._core import Op, Tensor, _state, array_module, as_tensor, normalize_axis, record
 from minitf.ops.constant import identity
@@ -16,6 +17,7 @@ _Unique = collections.namedtuple("Unique", ["y", "idx"])
 ROLL = Op("Roll", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def roll(input, shift, axis, name=None):  # noqa: A002
     """Elements shifted cyclically by `shift` along `axis` (both may be lists)."""
     x = as_tensor(input)
@@ -40,6 +42,7 @@ def roll(input, shift, axis, name=None):  # noqa: A002
 REVERSE = Op("ReverseV2", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def reverse(tensor, axis, name=None):
     """`tensor` with the order of elements reversed along each axis in `axis`."""
     x = as_tensor(tensor)
@@ -80,6 +83,7 @@ def _check_sortable(x):
                                                 f"of allowed values (real number types)")
 
 
+@dispatch.add_dispatch_support
 def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
     """Indices (int32) that sort `values` along `axis`."""
     x = as_tensor(values)
@@ -103,6 +107,7 @@ def _permute_along(x, perm, inverse, axis):
     return y
 
 
+@dispatch.add_dispatch_support
 def sort(values, axis=-1, direction="ASCENDING", name=None):
     """`values` sorted along `axis`; the gradient routes each entry back to where it came from."""
     x = as_tensor(values)
@@ -115,6 +120,7 @@ def sort(values, axis=-1, direction="ASCENDING", name=None):
     return _permute_along(x, perm, inverse, axis)
 
 
+@dispatch.add_dispatch_support
 def unique(x, out_idx=dtypes.int32, name=None):
     """(y, idx): the distinct values of 1-D `x` in order of first appearance, and for each
     element of x its position in y."""

@@ -6,7 +6,8 @@ import numpy as np
 
 from minitf import dtypes, errors, nest
 from minitf.convert import convert_to_tensor
-from minitf.ops._core import Tensor, Variable
+from minitf.ops._core import Tensor, Variable, _state
+from minitf.tensor_spec import TensorSpec
 
 __all__ = ["py_function", "numpy_function"]
 
@@ -72,6 +73,13 @@ def _convert_output(value, dtype, func):
     return convert_to_tensor(value, dtype=dtype)
 
 
+def _unknown_outputs(func, inp, Tout, **kwargs):
+    """While tracing: outputs of the `Tout` dtypes and unknown shapes (TF cannot know them)."""
+    if isinstance(Tout, (list, tuple)):
+        return [TensorSpec(None, _out_dtype(t)) for t in Tout]
+    return TensorSpec(None, _out_dtype(Tout))
+
+
 def py_function(func=None, inp=None, Tout=None, name=None):
     """Run the Python function `func` on tensors as an op; gradients flow through it.
 
@@ -98,6 +106,9 @@ def py_function(func=None, inp=None, Tout=None, name=None):
     decorator = _decorator_or_none(py_function, "tf.py_function", func, inp, Tout, name=name)
     if decorator is not None:
         return decorator
+    if _state.graph is not None:  # traced: a node that calls `func` each time the graph runs
+        return _state.graph.call(py_function, (func, list(inp), Tout), {}, stateful=True,
+                                 abstract=_unknown_outputs, op_type="EagerPyFunc")
     single = not isinstance(Tout, (list, tuple))
     out_dtypes = [_out_dtype(t) for t in ([Tout] if single else Tout)]
     args = [convert_to_tensor(x) for x in inp]  # TF iterates `inp` (a tensor by its rows)
@@ -142,6 +153,9 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
                                    stateful=stateful, name=name)
     if decorator is not None:
         return decorator
+    if _state.graph is not None:
+        return _state.graph.call(numpy_function, (func, list(inp), Tout), {"stateful": stateful},
+                                 stateful=True, abstract=_unknown_outputs, op_type="PyFunc")
     arrays = [np.array(x.numpy() if isinstance(x, (Tensor, Variable)) else x) for x in inp]
     result = nest.flatten(func(*arrays))
     result = [x if x is None else convert_to_tensor(x) for x in result]

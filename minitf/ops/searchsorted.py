@@ -2,7 +2,7 @@
 UpperBound kernels). Integer results: no gradient."""
 import numpy as np
 
-from minitf import dtypes, errors
+from minitf import dispatch, dtypes, errors
 from minitf.ops._core import _REAL, Op, Tensor, array_module, as_tensor
 
 __all__ = ["searchsorted"]
@@ -35,6 +35,7 @@ def merged_rank(xp, seq, vals, side):
     return placed[:, :m] if side == "left" else placed[:, n:]
 
 
+@dispatch.add_dispatch_support
 def searchsorted(sorted_sequence, values, side="left", out_type=dtypes.int32, name=None):
     """Indices at which `values` would be inserted into `sorted_sequence` to keep it sorted.
 

@@ -9,7 +9,7 @@ are split evenly among the tied winners of a segment; product gradients handle z
 """
 import numpy as np
 
-from minitf import errors
+from minitf import dispatch, errors
 from minitf.ops._core import (_NUMERIC, _REAL, Op, Tensor, Variable, _state, array_module, as_tensor,
                               check_attr_dtype, record)
 from minitf.ops.compare import equal, greater, greater_equal, logical_and
@@ -258,6 +258,7 @@ def _sorted(op, kind, data, segment_ids):
     return y
 
 
+@dispatch.add_dispatch_support
 def segment_sum(data, segment_ids, name=None):
     """Sums of the rows of `data` that share a segment id.
 
@@ -277,6 +278,7 @@ def segment_sum(data, segment_ids, name=None):
     return _sorted(SEGMENT_SUM, "sum", data, segment_ids)
 
 
+@dispatch.add_dispatch_support
 def segment_mean(data, segment_ids, name=None):
     """Means of the rows of `data` that share a segment id (sorted ids, as segment_sum).
 
@@ -286,6 +288,7 @@ def segment_mean(data, segment_ids, name=None):
     return _sorted(SEGMENT_MEAN, "mean", data, segment_ids)
 
 
+@dispatch.add_dispatch_support
 def segment_max(data, segment_ids, name=None):
     """Maxima of the rows of `data` that share a segment id (sorted ids, as segment_sum).
 
@@ -295,6 +298,7 @@ def segment_max(data, segment_ids, name=None):
     return _sorted(SEGMENT_MAX, "max", data, segment_ids)
 
 
+@dispatch.add_dispatch_support
 def segment_min(data, segment_ids, name=None):
     """Minima of the rows of `data` that share a segment id (sorted ids, as segment_sum).
 
@@ -303,6 +307,7 @@ def segment_min(data, segment_ids, name=None):
     return _sorted(SEGMENT_MIN, "min", data, segment_ids)
 
 
+@dispatch.add_dispatch_support
 def segment_prod(data, segment_ids, name=None):
     """Products of the rows of `data` that share a segment id (sorted ids, as segment_sum).
 
@@ -335,6 +340,7 @@ def _unsorted(op, kind, data, segment_ids, num_segments):
     return y
 
 
+@dispatch.add_dispatch_support
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     """Sums of the entries of `data` by segment id, the ids in any order.
 
@@ -356,6 +362,7 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     return _unsorted(UNSORTED_SUM, "sum", data, segment_ids, num_segments)
 
 
+@dispatch.add_dispatch_support
 def unsorted_segment_max(data, segment_ids, num_segments, name=None):
     """Maxima of `data` by segment id in any order (as unsorted_segment_sum).
 
@@ -365,6 +372,7 @@ def unsorted_segment_max(data, segment_ids, num_segments, name=None):
     return _unsorted(UNSORTED_MAX, "max", data, segment_ids, num_segments)
 
 
+@dispatch.add_dispatch_support
 def unsorted_segment_min(data, segment_ids, num_segments, name=None):
     """Minima of `data` by segment id in any order (as unsorted_segment_sum).
 
@@ -373,6 +381,7 @@ def unsorted_segment_min(data, segment_ids, num_segments, name=None):
     return _unsorted(UNSORTED_MIN, "min", data, segment_ids, num_segments)
 
 
+@dispatch.add_dispatch_support
 def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
     """Products of `data` by segment id in any order (as unsorted_segment_sum); empty segments
     give 1, and the gradient handles zeros as segment_prod's."""
@@ -388,6 +397,7 @@ def _segment_counts(x, segment_ids, num_segments):
     return maximum(n, ones_like(n))
 
 
+@dispatch.add_dispatch_support
 def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
     """Means of `data` by segment id in any order: unsorted_segment_sum over the row counts.
 
@@ -400,6 +410,7 @@ def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
     return truediv(total, _segment_counts(x, segment_ids, num_segments))
 
 
+@dispatch.add_dispatch_support
 def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
     """Sums of `data` by segment id over the square root of each segment's row count.
 

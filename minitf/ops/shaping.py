@@ -8,8 +8,8 @@ import numpy as np
 
 from minitf import backend, dispatch, dtypes, errors
 from minitf.convert import register_packer
-from minitf.ops._core import (Op, Tensor, Variable, _state, array_module, as_tensor, check_attr_dtype,
-                              normalize_axis, record)
+from minitf.ops._core import (Op, Tensor, Variable, _state, array_module, as_tensor,
+                              check_attr_dtype, normalize_axis, record, graph_call, is_graph_value, tracing)
 from minitf.ops.constant import identity
 
 __all__ = ["reshape", "broadcast_to", "transpose", "stack", "unstack", "newaxis", "expand_dims",
@@ -120,6 +120,8 @@ def reshape(tensor, shape, name=None):
       InvalidArgumentError: the sizes do not hold exactly the input's values, more than one
         size is -1, a size is negative, or the sizes are not integers.
     """
+    if tracing[0] and (is_graph_value(tensor) or is_graph_value(shape)):
+        return graph_call(reshape, (tensor, shape), {})
     x = as_tensor(tensor)
     shape = _reshape_sizes(shape)
     if shape and min(shape) < 0:
@@ -140,6 +142,7 @@ def reshape(tensor, shape, name=None):
 BROADCAST_TO = Op("BroadcastTo", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def broadcast_to(input, shape, name=None):  # noqa: A002
     """`input` broadcast to `shape` with numpy's rules (the gradient sums back)."""
     x = as_tensor(input)
@@ -173,6 +176,8 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
     Raises:
       InvalidArgumentError: `perm` is not a permutation of the dimensions.
     """
+    if tracing[0] and (is_graph_value(a) or is_graph_value(perm)):
+        return graph_call(transpose, (a, perm), {"conjugate": conjugate})
     x = as_tensor(a)
     nd = x._value.ndim
     perm = tuple(range(nd))[::-1] if perm is None else _shape_arg(perm)
@@ -253,6 +258,7 @@ register_packer(stack)  # tf.convert_to_tensor packs lists holding tensors with 
 UNPACK = Op("Unpack", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def unstack(value, num=None, axis=0, name="unstack"):
     """Split a tensor into a list of tensors along `axis`, removing that axis."""
     x = as_tensor(value)
@@ -276,6 +282,8 @@ def unstack(value, num=None, axis=0, name="unstack"):
 
 def expand_dims(input, axis, name=None):  # noqa: A002
     """`input` with a new dimension of size 1 inserted at `axis` (negative counts from the end)."""
+    if tracing[0] and (is_graph_value(input) or is_graph_value(axis)):
+        return graph_call(expand_dims, (input, axis), {})
     x = as_tensor(input)
     nd = x._value.ndim
     axis = _scalar_int(axis)
@@ -290,6 +298,8 @@ def expand_dims(input, axis, name=None):  # noqa: A002
 
 def squeeze(input, axis=None, name=None):  # noqa: A002
     """`input` without dimensions of size 1 (only those listed in `axis`, when given)."""
+    if tracing[0] and is_graph_value(input):
+        return graph_call(squeeze, (input, axis), {})
     x = as_tensor(input)
     shape = x._value.shape
     nd = len(shape)
@@ -376,6 +386,7 @@ def concat(values, axis, name="concat"):
 SPLIT = Op("Split", batchable=True)
 
 
+@dispatch.add_dispatch_support
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     """Split `value` along `axis` into equal parts (an int) or parts of the given sizes (a list;
     one size may be -1, meaning the rest)."""
@@ -469,6 +480,7 @@ def rank(input, name=None):  # noqa: A002
     return Tensor(np.asarray(x._value.ndim, dtype=np.int32))
 
 
+@dispatch.add_dispatch_support
 def identity_n(input, name=None):  # noqa: A002
     """A list of identities of the tensors in `input`."""
     return [identity(t) for t in input]

@@ -7,7 +7,7 @@ default device in the requested floating dtype.
 """
 import numpy as np
 
-from minitf import backend, dtypes, errors
+from minitf import backend, dispatch, dtypes, errors
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Op, Tensor, Variable, _state, array_module, as_tensor, record
 from minitf.ops.gather import gather, pad
@@ -43,6 +43,7 @@ def _signal_tensor(signal, op_name, min_rank):
     return x
 
 
+@dispatch.add_dispatch_support
 def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1, name=None):
     """Overlapping frames of `frame_length` samples taken every `frame_step` samples along `axis`.
 
@@ -138,6 +139,7 @@ def _overlap_add_op(x, step):
     return y
 
 
+@dispatch.add_dispatch_support
 def overlap_and_add(signal, frame_step, name=None):
     """Reconstructs a signal from frames [..., frames, frame_length] placed `frame_step` apart
     and summed where they overlap: shape [..., frame_length + frame_step * (frames - 1)].
@@ -199,6 +201,7 @@ def _raised_cosine(window_length, periodic, dtype, a, b, op_name):
     return _as_window(np_dtype(a) - np_dtype(b) * np.cos(cos_arg), dtype)
 
 
+@dispatch.add_dispatch_support
 def hann_window(window_length, periodic=True, dtype=dtypes.float32, name=None):
     """The Hann window 0.5 - 0.5 cos(2 pi k / (N - 1)) of `window_length` samples; periodic
     (the default) uses N = window_length + 1 for even lengths, for spectral analysis.
@@ -209,6 +212,7 @@ def hann_window(window_length, periodic=True, dtype=dtypes.float32, name=None):
     return _raised_cosine(window_length, periodic, dtype, 0.5, 0.5, "hann_window")
 
 
+@dispatch.add_dispatch_support
 def hamming_window(window_length, periodic=True, dtype=dtypes.float32, name=None):
     """The Hamming window 0.54 - 0.46 cos(2 pi k / (N - 1)) (periodic as hann_window)."""
     return _raised_cosine(window_length, periodic, dtype, 0.54, 0.46, "hamming_window")
@@ -227,6 +231,7 @@ def _kaiser_host(n, beta, np_dtype):
                                       / (np.i0(float(beta)) * np.exp(-abs(float(beta)))))).astype(np_dtype)
 
 
+@dispatch.add_dispatch_support
 def kaiser_window(window_length, beta=12.0, dtype=dtypes.float32, name=None):
     """The Kaiser window I0(beta sqrt(1 - (2k / (N - 1) - 1)^2)) / I0(beta) of `window_length`
     samples (computed with exponentially scaled Bessel functions, as TF)."""
@@ -234,6 +239,7 @@ def kaiser_window(window_length, beta=12.0, dtype=dtypes.float32, name=None):
     return _as_window(_kaiser_host(n, float(np.asarray(beta)), dtype.as_numpy_dtype), dtype)
 
 
+@dispatch.add_dispatch_support
 def kaiser_bessel_derived_window(window_length, beta=12.0, dtype=dtypes.float32, name=None):
     """The Kaiser-Bessel-derived window (for MDCTs): square roots of the normalized cumulative
     sums of a Kaiser window of window_length // 2 + 1 samples, mirrored."""
@@ -245,6 +251,7 @@ def kaiser_bessel_derived_window(window_length, beta=12.0, dtype=dtypes.float32,
     return _as_window(np.concatenate([half, half[::-1]]), dtype)
 
 
+@dispatch.add_dispatch_support
 def vorbis_window(window_length, dtype=dtypes.float32, name=None):
     """The Vorbis power-complementary window sin(pi / 2 sin^2(pi (k + 0.5) / N))."""
     n, dtype = _window_args(window_length, dtype, "vorbis_window")

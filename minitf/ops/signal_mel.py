@@ -3,7 +3,7 @@ mel bins] matrix of triangular filters, HTK's mel scale) and mfccs_from_log_mel_
 (an orthonormal-scaled type-2 DCT of log-mel spectrograms, differentiable)."""
 import numpy as np
 
-from minitf import backend, dtypes, errors
+from minitf import backend, dispatch, dtypes, errors
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Tensor, Variable, array_module
 from minitf.ops.dct import dct
@@ -25,6 +25,7 @@ def _number(value):
     return value
 
 
+@dispatch.add_dispatch_support
 def linear_to_mel_weight_matrix(num_mel_bins=20, num_spectrogram_bins=129, sample_rate=8000,
                                 lower_edge_hertz=125.0, upper_edge_hertz=3800.0,
                                 dtype=dtypes.float32, name=None):
@@ -66,6 +67,7 @@ def linear_to_mel_weight_matrix(num_mel_bins=20, num_spectrogram_bins=129, sampl
     return Tensor(xp.asarray(weights.astype(dtype.as_numpy_dtype)))
 
 
+@dispatch.add_dispatch_support
 def mfccs_from_log_mel_spectrograms(log_mel_spectrograms, name=None):
     """Mel-frequency cepstral coefficients: dct(x, type=2) * rsqrt(2 * num_mel_bins) over the
     innermost (mel) dimension of float32/float64 log-mel spectrograms; keep the first few

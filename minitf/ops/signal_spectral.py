@@ -4,6 +4,7 @@ stft, inverse_stft, inverse_stft_window_fn, mdct and inverse_mdct.
 """
 import numpy as np
 
+from minitf import dispatch
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Tensor, array_module, as_tensor
 from minitf.ops.dct import dct
@@ -27,6 +28,7 @@ def _apply_window(frames, window_fn, length, dtype):
     return multiply(frames, window_fn(length, dtype=dtype))
 
 
+@dispatch.add_dispatch_support
 def stft(signals, frame_length, frame_step, fft_length=None, window_fn=hann_window, pad_end=False,
          name=None):
     """The short-time Fourier transform of real signals along their innermost dimension.
@@ -62,6 +64,7 @@ def stft(signals, frame_length, frame_step, fft_length=None, window_fn=hann_wind
     return rfft(framed, [fft_length])
 
 
+@dispatch.add_dispatch_support
 def inverse_stft_window_fn(frame_step, forward_window_fn=hann_window, name=None):
     """A window_fn for inverse_stft that undoes `forward_window_fn` applied at hop `frame_step`:
     the forward window divided by the overlap-added sum of its squares (0 where that is 0)."""
@@ -81,6 +84,7 @@ def inverse_stft_window_fn(frame_step, forward_window_fn=hann_window, name=None)
     return inverse_stft_window_fn_inner
 
 
+@dispatch.add_dispatch_support
 def inverse_stft(stfts, frame_length, frame_step, fft_length=None, window_fn=hann_window, name=None):
     """Signals from their STFT: irfft of each frame, cropped or zero-padded to frame_length,
     windowed, then overlap-added every frame_step samples. With
@@ -105,6 +109,7 @@ def inverse_stft(stfts, frame_length, frame_step, fft_length=None, window_fn=han
     return overlap_and_add(frames, step)
 
 
+@dispatch.add_dispatch_support
 def mdct(signals, frame_length, window_fn=vorbis_window, pad_end=False, norm=None, name=None):
     """The modified discrete cosine transform of frames of `frame_length` samples (a multiple of
     4) taken every frame_length // 2 samples: [..., frames, frame_length // 2].
@@ -130,6 +135,7 @@ def mdct(signals, frame_length, window_fn=vorbis_window, pad_end=False, norm=Non
     return dct(concat([first, second], axis=-1), type=4, norm=norm)
 
 
+@dispatch.add_dispatch_support
 def inverse_mdct(mdcts, window_fn=vorbis_window, norm=None, name=None):
     """Signals from their MDCT: a type-4 DCT of each frame, unfolded to twice its length,
     windowed and overlap-added (the inverse of mdct with the same window and norm)."""

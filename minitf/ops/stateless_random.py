@@ -11,6 +11,7 @@ import enum
 
 import numpy as np
 
+from minitf import dispatch
 from minitf import backend, dtypes, errors
 from minitf.ops import philox
 from minitf.ops import random_binomial, random_poisson
@@ -230,6 +231,7 @@ def draw_int(key, counter, shape, bounds, dtype):
 
 # -- stateless ops -------------------------------------------------------------------------------
 
+@dispatch.add_dispatch_support
 def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None, alg="auto_select"):
     """Normal values fully determined by `shape` and the [2] integer `seed` (TF's numbers)."""
     shape, mean, stddev, dtype = normal_args(shape, mean, stddev, dtype, STATELESS_NORMAL, "Tshape")
@@ -237,6 +239,7 @@ def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, na
     return scale_shift(draw_normal(key, counter, shape, dtype), stddev, mean, dtype)
 
 
+@dispatch.add_dispatch_support
 def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None,
                                alg="auto_select"):
     """Truncated normal values fully determined by `shape` and the [2] integer `seed`."""
@@ -245,6 +248,7 @@ def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.f
     return scale_shift(draw_truncated(key, counter, shape, dtype), stddev, mean, dtype)
 
 
+@dispatch.add_dispatch_support
 def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, name=None, alg="auto_select"):
     """Uniform values fully determined by `shape` and the [2] integer `seed` (TF's numbers).
 
@@ -276,12 +280,14 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, 
     return scale_unit(draw_unit(key, counter, shape, dtype), lo, hi, dtype)
 
 
+@dispatch.add_dispatch_support
 def split(seed, num=2, alg="auto_select"):
     """`num` new seeds, shape [num, 2], drawn from `seed` (same dtype as the seed)."""
     seed = as_tensor(seed)
     return stateless_uniform([num, 2], seed, minval=None, maxval=None, dtype=seed.dtype, alg=alg)
 
 
+@dispatch.add_dispatch_support
 def fold_in(seed, data, alg="auto_select"):
     """A new seed [draw from `seed`, data]: folds an integer (e.g. a replica id) into `seed`."""
     data = as_tensor(data)
@@ -340,6 +346,7 @@ def sample_categorical(key, counter, logits, num_samples):
     return np.stack([np.searchsorted(cdf[b], targets[b], side="right") for b in range(batch)])
 
 
+@dispatch.add_dispatch_support
 def stateless_categorical(logits, num_samples, seed, dtype=dtypes.int64, name=None):
     """`num_samples` class indices per row of `logits` [batch, classes], fixed by `seed`."""
     v, n, dtype = categorical_args(logits, num_samples, dtype, STATELESS_MULTINOMIAL)
@@ -413,6 +420,7 @@ def _hinted(x, hint):
     return as_tensor(x, dtype=hint)
 
 
+@dispatch.add_dispatch_support
 def stateless_binomial(shape, seed, counts, probs, output_dtype=dtypes.int32, name=None):
     """Binomial draws of `shape` fixed by `seed`: `counts` trials with success probability
     `probs` (broadcasting against the rightmost dimensions of `shape`). TF's numbers."""
@@ -437,6 +445,7 @@ def poisson_args(lam, dtype, op):
     return rates.astype(np.float64).reshape(-1), rates.shape, dtype
 
 
+@dispatch.add_dispatch_support
 def stateless_poisson(shape, seed, lam, dtype=dtypes.int32, name=None):
     """Poisson draws of `shape` fixed by `seed`, with rates `lam` matching the rightmost
     dimensions of `shape` (TF's numbers)."""
@@ -486,6 +495,7 @@ def _simon_permute(index, keys, max_index, w):
     return out
 
 
+@dispatch.add_dispatch_support
 def index_shuffle(index, seed, max_index):
     """The position of `index` in a pseudorandom permutation of [0, max_index] fixed by the [2]
     `seed`; `index` and `max_index` are scalars or equal-length vectors (scalars broadcast)."""

@@ -89,6 +89,7 @@ def _weak32(s, i, a, b):
     return (a + z) & _M, (b + c) & _M
 
 
+@dispatch.add_dispatch_support
 def fingerprint64(s):
     """TF's Fingerprint64 of bytes `s` (FarmHash farmhashna::Hash64), an unsigned 64-bit int."""
     n = len(s)

@@ -3,7 +3,7 @@ and split (each method updates the array in place and returns it, as TF's eager 
 does), differentiable through the stack/unstack/concat/split ops it uses."""
 from minitf import dtypes, errors
 from minitf.convert import convert_to_tensor
-from minitf.ops._core import Tensor
+from minitf.ops._core import Tensor, _state
 from minitf.ops.creation import zeros
 from minitf.ops.shaping import concat as _concat
 from minitf.ops.shaping import split as _split
@@ -42,6 +42,12 @@ class TensorArray:
     Raises:
       ValueError: `size` missing or a `handle` given.
     """
+
+    def __new__(cls, *args, **kwargs):
+        graph = _state.graph
+        if cls is TensorArray and graph is not None:  # traced: a graph value (minitf.graph)
+            return graph.tensor_array(*args, **kwargs)
+        return super().__new__(cls)
 
     def __init__(self, dtype, size=None, dynamic_size=None, clear_after_read=None,
                  tensor_array_name=None, handle=None, flow=None, infer_shape=True,

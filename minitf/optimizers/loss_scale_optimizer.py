@@ -7,7 +7,7 @@ and halves the scale; `dynamic_growth_steps` finite steps in a row double it.
 """
 import numpy as np
 
-from minitf import backend, dtypes
+from minitf import backend, dtypes, recording as _recording
 from minitf.convert import convert_to_tensor
 from minitf import distribution_context as distribute_context
 from minitf.indexed_slices import IndexedSlices
@@ -198,6 +198,10 @@ class LossScaleOptimizer(base.Optimizer):
         finite, skip the step and halve the scale; then update the growth counter."""
         grads = list(grads)
         variables = list(trainable_variables) if trainable_variables is not None else self._trainable_variables
+        graph = _recording.active_graph()
+        if graph is not None:  # inside a traced function: the step is a node of its graph
+            return self._record_step(graph, LossScaleOptimizer.apply, (self, grads, variables), {},
+                                     variables)
         if not self.built:
             self.build(variables)
         done, self._unscaled = self._unscaled, []
@@ -223,6 +227,11 @@ class LossScaleOptimizer(base.Optimizer):
         pairs = list(grads_and_vars)
         self.apply([g for g, _ in pairs], [v for _, v in pairs])
         return self.iterations
+
+    def _prepare_slots(self, variables):
+        if not self.built:
+            self.build(variables)
+        self.inner_optimizer._prepare_slots(variables)
 
     def finalize_variable_values(self, var_list):
         """The inner optimizer's finalization (its EMA swap)."""

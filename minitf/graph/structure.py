@@ -1,0 +1,66 @@
+"""Flattening the arguments and results of recorded calls, composite tensors included.
+
+A node's arguments and outputs are nested structures (tf.nest's lists, tuples and dicts) whose
+leaves may be composite tensors made of tensors: an IndexedSlices (a sparse gradient) is its
+`values` and `indices`. Graphs see through them, so a sparse gradient computed in a traced
+function reaches the optimizer's node as graph values, not as the numbers of the trace.
+"""
+from minitf import nest
+from minitf.indexed_slices import IndexedSlices
+
+__all__ = ["Flat", "flatten"]
+
+
+def _components(value):
+    """(components, rebuild) of a composite tensor, or None for anything else."""
+    if isinstance(value, IndexedSlices):
+        dims = value._dims
+        return [value.values, value.indices], lambda parts: IndexedSlices(parts[0], parts[1], dims)
+    return None
+
+
+class Flat:
+    """The leaves of a structure with composites opened, and how to put it back together."""
+
+    __slots__ = ("leaves", "_structure", "_groups", "_nested")
+
+    def __init__(self, structure):
+        self._nested = nest.is_nested(structure)
+        outer = nest.flatten(structure) if self._nested else [structure]
+        leaves, groups = [], []
+        for value in outer:
+            parts = _components(value)
+            if parts is None:
+                leaves.append(value)
+                groups.append(None)
+            else:
+                components, rebuild = parts
+                groups.append((len(components), rebuild))
+                leaves.extend(components)
+        self.leaves = leaves
+        self._structure = structure
+        self._groups = groups if any(g is not None for g in groups) else None
+
+    def rebuild(self, leaves):
+        """The structure with `leaves` (one per leaf of `self.leaves`) in place."""
+        if self._groups is not None:
+            outer, i = [], 0
+            for group in self._groups:
+                if group is None:
+                    outer.append(leaves[i])
+                    i += 1
+                else:
+                    count, rebuild = group
+                    outer.append(rebuild(leaves[i:i + count]))
+                    i += count
+            leaves = outer
+        if not self._nested:
+            return leaves[0]
+        return nest.pack_sequence_as(self._structure, leaves)
+
+
+def flatten(structure):
+    """The leaves of `structure`, composite tensors opened into their component tensors."""
+    if not nest.is_nested(structure) and _components(structure) is None:
+        return [structure]
+    return Flat(structure).leaves

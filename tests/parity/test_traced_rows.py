@@ -1,0 +1,91 @@
+"""Every row of the parity table inside `tf.function`: the traced call gives what the eager call
+gives (values, dtypes, shapes, exception classes) and so do its gradients, taken by a tape
+outside the function (first and second order where the row asks).
+
+This compares minitf with itself, so it runs without TF. A row's case is traced with its
+tensors as the function's arguments, so the graph, not Python, computes the result.
+"""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import minitf
+import parity_oracle as oracle
+from parity_rows import TABLE
+
+EXAMPLES = 4  # per row: the eager rows already run 25 cases each against TF
+
+# Rows whose call cannot be traced by its nature, as in TF: they read values in Python
+# (`.numpy()`, `int(t)`), create variables on every call, or depend on eager-only state.
+UNTRACEABLE = {
+    "function": "already a tf.function (called while tracing, it is inlined)",
+}
+RANDOM_PREFIXES = ("random.", "keras.random.", "nn.dropout", "image.random_", "keras.layers.Random",
+                   "keras.layers.Dropout", "keras.layers.GaussianNoise", "keras.layers.GaussianDropout",
+                   "keras.layers.AlphaDropout", "keras.layers.SpatialDropout")
+
+
+def _traced(call):
+    def run(lib, *args, **kwargs):
+        return lib.function(lambda *a, **k: call(lib, *a, **k))(*args, **kwargs)
+    return run
+
+
+ROWS = sorted((r for r in TABLE.rows.values()
+               if r.name not in UNTRACEABLE and not r.name.startswith(RANDOM_PREFIXES)),
+              key=lambda r: r.name)
+
+
+def _as_returned(value):
+    """An eager result as a function returns it: Python numbers and strings become tensors."""
+    if isinstance(value, (list, tuple)):
+        return [_as_returned(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _as_returned(v) for k, v in value.items()}
+    if isinstance(value, str):
+        return np.asarray(value.encode())
+    if isinstance(value, bool) or isinstance(value, bytes):
+        return np.asarray(value)
+    if isinstance(value, int):
+        return np.asarray(value, np.int32 if -2**31 <= value < 2**31 else np.int64)
+    if isinstance(value, float):
+        return np.asarray(value, np.float32)
+    return value
+
+
+def _same(eager, traced):
+    if eager.error is not None or traced.error is not None:
+        return eager.error == traced.error, f"eager {eager.error}: {eager.message} / traced " \
+                                            f"{traced.error}: {traced.message}"
+    eager = oracle.Outcome(value=_as_returned(eager.value))
+    verdict = oracle.compare(traced, eager)
+    return verdict.agrees, verdict.detail
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r.name for r in ROWS])
+def test_traced_row_matches_eager(row):
+    @settings(max_examples=EXAMPLES, deadline=None, derandomize=True)
+    @given(data=st.data())
+    def agree(data):
+        case = data.draw(row.cases, label="case")
+        eager = oracle.run(minitf, row.call, case)
+        if eager.error in ("ValueError", "TypeError") and "Variable" in (eager.message or ""):
+            return
+        traced = oracle.run(minitf, _traced(row.call), case)
+        if traced.error == "ValueError" and "singleton tf.Variables" in traced.message:
+            return  # the call makes variables every time it runs: TF refuses to trace it too
+        if traced.error == "ValueError" and "out of range for float32" in traced.message:
+            return  # a Python float past float32 returned: TF cannot make it a tensor either
+        ok, detail = _same(eager, traced)
+        assert ok, f"{row.name}{case!r} value: {detail}"
+        if row.grad and eager.error is None:
+            for order in range(1, row.grad + 1):
+                g_eager = oracle.run_gradient(minitf, row.call, case, order)
+                g_traced = oracle.run_gradient(minitf, _traced(row.call), case, order)
+                ok, detail = _same(g_eager, g_traced)
+                assert ok, f"{row.name}{case!r} grad{order}: {detail}"
+    agree()
+
+
+def test_the_table_is_large():
+    assert len(ROWS) > 300 and np.isfinite(EXAMPLES)
