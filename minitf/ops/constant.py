@@ -2,16 +2,19 @@
 
 import numpy as np
 
+from minitf import dispatch
 from minitf import dtypes, errors
 from minitf.convert import _contains_tensor, convert_to_tensor
 from minitf.ops.arg_checks import named, shape_dims
-from minitf.ops._core import Op, Tensor, Variable, _state, record, array_module
+from minitf.ops._core import (Op, Tensor, Variable, _state, array_module, graph_call, is_graph_value, record,
+                              tracing)
 
 __all__ = ["constant", "convert_to_tensor", "cast", "identity", "stop_gradient", "is_tensor"]
 
 from minitf.tensor import is_tensor  # noqa: E402
 
 
+@dispatch.add_dispatch_support
 def constant(value, dtype=None, shape=None, name="Const"):
     """A tensor holding `value`, filled or reshaped to `shape` if given.
 
@@ -62,6 +65,8 @@ def cast(x, dtype, name=None):
     position-dependent values there; use tf.saturate_cast for a defined result. Casts to or from
     tf.string raise UnimplementedError.
     """
+    if tracing[0] and is_graph_value(x):
+        return graph_call(cast, (x, dtype), {})
     dtype = dtypes.as_dtype(dtype)
     x = convert_to_tensor(x)
     src = x._value.dtype
@@ -107,6 +112,8 @@ IDENTITY = Op("Identity", batchable=True, sparse_passthrough=True)
 
 def identity(input, name=None):  # noqa: A002 (TF's argument name)
     """A tensor with the same value as `input` (a snapshot when `input` is a variable)."""
+    if tracing[0] and is_graph_value(input):
+        return graph_call(identity, (input,), {})
     if isinstance(input, Variable):
         t = input.value()
         y = Tensor(array_module(t._value).array(t._value, copy=True))
@@ -120,5 +127,7 @@ def identity(input, name=None):  # noqa: A002 (TF's argument name)
 
 def stop_gradient(input, name=None):  # noqa: A002
     """The same value as `input`, but no gradient flows through it."""
+    if tracing[0] and is_graph_value(input):
+        return graph_call(stop_gradient, (input,), {})
     t = convert_to_tensor(input)
     return Tensor(t._value)

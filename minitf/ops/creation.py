@@ -3,6 +3,7 @@ linspace, eye, meshgrid and sequence_mask. None of them is differentiable.
 """
 import numpy as np
 
+from minitf import dispatch
 from minitf import backend, dtypes, errors
 from minitf.ops._core import Tensor, Variable, array_module, as_tensor, check_attr_dtype
 from minitf.ops.constant import convert_to_tensor
@@ -48,6 +49,7 @@ def _filled(xp, dims, dtype, one):
     return (xp.ones if one else xp.zeros)(dims, dtype=dtype._np)
 
 
+@dispatch.add_dispatch_support
 def zeros(shape, dtype=dtypes.float32, name=None):
     """A tensor of zeros of the given shape and dtype (b'' for strings)."""
     dtype = dtype_arg(dtype, "tf.zeros")
@@ -55,6 +57,7 @@ def zeros(shape, dtype=dtypes.float32, name=None):
                           dtype, one=False))
 
 
+@dispatch.add_dispatch_support
 def ones(shape, dtype=dtypes.float32, name=None):
     """A tensor of ones of the given shape and dtype."""
     dtype = dtype_arg(dtype, "tf.ones")
@@ -62,6 +65,7 @@ def ones(shape, dtype=dtypes.float32, name=None):
                           dtype, one=True))
 
 
+@dispatch.add_dispatch_support
 def zeros_like(input, dtype=None, name=None):  # noqa: A002
     """Zeros with the shape (and dtype, unless given) of `input`, on its device (b'' for strings)."""
     x = as_tensor(input)
@@ -70,6 +74,7 @@ def zeros_like(input, dtype=None, name=None):  # noqa: A002
     return Tensor(_filled(xp, x._value.shape, target, one=False))
 
 
+@dispatch.add_dispatch_support
 def ones_like(input, dtype=None, name=None):  # noqa: A002
     """Ones with the shape (and dtype, unless given) of `input`, on its device."""
     x = as_tensor(input)
@@ -81,6 +86,7 @@ def ones_like(input, dtype=None, name=None):  # noqa: A002
     return Tensor(xp.ones(x._value.shape, dtype=target._np))
 
 
+@dispatch.add_dispatch_support
 def fill(dims, value, name=None):
     """A tensor of shape `dims` filled with the scalar `value` (dtype inferred from it)."""
     v = converted(value, "tf.fill", "value")
@@ -100,6 +106,7 @@ def eye_like_seed(target, n, shape):
     xp = array_module(target._value)
     return Tensor(xp.eye(n, dtype=target._value.dtype).reshape(shape))
 
+@dispatch.add_dispatch_support
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
     """One-hot vectors of length `depth` for each index (out-of-range indices give all
     `off_value`); the new dimension goes at `axis` (last by default). dtype float32 unless set
@@ -156,6 +163,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     return Tensor(xp.where(hot, on._value, off._value).astype(dtype._np))
 
 
+@dispatch.add_dispatch_support
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 (TF's name)
     """Numbers from `start` up to (not including) `limit` in steps of `delta` (range(n) counts
     from 0). int32 for integer arguments, float32 when any is a float, unless `dtype` is given."""
@@ -235,6 +243,7 @@ def _check_range_dtype(dtype, args):
                                            f"allowed values; use int32, int64 or a float type")
 
 
+@dispatch.add_dispatch_support
 def linspace(start, stop, num, name=None, axis=0):
     """`num` evenly spaced values from `start` to `stop`, both included (float dtype of start)."""
     a, b = as_tensor(start), as_tensor(stop)
@@ -247,6 +256,7 @@ def linspace(start, stop, num, name=None, axis=0):
     return Tensor(xp.asarray(out, dtype=dtype._np))
 
 
+@dispatch.add_dispatch_support
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
     """An identity matrix [num_rows, num_columns], optionally tiled to batch_shape + that."""
     dtype = dtype_arg(dtype, "tf.eye")
@@ -279,6 +289,7 @@ def _check_eye_sizes(rows, columns):
                             f"values. Received: num_rows={rows!r}, num_columns={columns!r}")
 
 
+@dispatch.add_dispatch_support
 def meshgrid(*args, **kwargs):
     """Coordinate grids from 1-D tensors; indexing 'xy' (default, Cartesian) or 'ij' (matrix)."""
     indexing = kwargs.pop("indexing", "xy")
@@ -303,6 +314,7 @@ def meshgrid(*args, **kwargs):
     return out
 
 
+@dispatch.add_dispatch_support
 def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
     """mask[..., j] = j < lengths[...]: a [*lengths.shape, maxlen] mask (maxlen defaults to
     max(lengths))."""
