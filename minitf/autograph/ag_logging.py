@@ -29,12 +29,14 @@ def trace(*args):
 
 
 def get_verbosity():
+    """The verbosity in force: set_verbosity's level, else AUTOGRAPH_VERBOSITY, else 0."""
     if _state["level"] is not None:
         return _state["level"]
     return int(os.getenv("AUTOGRAPH_VERBOSITY", "0"))
 
 
 def has_verbosity(level):
+    """Whether messages of `level` are shown."""
     return get_verbosity() >= level
 
 

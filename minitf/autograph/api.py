@@ -10,6 +10,7 @@ user functions it reaches (recursively) and calls library code as it is.
 import functools
 import inspect
 import types
+import weakref
 
 from minitf.autograph import (ag_logging, conversion_policy, converter, operators_builtins,
                               operators_control_flow, operators_logical, operators_variables)
@@ -51,9 +52,37 @@ def _namespace():
     return module
 
 
+_instances = weakref.WeakKeyDictionary()  # function -> {options: (defaults, converted)}
+
+
 def _convert_function(function, options):
-    """The converted version of a plain function (TF's conversion errors propagate)."""
-    return converter.convert(function, options, {"ag__": _AG[0]})
+    """The converted version of a plain function (TF's conversion errors propagate). One
+    instance per function object and options is kept while its defaults stay the same."""
+    per_function = _instances.get(function)
+    if per_function is not None:
+        cached = per_function.get(options)
+        if cached is not None and cached[0] == (function.__defaults__, function.__kwdefaults__):
+            return cached[1]
+    converted = converter.convert(function, options, {"ag__": _AG[0]})
+    try:
+        _instances.setdefault(function, {})[options] = (
+            (function.__defaults__, function.__kwdefaults__), converted)
+    except TypeError:
+        pass
+    return converted
+
+
+def _cached_instance(f, options):
+    """The converted instance of a function or method converted before, with its arguments'
+    first entry (self) when `f` is a bound method; None when there is none."""
+    function = f.__func__ if inspect.ismethod(f) else f
+    try:
+        cached = _instances.get(function, {}).get(options)
+    except TypeError:
+        return None
+    if cached is None or cached[0] != (function.__defaults__, function.__kwdefaults__):
+        return None
+    return cached[1]
 
 
 def _call_unconverted(f, args, kwargs, options, update_cache=True):
@@ -107,6 +136,10 @@ def converted_call(f, args, kwargs, caller_fn_scope=None, options=None):
         return _call_unconverted(f, args, kwargs, options, False)
     if is_autograph_artifact(f):
         return _call_unconverted(f, args, kwargs, options)
+    converted = _cached_instance(f, options)
+    if converted is not None:  # converted before: the policy's answer stands
+        args = (f.__self__,) + tuple(args) if inspect.ismethod(f) else args
+        return converted(*args, **kwargs) if kwargs is not None else converted(*args)
     if isinstance(f, functools.partial):
         new_kwargs = dict(f.keywords or {})
         new_kwargs.update(kwargs or {})

@@ -41,6 +41,9 @@ def _module_action(module_name):
 
 
 def _is_of_loaded_module(f, module_name):
+    owner = getattr(f, "__module__", None)
+    if isinstance(owner, str) and owner.split(".")[0].lstrip("_") != module_name:
+        return False  # defined elsewhere: no need to scan the module (speed)
     module = sys.modules.get(module_name)
     return module is not None and any(v is f for v in vars(module).values() if v is not None)
 
@@ -106,6 +109,7 @@ def _cache_key(f):
 
 
 def in_allowlist_cache(f, options):
+    """Whether `f` was found to run unconverted with `options` before."""
     try:
         return options in _allowlist_cache.get(_cache_key(f), ())
     except TypeError:
@@ -113,6 +117,7 @@ def in_allowlist_cache(f, options):
 
 
 def cache_allowlisted(f, options):
+    """Remember that `f` runs unconverted with `options`."""
     try:
         _allowlist_cache.setdefault(_cache_key(f), set()).add(options)
     except TypeError:

@@ -44,9 +44,11 @@ class Scope:
 
     @property
     def enclosing_scope(self):
+        """The innermost real (isolated) scope: this one, or the parent of a block."""
         return self.parent if self.parent is not None and not self.isolated else self
 
     def copy_from(self, other):
+        """Take `other`'s activity (and its parents' for the parents)."""
         if self.parent is not None:
             self.parent.copy_from(other.parent)
         for field in ("isolated_names", "read", "modified", "deleted", "bound", "annotations",
@@ -55,12 +57,14 @@ class Scope:
 
     @classmethod
     def copy_of(cls, other):
+        """A new scope chain with the activity of `other`'s."""
         parent = cls.copy_of(other.parent) if other.parent is not None else None
         new = cls(parent)
         new.copy_from(other)
         return new
 
     def merge_from(self, other):
+        """Add `other`'s activity (and its parents') to this scope's."""
         if self.parent is not None:
             self.parent.merge_from(other.parent)
         for field in ("isolated_names", "read", "modified", "deleted", "bound", "annotations"):

@@ -58,16 +58,20 @@ class QN:
             self.parts, self.kind, self._parent = (base,), "simple", None
 
     def is_simple(self):
+        """Whether this is a plain symbol (`x`)."""
         return self.kind == "simple"
 
     def is_composite(self):
+        """Whether this is an attribute or subscript (`a.b`, `a[0]`)."""
         return self.kind != "simple"
 
     def is_symbol(self):
+        """Whether the base is a name (not a literal)."""
         return isinstance(self.parts[0], str)
 
     @property
     def parent(self):
+        """The qualified name this attribute or subscript is taken of."""
         if self._parent is None:
             raise ValueError(f"{self} has no parent")
         return self._parent
@@ -296,6 +300,7 @@ class Namer:
         self.generated = set()
 
     def new_symbol(self, root, reserved):
+        """A fresh name: `root`, else `root_1`, `root_2`, ... (a numeric suffix of `root` counts on)."""
         taken = set()
         for symbol in reserved:
             taken |= symbol.name_parts() if isinstance(symbol, QN) else {symbol}

@@ -31,6 +31,7 @@ class Transformer(ast.NodeTransformer):
         self.ctx = ctx
 
     def visit(self, node):
+        """Visit a node; an expression statement whose value became statements is replaced by them."""
         if isinstance(node, ast.Expr):
             value = node.value
             result = super().visit(node)
@@ -77,8 +78,10 @@ class StateStack:
 
     @property
     def top(self):
+        """The innermost record."""
         return self.stack[-1]
 
     @property
     def level(self):
+        """How many records are open."""
         return len(self.stack)

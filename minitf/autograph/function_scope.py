@@ -63,6 +63,7 @@ class ConversionOptions:
         self.optional_features = frozenset(optional_features)
 
     def as_tuple(self):
+        """The options as a tuple (what equality and hashing use)."""
         return (self.recursive, self.user_requested, self.internal_convert_user_code,
                 self.optional_features)
 

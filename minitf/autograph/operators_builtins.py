@@ -24,14 +24,17 @@ _UNSPECIFIED = object()
 
 
 def abs_(x):
+    """abs(x); tf.abs for a tensor."""
     return tf_abs(x) if checks.is_tensor(x) else abs(x)
 
 
 def float_(x=0):
+    """float(x); a cast to float32 for a tensor."""
     return cast(x, "float32") if checks.is_tensor(x) else float(x)
 
 
 def int_(x=0, base=_UNSPECIFIED):
+    """int(x[, base]); a cast to int32 for a tensor (base 10 only)."""
     if checks.is_tensor(x):
         if base not in (10, _UNSPECIFIED):
             raise NotImplementedError(f"base {base} not supported for int")
@@ -40,6 +43,7 @@ def int_(x=0, base=_UNSPECIFIED):
 
 
 def len_(s):
+    """len(s); a tensor's first dimension (static when known, else a tensor)."""
     if checks.is_tensor(s):
         if s.shape.rank == 0:
             raise ValueError("len requires a non-scalar tensor, got one of shape []")
@@ -50,6 +54,7 @@ def len_(s):
 
 
 def print_(*objects, **kwargs):
+    """print(...), checking the keyword arguments as TF does."""
     unknown = tuple(set(kwargs) - {"sep", "end", "file", "flush"})
     if unknown:
         raise ValueError(f"invalid keyword arguments: {unknown}")
@@ -57,6 +62,7 @@ def print_(*objects, **kwargs):
 
 
 def range_(start_or_stop, stop=_UNSPECIFIED, step=_UNSPECIFIED):
+    """range(...); tf.range when an argument is a tensor (bounds clamped as Python's)."""
     if any(checks.is_tensor(a) for a in (start_or_stop, stop, step)):
         if step is not _UNSPECIFIED:
             return tf_range(start_or_stop, stop, step)
@@ -68,34 +74,41 @@ def range_(start_or_stop, stop=_UNSPECIFIED, step=_UNSPECIFIED):
 
 
 def enumerate_(s, start=0):
+    """enumerate(s, start); Dataset.enumerate for a dataset."""
     return s.enumerate(start) if is_dataset(s) else enumerate(s, start)
 
 
 def zip_(*iterables, strict=False):
+    """zip(...); Dataset.zip when every argument is a dataset."""
     if iterables and all(is_dataset(s) for s in iterables):
         return type(iterables[0]).zip(tuple(iterables))
     return zip(*iterables, strict=True) if strict else zip(*iterables)
 
 
 def map_(fn, *iterables):
+    """map(fn, ...); Dataset.map for one dataset."""
     if len(iterables) == 1 and is_dataset(iterables[0]):
         return iterables[0].map(fn)
     return map(fn, *iterables)
 
 
 def filter_(function, iterable):
+    """filter(fn, s); Dataset.filter for a dataset."""
     return iterable.filter(function) if is_dataset(iterable) else filter(function, iterable)
 
 
 def any_(iterable):
+    """any(s)."""
     return any(iterable)
 
 
 def all_(iterable):
+    """all(s)."""
     return all(iterable)
 
 
 def sorted_(iterable, key=_UNSPECIFIED, reverse=_UNSPECIFIED):
+    """sorted(s, key=..., reverse=...)."""
     kwargs = {}
     if key is not _UNSPECIFIED:
         kwargs["key"] = key
@@ -109,14 +122,12 @@ _OVERLOADS = {abs: abs_, any: any_, all: all_, enumerate: enumerate_, filter: fi
               sorted: sorted_, zip: zip_}
 
 
+_BUILTIN_IDS = frozenset(id(v) for v in vars(builtins).values())  # they live forever
+
+
 def is_builtin(f):
     """Whether `f` is a Python builtin (function or type of `builtins`)."""
-    if isinstance(f, type(len)):
-        return True
-    try:
-        return f in _OVERLOADS or any(f is v for v in vars(builtins).values())
-    except TypeError:  # unhashable callables
-        return False
+    return isinstance(f, type(len)) or id(f) in _BUILTIN_IDS
 
 
 def overload_of(f):

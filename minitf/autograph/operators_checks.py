@@ -27,6 +27,7 @@ def is_tensor(value):
 
 
 def is_none_or_undefined(value):
+    """Whether a state value stands for no value (None, Undefined, UndefinedReturnValue)."""
     return value is None or isinstance(value, (Undefined, UndefinedReturnValue))
 
 

@@ -39,6 +39,7 @@ class Undefined:
         self.symbol_name = symbol_name
 
     def read(self):
+        """Reading an undefined symbol: UnboundLocalError, as Python."""
         raise UnboundLocalError(f"'{self.symbol_name}' is used before assignment")
 
     def __repr__(self):

@@ -793,3 +793,24 @@ def nonlocal_in_tensor_loop(n):
         record(i)
         i += 1
     return len(calls)
+
+
+@program((T([1.0, 2.0, 3.0]),), python=(([1.0, 2.0],),))
+def gradient_tape_in_loop(xs):
+    w = tf.Variable(2.0)
+    grads = []
+    for x in xs:
+        with tf.GradientTape() as tape:
+            loss = w * w * x
+        grads.append(tape.gradient(loss, w))
+    return tf.stack(grads)
+
+
+@program((T([3.0, -1.0]),))
+def keras_layer_in_branch(x):
+    layer = tf.keras.layers.Dense(1, kernel_initializer="ones", bias_initializer="zeros")
+    if tf.reduce_sum(x) > 0:
+        y = layer(tf.reshape(x, [1, 2]))
+    else:
+        y = tf.zeros([1, 1])
+    return y

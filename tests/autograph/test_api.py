@@ -10,6 +10,7 @@ import pytest
 
 import minitf as tf
 from minitf.autograph import api, conversion_policy, converter
+from minitf.autograph.ag_errors import ConversionError
 from minitf.autograph.function_scope import ConversionOptions, ControlStatusCtx, Status
 
 
@@ -76,10 +77,15 @@ def test_convert_returns_a_converted_function_with_the_same_signature():
     assert api.convert(converted) is converted  # already converted
 
 
-def test_conversion_is_cached_per_code_object():
+def test_conversion_is_cached_per_code_object_and_function(monkeypatch):
     first = api.convert(_branchy)
-    second = api.convert(_branchy)
-    assert first is not second and first.__code__ is second.__code__
+    assert api.convert(_branchy) is first  # one instance per function (and options)
+    copy = type(_branchy)(_branchy.__code__, _branchy.__globals__, "copy", (7,))
+    other = api.convert(copy)
+    assert other is not first and other.__code__ is first.__code__  # one compiled factory
+    assert other(2) == 14  # with the copy's own defaults
+    monkeypatch.setattr(copy, "__defaults__", (100,))
+    assert api.convert(copy)(2) == 200
 
 
 def _make_counter(start):
@@ -219,3 +225,58 @@ def test_recursion_and_decorated_wrappers():
         return _branchy(*args, **kwargs) + 1
     converted = api.convert(wrapper)
     assert converted is not wrapper and converted(2) == 21
+
+
+def test_functions_of_notebook_cells_convert(caplog):
+    """The notebook harness registers each cell's text in linecache (as IPython does)."""
+    import linecache
+    code = ("def cell_function(x):\n"
+            "    total = 0\n"
+            "    for i in range(x):\n"
+            "        if i % 2:\n"
+            "            total += i\n"
+            "    return total\n"
+            "cell_lambda = lambda v: v if v > 0 else -v\n")
+    name = "<cell-autograph-test>"
+    linecache.cache[name] = (len(code), None, code.splitlines(True), name)
+    namespace = {"__name__": "__main__"}
+    exec(compile(code, name, "exec"), namespace)
+    with caplog.at_level(logging.WARNING, logger="minitf.autograph"):
+        converted = api.convert(namespace["cell_function"])
+        lam = api.convert(namespace["cell_lambda"])
+    assert not caplog.records
+    assert converted is not namespace["cell_function"] and converted(6) == 9
+    assert lam is not namespace["cell_lambda"] and lam(-3) == 3 and int(lam(tf.constant(-2))) == 2
+    assert "ag__.for_stmt" in tf.autograph.to_code(namespace["cell_function"])
+
+
+def loop_with_options(steps):
+    n = 0
+    for i in tf.range(steps):
+        tf.autograph.experimental.set_loop_options(maximum_iterations=3)
+        n += 1
+    return n
+
+
+def test_set_loop_options_directive_reaches_the_loop():
+    code = tf.autograph.to_code(loop_with_options)
+    assert "{'maximum_iterations': 3, 'iterate_names': 'i'}" in code
+    assert "set_loop_options" not in code  # the directive call is removed
+    assert int(api.convert(loop_with_options)(tf.constant(10))) == 3  # the staged loop stops
+    assert loop_with_options(tf.constant(10)) == 10  # a direct call does nothing
+
+
+def misplaced_option(steps):
+    n = 0
+    for i in tf.range(steps):
+        n += 1
+        m = n
+        tf.autograph.experimental.set_loop_options(maximum_iterations=3)
+    return n
+
+
+def test_set_loop_options_must_come_first():
+    with pytest.raises(ConversionError,
+                       match="ValueError: \"set_loop_options\" must be the first statement in "
+                             "the loop block"):
+        tf.autograph.to_code(misplaced_option)
