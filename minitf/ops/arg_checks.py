@@ -35,12 +35,25 @@ def converted(value, func, arg, dtype=None):
         raise named(e, func, arg) from None
 
 
-def int_input(value, func, op, arg, rank=None, attr="T", dtype=None, allowed=("int32", "int64")):
+def int_input(value, func, op, arg, rank=None, attr="T", dtype=None, allowed=("int32", "int64"),
+              float_scalar=TypeError):
     """The values of an integer tensor input of op `op` (a shape, sizes, multiples, a
     permutation, an axis) as a numpy int64 array: converted as TF converts it (with `dtype` when
     TF's wrapper passes one), then the kernel's checks: its dtype must be in `allowed`, and its
-    rank `rank` when given (InvalidArgumentError)."""
-    t = converted(value, func, arg, dtype)
+    rank `rank` when given (InvalidArgumentError). A Python float scalar raises `float_scalar`
+    (TF's eager conversion of an input whose dtype defaults to int32 refuses it so), unless None.
+    """
+    if float_scalar is not None and isinstance(value, float):
+        raise float_scalar(f"{func}: cannot convert `{arg}`={value!r} to EagerTensor of dtype int32; "
+                           f"pass an integer")
+    t = None
+    if dtype is None and not isinstance(value, (Tensor, Variable)):
+        try:  # TF prefers int32 for such inputs, and converts as it can when that fails
+            t = as_tensor(value, dtype=dtypes.int32)
+        except (TypeError, ValueError):
+            pass
+    if t is None:
+        t = converted(value, func, arg, dtype)
     if t.dtype.name not in allowed:
         raise errors.invalid_argument(
             op, f"Value for attr '{attr}' of {t.dtype.name} is not in the list of allowed values: "
@@ -53,9 +66,12 @@ def int_input(value, func, op, arg, rank=None, attr="T", dtype=None, allowed=("i
     return arr.astype(np.int64)
 
 
-def int_attr(value, func, arg):
-    """A Python int for an op attribute (TF: TypeError "Expected int for argument 'axis'")."""
+def int_attr(value, func, arg, floats=False):
+    """A Python int for an op attribute (TF: TypeError "Expected int for argument 'axis'");
+    `floats`: a finite float is truncated, as TF does for some attributes."""
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    if floats and isinstance(value, (float, np.floating)) and np.isfinite(value):
         return int(value)
     if isinstance(value, (Tensor, Variable)) and value.dtype.is_integer and value.shape.rank == 0:
         return int(value.numpy())

@@ -11,6 +11,8 @@ from minitf.convert import register_packer
 from minitf.ops._core import (Op, Tensor, Variable, _state, array_module, as_tensor,
                               check_attr_dtype, normalize_axis, record, graph_call, is_graph_value, tracing)
 from minitf.ops.constant import identity
+from minitf.ops.arg_checks import converted, int_attr, int_input, named
+from minitf.tensor_shape import TensorShape
 
 __all__ = ["reshape", "broadcast_to", "transpose", "stack", "unstack", "newaxis", "expand_dims",
            "squeeze", "concat", "split", "tile", "shape", "size", "rank", "identity_n"]
@@ -62,8 +64,10 @@ def _reshape_sizes(shape):
             raise errors.invalid_argument(
                 "Reshape", f"Value for attr 'Tshape' of {arr.dtype.name} is not in the list of allowed "
                            f"values: int32, int64; pass integer sizes")
-    else:
+    elif isinstance(shape, (int, np.integer, TensorShape)):
         return _shape_arg(shape)
+    else:  # the slow path: TF converts the sizes, then Reshape checks their dtype
+        arr = int_input(shape, "tf.reshape", "Reshape", "shape", attr="Tshape")
     if arr.ndim > 1:
         raise errors.invalid_argument(
             "Reshape", f"sizes input must be 1-D, not {list(arr.shape)}; pass a flat list of sizes")
@@ -122,7 +126,7 @@ def reshape(tensor, shape, name=None):
     """
     if tracing[0] and (is_graph_value(tensor) or is_graph_value(shape)):
         return graph_call(reshape, (tensor, shape), {})
-    x = as_tensor(tensor)
+    x = tensor if type(tensor) is Tensor else converted(tensor, "tf.reshape", "tensor")
     shape = _reshape_sizes(shape)
     if shape and min(shape) < 0:
         shape = _infer_reshape(x._value.size, x._value.shape, shape)
@@ -178,8 +182,10 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
     """
     if tracing[0] and (is_graph_value(a) or is_graph_value(perm)):
         return graph_call(transpose, (a, perm), {"conjugate": conjugate})
-    x = as_tensor(a)
+    x = a if type(a) is Tensor else converted(a, "tf.transpose", "a")
     nd = x._value.ndim
+    if perm is not None and not (isinstance(perm, (list, tuple)) and all(type(p) is int for p in perm)):
+        perm = int_input(perm, "tf.transpose", "Transpose", "perm", rank=1, attr="Tperm")
     perm = tuple(range(nd))[::-1] if perm is None else _shape_arg(perm)
     for p in perm:
         if not -nd <= p < nd:
@@ -220,15 +226,23 @@ def stack(values, axis=0, name="stack"):
       InvalidArgumentError: the inputs differ in shape or dtype.
     """
     if not isinstance(values, (list, tuple)):
-        values = list(values)
+        try:
+            values = list(values)
+        except TypeError:
+            raise TypeError(f"tf.stack: `values` must be a list of tensors, not {values!r}") from None
+    if type(axis) is not int:
+        axis = int_attr(axis, "tf.stack", "axis", floats=True)
     if not values:
         if _scalar_int(axis) != 0:  # TF only converts an empty list as a constant for axis 0
             raise IndexError("list index out of range: stack got no values to stack along axis "
                              f"{axis}")
         return Tensor(backend.default_module().zeros((0,), dtype=np.float32))
     like = next((v for v in values if isinstance(v, (Tensor, Variable))), None)
-    tensors = [as_tensor(v) if like is None or isinstance(v, (Tensor, Variable))
-               else as_tensor(v, dtype=like.dtype) for v in values]
+    try:
+        tensors = [as_tensor(v) if like is None or isinstance(v, (Tensor, Variable))
+                   else as_tensor(v, dtype=like.dtype) for v in values]
+    except (TypeError, ValueError) as e:
+        raise named(e, "tf.stack", "values") from None
     first = tensors[0]
     nd = first._value.ndim + 1
     axis = _scalar_int(axis)
@@ -236,6 +250,9 @@ def stack(values, axis=0, name="stack"):
         raise ValueError(f"Argument `axis` = {axis} not in range [{-nd}, {nd}) for stacking tensors of "
                          f"shape {list(first.shape)}")
     for t in tensors[1:]:
+        if t._value.dtype != first._value.dtype and like is None:  # TF converts them to one dtype
+            raise TypeError(f"tf.stack: cannot convert the values {values!r} to one dtype ("
+                            f"{first.dtype.name} and {t.dtype.name}); give them one type")
         if t._value.dtype != first._value.dtype:
             raise PACK.invalid(f"cannot stack tensors of dtypes {first.dtype.name} and "
                                f"{t.dtype.name}; cast them to one dtype")
@@ -284,8 +301,14 @@ def expand_dims(input, axis, name=None):  # noqa: A002
     """`input` with a new dimension of size 1 inserted at `axis` (negative counts from the end)."""
     if tracing[0] and (is_graph_value(input) or is_graph_value(axis)):
         return graph_call(expand_dims, (input, axis), {})
-    x = as_tensor(input)
+    x = input if type(input) is Tensor else converted(input, "tf.expand_dims", "input")
     nd = x._value.ndim
+    if type(axis) is not int and not isinstance(axis, (Tensor, Variable)):
+        dim = int_input(axis, "tf.expand_dims", "ExpandDims", "axis", attr="Tdim")
+        if dim.size != 1:
+            raise errors.invalid_argument("ExpandDims", f"tf.expand_dims: 'dim' must be a tensor with a "
+                                                        f"single value, got axis={axis!r}")
+        axis = int(dim.reshape(()))
     axis = _scalar_int(axis)
     if not -nd - 1 <= axis <= nd:
         raise errors.invalid_argument(
@@ -300,12 +323,17 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
     """`input` without dimensions of size 1 (only those listed in `axis`, when given)."""
     if tracing[0] and is_graph_value(input):
         return graph_call(squeeze, (input, axis), {})
-    x = as_tensor(input)
+    x = input if type(input) is Tensor else converted(input, "tf.squeeze", "input")
     shape = x._value.shape
     nd = len(shape)
     if axis is None:
         axes = [i for i, d in enumerate(shape) if d == 1]
     else:
+        if type(axis) is not int and not isinstance(axis, (Tensor, Variable)):
+            items = [axis] if np.isscalar(axis) else axis
+            if not isinstance(items, (list, tuple)):
+                raise TypeError(f"tf.squeeze: expected a list of ints for argument `axis`, not {axis!r}")
+            axis = [int_attr(a, "tf.squeeze", "axis", floats=True) for a in items]
         axes = []
         for a in ([axis] if isinstance(axis, (int, np.integer)) else _int_list(axis)):
             if not -nd <= a < nd:
@@ -347,21 +375,30 @@ def concat(values, axis, name="concat"):
     if not isinstance(values, (list, tuple)):
         values = [values]
     if len(values) == 1:
+        if type(axis) is not int:  # TF converts the axis even here (and returns the value)
+            axis = converted(axis, "tf.concat", "axis",
+                             None if isinstance(axis, (Tensor, Variable)) else dtypes.int32)
         if np.ndim(axis.numpy() if isinstance(axis, Tensor) else axis) != 0:
             raise ValueError(f"concat: axis must be a scalar, got {axis!r}")
-        return identity(values[0])
+        return identity(values[0] if isinstance(values[0], (Tensor, Variable))
+                        else converted(values[0], "tf.concat", "values"))
     if not values:
         raise errors.invalid_argument(
             "ConcatV2", "ConcatV2 needs at least one tensor (attr 'T' is not set for N=0); "
                         "pass a non-empty list")
     like = next((v for v in values if isinstance(v, (Tensor, Variable))), None)
-    tensors = [as_tensor(v) if like is None or isinstance(v, (Tensor, Variable))
-               else as_tensor(v, dtype=like.dtype) for v in values]
+    try:
+        tensors = [as_tensor(v) if like is None or isinstance(v, (Tensor, Variable))
+                   else as_tensor(v, dtype=like.dtype) for v in values]
+    except (TypeError, ValueError) as e:
+        raise named(e, "tf.concat", "values") from None
     first = tensors[0]
     nd = first._value.ndim
     if nd == 0:
         raise errors.invalid_argument("ConcatV2", "Can't concatenate scalars (use tf.stack instead)")
-    axis = normalize_axis(_scalar_int(axis), nd, "ConcatV2")
+    if type(axis) is not int:
+        axis = int(int_input(axis, "tf.concat", "ConcatV2", "axis", rank=0, attr="Tidx"))
+    axis = normalize_axis(axis, nd, "ConcatV2")
     for i, t in enumerate(tensors[1:], 1):
         if t._value.dtype != first._value.dtype:
             raise errors.invalid_argument("ConcatV2", f"cannot concatenate tensors of dtypes "
@@ -390,8 +427,10 @@ SPLIT = Op("Split", batchable=True)
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     """Split `value` along `axis` into equal parts (an int) or parts of the given sizes (a list;
     one size may be -1, meaning the rest)."""
-    x = as_tensor(value)
+    x = value if type(value) is Tensor else converted(value, "tf.split", "value")
     nd = x._value.ndim
+    if type(axis) is not int and not isinstance(axis, (Tensor, Variable)):
+        axis = int(int_input(axis, "tf.split", "Split", "axis", rank=0, dtype=dtypes.int32))
     axis = normalize_axis(_scalar_int(axis), nd, "Split")
     n = x._value.shape[axis]
     if isinstance(num_or_size_splits, (int, np.integer)) or (
@@ -403,7 +442,13 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
                          f"split_dim {axis} (size = {n}) and num_split {parts}")
         sizes = [n // parts] * parts
     else:
+        if not (isinstance(num_or_size_splits, (list, tuple)) and all(type(s) is int for s in num_or_size_splits)):
+            _check_size_splits(num_or_size_splits)
         sizes = _int_list(num_or_size_splits)
+        if num is not None and num != len(sizes):
+            raise errors.invalid_argument(
+                "SplitV", f"tf.split: size of the split_tensor must be 1-D and have the same elements as "
+                          f"outputs: num={num} but num_or_size_splits={list(sizes)}")
         if sizes.count(-1) > 1:
             raise errors.invalid_argument("SplitV", f"size_splits {sizes} may contain at most one -1")
         if -1 in sizes:
@@ -423,6 +468,17 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     return list(outs)
 
 
+def _check_size_splits(value):
+    """TF's checks of a tf.split size list that is not a list of ints: converted, not a scalar
+    (ValueError), integer (Tlen) and 1-D (InvalidArgumentError)."""
+    t = converted(value, "tf.split", "num_or_size_splits")
+    if t._value.ndim == 0:
+        raise ValueError(f"tf.split: Rank-0 tensors are not supported as the num_or_size_splits "
+                         f"argument to split. Argument provided: {value!r}; pass an int or a list of sizes")
+    int_input(t, "tf.split", "SplitV", "num_or_size_splits", rank=1, attr="Tlen",
+              allowed=("int8", "int32", "int64"))
+
+
 TILE = Op("Tile", batchable=True)
 TILE_GRAD = Op("TileGrad", batchable=True)
 
@@ -430,7 +486,9 @@ TILE_GRAD = Op("TileGrad", batchable=True)
 @dispatch.add_dispatch_support
 def tile(input, multiples, name=None):  # noqa: A002
     """`input` repeated `multiples[i]` times along dimension i."""
-    x = as_tensor(input)
+    x = input if type(input) is Tensor else converted(input, "tf.tile", "input")
+    if not (isinstance(multiples, (list, tuple)) and all(type(m) is int for m in multiples)):
+        multiples = int_input(multiples, "tf.tile", "Tile", "multiples", rank=1, attr="Tmultiples")
     reps = _int_list(multiples)
     nd = x._value.ndim
     if len(reps) != nd:
