@@ -1,14 +1,12 @@
 """3-D window kernels on raw NDHWC arrays: convolution and its two adjoints, max and average
 pooling and their gradients. They run on any array module.
 
-A 3-D convolution whose patch matrix is small (up to 16 MiB) is one im2col over the padded
-volume and one GEMM, its filter gradient reuses that patch matrix, and its input gradient adds
-each tap's dy @ w[tap]^T onto the inputs the tap read. A larger one is a sum over the filter's depth taps of 2-D
-convolutions: depth tap `a` multiplies the input depths `q * sd + a * dd - pad_front` of the
-output depths `q` that read real input (depth padding is never multiplied), and those depth
-slices, stacked on the batch axis as [N * count, H, W, C] planes, go through the 2-D kernels of
-the array module (`kernels.for_module(xp).conv2d` and its adjoints), with their own fast paths,
-batch chunking and device code. Pooling loops over the taps of the 3-D window directly.
+A 3-D convolution is a sum over the filter's depth taps of 2-D convolutions: depth tap `a`
+multiplies the input depths `q * sd + a * dd - pad_front` of the output depths `q` that read
+real input (depth padding is never multiplied), and those depth slices, stacked on the batch
+axis as [N * count, H, W, C] planes, go through the 2-D kernels of the array module
+(`kernels.for_module(xp).conv2d` and its adjoints), with their own fast paths, batch chunking and
+device code. Pooling loops over the taps of the 3-D window directly.
 
 The geometry argument (`minitf.ops.conv3d._Geometry3D`) gives the depth sizes n, d, kd, sd, dd,
 od, pf, the spatial sizes h, w, oh, ow and paddings pt, pb, pl, pr, `depth_taps()` and `plane(count)`,
@@ -31,55 +29,15 @@ def _planes(v, depths, count):
     return part.reshape((part.shape[0] * count,) + part.shape[2:])
 
 
-# -- convolution: one GEMM, or depth taps of 2-D convolutions ----------------------------------
-
-# the largest patch matrix built whole (larger problems go through the chunked 2-D kernels)
-DIRECT_PATCH_BYTES = 16 << 20
-
-
-def _direct(geo, channels, itemsize):
-    size = geo.n * geo.od * geo.oh * geo.ow * geo.kd * geo.kh * geo.kw * channels * itemsize
-    return size <= DIRECT_PATCH_BYTES
-
-
-def _window_view(vpad, geo):
-    """A strided view [N, OD, OH, OW, KD, KH, KW, C] of every window of the padded volume."""
-    s = vpad.strides
-    shape = (vpad.shape[0], geo.od, geo.oh, geo.ow, geo.kd, geo.kh, geo.kw, vpad.shape[4])
-    strides = (s[0], s[1] * geo.sd, s[2] * geo.sh, s[3] * geo.sw, s[1] * geo.dd, s[2] * geo.dh,
-               s[3] * geo.dw, s[4])
-    return array_module(vpad).lib.stride_tricks.as_strided(vpad, shape=shape, strides=strides)
-
-
-def _patches(x, geo):
-    """The [N*OD*OH*OW, KD*KH*KW*C] patch matrix (one copy out of the window view)."""
-    return _window_view(_pad(x, geo, 0), geo).reshape(-1, geo.kd * geo.kh * geo.kw * x.shape[4])
-
-
-def _conv_taps(geo):
-    """The index of the padded input each window tap (a, b, c) reads, for all outputs."""
-    def axis(tap, dilation, stride, out):
-        start = tap * dilation
-        return slice(start, start + max((out - 1) * stride + 1, 0), stride)
-    for a in range(geo.kd):
-        for b in range(geo.kh):
-            for c in range(geo.kw):
-                yield (slice(None), axis(a, geo.dd, geo.sd, geo.od), axis(b, geo.dh, geo.sh, geo.oh),
-                       axis(c, geo.dw, geo.sw, geo.ow))
-
+# -- convolution: depth taps of 2-D convolutions ----------------------------------------------
 
 @half_through_float32
 def conv3d(x, w, geo, keep=None):
     """Conv3D of [N, D, H, W, C] `x` with [KD, KH, KW, C, F] `w`. With `keep` (a dict), stores
-    what the filter gradient may reuse (the patch matrix or matrices)."""
+    per depth tap what the filter gradient may reuse (the 2-D kernels' patch matrices)."""
     xp = array_module(x)
-    f = w.shape[4]
-    if _direct(geo, x.shape[4], x.itemsize):
-        cols = _patches(x, geo)
-        if keep is not None:
-            keep["direct"] = cols
-        return (cols @ w.reshape(-1, f)).reshape(geo.n, geo.od, geo.oh, geo.ow, f)
     k2 = for_module(xp)
+    f = w.shape[4]
     y = xp.zeros((geo.n, geo.od, geo.oh, geo.ow, f), dtype=np.result_type(x, w))
     for a, outs, ins, count in geo.depth_taps():
         cols = [] if keep is not None else None
@@ -96,18 +54,6 @@ def conv3d_backprop_input(w, g, geo):
     xp = array_module(g)
     k2 = for_module(xp)
     c = w.shape[3]
-    if _direct(geo, c, g.itemsize):
-        # each tap's dy @ w[tap]^T lands on the inputs that tap read
-        f = w.shape[4]
-        g2 = g.reshape(-1, f)
-        taps = w.reshape(-1, c, f)
-        dx = xp.zeros((geo.n, geo.d + geo.pf + geo.pk, geo.h + geo.pt + geo.pb, geo.w + geo.pl + geo.pr, c),
-                      dtype=g.dtype)
-        part = xp.empty((g2.shape[0], c), dtype=g.dtype)
-        for t, idx in enumerate(_conv_taps(geo)):
-            xp.matmul(g2, taps[t].T, out=part)
-            dx[idx] += part.reshape(geo.n, geo.od, geo.oh, geo.ow, c)
-        return _unpad(dx, geo)
     dx = xp.zeros((geo.n, geo.d, geo.h, geo.w, c), dtype=g.dtype)
     for a, outs, ins, count in geo.depth_taps():
         part = k2.conv2d_backprop_input(w[a], _planes(g, outs, count), geo.plane(count))
@@ -121,11 +67,6 @@ def conv3d_backprop_filter(x, g, geo, keep=None):
     `keep` when given."""
     xp = array_module(x)
     k2 = for_module(xp)
-    f = g.shape[4]
-    if _direct(geo, x.shape[4], x.itemsize):
-        cols = keep.get("direct") if keep else None
-        cols = _patches(x, geo) if cols is None else cols
-        return (cols.T @ g.reshape(-1, f)).reshape(geo.kd, geo.kh, geo.kw, x.shape[4], f)
     dw = xp.zeros((geo.kd, geo.kh, geo.kw, x.shape[4], g.shape[4]), dtype=g.dtype)
     for a, outs, ins, count in geo.depth_taps():
         cols = None if keep is None else keep.get(a)
@@ -154,6 +95,18 @@ def _unpad(v, geo):
     return array_module(v).ascontiguousarray(part)
 
 
+def _taps(geo):
+    """The index of the padded input that each window tap (a, b, c) reads, for all outputs."""
+    def axis(tap, dilation, stride, out):
+        start = tap * dilation
+        return slice(start, start + max((out - 1) * stride + 1, 0), stride)
+    for a in range(geo.kd):
+        for b in range(geo.kh):
+            for c in range(geo.kw):
+                yield (slice(None), axis(a, 1, geo.sd, geo.od), axis(b, 1, geo.sh, geo.oh),
+                       axis(c, 1, geo.sw, geo.ow))
+
+
 def _lowest(dtype, xp):
     return -xp.inf if dtype.kind == "f" else xp.iinfo(dtype).min
 
@@ -163,7 +116,7 @@ def max_pool3d(x, geo):
     xp = array_module(x)
     xpad = _pad(x, geo, _lowest(x.dtype, xp))
     out = xp.full((geo.n, geo.od, geo.oh, geo.ow, x.shape[4]), _lowest(x.dtype, xp), dtype=x.dtype)
-    for idx in _conv_taps(geo):
+    for idx in _taps(geo):
         xp.maximum(out, xpad[idx], out=out)
     return out
 
@@ -173,7 +126,7 @@ def max_pool3d_masks(x, y, geo):
     maximum. Every tied maximum is marked, as TF's MaxPool3DGrad routes to all of them."""
     xp = array_module(x)
     xpad = _pad(x, geo, _lowest(x.dtype, xp))
-    return [(idx, xp.equal(xpad[idx], y)) for idx in _conv_taps(geo)]
+    return [(idx, xp.equal(xpad[idx], y)) for idx in _taps(geo)]
 
 
 def max_pool3d_grad(g, masks, geo):
@@ -214,7 +167,7 @@ def avg_pool3d(x, geo):
     xp = array_module(x)
     xpad = _pad(x, geo, 0)
     total = xp.zeros((geo.n, geo.od, geo.oh, geo.ow, x.shape[4]), dtype=x.dtype)
-    for idx in _conv_taps(geo):
+    for idx in _taps(geo):
         total += xpad[idx]
     total /= _valid_counts(geo, xp, x.dtype)
     return total
@@ -227,6 +180,6 @@ def avg_pool3d_grad(g, geo):
     share = g / _valid_counts(geo, xp, g.dtype)
     dx = xp.zeros((geo.n, geo.d + geo.pf + geo.pk, geo.h + geo.pt + geo.pb, geo.w + geo.pl + geo.pr,
                    g.shape[4]), dtype=g.dtype)
-    for idx in _conv_taps(geo):
+    for idx in _taps(geo):
         dx[idx] += share
     return _unpad(dx, geo)

@@ -37,7 +37,6 @@ class _Geometry3D:
         self._planes = {}
         first = self.plane(1)
         self.kh, self.kw, self.sh, self.sw = first.kh, first.kw, first.sh, first.sw
-        self.dh, self.dw = first.dh, first.dw
         self.oh, self.ow = first.oh, first.ow
         self.pt, self.pb, self.pl, self.pr = first.pt, first.pb, first.pl, first.pr
 

@@ -2,11 +2,9 @@
 arrays refuse numpy calls) every op, forward and backward, stays on that module and gives the
 CPU's numbers; float16 accumulates in float32."""
 import numpy as np
-import pytest
 
 import minitf as tf
 from minitf.device import device
-from minitf.kernels import volumes
 
 RNG = np.random.default_rng(0)
 
@@ -21,10 +19,7 @@ def _pipeline(x, w, g):
     return [y, t, p] + tape.gradient(loss, [x, w, g])
 
 
-@pytest.mark.parametrize("one_gemm", [True, False])
-def test_3d_ops_stay_on_the_array_module_of_their_inputs(fake_gpu, one_gemm, monkeypatch):
-    if not one_gemm:  # the depth taps of the 2-D kernels, as for large volumes
-        monkeypatch.setattr(volumes, "DIRECT_PATCH_BYTES", 0)
+def test_3d_ops_stay_on_the_array_module_of_their_inputs(fake_gpu):
     x = RNG.normal(size=(1, 4, 5, 4, 3)).astype("float32")
     w = RNG.normal(size=(2, 3, 2, 3, 2)).astype("float32")
     g = RNG.normal(size=(1, 3, 2, 2, 2)).astype("float32")
@@ -36,10 +31,7 @@ def test_3d_ops_stay_on_the_array_module_of_their_inputs(fake_gpu, one_gemm, mon
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("one_gemm", [True, False])
-def test_half_precision_volumes_round_once(one_gemm, monkeypatch):
-    if not one_gemm:
-        monkeypatch.setattr(volumes, "DIRECT_PATCH_BYTES", 0)
+def test_half_precision_volumes_round_once():
     x = RNG.normal(size=(1, 3, 4, 4, 16)).astype("float16")
     w = RNG.normal(size=(3, 3, 3, 16, 4)).astype("float16")
     y = tf.nn.conv3d(x, w, [1, 1, 1, 1, 1], "SAME")

@@ -8,19 +8,9 @@ import pytest
 import minitf as tf
 from minitf import errors
 from minitf.gradient_checker import assert_gradients_close
-from minitf.kernels import volumes
 from minitf.ops import pool3d
 
 RNG = np.random.default_rng(3)
-
-
-@pytest.fixture(autouse=True, params=["one_gemm", "depth_taps"])
-def conv_path(request, monkeypatch):
-    """Every test runs on both convolution paths: the whole patch matrix and one GEMM (small
-    problems), and the depth taps of the 2-D kernels (large ones)."""
-    if request.param == "depth_taps":
-        monkeypatch.setattr(volumes, "DIRECT_PATCH_BYTES", 0)
-    return request.param
 
 
 def rand(*shape, dtype=np.float64):
