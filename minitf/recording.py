@@ -93,7 +93,8 @@ class Op:
         Use as `except ValueError as e: raise OP.shape_error(e, x, y) from None`.
         """
         shapes = " vs. ".join(str(list(t._value.shape)) for t in tensors)
-        return errors.invalid_argument(self.name, f"Incompatible shapes: {shapes} ({error})")
+        return errors.invalid_argument(self.name, f"Incompatible shapes: {shapes}; shapes broadcast when "
+                                                  f"each dimension is equal or 1 in one of them")
 
     def invalid(self, message):
         """InvalidArgumentError tagged with this op's name."""

@@ -67,8 +67,11 @@ def cast(x, dtype, name=None):
     """
     if tracing[0] and is_graph_value(x):
         return graph_call(cast, (x, dtype), {})
-    dtype = dtypes.as_dtype(dtype)
-    x = convert_to_tensor(x)
+    try:
+        dtype = dtypes.as_dtype(dtype)
+        x = convert_to_tensor(x)
+    except (TypeError, ValueError) as e:
+        raise named(e, "tf.cast") from None
     src = x._value.dtype
     if src == dtype._np:
         return x

@@ -11,6 +11,7 @@ from minitf.indexed_slices import IndexedSlices
 from minitf.ops._core import (Op, Tensor, Variable, _state, array_module, as_tensor, binary,
                               check_attr_dtype, normalize_axis, record, graph_call, is_graph_value, tracing)
 from minitf.ops.creation import zeros_like
+from minitf.ops.arg_checks import converted, int_attr
 from minitf.ops.shaping import (_batch_ndim, _int_list, _scalar_int, _shape_arg, reshape, stack,
                                 unstack)
 
@@ -70,7 +71,7 @@ def where(condition, x=None, y=None, name=None):
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     """Pad `tensor` with paddings[i] = [before, after] entries along each dimension, filled with
     `constant_values` (mode CONSTANT) or mirrored (REFLECT excludes the edge, SYMMETRIC repeats it)."""
-    x = as_tensor(tensor)
+    x = tensor if type(tensor) is Tensor else converted(tensor, "tf.pad", "tensor")
     raw = np.asarray(paddings.numpy() if isinstance(paddings, (Tensor, Variable)) else paddings)
     if raw.size and raw.dtype.kind not in "iu":
         raise errors.invalid_argument(
@@ -82,7 +83,10 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
                    f"[before, after] pair per dimension")
     pads = _int_list(raw)
     nd = x._value.ndim
-    mode_up = str(mode).upper()
+    if not isinstance(mode, str):  # TF calls mode.upper(): an AttributeError
+        raise AttributeError(f"tf.pad: `mode` must be a string, 'CONSTANT', 'REFLECT' or 'SYMMETRIC', "
+                             f"not {mode!r}")
+    mode_up = mode.upper()
     if mode_up not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
         raise ValueError(f"pad: unknown padding mode {mode!r}; use 'CONSTANT', 'REFLECT' or 'SYMMETRIC'")
     if len(pads) != 2 * nd:
@@ -103,7 +107,10 @@ PAD_GRAD = Op("PadGrad", batchable=True)
 
 def _pad_constant(x, pairs, constant_values):
     xp = array_module(x._value)
-    fill_value = as_tensor(constant_values, dtype=x.dtype)
+    fill_value = converted(constant_values, "tf.pad", "constant_values", x.dtype)
+    if fill_value._value.ndim:
+        raise errors.invalid_argument("PadV2", f"tf.pad: constant_values must be a scalar. Found: "
+                                               f"{list(fill_value.shape)}")
     out_shape = tuple(d + a + b for d, (a, b) in zip(x._value.shape, pairs))
     out = xp.full(out_shape, coerce_to_module(fill_value._value, xp), dtype=x._value.dtype)
     inner = tuple(slice(a, a + d) for d, (a, _) in zip(x._value.shape, pairs))
@@ -232,11 +239,11 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
       InvalidArgumentError: an index out of range, a scalar `params`, non-integer indices or
         an invalid `axis`/`batch_dims`.
     """
-    p = as_tensor(params)
-    idx = as_tensor(indices)
+    p = params if type(params) is Tensor else converted(params, "tf.gather", "params")
+    idx = indices if type(indices) is Tensor else converted(indices, "tf.gather", "indices")
     check_attr_dtype(idx, "GatherV2", "Tindices", ("int16", "int32", "int64"))
     nd = p._value.ndim
-    batch_dims = _scalar_int(batch_dims)
+    batch_dims = batch_dims if type(batch_dims) is int else int_attr(batch_dims, "tf.gather", "batch_dims")
     if batch_dims < 0:
         batch_dims += idx._value.ndim
     if axis is not None and not isinstance(axis, int):

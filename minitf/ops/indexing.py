@@ -7,6 +7,7 @@ from minitf import errors
 from minitf.backend import to_host
 from minitf.ops._core import Op, Tensor, Variable, _state, array_module, as_tensor, record
 from minitf.ops.gather import boolean_mask
+from minitf.ops.arg_checks import converted
 
 __all__ = ["getitem", "slice_"]
 
@@ -102,6 +103,25 @@ def _slice_grad(g, shape, key, out_ndim):
 SLICE = Op("Slice")
 
 
+def _int_seq(value):
+    return isinstance(value, (list, tuple)) and all(type(v) is int for v in value)
+
+
+def _slice_bounds(begin, size):
+    """tf.slice's begin and size converted as TF converts them (size to begin's dtype), then
+    Slice's checks: integer (Index) and 1-D (InvalidArgumentError)."""
+    b = converted(begin, "tf.slice", "begin")
+    s = converted(size, "tf.slice", "size", None if isinstance(size, (Tensor, Variable)) else b.dtype)
+    for t in (b, s):
+        if t.dtype.name not in ("int32", "int64"):
+            raise SLICE.invalid(f"tf.slice: Value for attr 'Index' of {t.dtype.name} is not in the list of "
+                                f"allowed values: int32, int64; pass integer begin and size")
+    if b._value.ndim != 1 or s._value.ndim != 1:
+        raise SLICE.invalid(f"tf.slice: Expected begin and size arguments to be 1-D tensors, but got shapes "
+                            f"{list(b.shape)} and {list(s.shape)} instead.")
+    return b, s
+
+
 @dispatch.add_dispatch_support
 def slice_(input_, begin, size, name=None):
     """tf.slice: the block of `input_` starting at `begin` with extent `size` per dimension (-1: to the end).
@@ -109,8 +129,10 @@ def slice_(input_, begin, size, name=None):
     Raises:
       InvalidArgumentError: `begin`/`size` not of length rank, or a block reaching outside the input.
     """
-    x = as_tensor(input_)
+    x = input_ if type(input_) is Tensor else converted(input_, "tf.slice", "input_")
     shape = x._value.shape
+    if not (_int_seq(begin) and _int_seq(size)):
+        begin, size = _slice_bounds(begin, size)
     begin = [int(b) for b in to_host(as_tensor(begin)._value).reshape(-1)]
     size = [int(n) for n in to_host(as_tensor(size)._value).reshape(-1)]
     if len(begin) != len(shape) or len(size) != len(shape):

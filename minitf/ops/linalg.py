@@ -7,6 +7,7 @@ from minitf import dtypes, errors
 from minitf.ops._core import (Op, Tensor, Variable, _state, array_module, as_tensor, binary,
                               check_float, record, graph_call, is_graph_value, tracing)
 from minitf.ops.array import broadcast_to, eye, reshape, transpose, where, zeros_like
+from minitf.ops.arg_checks import named
 from minitf.ops.math import log
 from minitf.ops.norms import l2_normalize, norm
 from minitf.ops.reduce import reduce_sum
@@ -48,8 +49,11 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     if tracing[0] and (is_graph_value(a) or is_graph_value(b)):
         return graph_call(matmul, (a, b), dict(transpose_a=transpose_a, transpose_b=transpose_b, adjoint_a=adjoint_a, adjoint_b=adjoint_b, a_is_sparse=a_is_sparse, b_is_sparse=b_is_sparse, output_type=output_type))
     for t, adj, side in ((transpose_a, adjoint_a, "a"), (transpose_b, adjoint_b, "b")):
+        for flag, label in ((t, "transpose_"), (adj, "adjoint_")):
+            if flag and not isinstance(flag, (bool, np.bool_)):
+                raise TypeError(f"tf.matmul: expected a bool for argument `{label}{side}`, not {flag!r}")
         if t and adj:
-            raise ValueError(f"Only one of `transpose_{side}` and `adjoint_{side}` can be True. "
+            raise ValueError(f"tf.matmul: Only one of `transpose_{side}` and `adjoint_{side}` can be True. "
                              f"Received `transpose_{side}`={t}, `adjoint_{side}`={adj}.")
     out_dtype = None if output_type is None else dtypes.as_dtype(output_type)
     if out_dtype is not None:
@@ -62,7 +66,10 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
             ta_ = as_tensor(a)
             b_rank = len(b.shape) if isinstance(b, (Tensor, Variable)) else np.ndim(b)
             _check_matmul_kernel(ta_, ta_, None, ta_._value.ndim > 2 or b_rank > 2)
-        a, b = binary(a, b, MATMUL, hint=True)
+        try:
+            a, b = binary(a, b, MATMUL, hint=True)
+        except (TypeError, ValueError) as e:
+            raise named(e, "tf.matmul") from None
     ta, tb = transpose_a or adjoint_a, transpose_b or adjoint_b
     va, vb = a._value, b._value
     _check_matmul_kernel(a, b, out_dtype, va.ndim > 2 or vb.ndim > 2)

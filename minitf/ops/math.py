@@ -15,6 +15,7 @@ from minitf.ops.compare import (  # noqa: F401 (tf.math's comparisons, logic and
     bitwise_and, bitwise_or, bitwise_xor, equal, greater, greater_equal, invert, is_finite, is_inf,
     is_nan, less, less_equal, logical_and, logical_not, logical_or, logical_xor, not_equal)
 from minitf.ops.constant import cast
+from minitf.ops.arg_checks import named
 from minitf.ops.math_unary import (  # noqa: F401 (tf.math's functions of one tensor)
     _FLOAT_OR_COMPLEX, abs, acos, asin, atan, ceil, cos, cosh, erf, exp, expm1, floor, log, log1p,
     log_sigmoid, negative, reciprocal, rint, round, rsqrt, sigmoid, sign, sin, sinh, softplus, sqrt,
@@ -62,7 +63,9 @@ def add(x, y, name=None):
     """
     try:
         x, y = binary(x, y, ADD, hint=True)
-    except (TypeError, ValueError):  # a RaggedTensor operand: see minitf.dispatch
+    except (TypeError, ValueError) as e:  # a RaggedTensor operand: see minitf.dispatch
+        if not (dispatch.is_dispatchable(x) or dispatch.is_dispatchable(y)):
+            raise named(e, "tf.add") from None
         return dispatch.fallback(add, (x, y), {})
     try:
         raw = x._value + y._value
