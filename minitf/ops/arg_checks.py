@@ -12,7 +12,8 @@ import numpy as np
 from minitf import dtypes, errors
 from minitf.ops._core import Tensor, Variable, as_tensor
 
-__all__ = ["named", "converted", "int_input", "int_attr", "dtype_arg", "python_int", "shape_dims"]
+__all__ = ["named", "converted", "int_input", "int_attr", "dtype_arg", "python_int", "shape_dims",
+           "python_axis"]
 
 
 def named(exc, func, arg=None):
@@ -112,6 +113,16 @@ def shape_dims(shape, func, arg="shape"):
             raise ValueError(f"{func}: dimension {int(d)} of `{arg}` must be >= 0")
         dims.append(int(d))
     return tuple(dims)
+
+
+def python_axis(axis, func, op):
+    """An axis that TF's Python code compares with ints: TypeError for what is not a number; a
+    float reaches the kernel (InvalidArgumentError naming `op`). Tensors pass unchanged."""
+    if isinstance(axis, (int, np.integer, Tensor, Variable)) and not isinstance(axis, bool):
+        return axis
+    if isinstance(axis, (float, np.floating)):
+        raise errors.invalid_argument(op, f"{func}: axis must be an integer, got {axis!r}")
+    raise TypeError(f"{func}: axis must be an int, not {_short(axis)}")
 
 
 def dtype_arg(value, func, arg="dtype"):

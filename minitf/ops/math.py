@@ -15,7 +15,7 @@ from minitf.ops.compare import (  # noqa: F401 (tf.math's comparisons, logic and
     bitwise_and, bitwise_or, bitwise_xor, equal, greater, greater_equal, invert, is_finite, is_inf,
     is_nan, less, less_equal, logical_and, logical_not, logical_or, logical_xor, not_equal)
 from minitf.ops.constant import cast
-from minitf.ops.arg_checks import named
+from minitf.ops.arg_checks import converted, named
 from minitf.ops.math_unary import (  # noqa: F401 (tf.math's functions of one tensor)
     _FLOAT_OR_COMPLEX, abs, acos, asin, atan, ceil, cos, cosh, erf, exp, expm1, floor, log, log1p,
     log_sigmoid, negative, reciprocal, rint, round, rsqrt, sigmoid, sign, sin, sinh, softplus, sqrt,
@@ -364,14 +364,21 @@ CLIP_BY_VALUE = Op("ClipByValue", batchable=True, dtypes=_REAL)
 @dispatch.add_dispatch_support
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """Values of `t` limited to [clip_value_min, clip_value_max]; gradient flows only inside."""
-    t = as_tensor(t)
+    t = t if type(t) is Tensor else converted(t, "tf.clip_by_value", "t")
+    # TF computes maximum(minimum(t, max), min): the max bound converts first, and wins on min > max
+    hi = converted(clip_value_max, "tf.clip_by_value", "clip_value_max",
+                   None if isinstance(clip_value_max, Tensor) else t.dtype)
+    lo = converted(clip_value_min, "tf.clip_by_value", "clip_value_min",
+                   None if isinstance(clip_value_min, Tensor) else t.dtype)
     CLIP_BY_VALUE.check_dtype(t)
-    lo = as_tensor(clip_value_min, dtype=None if isinstance(clip_value_min, Tensor) else t.dtype)
-    hi = as_tensor(clip_value_max, dtype=None if isinstance(clip_value_max, Tensor) else t.dtype)
+    for label, bound in (("clip_value_min", lo), ("clip_value_max", hi)):
+        if bound.dtype != t.dtype:
+            raise CLIP_BY_VALUE.invalid(f"tf.clip_by_value: {label} is a {bound.dtype.name} tensor, t is "
+                                        f"{t.dtype.name}; cast the bound to t's dtype")
     xp = array_module(t._value)
     lo_value, hi_value = coerce_to_module(lo._value, xp), coerce_to_module(hi._value, xp)
     try:
-        z = Tensor(xp.minimum(xp.maximum(t._value, lo_value), hi_value).astype(t._value.dtype))
+        z = Tensor(xp.maximum(xp.minimum(t._value, hi_value), lo_value).astype(t._value.dtype))
     except ValueError as e:
         raise CLIP_BY_VALUE.shape_error(e, t, lo, hi) from None
     if tuple(z._value.shape) != tuple(t._value.shape):

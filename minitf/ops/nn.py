@@ -18,6 +18,7 @@ from minitf.ops.array import reshape, where, zeros_like
 from minitf.ops.constant import cast, stop_gradient
 from minitf.ops.linalg import l2_normalize  # noqa: F401  (tf.nn.l2_normalize is the same op)
 from minitf.ops.reduce import reduce_mean, reduce_sum
+from minitf.ops.arg_checks import converted, python_axis
 
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "silu", "swish", "softsign", "softmax",
            "log_softmax", "sigmoid_cross_entropy_with_logits", "weighted_cross_entropy_with_logits",
@@ -27,7 +28,7 @@ __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "silu", "swish"
 
 
 def _float_input(x, op_name):
-    x = as_tensor(x)
+    x = x if type(x) is Tensor else converted(x, op_name, "x")
     if x._value.dtype.kind not in "fc":
         raise errors.invalid_argument(op_name, f"{op_name} needs a floating-point tensor, got "
                                                f"{x.dtype.name}; cast it with tf.cast")
@@ -45,6 +46,7 @@ def _real_float_input(x, op_name):
 
 def _negative_axis(axis, ndim, op_name):
     """`axis` counted from the end, so rules stay valid when cotangents gain leading batch dims."""
+    axis = axis if type(axis) is int else python_axis(axis, f"tf.nn ({op_name})", op_name)
     if not -ndim <= axis < max(ndim, 1):
         raise errors.invalid_argument(op_name, f"axis {axis} is out of range for a tensor of rank "
                                                f"{ndim}; use an axis in [{-ndim}, {ndim})")
@@ -60,7 +62,7 @@ def relu(features, name=None):
     """max(features, 0), elementwise."""
     if tracing[0] and is_graph_value(features):
         return graph_call(relu, (features,), {})
-    x = as_tensor(features)
+    x = features if type(features) is Tensor else converted(features, "tf.nn.relu", "features")
     if x._value.dtype.kind in "bcO":
         RELU.check_dtype(x)
     xp = array_module(x._value)

@@ -7,6 +7,7 @@ from minitf.ops._core import (_NUMERIC, _REAL, Op, Tensor, _state, array_module,
                               record, reduction_axes)
 from minitf.ops.array import broadcast_to, reshape, transpose, where, zeros_like
 from minitf.ops.constant import stop_gradient
+from minitf.ops.arg_checks import converted, dtype_arg
 from minitf.ops.math import abs as abs_, exp, is_finite, log, sqrt, square
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
@@ -68,7 +69,7 @@ def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
     Raises:
       InvalidArgumentError: an axis out of range or repeated, or a bool/string input.
     """
-    x = as_tensor(input_tensor)
+    x = input_tensor if type(input_tensor) is Tensor else converted(input_tensor, "tf.reduce_sum", "input_tensor")
     _numeric_only(x, SUM)
     axes = _axes(axis, x._value.ndim, SUM.name)
     keepdims = _keepdims(keepdims)
@@ -103,7 +104,7 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     Raises:
       InvalidArgumentError: an axis out of range or repeated, or a bool/string input.
     """
-    x = as_tensor(input_tensor)
+    x = input_tensor if type(input_tensor) is Tensor else converted(input_tensor, "tf.reduce_mean", "input_tensor")
     _numeric_only(x, MEAN)
     axes = _axes(axis, x._value.ndim, MEAN.name)
     keepdims = _keepdims(keepdims)
@@ -339,11 +340,15 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
 
 
 def _arg_extreme(input, axis, output_type, op, fn_name):  # noqa: A002
-    x = as_tensor(input)
+    x = input if type(input) is Tensor else converted(input, f"tf.{fn_name}", "input")
     op.check_dtype(x)
-    output_type = dtypes.as_dtype(output_type)
+    output_type = dtype_arg(output_type, f"tf.{fn_name}", "output_type")
     if output_type.name not in ("int32", "int64", "int16", "uint16"):
-        raise TypeError(f"{op.name}: output_type must be tf.int32 or tf.int64, got {output_type.name}")
+        raise op.invalid(f"tf.{fn_name}: Value for attr 'output_type' of {output_type.name} is not in the "
+                         f"list of allowed values: int16, uint16, int32, int64; use tf.int32 or tf.int64")
+    if not (axis is None or isinstance(axis, (int, np.integer)) or
+            isinstance(axis, Tensor) and axis.dtype.is_integer):
+        raise TypeError(f"tf.{fn_name}: axis must be an int or a tensor of integer dtype, not {axis!r}")
     if isinstance(axis, Tensor):
         axis = int(axis.numpy())
     nd = x._value.ndim
