@@ -153,6 +153,7 @@ def test_argument_errors_follow_keras():
 
 
 def test_a_small_3d_model_trains():
+    tf.keras.utils.set_random_seed(0)
     rng = np.random.default_rng(0)
     x = rng.standard_normal((16, 4, 6, 6, 1)).astype("float32")
     y = (x.mean(axis=(1, 2, 3, 4)) > 0).astype("float32")[:, None]

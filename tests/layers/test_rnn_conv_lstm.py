@@ -200,6 +200,7 @@ def test_config_round_trip_and_errors():
 
 
 def test_a_small_video_model_trains():
+    tf.keras.utils.set_random_seed(0)
     rng = np.random.default_rng(10)
     x = rng.standard_normal((16, 3, 5, 5, 1)).astype("float32")
     y = (x[:, -1].mean(axis=(1, 2, 3)) > 0).astype("float32")[:, None]
@@ -207,5 +208,5 @@ def test_a_small_video_model_trains():
                                  layers.ConvLSTM2D(4, 3, padding="same"),
                                  layers.GlobalAveragePooling2D(), layers.Dense(1, activation="sigmoid")])
     model.compile(optimizer=tf.keras.optimizers.Adam(0.02), loss="binary_crossentropy")
-    history = model.fit(x, y, epochs=10, batch_size=8, verbose=0)
-    assert history.history["loss"][-1] < 0.8 * history.history["loss"][0]
+    history = model.fit(x, y, epochs=20, batch_size=8, verbose=0)
+    assert history.history["loss"][-1] < 0.7 * history.history["loss"][0]
