@@ -13,7 +13,7 @@ from minitf import dtypes, errors
 from minitf.ops._core import Tensor, Variable, as_tensor
 
 __all__ = ["named", "converted", "int_input", "int_attr", "dtype_arg", "python_int", "shape_dims",
-           "python_axis"]
+           "python_axis", "shaped_input"]
 
 
 def named(exc, func, arg=None):
@@ -123,6 +123,17 @@ def python_axis(axis, func, op):
     if isinstance(axis, (float, np.floating)):
         raise errors.invalid_argument(op, f"{func}: axis must be an integer, got {axis!r}")
     raise TypeError(f"{func}: axis must be an int, not {_short(axis)}")
+
+
+def shaped_input(value, func, arg="input"):
+    """The input of an op whose TF wrapper reads `input.shape` before converting it (the
+    convolutions): TF's AttributeError for a value without a shape, else converted."""
+    if type(value) is Tensor:
+        return value
+    if not hasattr(value, "shape"):
+        raise AttributeError(f"{func}: `{arg}` must be a tensor or an array (TF reads its .shape), not "
+                             f"{_short(value)}")
+    return converted(value, func, arg)
 
 
 def dtype_arg(value, func, arg="dtype"):

@@ -18,6 +18,7 @@ from minitf import errors, kernels
 from minitf.ops._core import Op, Tensor, _state, record, array_module, as_tensor
 from minitf.ops.array import reshape, transpose
 from minitf.ops.constant import cast
+from minitf.ops.arg_checks import converted, int_attr, shaped_input
 
 __all__ = [
     "conv1d", "conv2d", "conv2d_transpose", "conv1d_transpose", "depthwise_conv2d",
@@ -34,7 +35,8 @@ def _spatial_pair(value, name, op_name, rank=4, data_format="NHWC"):
         value = value.numpy().tolist()
     if isinstance(value, (int, np.integer)):
         return int(value), int(value)
-    value = [int(v) for v in value]
+    value = [int_attr(v, op_name, name, floats=True) for v in ([1] if value is None else value
+                                                               if isinstance(value, (list, tuple)) else [value])]
     if len(value) == 1:
         return value[0], value[0]
     if len(value) == 2:
@@ -54,7 +56,7 @@ def _check_format(data_format, op_name, allowed=("NHWC", "NCHW")):
     if data_format is None:
         return allowed[0]
     if data_format not in allowed:
-        raise ValueError(f"{op_name}: data_format must be one of {allowed}, got {data_format!r}")
+        raise errors.invalid_argument(op_name, f"data_format must be one of {allowed}, got {data_format!r}")
     return data_format
 
 
@@ -162,7 +164,7 @@ def _from_nhwc(y, data_format):
 
 def _check_rank(x, rank, op_name, what="input"):
     if x._value.ndim != rank:
-        raise ValueError(f"{op_name}: {what} must be {rank}-D, got shape {list(x.shape)}")
+        raise errors.invalid_argument(op_name, f"{what} must be {rank}-D, got shape {list(x.shape)}")
 
 
 def _check_float_same(x, w, op_name, allow_int32=False):
@@ -235,7 +237,7 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     strides/dilations: an int or a list of 1, 2 or 4 ints. padding: 'SAME', 'VALID' or explicit
     [[0, 0], [top, bottom], [left, right], [0, 0]].
     """
-    x, w = as_tensor(input), as_tensor(filters)
+    x, w = shaped_input(input, "tf.nn.conv2d"), as_tensor(filters)
     data_format = _check_format(data_format, "Conv2D")
     _check_rank(x, 4, "Conv2D")
     _check_rank(w, 4, "Conv2D", "filters")
@@ -518,7 +520,7 @@ def _avg_pool_grad(g, geo):
 
 def _pool2d(kind, input, ksize, strides, padding, data_format):  # noqa: A002
     op = "MaxPool" if kind == "max" else "AvgPool"
-    x = as_tensor(input)
+    x = input if type(input) is Tensor else converted(input, f"tf.nn.{kind}_pool2d", "input")
     data_format = _check_format(data_format, op)
     _check_rank(x, 4, op)
     if kind == "avg" and x._value.dtype.kind != "f":
