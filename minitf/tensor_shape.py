@@ -16,7 +16,11 @@ class TensorShape:
         elif isinstance(dims, int):
             self._dims = (dims,)
         else:
-            self._dims = tuple(None if d is None else int(d) for d in dims)
+            try:
+                self._dims = tuple(None if d is None else int(d) for d in dims)
+            except (TypeError, ValueError):  # TF's TypeError, not int()'s error on one element
+                raise TypeError(f"Failed to convert {dims!r} to a shape: a shape is one dimension "
+                                f"(e.g. 10) or an iterable of dimensions (e.g. [1, 10, None])") from None
 
     @property
     def rank(self):

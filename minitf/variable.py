@@ -104,6 +104,27 @@ def _recorded_in_graph(method):
     return write
 
 
+def _named(exc, arg=None):
+    """A conversion error of tf.Variable's arguments, re-made to name tf.Variable."""
+    if type(exc) not in (TypeError, ValueError):
+        return exc
+    return type(exc)(f"tf.Variable: {'argument `' + arg + '`: ' if arg else ''}{exc}")
+
+
+def _check_settings(name, constraint, synchronization, aggregation):
+    """TF's ValueErrors for tf.Variable's name, constraint and distribution settings."""
+    if name is not None and not isinstance(name, str):
+        raise ValueError(f"tf.Variable: `name` must be a string (it names a name scope), not {name!r}")
+    if constraint is not None and not callable(constraint):
+        raise ValueError(f"tf.Variable: argument `constraint` must be None or a callable, got {constraint!r}")
+    for enum_type, value in ((VariableSynchronization, synchronization), (VariableAggregation, aggregation)):
+        try:
+            enum_type(value)
+        except ValueError:
+            raise ValueError(f"tf.Variable: invalid variable {enum_type.__name__[8:].lower()} mode "
+                             f"{value!r}; use a tf.{enum_type.__name__}") from None
+
+
 class Variable(TensorLike):
     """State that persists across steps: a mutable value that works wherever a tensor does.
 
@@ -152,7 +173,11 @@ class Variable(TensorLike):
             initial_value = initial_value()
         if isinstance(initial_value, Variable):
             initial_value = initial_value._value
-        value = convert_to_tensor(initial_value, dtype=dtype)._value
+        try:
+            value = convert_to_tensor(initial_value, dtype=dtype)._value
+        except (TypeError, ValueError) as e:
+            raise _named(e) from None
+        _check_settings(name, constraint, synchronization, aggregation)
         xp = backend.array_module(value)
         self._value = xp.array(value, copy=True)
         self._id = next_id()
@@ -163,7 +188,10 @@ class Variable(TensorLike):
             self._trainable = False
         base = name if name else "Variable"
         self._name = current_scope_prefix() + base.split(":")[0] + ":0"
-        self._shape = TensorShape(shape) if shape is not None else TensorShape(self._value.shape)
+        try:
+            self._shape = TensorShape(shape) if shape is not None else TensorShape(self._value.shape)
+        except (TypeError, ValueError) as e:
+            raise _named(e, "shape") from None
         if shape is not None and not self._shape.is_compatible_with(self._value.shape):
             raise ValueError(f"Variable {self._name}: initial value shape {tuple(self._value.shape)} "
                              f"is incompatible with the declared shape {self._shape}.")
@@ -273,12 +301,17 @@ class Variable(TensorLike):
             value = value._value
         try:
             new = convert_to_tensor(value, dtype=self.dtype)._value
-        except (TypeError, ValueError) as e:
-            raise ValueError(f"{op}: cannot write a value of a different dtype into variable "
-                             f"{self._name} of dtype {self.dtype.name}: {e}") from None
+        except (TypeError, ValueError) as e:  # TF's class: TypeError for Python values of another kind
+            raise (TypeError if type(e) is TypeError else ValueError)(
+                f"{op}: cannot write a value of a different dtype into variable "
+                f"{self._name} of dtype {self.dtype.name}: {e}") from None
         if self._validate_shape and tuple(new.shape) != tuple(self._value.shape):
-            raise ValueError(f"{op}: cannot assign a value of shape {tuple(new.shape)} to variable "
-                             f"{self._name} of shape {tuple(self._value.shape)}; the shapes must match.")
+            message = (f"{op}: cannot assign a value of shape {tuple(new.shape)} to variable "
+                       f"{self._name} of shape {tuple(self._value.shape)}; the shapes must match.")
+            if op == "assign":
+                raise ValueError(message)
+            raise errors.invalid_argument("AssignAddVariableOp" if op == "assign_add" else "AssignSubVariableOp",
+                                          message)
         if not self._validate_shape and not self._shape.is_compatible_with(new.shape):
             raise ValueError(f"{op}: value shape {tuple(new.shape)} is incompatible with variable "
                              f"{self._name} of shape {self._shape}.")

@@ -17,14 +17,18 @@ __all__ = ["named", "converted", "int_input", "int_attr", "dtype_arg", "python_i
 
 
 def named(exc, func, arg=None):
-    """`exc` (a plain TypeError/ValueError/AssertionError from a conversion) re-made with the
-    function and argument named in its message; other errors (TF's OpErrors) come back as they
-    are, since they name the op already."""
-    if type(exc) not in (TypeError, ValueError, AssertionError):
-        return exc
+    """`exc` (a plain TypeError/ValueError/AssertionError from a conversion, or one of TF's
+    OpErrors) re-made with the function and argument named at the start of its message; other
+    classes come back as they are."""
     where = f"{func}: argument `{arg}`" if arg else func
     text = str(exc)
-    return type(exc)(text if text.startswith(where) else f"{where}: {text}")
+    if text.startswith(func):
+        return exc
+    if type(exc) in (TypeError, ValueError, AssertionError):
+        return type(exc)(f"{where}: {text}")
+    if isinstance(exc, errors.OpError) and type(exc).__init__ is errors.OpError.__init__:
+        return type(exc)(exc.node_def, exc.op, f"{where}: {exc.message}")
+    return exc
 
 
 def converted(value, func, arg, dtype=None):

@@ -13,14 +13,16 @@ Dropout's mask (`_host_rng`) uses numpy's Philox instead and is reproducible but
 Random ops record no gradients. Stateless ops and `Generator` live in `minitf.ops.stateless_random` and
 `minitf.ops.random_generator` and are re-exported here.
 """
+import functools
 import random as _py_random
 
 import numpy as np
 
 from minitf import dispatch
-from minitf import dtypes
+from minitf import dtypes, errors
 from minitf.ops import philox, random_poisson
 from minitf.ops._core import Op, as_tensor
+from minitf.ops.arg_checks import named
 from minitf.ops.random_generator import (Generator, create_rng_state, get_global_generator,  # noqa: F401
                                          set_global_generator)
 from minitf.ops.stateless_random import (Algorithm, fold_in, split,  # noqa: F401
@@ -66,12 +68,33 @@ def get_seed(op_seed):
     if _seeds.global_seed is not None:
         if op_seed is None:
             op_seed = _seeds.op_seeds.randint(0, _MAXINT32)
-        seeds = _seeds.global_seed % _MAXINT32, int(op_seed) % _MAXINT32
+        seeds = _seeds.global_seed % _MAXINT32, _seed_int(op_seed) % _MAXINT32
     elif op_seed is not None:
-        seeds = _DEFAULT_GLOBAL_SEED, int(op_seed) % _MAXINT32
+        seeds = _DEFAULT_GLOBAL_SEED, _seed_int(op_seed) % _MAXINT32
     else:
         return None, None
     return (0, _MAXINT32) if seeds == (0, 0) else seeds
+
+
+def _seed_int(seed):
+    """An op seed as an int (TF: TypeError for a seed that is not a number)."""
+    if isinstance(seed, (str, bytes)):
+        raise TypeError(f"the op seed must be an integer, not {seed!r}")
+    try:
+        return int(seed)
+    except (TypeError, ValueError):
+        raise TypeError(f"the op seed must be an integer, not {seed!r}") from None
+
+
+def _names_errors(fn):
+    """`fn`'s errors re-made to name tf.random.<fn> (its kernels' errors name Mul, AddV2...)."""
+    @functools.wraps(fn)
+    def naming(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except (TypeError, ValueError, errors.OpError) as e:
+            raise named(e, f"tf.random.{fn.__name__}") from None
+    return naming
 
 
 def _stream(op, dtype, shape_dtype, seed, blocks):
@@ -124,6 +147,7 @@ _RESERVE = 256  # Philox blocks TF reserves per output value
 # -- stateful ops ------------------------------------------------------------------------------
 
 @dispatch.stateful_op
+@_names_errors
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Values from a normal distribution with the given mean and standard deviation.
 
@@ -136,6 +160,7 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=No
 
 
 @dispatch.stateful_op
+@_names_errors
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
     """Values uniform in [minval, maxval), following TF's seed rules.
 
