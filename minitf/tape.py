@@ -16,7 +16,7 @@ import contextlib
 import enum
 import logging
 
-from minitf import nest
+from minitf import errors, nest
 from minitf.convert import convert_to_tensor
 from minitf.indexed_slices import IndexedSlices
 from minitf.ops.array import broadcast_to, concat, eye_like_seed, ones_like, reshape, stack, transpose, zeros
@@ -47,6 +47,28 @@ def _check_unconnected(value):
 
 def _differentiable(x):
     return x._value.dtype.kind in "fc"
+
+
+def _not_differentiable(value, arg):
+    """TF's error for a `target`/`sources` entry that is no tensor or variable: TypeError for a
+    string, None (or a float target), which TF cannot take as a dtype; AttributeError for other
+    values, whose missing .dtype TF trips on."""
+    if isinstance(value, (str, bytes)) or value is None or (arg == "target" and isinstance(value, float)):
+        raise TypeError(f"GradientTape.gradient: `{arg}` must hold tensors or variables, got {value!r}")
+    if arg == "sources" or not hasattr(value, "__tf_tensor__"):
+        raise AttributeError(f"GradientTape.gradient: `{arg}` must hold tensors or variables (with a "
+                             f".dtype), got {type(value).__name__} {value!r}")
+
+
+def _output_gradient(og, target):
+    """An output gradient as a tensor of the target's dtype; one that cannot be, as TF's Mul with
+    it fails (InvalidArgumentError)."""
+    try:
+        return convert_to_tensor(og, dtype=target.dtype)
+    except (TypeError, ValueError):
+        given = convert_to_tensor(og)
+        raise errors.invalid_argument("Mul", f"GradientTape.gradient: an output_gradients entry of dtype "
+                                             f"{given.dtype.name} for a {target.dtype.name} target; cast it") from None
 
 
 class GradientTape:
@@ -210,6 +232,8 @@ class GradientTape:
                 return target.value()
             finally:
                 _state.active = saved
+        if not isinstance(target, Tensor):
+            _not_differentiable(target, "target")
         return convert_to_tensor(target)
 
     def gradient(self, target, sources, output_gradients=None,
@@ -241,6 +265,9 @@ class GradientTape:
             return graph.tape_answer(self, "gradient", (target, sources),
                                      {"output_gradients": output_gradients,
                                       "unconnected_gradients": unconnected_gradients})
+        if target is None:
+            raise TypeError("GradientTape.gradient: argument `target` should be a tensor, variable or nested "
+                            "structure of them to be differentiated, but received None.")
         self._begin_answer("gradient")
         unconnected = _check_unconnected(unconnected_gradients)
         flat_targets = [self._target_tensor(t) for t in nest.flatten(target)]
@@ -256,7 +283,7 @@ class GradientTape:
         flat = nest.flatten(sources)
         for s in flat:
             if not isinstance(s, (Tensor, Variable)):
-                raise ValueError(f"gradient() sources must be tensors or variables, got {type(s).__name__}: {s!r}")
+                _not_differentiable(s, "sources")
         return flat
 
     @staticmethod
@@ -264,6 +291,8 @@ class GradientTape:
         if output_gradients is None:
             return [ones_like(t) for t in flat_targets]
         flat_og = nest.flatten(output_gradients)
+        # as TF: extra entries are ignored and missing ones count as None (ones)
+        flat_og = flat_og[:len(flat_targets)] + [None] * (len(flat_targets) - len(flat_og))
         if len(flat_og) != len(flat_targets):
             raise ValueError(f"output_gradients has {len(flat_og)} entries but there are "
                              f"{len(flat_targets)} targets; pass one per target (None for ones).")
@@ -272,7 +301,7 @@ class GradientTape:
             if og is None:
                 seeds.append(ones_like(t))
             else:
-                og = convert_to_tensor(og, dtype=t.dtype)
+                og = _output_gradient(og, t)
                 if tuple(og.shape) != tuple(t.shape):
                     og = broadcast_to(og, t._value.shape)
                 seeds.append(og)
