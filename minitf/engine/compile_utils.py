@@ -14,6 +14,7 @@ from minitf.convert import convert_to_tensor
 from minitf.engine.data_adapter import to_numpy
 from minitf.losses.reduction import unscale_loss_for_distribution
 from minitf.ops import math as math_ops
+from minitf.ops import shaping as shape_ops
 from minitf.ops.constant import cast
 
 __all__ = ["LossesContainer", "MetricsContainer", "is_metric", "batch_size_of", "add_losses"]
@@ -165,7 +166,8 @@ class LossesContainer:
                 continue
             value = fn(trues[i], preds[i], sample_weight=weights[i])
             examples = batch_size_of(preds[i])
-            if self._output_trackers and examples != 0:  # an empty replica batch adds nothing
+            if self._output_trackers and (type(examples) is not int or examples != 0):
+                # an empty replica batch adds nothing
                 self._output_trackers[i].update_state(unscale_loss_for_distribution(value),
                                                       sample_weight=examples)
             terms.append(value * self._loss_weights[i] if self._loss_weights[i] != 1.0 else value)
@@ -190,10 +192,14 @@ def _as_loss_object(fn):
 
 
 def batch_size_of(tensor):
+    """The number of examples in a batch: the first dimension (1 for a scalar); inside a function
+    traced with an unknown batch size, a tensor read when the graph runs."""
     shape = getattr(tensor, "shape", None)
     if shape is None or len(shape) == 0:
         return 1
-    return int(shape[0]) if shape[0] is not None else 1
+    if shape[0] is None:
+        return shape_ops.shape(tensor)[0]
+    return int(shape[0])
 
 
 class MetricsContainer:

@@ -24,6 +24,7 @@ from minitf.engine.data_adapter import (DataHandler, is_dataset, is_iterator, is
                                         pack_x_y_sample_weight, split_validation,
                                         unpack_x_y_sample_weight)
 from minitf.engine.logs import flatten_logs, floats, resolve_verbose, should_validate
+from minitf.function import function
 from minitf.keras.call_context import spec_of, spec_of_function
 from minitf.losses.reduction import scale_loss_for_distribution, unscale_loss_for_distribution
 from minitf.metrics import Mean
@@ -166,8 +167,17 @@ class TrainingMixin(EvaluationMixin):
         def one_step_on_data(data):
             """One training step on one batch."""
             return distributed.run_step(distributed.replica_strategy(model), model.train_step, data)
-        _set(self, "train_function", one_step_on_data)
-        return one_step_on_data
+        step = self._compiled(one_step_on_data)
+        _set(self, "train_function", step)
+        return step
+
+    def _compiled(self, step):
+        """`step` as Keras 3 runs it: a tf.function that relaxes the batch dimension after a
+        retrace (the last batch of an epoch is smaller), unless `run_eagerly`. Under a strategy
+        with several replicas in this process the replicas' threads run it eagerly."""
+        if self.run_eagerly or distributed.replica_strategy(self) is not None:
+            return step
+        return function(step, reduce_retracing=True, jit_compile=bool(self.jit_compile))
 
     def make_test_function(self, force=False):
         """The function `evaluate` calls on each batch: `test_function(data)` runs
@@ -180,8 +190,9 @@ class TrainingMixin(EvaluationMixin):
         def one_step_on_data(data):
             """One evaluation step on one batch."""
             return distributed.run_step(distributed.replica_strategy(model), model.test_step, data)
-        _set(self, "test_function", one_step_on_data)
-        return one_step_on_data
+        step = self._compiled(one_step_on_data)
+        _set(self, "test_function", step)
+        return step
 
     def make_predict_function(self, force=False):
         """The function `predict` calls on each batch: `predict_function(data)` returns
@@ -193,8 +204,9 @@ class TrainingMixin(EvaluationMixin):
         def one_step_on_data(data):
             """One inference step on one batch."""
             return model.predict_step(data)
-        _set(self, "predict_function", one_step_on_data)
-        return one_step_on_data
+        step = self._compiled(one_step_on_data)
+        _set(self, "predict_function", step)
+        return step
 
     def _assert_compiled(self):
         # Keras 3 raises ValueError (Keras 2 raised RuntimeError)
@@ -313,7 +325,8 @@ class TrainingMixin(EvaluationMixin):
 
     def _track_loss(self, loss, x):
         examples = batch_size_of(next((t for t in nest.flatten(x) if t is not None), None))
-        if examples == 0:  # a replica's empty part of a short global batch: its loss is an empty tensor
+        if type(examples) is int and examples == 0:  # a replica's empty part of a short global
+            # batch: its loss is an empty tensor
             return
         self._loss_tracker.update_state(unscale_loss_for_distribution(loss), sample_weight=examples)
 

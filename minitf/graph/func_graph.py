@@ -260,7 +260,7 @@ class FuncGraph:
 
     # -- recording calls ---------------------------------------------------------------------
     def call(self, api, args, kwargs, stateful=False, abstract=None, op_type=None, name=None,
-             wants_env=False):
+             wants_env=False, read_variables=True):
         """Record `api(*args, **kwargs)` as a node and return its outputs as graph values.
 
         The call runs once on the examples of its symbolic arguments (or `abstract`, for a
@@ -280,7 +280,11 @@ class FuncGraph:
             elif isinstance(leaf, SymbolicTensorArray) and leaf.graph is not self:
                 leaves[i] = self.capture(leaf)
             elif isinstance(leaf, Variable):
-                self.note_variable(leaf)
+                if read_variables:  # read now, in the caller's scope (autocast casts the read)
+                    leaves[i] = leaf = leaf.value()
+                    has_b = has_b or leaf.example_b is not None
+                else:
+                    self.note_variable(leaf)
         template = template.with_leaves(leaves)
         runner = abstract if abstract is not None else api
         call_args, call_kwargs = template.rebuild(_examples(leaves, "example"))
@@ -362,7 +366,7 @@ class FuncGraph:
         """A `ReadVariableOp` node: the variable's value when the graph runs."""
         from minitf.recording import read_variable_eagerly  # lazy: recording imports this protocol
         return self.call(read_variable_eagerly, (variable,), {}, op_type="ReadVariableOp",
-                         name="ReadVariableOp")
+                         name="ReadVariableOp", read_variables=False)
 
     def tape_step(self, tape, step, args=()):
         """A step of a GradientTape ('enter', 'exit', 'pause', 'resume', 'watch', 'reset')."""
@@ -413,7 +417,7 @@ class FuncGraph:
     def write_variable(self, variable, method_name, args, kwargs):
         """A stateful node calling `variable.<method_name>(*args, **kwargs)` when the graph runs."""
         method = getattr(type(variable), method_name)
-        self.call(method, (variable,) + tuple(args), kwargs, stateful=True,
+        self.call(method, (variable,) + tuple(args), kwargs, stateful=True, read_variables=False,
                   abstract=_no_result, op_type=_WRITE_TYPES.get(method_name, "AssignVariableOp"),
                   name=_WRITE_TYPES.get(method_name, "AssignVariableOp"))
         if method_name.startswith("assign") and not kwargs.get("read_value", True):

@@ -85,6 +85,7 @@ def record_tape_step(graph, tape, step, args=()):
     finally:
         _state.graph = saved
     graph.call(fn, (tape,) + tuple(args), {}, stateful=True, abstract=_no_result, op_type=op_type,
+               read_variables=False,
                name=op_type, wants_env=True)
 
 
@@ -103,6 +104,6 @@ def _answer_on_examples(tape, method, *args, **kwargs):
 def record_tape_answer(graph, tape, method, args, kwargs):
     """Trace `tape.<method>(*args, **kwargs)` ('gradient', 'jacobian', 'batch_jacobian'): a node
     whose outputs are the gradients, computed on the examples now to learn which exist."""
-    return graph.call(_answer, (tape, method) + tuple(args), kwargs, stateful=True,
+    return graph.call(_answer, (tape, method) + tuple(args), kwargs, stateful=True, read_variables=False,
                       abstract=_answer_on_examples, op_type="SymbolicGradient",
                       name="gradients", wants_env=True)

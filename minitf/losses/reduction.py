@@ -123,7 +123,11 @@ def reduce_weighted_values(values, sample_weight=None, mask=None, reduction="sum
         if reduction == "mean_with_sample_weight" and sample_weight is not None:
             divisor = reduce_ops.reduce_sum(sample_weight)
         else:
-            divisor = constant_ops.constant(float(np.prod(values.shape.as_list())), dtype=loss.dtype)
+            dims = values.shape.as_list()
+            if None in dims:  # traced with an unknown batch size: the count when the graph runs
+                divisor = constant_ops.cast(array_ops.size(values), loss.dtype)
+            else:
+                divisor = constant_ops.constant(float(np.prod(dims)), dtype=loss.dtype)
         loss = _divide_no_nan(loss, divisor)
         loss = scale_loss_for_distribution(loss)
     return loss

@@ -13,6 +13,7 @@ from minitf.ops._core import Tensor, Variable, array_module, as_tensor
 from minitf.ops.array import pad, reshape, transpose, where
 from minitf.ops.compare import GREATER_EQUAL
 from minitf.ops.conv import depthwise_conv2d
+from minitf.ops.random import random_op
 from minitf.ops.image_hsv import adjust_hue, adjust_saturation, hsv_to_rgb, rgb_to_hsv  # noqa: F401
 from minitf.ops.image_color import (adjust_brightness, adjust_contrast, convert_image_dtype,  # noqa: F401
                                     grayscale_to_rgb, per_image_standardization, rgb_to_grayscale)
@@ -104,19 +105,19 @@ def _random_flip(image, seed, axis_from_end, op_name):
     return where(mask, _reverse(x, axis), x)
 
 
-@dispatch.stateful_op
+@random_op
 def random_flip_left_right(image, seed=None):
     """Flip each image horizontally with probability 1/2."""
     return _random_flip(image, seed, 2, "random_flip_left_right")
 
 
-@dispatch.stateful_op
+@random_op
 def random_flip_up_down(image, seed=None):
     """Flip each image vertically with probability 1/2."""
     return _random_flip(image, seed, 3, "random_flip_up_down")
 
 
-@dispatch.stateful_op
+@random_op
 def random_crop(value, size, seed=None, name=None):
     """A randomly placed slice of `value` with shape `size` (same rank as value)."""
     x = as_tensor(value)

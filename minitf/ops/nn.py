@@ -442,7 +442,7 @@ def bias_add(value, bias, data_format=None, name=None):
     return x + b
 
 
-@dispatch.stateful_op
+@_random_ops.random_op
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
     """Zero each element with probability `rate` and scale the kept ones by 1 / (1 - rate).
 

@@ -13,6 +13,7 @@ Dropout's mask (`_host_rng`) uses numpy's Philox instead and is reproducible but
 Random ops record no gradients. Stateless ops and `Generator` live in `minitf.ops.stateless_random` and
 `minitf.ops.random_generator` and are re-exported here.
 """
+import contextlib
 import functools
 import random as _py_random
 
@@ -53,6 +54,29 @@ class _SeedState:
 
 _seeds = _SeedState()
 _entropy = np.random.Generator(np.random.Philox())
+
+
+@contextlib.contextmanager
+def state_preserved():
+    """Run code that draws random numbers, then put the global random state back (op seeds,
+    stream positions): what tracing a function needs, as TF's tracing draws nothing."""
+    saved = (_seeds.global_seed, _seeds.op_seeds.getstate(),
+             {k: list(v) for k, v in _seeds.kernels.items()}, dict(_seeds.host_calls))
+    try:
+        yield
+    finally:
+        _seeds.global_seed, state, _seeds.kernels, _seeds.host_calls = saved
+        _seeds.op_seeds.setstate(state)
+
+
+def random_op(fn):
+    """Decorate an op that draws from the global random state: inside a traced function it is a
+    node drawing anew each time the graph runs, and its draw while tracing (to learn the output's
+    shape) leaves the state as it found it."""
+    def abstract(*args, **kwargs):
+        with state_preserved():
+            return fn(*args, **kwargs)
+    return dispatch.stateful_op(fn, abstract=abstract)
 
 
 def set_seed(seed):
@@ -146,7 +170,7 @@ _RESERVE = 256  # Philox blocks TF reserves per output value
 
 # -- stateful ops ------------------------------------------------------------------------------
 
-@dispatch.stateful_op
+@random_op
 @_names_errors
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Values from a normal distribution with the given mean and standard deviation.
@@ -159,7 +183,7 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=No
     return sr.scale_shift(sr.draw_normal(key, counter, shape, dtype), stddev, mean, dtype)
 
 
-@dispatch.stateful_op
+@random_op
 @_names_errors
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
     """Values uniform in [minval, maxval), following TF's seed rules.
@@ -198,7 +222,7 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
     return sr.scale_unit(sr.draw_unit(key, counter, shape, dtype), lo, hi, dtype)
 
 
-@dispatch.stateful_op
+@random_op
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Normal values, with any value more than two standard deviations from the mean redrawn."""
     shape_t = _shape_dtype(shape)
@@ -207,7 +231,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
     return sr.scale_shift(sr.draw_truncated(key, counter, shape, dtype), stddev, mean, dtype)
 
 
-@dispatch.stateful_op
+@random_op
 def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     """Draw `num_samples` class indices per row of `logits` [batch, classes] (int64 by default).
 
@@ -221,7 +245,7 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     return sr.place(sr.sample_categorical(key, counter, v, n), out_dtype)
 
 
-@dispatch.stateful_op
+@random_op
 def poisson(shape, lam, dtype=dtypes.float32, seed=None, name=None):
     """Poisson draws of shape `shape + lam.shape` with rates `lam` (TF's numbers when seeded)."""
     shape_t = "int32"  # TF converts the shape to int32 first
@@ -237,7 +261,7 @@ def poisson(shape, lam, dtype=dtypes.float32, seed=None, name=None):
     return sr.place(values.reshape(shape + lam_shape), dtype)
 
 
-@dispatch.stateful_op
+@random_op
 def shuffle(value, seed=None, name=None):
     """`value` with its first dimension randomly permuted (TF's order when seeded)."""
     x = as_tensor(value)

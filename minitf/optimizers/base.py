@@ -339,7 +339,7 @@ class Optimizer(GradientAccumulation, Trackable):
         time the graph runs. The slots the first step makes are created now, while tracing, as
         TF creates a function's variables on its first trace."""
         self._prepare_slots(variables)
-        graph.call(method, args, kwargs, stateful=True, abstract=_no_effect,
+        graph.call(method, args, kwargs, stateful=True, abstract=_no_effect, read_variables=False,
                    op_type="ApplyGradients", name=self.name)
         return self._iterations
 

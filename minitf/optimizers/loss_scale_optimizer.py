@@ -141,6 +141,13 @@ class LossScaleOptimizer(base.Optimizer):
     def _current_scale(self):
         return float(self.dynamic_scale._value) if self.dynamic_scale is not None else float(self.initial_scale)
 
+    def _scale_for_ops(self):
+        """The scale as ops take it: inside a traced function the variable itself, so the graph
+        reads the scale of each step (a float would freeze the scale of the trace)."""
+        if self.dynamic_scale is not None and _recording.active_graph() is not None:
+            return self.dynamic_scale
+        return self._current_scale()
+
     # -- scaling ---------------------------------------------------------------------------
     def scale_loss(self, loss):
         """`loss` times the current loss scale (the initial scale before the first step).
@@ -151,7 +158,7 @@ class LossScaleOptimizer(base.Optimizer):
         loss = convert_to_tensor(loss)
         if loss.dtype.is_floating and loss.dtype.size < 4:
             loss = cast(loss, dtypes.float32)
-        return loss * cast(self._current_scale(), loss.dtype)
+        return loss * cast(self._scale_for_ops(), loss.dtype)
 
     def get_scaled_loss(self, loss):
         """Keras 2's name for `scale_loss` (kept for the TF mixed-precision guide's loop)."""
@@ -162,7 +169,8 @@ class LossScaleOptimizer(base.Optimizer):
 
         `apply_gradients` recognises the returned gradients and does not divide them again.
         """
-        out = [None if g is None else self._divide(g, self._current_scale()) for g in grads]
+        scale = self._scale_for_ops()
+        out = [None if g is None else self._divide(g, scale) for g in grads]
         self._unscaled.extend(g for g in out if g is not None)
         return out
 

@@ -58,8 +58,20 @@ class Recorder(tf.keras.Model):
 
 def _recorder():
     model = Recorder()
-    model.compile("sgd", "mse")
+    # the steps record Python side effects: run them eagerly, so every call records (a traced
+    # step records only while it is traced; test_traced_steps_see_the_same_structures checks it)
+    model.compile("sgd", "mse", run_eagerly=True)
     return model
+
+
+def test_traced_steps_see_the_same_structures():
+    model = Recorder()
+    model.compile("sgd", "mse")
+    model.fit(x={"a": X}, y=Y, batch_size=8, epochs=2, verbose=0, shuffle=False)
+    model.predict(X, batch_size=8, verbose=0)
+    # traced once each; predict builds the layer, and a trace that makes variables runs twice (TF)
+    assert [what for what, _ in model.seen] == ["train", "predict", "predict"]
+    assert model.seen[0][1] == "tuple(dict(a:T(8, 3)),T(8, 1))" and model.seen[1][1] == "T(8, 3)"
 
 
 @pytest.mark.parametrize("kwargs, expected", [
@@ -204,7 +216,7 @@ def test_py_dataset_workers_read_ahead_and_keep_the_order():
             order.append(int(np.asarray(data[0])[0, 0]))
             return {"n": 0.0}
     model = Ordered()
-    model.compile("sgd", "mse")
+    model.compile("sgd", "mse", run_eagerly=True)  # the step reads values in Python
     items = [np.full((2, 3), i, "float32") for i in range(6)]
     data = Batches(items, delay=0.01, workers=3, max_queue_size=4)
     model.fit(data, epochs=1, verbose=0, shuffle=False)
@@ -221,7 +233,7 @@ def test_py_dataset_workers_read_ahead_and_keep_the_order():
 
 def test_py_dataset_class_weights_and_a_missing_super_init():
     model = Recorder()
-    model.compile("sgd", "mse")
+    model.compile("sgd", "mse", run_eagerly=True)  # the step reads values in Python
     seen = []
     model.train_step = lambda data: seen.append(np.asarray(data[2])) or {"n": 0.0}
     labels = np.array([[0], [1], [1], [0]], "float32")
