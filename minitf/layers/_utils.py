@@ -12,9 +12,9 @@ def normalize_tuple(value, n, name):
         return (value,) * n
     try:
         out = tuple(int(v) for v in value)
-    except TypeError:
+    except (TypeError, ValueError):
         raise ValueError(f"The `{name}` argument must be a tuple of {n} integers. "
-                         f"Received: {value}") from None
+                         f"Received: {name}={value!r}") from None
     if len(out) != n:
         raise ValueError(f"The `{name}` argument must be a tuple of {n} integers. "
                          f"Received: {value}")

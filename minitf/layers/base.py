@@ -21,7 +21,7 @@ from minitf._keras_naming import clear_session, to_snake_case, unique_layer_name
 from minitf.function import TensorSpec
 from minitf.keras import backend as keras_backend
 from minitf.keras import node as node_module
-from minitf.keras.keras_tensor import any_symbolic
+from minitf.keras.keras_tensor import KerasTensor, any_symbolic
 from minitf.layers import auto_config, layer_call, masking
 from minitf.layers.input_spec import InputSpec, assert_input_compatibility, shape_of, shapes_of
 from minitf.layers.tracking import AttributeTracking, LayerWeight
@@ -30,7 +30,8 @@ from minitf.mixed_precision import policy as dtype_policies
 from minitf.module import Module
 from minitf.tensor_shape import TensorShape
 from minitf.trackable import Trackable
-from minitf.variable import VariableAggregation, VariableSynchronization, _scopes
+from minitf.tensor import Tensor
+from minitf.variable import Variable, VariableAggregation, VariableSynchronization, _scopes
 
 __all__ = ["Layer", "InputSpec", "BUILTIN_LAYER_CLASSES", "clear_session", "unique_layer_name",
            "to_snake_case", "floatx"]
@@ -50,6 +51,22 @@ BUILTIN_LAYER_CLASSES = {}
 
 _ALLOWED_KWARGS = frozenset({"input_shape", "batch_input_shape", "batch_size", "input_dim",
                              "activity_regularizer", "autocast", "input_length"})
+
+
+def _check_positional_inputs(layer, inputs):
+    """Keras 3's rule: what is passed positionally is tensors (arrays become tensors) or None;
+    a Python number, string or list of them raises ValueError. Preprocessing layers and
+    functional models take other values, as in Keras 3."""
+    if (getattr(layer, "_is_graph_network", False) and not getattr(layer, "_is_sequential", False)) or \
+            any(c.__module__.startswith("minitf.layers.preprocessing") for c in type(layer).__mro__):
+        return
+    for leaf in nest.flatten(inputs):
+        if leaf is not None and not isinstance(leaf, (Tensor, Variable, KerasTensor)) \
+                and not hasattr(leaf, "__array__") and not hasattr(type(leaf), "__tf_tensor__"):
+            raise ValueError(f"{type(layer).__name__} (layer {layer.name!r}): only input tensors may be passed "
+                             f"as positional arguments. The following argument value should be passed as a "
+                             f"keyword argument: {leaf!r} (of type {type(leaf)}); convert inputs with "
+                             f"tf.constant or numpy.asarray")
 
 
 class Layer(AttributeTracking, Module, Trackable):
@@ -112,9 +129,9 @@ class Layer(AttributeTracking, Module, Trackable):
         return layer
 
     def __init__(self, trainable=True, name=None, dtype=None, dynamic=False, **kwargs):
-        for key in kwargs:
-            if key not in _ALLOWED_KWARGS:
-                raise TypeError(f"Keyword argument not understood: {key!r}")
+        unknown = {key: value for key, value in kwargs.items() if key not in _ALLOWED_KWARGS}
+        if unknown:  # Keras 3's ValueError
+            raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: {unknown}")
         if name is None:
             name = unique_layer_name(to_snake_case(type(self).__name__))
         elif not isinstance(name, str):
@@ -422,11 +439,14 @@ class Layer(AttributeTracking, Module, Trackable):
             ValueError: when there are no inputs, or they break the layer's InputSpec.
         """
         if not args:
-            if "inputs" not in kwargs:
-                raise ValueError(f"Layer {self.name!r} was called without inputs.")
+            if "inputs" not in kwargs:  # Keras 3: the call's signature lacks its first argument
+                raise TypeError(f"Layer {self.name!r} ({type(self).__name__}) was called without inputs: "
+                                f"missing a required argument: 'inputs'")
             inputs = kwargs.pop("inputs")
         else:
             inputs, args = args[0], args[1:]
+            if type(inputs) is not Tensor:
+                _check_positional_inputs(self, inputs)
         if any_symbolic(inputs):
             return self._symbolic_call(inputs, args, kwargs)
         return layer_call.run(self, inputs, args, kwargs)

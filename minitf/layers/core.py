@@ -54,10 +54,10 @@ class Dense(Layer):
                  activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
                  **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        if not isinstance(units, int) or units <= 0:  # Keras 3: a Python int (numpy ints too are refused)
+            raise ValueError(f"Dense: received an invalid value for `units`, expected a positive "
+                             f"integer. Received: units={units!r}")
         self.units = int(units)
-        if self.units <= 0:
-            raise ValueError(f"Received an invalid value for `units`, expected a positive "
-                             f"integer. Received: units={units}")
         self.activation = U.activation(activation)
         self.use_bias = use_bias
         self.kernel_initializer = U.initializer(kernel_initializer)
@@ -69,6 +69,8 @@ class Dense(Layer):
         self.input_spec = InputSpec(min_ndim=2)
 
     def build(self, input_shape):
+        if isinstance(input_shape, dict):  # Keras 3 reads input_shape[-1]: a KeyError
+            raise KeyError(f"Dense {self.name!r} takes one tensor, not a dict of inputs {sorted(input_shape)}")
         last = TensorShape(input_shape)[-1]
         if last is None:
             raise ValueError(f"The last dimension of the inputs to a Dense layer {self.name!r} "

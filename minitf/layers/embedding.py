@@ -1,5 +1,5 @@
 """Embedding: integer ids -> rows of a trainable matrix (sparse IndexedSlices gradients)."""
-from minitf import dtypes
+from minitf import dtypes, errors
 from minitf.layers import _utils as U
 from minitf.layers.base import Layer
 from minitf.ops import array as array_ops
@@ -21,9 +21,10 @@ class Embedding(Layer):
                 else tuple(input_length)
         kwargs.setdefault("autocast", False)
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        if input_dim <= 0 or output_dim <= 0:
-            raise ValueError(f"Both `input_dim` and `output_dim` should be positive, "
-                             f"Received input_dim = {input_dim} and output_dim = {output_dim}")
+        for label, value in (("input_dim", input_dim), ("output_dim", output_dim)):
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"Embedding: `{label}` must be a positive integer. Received: "
+                                 f"{label}={value!r} (of type {type(value).__name__}).")
         self.input_dim = int(input_dim)
         self.output_dim = int(output_dim)
         self.embeddings_initializer = U.initializer(embeddings_initializer)
@@ -40,9 +41,17 @@ class Embedding(Layer):
         self.built = True
 
     def call(self, inputs):
+        if inputs is None:  # Keras 3 fails reading its dtype
+            raise AttributeError("Embedding.call(): inputs=None has no dtype; pass integer indices")
         if inputs.dtype not in (dtypes.int32, dtypes.int64):  # tf.gather takes no uint8/int8 indices
             inputs = cast(inputs, "int32")
-        return array_ops.gather(self.embeddings, inputs)
+        try:
+            return array_ops.gather(self.embeddings, inputs)
+        except errors.InvalidArgumentError:
+            # Keras 3's take counts negative indices from the end (an index still out of range
+            # after that raises again)
+            wrapped = array_ops.where(inputs < 0, inputs + self.input_dim, inputs)
+            return array_ops.gather(self.embeddings, wrapped)
 
     def compute_mask(self, inputs, mask=None):
         """inputs != 0 when mask_zero, else None."""

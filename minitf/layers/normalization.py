@@ -26,6 +26,18 @@ def _axes_list(axis, rank, name):
     return sorted(out)
 
 
+def _batch_norm_numbers(axis, momentum, epsilon):
+    """Keras 3's int(axis), float(momentum) and float(epsilon), their errors naming the argument."""
+    out = []
+    for label, value, kind in (("axis", axis, int), ("momentum", momentum, float), ("epsilon", epsilon, float)):
+        try:
+            out.append(kind(value))
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"BatchNormalization: argument `{label}` must be {'an int' if kind is int else 'a float'}"
+                          f", got {value!r}") from None
+    return out
+
+
 def _synchronized_moments(inputs, axes):
     """Keras' synchronized batch statistics: the mean and variance over the batches of every
     replica in sync, from one all-reduce of the sums, the sums of squares and the counts
@@ -77,9 +89,7 @@ class BatchNormalization(Layer):
         for key in ("fused", "virtual_batch_size", "adjustment", "renorm_clipping", "renorm_momentum"):
             kwargs.pop(key, None)  # Keras 2/3 options without effect here (renorm is off)
         super().__init__(**kwargs)
-        self.axis = axis
-        self.momentum = float(momentum)
-        self.epsilon = float(epsilon)
+        self.axis, self.momentum, self.epsilon = _batch_norm_numbers(axis, momentum, epsilon)
         self.center = center
         self.scale = scale
         self.beta_initializer = U.initializer(beta_initializer)
@@ -91,6 +101,11 @@ class BatchNormalization(Layer):
         self.beta_constraint = U.constraint(beta_constraint)
         self.gamma_constraint = U.constraint(gamma_constraint)
         self.synchronized = synchronized
+
+    def _check_inputs(self, inputs):
+        if inputs is None:  # Keras 3 builds from the shape of None: a TypeError
+            raise TypeError(f"BatchNormalization {self.name!r}: inputs=None has no shape; pass a tensor")
+        super()._check_inputs(inputs)
 
     def build(self, input_shape):
         shape = TensorShape(input_shape)

@@ -15,18 +15,36 @@ def _dropout(x, rate, noise_shape, seed):
     return nn_ops.dropout(x, rate=rate, noise_shape=noise_shape, seed=seed)
 
 
+def _noise_shape_arg(noise_shape):
+    """Keras 3's checks of Dropout's noise_shape: a tuple of positive ints or None (ValueError)."""
+    if noise_shape is None:
+        return None
+    try:
+        dims = tuple(noise_shape) if not isinstance(noise_shape, str) else None
+    except TypeError:
+        dims = None
+    if dims is None or any(d is not None and (not isinstance(d, int) or d <= 0) for d in dims):
+        raise ValueError(f"Dropout: invalid value received for argument `noise_shape`. Expected a tuple "
+                         f"or list of positive integers or None. Received: noise_shape={noise_shape!r}")
+    return dims
+
+
 class Dropout(Layer):
     """Randomly zeroes a `rate` fraction of the inputs and scales the rest by 1 / (1 - rate),
     only when called with `training=True`; otherwise it returns its inputs."""
 
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
+        if rate is None or isinstance(rate, (str, bytes, list, tuple, dict)):  # Keras: 0 <= rate fails
+            raise TypeError(f"Dropout: argument `rate` must be a float between 0 and 1, not {rate!r}")
         rate = float(rate)
         if not 0 <= rate <= 1:
-            raise ValueError(f"Invalid value received for argument `rate`. Expected a float "
+            raise ValueError(f"Dropout: invalid value received for argument `rate`. Expected a float "
                              f"value between 0 and 1. Received: rate={rate}")
         self.rate = rate
-        self.noise_shape = noise_shape
+        self.noise_shape = _noise_shape_arg(noise_shape)
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)) and rate > 0:
+            raise ValueError(f"Dropout: argument `seed` must be an integer. Received: seed={seed!r}")
         self.seed = seed
 
     def _noise_shape(self, inputs):

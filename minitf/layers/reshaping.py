@@ -89,7 +89,10 @@ class Reshape(Layer):
 
     def __init__(self, target_shape, **kwargs):
         super().__init__(**kwargs)
-        self.target_shape = tuple(target_shape)
+        try:
+            self.target_shape = tuple(target_shape)
+        except TypeError:  # Keras 3 calls tuple() on it too
+            raise TypeError(f"Reshape: `target_shape` must be a tuple of ints, not {target_shape!r}") from None
         ints = [int(d) for d in self.target_shape if isinstance(d, (int, np.integer))]
         if any(d < -1 for d in ints):
             raise ValueError(f"Reshape: each dimension in `target_shape` must be a non-negative "
@@ -105,7 +108,8 @@ class Reshape(Layer):
             raise ValueError(f"Layer '{self.name}' reshapes each example of a batch, so its "
                              f"input needs a batch dimension; received a scalar (shape ()). "
                              f"Add a batch axis, e.g. tf.reshape(x, (1, -1)).")
-        dims = list(self.target_shape)
+        # Keras 3 takes a dimension that is not an int for an unknown one (-1)
+        dims = [d if isinstance(d, (int, np.integer)) else -1 for d in self.target_shape]
         known = _product(input_shape[1:])
         received = (f"Received: input_shape={tuple(input_shape[1:])}, "
                     f"target_shape={tuple(self.target_shape)}")
@@ -123,6 +127,8 @@ class Reshape(Layer):
         return dims
 
     def call(self, inputs):
+        if inputs is None:  # Keras 3 fails reading its shape
+            raise AttributeError("Reshape.call(): inputs=None has no shape; pass a tensor")
         shape = inputs.shape.as_list()
         dims = self._resolve(shape)
         return array_ops.reshape(inputs, [shape[0]] + dims)

@@ -58,7 +58,9 @@ class DropoutRNNCell:
         """Nothing to reset: minitf draws the masks afresh for each sequence."""
 
 
-def _clip_rate(rate):
+def _clip_rate(rate, owner="RNN cell"):
+    if rate is None or isinstance(rate, (str, bytes, list, tuple, dict)):  # Keras: max(0.0, rate) fails
+        raise TypeError(f"{owner}: dropout rates must be floats in [0, 1], not {rate!r}")
     return min(1.0, max(0.0, float(rate)))
 
 
@@ -73,9 +75,11 @@ class _Cell(DropoutRNNCell, Layer):
                  recurrent_regularizer=None, bias_regularizer=None, kernel_constraint=None,
                  recurrent_constraint=None, bias_constraint=None, dropout=0.0, recurrent_dropout=0.0,
                  seed=None, **kwargs):
+        if units is None or isinstance(units, (str, bytes, list, tuple, dict)):  # Keras: `units <= 0` fails
+            raise TypeError(f"{type(self).__name__}: argument `units` must be a positive integer, not {units!r}")
         if not isinstance(units, int) or isinstance(units, bool) or units <= 0:
-            raise ValueError(f"Received an invalid value for argument `units`, expected a positive "
-                             f"integer, got {units}.")
+            raise ValueError(f"{type(self).__name__}: received an invalid value for argument `units`, expected "
+                             f"a positive integer, got {units}.")
         self.implementation = kwargs.pop("implementation", 2)
         super().__init__(**kwargs)
         self.units = units
@@ -90,8 +94,8 @@ class _Cell(DropoutRNNCell, Layer):
         self.kernel_constraint = U.constraint(kernel_constraint)
         self.recurrent_constraint = U.constraint(recurrent_constraint)
         self.bias_constraint = U.constraint(bias_constraint)
-        self.dropout = _clip_rate(dropout)
-        self.recurrent_dropout = _clip_rate(recurrent_dropout)
+        self.dropout = _clip_rate(dropout, type(self).__name__)
+        self.recurrent_dropout = _clip_rate(recurrent_dropout, type(self).__name__)
         if self.recurrent_dropout != 0.0 and self._gates > 1:
             self.implementation = 1
         if self.implementation == 1 and self._gates > 1:

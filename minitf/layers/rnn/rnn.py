@@ -7,6 +7,7 @@ steps) freezes the states at masked steps and repeats the previous output there 
 `zero_output_for_mask=True`), as Keras' backend rnn does.
 """
 from minitf import nest
+from minitf.convert import convert_to_tensor
 from minitf.keras.call_context import spec_of, spec_of_function
 from minitf.layers import serialization as S
 from minitf.layers.base import Layer
@@ -31,6 +32,17 @@ def _state_sizes(cell):
         return list(size), False
     raise ValueError(f"state_size must be an integer, or a list/tuple of integers (one for each "
                      f"state tensor); got {size!r} from cell {cell}.")
+
+
+def _state_tensor(value, layer):
+    """An initial state given as Python data, converted to the layer's dtype as Keras 3 does
+    (TypeError or ValueError naming the layer when it cannot be)."""
+    try:
+        return convert_to_tensor(value, dtype=layer.dtype)
+    except (TypeError, ValueError) as e:
+        if type(e) not in (TypeError, ValueError):
+            raise
+        raise type(e)(f"{type(layer).__name__}: argument `initial_state`: {e}") from None
 
 
 class RNN(Layer):
@@ -151,6 +163,7 @@ class RNN(Layer):
                                  f"the same as the batch size of the initial state. Expected batch size: "
                                  f"{expected}; received: {sequences.shape[0]}.")
         states = list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
+        states = [s if isinstance(s, (Tensor, Variable)) or s is None else _state_tensor(s, self) for s in states]
         return nest.map_structure(lambda s: cast(s, self.dtype) if isinstance(s, Tensor) and s.dtype != self.dtype
                                   and s.dtype.is_floating else s, states)
 
@@ -164,6 +177,8 @@ class RNN(Layer):
         states = self._initial_states(sequences, initial_state)
         if mask is not None:
             mask = nest.flatten(mask)[0]
+            if not hasattr(mask, "dtype"):  # Keras 3 reads mask.dtype: an AttributeError
+                raise AttributeError(f"{type(self).__name__}.call(): mask={mask!r} is not a tensor (it has no dtype)")
         last, outputs, states = self._loop(sequences, states, mask, bool(training))
         if self.stateful:
             for var, value in zip(self._state_vars, nest.flatten(states)):
