@@ -9,6 +9,7 @@ user functions it reaches (recursively) and calls library code as it is.
 """
 import functools
 import inspect
+import textwrap
 import types
 import weakref
 
@@ -245,7 +246,8 @@ def to_code(entity, recursive=True, experimental_optional_features=None):
     For a `tf.function`, pass its `python_function`."""
     converted = to_graph(entity, recursive=recursive,
                          experimental_optional_features=experimental_optional_features)
-    return converted.ag_source
+    # as TF: the definition's lines in the generated module (registered in linecache), dedented
+    return textwrap.dedent(inspect.getsource(converted))
 
 
 def do_not_convert(func=None):

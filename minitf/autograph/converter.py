@@ -30,7 +30,7 @@ from minitf.autograph.converter_loader import Factory
 
 __all__ = ["convert", "transform_ast"]
 
-_factories = weakref.WeakKeyDictionary()  # code object -> {options: (Factory, source)}
+_factories = weakref.WeakKeyDictionary()  # code object -> {options: Factory}
 _lock = threading.RLock()
 
 
@@ -80,10 +80,9 @@ def _build(function, options, extra_local_names):
     else:
         node.name = name
         node.decorator_list = []
-    source = ast.unparse(ast.fix_missing_locations(node)) + "\n"
     factory = Factory([node], name, namer, function.__code__.co_freevars, extra_local_names,
                       future_flags=function.__code__.co_flags)
-    return factory, source
+    return factory
 
 
 def convert(function, options, extra_locals):
@@ -96,12 +95,10 @@ def convert(function, options, extra_locals):
     code = function.__code__
     with _lock:
         per_code = _factories.setdefault(code, {})
-        entry = per_code.get(options)
-        if entry is None:
-            entry = _build(function, options, tuple(extra_locals))
-            per_code[options] = entry
-    factory, source = entry
+        factory = per_code.get(options)
+        if factory is None:
+            factory = _build(function, options, tuple(extra_locals))
+            per_code[options] = factory
     converted = factory.instantiate(function, extra_locals)
-    converted.ag_source = source
     converted.ag_module_source = factory.source
     return converted

@@ -37,8 +37,9 @@ class _Graph:
         self.index = {}
         self.leaves = []
         self.owners = []        # compound statements enclosing the current position
-        self.loops = []         # (head node, break nodes) of the loops enclosing it
-        self.raises = []        # raise nodes of each enclosing try that has handlers
+        self.loops = []         # [head node, break nodes, finally depth] of enclosing loops
+        self.raises = []        # raise nodes of each enclosing try body that has handlers
+        self.finally_jumps = []  # (jumps, loop depth) of each enclosing try that has a finally
         self.nested = []        # function definitions met (their bodies get graphs of their own)
 
     def add(self, node):
@@ -89,7 +90,7 @@ class _Graph:
         if first is not None:
             self.add(first)
         breaks = []
-        self.loops.append((head, breaks))
+        self.loops.append((head, breaks, len(self.finally_jumps)))
         self.block(node.body)
         for leaf in self.leaves:
             _connect(leaf, head)
@@ -105,27 +106,38 @@ class _Graph:
     def _For(self, node):  # noqa: N802
         self._loop(node, node.iter, getattr(node, "ag_extra_test", None))
 
-    def _Break(self, node):  # noqa: N802
+    # -- jumps: they pass through the finally blocks between them and their target -----------
+    def _jump(self, node, kind):
         cfg_node = self.add(node)
-        if self.loops:
-            self.loops[-1][1].append(cfg_node)
         self.leaves = []
+        self._route([cfg_node], kind, len(self.finally_jumps))
+        return cfg_node
+
+    def _route(self, sources, kind, depth):
+        """Send a jump (from `sources`) to the innermost finally block at or below `depth`
+        that lies between it and its target, or to the target itself."""
+        floor = self.loops[-1][2] if kind in ("break", "continue") and self.loops else 0
+        if depth > floor:
+            self.finally_jumps[depth - 1][0].append((sources, kind))
+        elif kind == "break" and self.loops:
+            self.loops[-1][1].extend(sources)
+        elif kind == "continue" and self.loops:
+            for source in sources:
+                _connect(source, self.loops[-1][0])
+
+    def _Break(self, node):  # noqa: N802
+        self._jump(node, "break")
 
     def _Continue(self, node):  # noqa: N802
-        cfg_node = self.add(node)
-        if self.loops:
-            _connect(cfg_node, self.loops[-1][0])
-        self.leaves = []
+        self._jump(node, "continue")
 
     def _Return(self, node):  # noqa: N802
-        self.add(node)
-        self.leaves = []
+        self._jump(node, "exit")
 
     def _Raise(self, node):  # noqa: N802
-        cfg_node = self.add(node)
-        if self.raises:
-            self.raises[-1].append(cfg_node)
-        self.leaves = []
+        cfg_node = self._jump(node, "exit")
+        for raised in self.raises:  # every enclosing handler may catch it
+            raised.append(cfg_node)
 
     def _With(self, node):  # noqa: N802
         for item in node.items:
@@ -134,17 +146,20 @@ class _Graph:
 
     def _Try(self, node):  # noqa: N802
         self.owners.append(node)
+        if node.finalbody:
+            self.finally_jumps.append(([], len(self.loops)))
         if node.handlers:
             self.raises.append([])
         self.block(node.body)
-        raised = self.raises.pop() if node.handlers else []
         if node.orelse:
             after_body = self.leaves
             self.block(node.orelse)
             self.leaves = self.leaves + after_body
+        raised = self.raises.pop() if node.handlers else []
         if node.handlers:
             entry = self.leaves + raised
-            ends = list(self.leaves)
+            # as TF's graph builder: the raise nodes join the branch where no handler runs too
+            ends = list(entry)
             for handler in node.handlers:
                 self.owners.append(handler)
                 self.leaves = list(entry)
@@ -152,10 +167,27 @@ class _Graph:
                 ends += self.leaves
                 self.owners.pop()
             self.leaves = ends
-        self.block(node.finalbody)
+        if node.finalbody:
+            self._finally(node)
         self.owners.pop()
 
     _TryStar = _Try
+
+    def _finally(self, node):
+        jumps, _ = self.finally_jumps.pop()
+        direct = bool(self.leaves)
+        first = len(self.nodes)
+        self.block(node.finalbody)
+        ends = self.leaves
+        if len(self.nodes) > first:
+            for sources, _ in jumps:
+                for source in sources:
+                    _connect(source, self.nodes[first])
+        for sources, kind in jumps:  # then on towards their targets
+            self._route(ends if len(self.nodes) > first else sources, kind,
+                        len(self.finally_jumps))
+        if not direct:  # reached only by jumps: it does not flow into the next statement
+            self.leaves = []
 
 
 def _connect(first, second):

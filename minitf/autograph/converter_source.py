@@ -8,7 +8,6 @@ files too: the notebook harness registers their text in `linecache`, where `insp
 import ast
 import inspect
 import linecache
-import textwrap
 
 from minitf.autograph.ag_errors import InaccessibleSourceCodeError, UnsupportedLanguageElementError
 
@@ -36,13 +35,13 @@ def _source_lines(entity):
 
 
 def _parse_block(source):
-    """The first statement of a possibly indented block of source."""
+    """The first statement of a block of source, indented or not. The text of string literals
+    (docstrings) stays exactly as written, as TF keeps it."""
+    indented = source[:1] in (" ", "\t")
     try:
-        return ast.parse(textwrap.dedent(source)).body[0]
-    except SyntaxError:
-        pass
-    try:  # a block whose continuation lines are indented less than its first line
-        return ast.parse("if True:\n" + source).body[0].body[0]
+        if indented:  # parsed inside a block rather than dedented, so strings keep their text
+            return ast.parse("if True:\n" + source).body[0].body[0]
+        return ast.parse(source).body[0]
     except SyntaxError as e:
         raise UnsupportedLanguageElementError(f"could not parse the source code: {e}") from None
 
@@ -140,7 +139,9 @@ def namespace_of(function):
 class _OriginalNames(ast.NodeVisitor):
     def visit_FunctionDef(self, node):  # noqa: N802
         # decorators and annotations of nested functions are not rewritten
-        self.visit(node.args)
+        for default in node.args.defaults + node.args.kw_defaults:
+            if default is not None:
+                self.visit(default)
         for statement in node.body:
             self.visit(statement)
 

@@ -386,8 +386,6 @@ def _tensor_for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names
             return control_flow.cond(main_test, extra_test, lambda: False)
         return main_test
 
-    if "maximum_iterations" not in opts and isinstance(n, int) and _tracing():
-        opts = dict(opts, maximum_iterations=n)
     _tf_while_stmt(aug_test, aug_body, aug_get_state, aug_set_state,
                    ("<internal iterate>",) + tuple(symbol_names), opts)
 

@@ -336,3 +336,72 @@ def loop_else_return(x):
     if x == 5:
       return 'five'
   return 'done'
+
+
+def raise_inside_try(x, g):
+  if x is None:
+    return None
+  try:
+    s = g()
+    if s > 3:
+      raise ValueError()
+    v = s * 2
+  except KeyError:
+    raise
+  return v if s else 0
+
+
+def raise_inside_try_finally(path, f):
+  try:
+    fd = f(path)
+  except OSError:
+    return None
+  try:
+    if fd < 0:
+      raise ValueError(path)
+    chunks = []
+    while True:
+      chunk = f(fd)
+      if not chunk:
+        break
+      chunks.append(chunk)
+  finally:
+    f(None)
+  return chunks
+
+
+def jumps_through_finally(xs):
+  total = 0
+  for x in xs:
+    try:
+      if x < 0:
+        continue
+      if x > 10:
+        break
+      total += x
+    finally:
+      total += 1
+  return total
+
+
+def nested_try_handlers(g):
+  try:
+    try:
+      a = g(1)
+      if a:
+        raise KeyError()
+    except KeyError:
+      a = 0
+      raise
+    b = a + 1
+  except Exception:
+    b = -1
+  else:
+    b = b * 2
+  return b
+
+
+def annotated(x: int, y: float = 1.0) -> float:
+  def inner(z: int = 2) -> int:
+    return z if z > 0 else -z
+  return x * y + inner()
