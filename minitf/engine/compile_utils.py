@@ -119,6 +119,11 @@ class LossesContainer:
     """
 
     def __init__(self, losses, loss_weights=None, model=None):
+        if loss_weights is not None and (isinstance(loss_weights, (str, bytes, bool)) or not isinstance(
+                loss_weights, (int, float, np.integer, np.floating, list, tuple, dict))):
+            raise ValueError(f"Model.compile: expected `loss_weights` argument to be a float (single output "
+                             f"case) or a list, tuple, or dict (multiple output case). Received instead: "
+                             f"loss_weights={loss_weights!r} of type {type(loss_weights)}")
         self._spec = losses
         self._weights_spec = loss_weights
         self._model = model

@@ -9,6 +9,7 @@ from minitf import nest
 from minitf.engine import distributed
 from minitf.engine.data_adapter import DataHandler, concat_outputs, to_numpy, with_class_weight
 from minitf.engine.logs import flatten_logs, floats, resolve_verbose
+from minitf.engine.loop_args import check_loop_args
 from minitf.kernels import threads
 
 __all__ = ["EvaluationMixin"]
@@ -50,6 +51,8 @@ class EvaluationMixin:
                 `fit`).
         """
         self._assert_compiled()
+        check_loop_args("evaluate", x, y, batch_size, steps, callbacks,
+                        extra={k: v for k, v in kwargs.items() if k != "_use_cached_eval_dataset"})
         strategy = distributed.replica_strategy(self)
         with distributed.strategy_scope(strategy):
             return self._evaluate(strategy, x, y, batch_size, verbose, sample_weight, steps, callbacks,
@@ -102,6 +105,7 @@ class EvaluationMixin:
         Raises:
             ValueError: when there is no data to predict on.
         """
+        check_loop_args("predict", x, None, batch_size, steps, callbacks)
         data = DataHandler(x, None, None, batch_size, steps, shuffle=False)
         verbose = resolve_verbose(verbose)
         cb = callbacks_module.CallbackList(callbacks, add_progbar=verbose != 0, model=self,

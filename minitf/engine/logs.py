@@ -33,10 +33,14 @@ def flatten_logs(logs):
 
 
 def resolve_verbose(verbose):
-    """The verbosity as an int: 'auto' means 1 (a progress bar)."""
+    """The verbosity as an int: 'auto' means 1 (a progress bar); a value Keras' progress bar
+    does not know (not an int, e.g. 'loud') prints nothing, as there."""
     if verbose == "auto":
         return 1
-    return int(verbose)
+    try:
+        return int(verbose)
+    except (TypeError, ValueError):
+        return 0
 
 
 def should_validate(epoch, validation_freq):

@@ -24,6 +24,7 @@ from minitf.engine.data_adapter import (DataHandler, is_dataset, is_iterator, is
                                         pack_x_y_sample_weight, split_validation,
                                         unpack_x_y_sample_weight)
 from minitf.engine.logs import flatten_logs, floats, resolve_verbose, should_validate
+from minitf.engine.loop_args import check_loop_args
 from minitf.function import function
 from minitf.keras.call_context import spec_of, spec_of_function
 from minitf.losses.reduction import scale_loss_for_distribution, unscale_loss_for_distribution
@@ -100,6 +101,9 @@ class TrainingMixin(EvaluationMixin):
         """
         if kwargs:
             raise TypeError(f"compile() got unexpected keyword arguments {sorted(kwargs)}.")
+        if isinstance(steps_per_execution, int) and steps_per_execution < 1:  # Keras 3: range(0, n, 0)
+            raise ValueError(f"Model.compile: `steps_per_execution` must be a positive integer, got "
+                             f"{steps_per_execution}")
         if jit_compile == "auto":
             jit_compile = False  # Keras 3 resolves 'auto' to False without XLA, and when eager
         if jit_compile and run_eagerly:
@@ -455,6 +459,11 @@ class TrainingMixin(EvaluationMixin):
                 is used with a dataset, or the split leaves no training or validation data.
         """
         self._assert_compiled()
+        check_loop_args("fit", x, y, batch_size, steps_per_epoch, callbacks, epochs, validation_split,
+                        validation_data, class_weight)
+        if self.optimizer is None:  # Keras 3 fails calling its apply_gradients: an AttributeError
+            raise AttributeError("Model.fit: the model was compiled with optimizer=None; compile it with "
+                                 "an optimizer to train")
         strategy = distributed.replica_strategy(self)
         with distributed.strategy_scope(strategy):
             return self._fit(strategy, x, y, batch_size, epochs, verbose, callbacks, validation_split,

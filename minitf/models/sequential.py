@@ -24,6 +24,8 @@ class Sequential(Model):
     def __init__(self, layers=None, name=None):
         super().__init__(name=name)
         self._seq_input = None   # the Input KerasTensor once the input shape is known
+        if layers is not None and not hasattr(layers, "__iter__"):  # Keras 3 iterates it: TypeError
+            raise TypeError(f"Sequential: `layers` must be a list of layers, not {layers!r}")
         for layer in layers or []:
             self.add(layer, rebuild=False)
         if layers:
@@ -54,9 +56,9 @@ class Sequential(Model):
         """
         if isinstance(layer, KerasTensor) and isinstance(layer.node.layer, InputLayer):
             layer = layer.node.layer
-        if not isinstance(layer, Layer):
-            raise TypeError(f"The added layer must be an instance of class Layer. "
-                            f"Received: layer={layer} of type {type(layer)}.")
+        if not isinstance(layer, Layer):  # Keras 3's ValueError
+            raise ValueError(f"Sequential: only instances of `keras.Layer` can be added to a Sequential "
+                             f"model. Received: {layer!r} (of type {type(layer)})")
         if any(existing is layer for existing in self._layers):
             raise ValueError(f"Layer {layer.name!r} is already in Sequential model {self.name!r}.")
         if isinstance(layer, InputLayer):
