@@ -6,6 +6,11 @@ public `tf.autograph` functions.
 on tensors become staged control flow), or `fn` itself when it cannot or must not be
 converted. Inside converted code every call goes through `converted_call`, which converts the
 user functions it reaches (recursively) and calls library code as it is.
+
+What a tracer provides (see `operators_control_flow`): `register_scratch_graph(factory)`, a
+context in which ops record into a throwaway graph (TF stages one loop iteration there to type
+variables first set inside a loop, and probes a while condition there); and
+`register_for_loop(type_, function)` for staged loops over its own iterables (datasets).
 """
 import functools
 import inspect
