@@ -12,14 +12,12 @@ import math as _math
 
 from minitf import errors
 from minitf._keras_objects import Registry
-from minitf.backend import array_module
 from minitf.convert import convert_to_tensor
 from minitf.ops import array as array_ops
 from minitf.ops import constant as constant_ops
 from minitf.ops import math as math_ops
 from minitf.ops import nn as nn_ops
 from minitf.ops import reduce as reduce_ops
-from minitf.tensor import Tensor
 
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "linear", "elu", "selu", "softplus", "softsign",
            "swish", "silu", "gelu", "leaky_relu", "exponential", "hard_sigmoid", "hard_silu",
@@ -80,8 +78,7 @@ def _scalar_on_last_axis(x, axis, op_name):
 
 def _stable_shift(x, axis):
     """x minus its (constant) maximum along `axis`: softmax and log-softmax do not change."""
-    xp = array_module(x._value)
-    return x - Tensor(xp.max(x._value, axis=axis, keepdims=True))
+    return x - constant_ops.stop_gradient(reduce_ops.reduce_max(x, axis=axis, keepdims=True))
 
 
 def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):

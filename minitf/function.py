@@ -16,6 +16,7 @@ import weakref
 import numpy as np
 
 from minitf import config, nest
+from minitf.autograph import api as autograph
 from minitf.convert import convert_to_tensor
 from minitf.graph.signature import CallBinder, InputSignature
 from minitf.graph.concrete_function import Parameter
@@ -257,7 +258,13 @@ class Function:
         return parameters
 
     def _traceable(self):
-        return self._python_function
+        """The function traces run: AutoGraph's conversion of it unless `autograph=False`."""
+        if not self._autograph:
+            return self._python_function
+        converted = self.__dict__.get("_converted")
+        if converted is None:
+            converted = self._converted = autograph.convert(self._python_function)
+        return converted
 
     def _trace(self, parameters, values):
         concrete = trace(self._traceable(), self._name, parameters, values)

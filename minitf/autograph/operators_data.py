@@ -1,13 +1,15 @@
 """`for` loops over input pipelines: `tf.data` datasets and iterators, and the distributed
 datasets and iterators of `tf.distribute`.
 
-Each kind of loop is one function, so a staged version can replace it (see
-`operators_control_flow.register_for_loop`). Today they iterate in Python, element by element,
-which is what executing eagerly means for a dataset. The classes are recognised without
+Each kind of loop is one function. Eagerly they iterate in Python, element by element; inside
+a traced function a dataset loop is one graph node whose body is traced once (the graph being
+traced builds it), as TF stages it. The classes are recognised without
 importing their packages (which sit above AutoGraph): an object can only be a dataset once
 `minitf.data` is loaded.
 """
 import sys
+
+from minitf.recording import active_graph
 
 __all__ = ["is_dataset", "is_data_iterator", "is_distributed", "for_over_dataset",
            "for_over_distributed"]
@@ -55,8 +57,24 @@ def _run(iterable, extra_test, body):
 def for_over_dataset(ds, extra_test, body, get_state, set_state, symbol_names):
     """`for x in ds` over a dataset (or a dataset's iterator): `body(element)` for each element
     until the dataset ends or `extra_test()` (break/return flags) turns false."""
-    del get_state, set_state, symbol_names  # the state matters only to a staged loop
-    _run(ds, extra_test, body)
+    graph = active_graph()
+    if graph is None:
+        _run(ds, extra_test, body)
+        return
+    # traced: one loop node, its body traced once on the dataset's element spec
+    init_vars = tuple(get_state())
+
+    def staged_body(element, *state):
+        set_state(state)
+        body(element)
+        return tuple(get_state())
+
+    def staged_test(*state):
+        set_state(state)
+        return extra_test()
+    final = graph.dataset_loop(ds, staged_body, init_vars,
+                               staged_test if extra_test is not None else None)
+    set_state(tuple(final))
 
 
 def for_over_distributed(iter_, extra_test, body, get_state, set_state, symbol_names):

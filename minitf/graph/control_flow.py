@@ -16,7 +16,7 @@ from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 from minitf.variable import Variable
 
-__all__ = ["cond", "switch_case", "while_loop"]
+__all__ = ["cond", "switch_case", "while_loop", "dataset_loop"]
 
 
 def _as_output(value):
@@ -233,3 +233,64 @@ def _fits(shape, invariant):
     if shape.rank != invariant.rank:
         return False
     return all(i is None or s == i for s, i in zip(shape.as_list(), invariant.as_list()))
+
+
+def dataset_loop(graph, dataset, body, loop_vars, extra_test=None):
+    """`for element in dataset` while tracing: `body(element, *loop_vars)` traced once, on the
+    dataset's element spec; the node iterates the dataset afresh each time the graph runs (an
+    iterator goes on from where it is), stopping early when `extra_test(*loop_vars)` is false."""
+    flat = [_as_output(v) for v in loop_vars]
+    shapes = [v.element_shape if isinstance(v, TensorArray) else v.shape for v in flat]
+    spec = dataset.element_spec
+    spec_leaves = nest.flatten(spec)
+    n_vars = len(flat)
+
+    def traced(part, fn, with_element):
+        child = type(graph)(f"{graph.name}_dataset_{part}", parent=graph)
+        with child.building(hide_outer_tapes=False):
+            state = []
+            for v, shape in zip(flat, shapes):
+                if isinstance(v, TensorArray):
+                    state.append(child.tensor_array_placeholder(v))
+                    continue
+                example = v.example if isinstance(v, SymbolicTensor) else v
+                state.append(child.placeholder(shape, v.dtype, "loop_var", example))
+            if with_element:
+                leaves = [child.placeholder(s.shape, s.dtype, "element") for s in spec_leaves]
+                element = nest.pack_sequence_as(spec, leaves) if nest.is_nested(spec) else leaves[0]
+                out = fn(element, *state)
+            else:
+                out = fn(*state)
+            child.add_identity_outputs(_outputs(tuple(out) if with_element else out))
+        return child
+
+    body_graph = traced("body", body, True)
+    # as Dataset.reduce: a state whose shape the body makes less specific is relaxed to the
+    # shape covering both, and the body traced again on it
+    outs = nest.flatten(body_graph.structured_outputs)
+    relaxed = [shape if not isinstance(out, Tensor) else _merged_shape([v, out]) if
+               not isinstance(v, TensorArray) else shape for v, out, shape in zip(flat, outs, shapes)]
+    if any(r != s for r, s in zip(relaxed, shapes)):
+        shapes = relaxed
+        body_graph = traced("body", body, True)
+    _check_loop_outputs(tuple(flat), body_graph.structured_outputs, flat, shapes)
+    graphs = [body_graph] + ([traced("test", extra_test, False)] if extra_test is not None else [])
+    sub = _SubGraphs(graphs)
+
+    def run_loop(source, *args):
+        values, captured = list(args[:n_vars]), args[n_vars:]
+        iterator = iter(source) if hasattr(source, "_node") else source
+        for element in iterator:
+            if extra_test is not None and not bool(sub.run(1, values, captured)[0]):
+                break
+            values = sub.run(0, values + nest.flatten(element), captured)
+        return values
+
+    examples = [p if isinstance(p, TensorArray) else p.example for p in body_graph.inputs[:n_vars]]
+    outputs = graph.call(run_loop, (dataset,) + tuple(flat) + tuple(sub.captured), {},
+                         stateful=True, abstract=lambda *args: list(examples),
+                         op_type="DatasetForLoop", name="dataset_loop")
+    for out, shape in zip(outputs, shapes):
+        if isinstance(out, SymbolicTensor):
+            out._static_shape = shape
+    return outputs

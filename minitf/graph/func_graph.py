@@ -358,7 +358,8 @@ class FuncGraph:
 
     def _symbolic_output(self, op, index, example_a, example_b):
         shape = _merged_shape(example_a, example_b)
-        if example_b is not None and shape.is_fully_defined():
+        if example_b is not None and shape.is_fully_defined() and not _values_differ(example_a,
+                                                                                     example_b):
             example_b = None
         return SymbolicTensor(self, op, index, shape, example_a.dtype, example_a, example_b)
 
@@ -413,6 +414,10 @@ class FuncGraph:
     def fold(self, fn, elems, initializer=None, reverse=False):
         """`tf.foldl`/`tf.foldr` in this graph: `fn` traced once on (accumulator, row)."""
         return functional_ops.fold(self, fn, elems, initializer, reverse)
+
+    def dataset_loop(self, dataset, body, loop_vars, extra_test=None):
+        """`for element in dataset` in this graph: the body traced once on the element spec."""
+        return control_flow.dataset_loop(self, dataset, body, loop_vars, extra_test)
 
     def write_variable(self, variable, method_name, args, kwargs):
         """A stateful node calling `variable.<method_name>(*args, **kwargs)` when the graph runs."""
@@ -576,7 +581,7 @@ def examples_for(shape, dtype, example=None):
         example = Tensor(backend.default_module().asarray(_example_array(sizes_a, dtype))
                          if dtype.name != "string" else _example_array(sizes_a, dtype))
     if shape.rank is not None and shape.is_fully_defined():
-        return example, None
+        return example, _other_values(example)
     sizes_a = tuple(example._value.shape)
     if shape.rank is None:
         sizes_b = sizes_a + (2,)
@@ -585,6 +590,33 @@ def examples_for(shape, dtype, example=None):
     xp = backend.array_module(example._value)
     array_b = _example_array(sizes_b, dtype)
     return example, Tensor(array_b if dtype.name == "string" else xp.asarray(array_b))
+
+
+def _counts(dtype):
+    """Whether values of `dtype` can decide shapes (sizes, counts, masks): integers and bools."""
+    return dtype.is_integer or dtype.is_bool
+
+
+def _other_values(example):
+    """A second example of the same shape whose values differ, for integer and bool tensors
+    (their values can decide output shapes: `tf.range(n)`, masks), else None."""
+    dtype = example.dtype
+    if not _counts(dtype):
+        return None
+    value = example._value
+    xp = backend.array_module(value)
+    if dtype.is_bool:
+        return Tensor(xp.logical_not(value))
+    return Tensor((value + xp.asarray(1, dtype=value.dtype)).astype(value.dtype))
+
+
+def _values_differ(example_a, example_b):
+    """Whether two examples of an integer or bool output hold different values (then the
+    output's value, which may decide later shapes, depends on the unknowns)."""
+    if not _counts(example_a.dtype) or example_a.shape != example_b.shape:
+        return False
+    a, b = example_a._value, example_b._value
+    return bool(backend.array_module(a).any(a != b))
 
 
 def example_for_spec(spec):

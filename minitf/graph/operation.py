@@ -24,7 +24,7 @@ class CallTemplate:
     variable of this run; everything else is passed as recorded.
     """
 
-    __slots__ = ("_flat", "_leaves", "_slots", "_simple", "_nargs", "_kwnames")
+    __slots__ = ("_flat", "_leaves", "_slots", "_simple", "_nargs", "_kwnames", "_masks")
 
     def __init__(self, args, kwargs, _flat=None):
         args, kwargs = tuple(args), dict(kwargs)
@@ -44,6 +44,10 @@ class CallTemplate:
         self._leaves = leaves
         self._slots = tuple((i, leaf._id) for i, leaf in enumerate(leaves)
                             if isinstance(leaf, (SymbolicTensor, Variable, GraphObject)))
+        # Keras masks ride on tensors as Python attributes: each run puts them back on its values
+        self._masks = tuple((i, mask) for i, leaf in enumerate(leaves)
+                            if isinstance(leaf, SymbolicTensor)
+                            for mask in (getattr(leaf, "_keras_mask", None),) if mask is not None)
 
     @property
     def leaves(self):
@@ -75,11 +79,15 @@ class CallTemplate:
                 value = env.get(key)
                 if value is not None:
                     leaves[i] = value
+            for i, mask in self._masks:
+                leaves[i]._keras_mask = env.get(mask._id, mask) if isinstance(mask, SymbolicTensor) \
+                    else mask
         return self.rebuild(leaves)
 
     def symbolic_inputs(self):
         """The graph values (symbolic tensors and graph objects) among the leaves, in order."""
-        return [leaf for leaf in self._leaves if isinstance(leaf, (SymbolicTensor, GraphObject))]
+        return [leaf for leaf in self._leaves if isinstance(leaf, (SymbolicTensor, GraphObject))] + \
+            [mask for _, mask in self._masks if isinstance(mask, SymbolicTensor)]
 
     def variables(self):
         """The variables among the leaves, in order."""

@@ -10,6 +10,7 @@ but not Keras' numbers. The outputs are new constants: augmentation is not diffe
 """
 import numpy as np
 
+from minitf import dispatch
 from minitf import dtypes
 from minitf.errors import InvalidArgumentError
 from minitf.layers import _preprocessing_utils as P
@@ -109,6 +110,7 @@ class RandomFlip(_Augmentation):
                              f"'horizontal_and_vertical'.")
         self.mode = mode
 
+    @dispatch.stateful_op  # draws on the host: one graph node, drawing anew each run
     def call(self, inputs, training=True):
         x = cast(inputs, self.dtype)
         if not P.is_training(training):
@@ -142,6 +144,7 @@ class _AffineAugmentation(_Augmentation):
             raise NotImplementedError(f"{type(self).__name__} {self.name!r}: unknown `interpolation` "
                                       f"{interpolation}. Expected of one {_INTERPOLATIONS}.")
 
+    @dispatch.stateful_op  # draws on the host: one graph node, drawing anew each run
     def call(self, inputs, training=True):
         x = cast(inputs, self.dtype)
         if not P.is_training(training):
@@ -290,6 +293,7 @@ class RandomCrop(_Augmentation):
         self.height = height
         self.width = width
 
+    @dispatch.stateful_op  # draws on the host: one graph node, drawing anew each run
     def call(self, inputs, training=True):
         if not P.is_training(training):
             return inputs
@@ -348,6 +352,7 @@ class RandomContrast(_ValueAugmentation):
         self.factor = _factor_pair(factor, (0, 1), self)
         self.value_range = value_range
 
+    @dispatch.stateful_op  # draws on the host: one graph node, drawing anew each run
     def call(self, inputs, training=True):
         if not P.is_training(training):
             return inputs
@@ -392,6 +397,7 @@ class RandomBrightness(_ValueAugmentation):
                              f"numbers. Received: value_range={value_range}")
         self.value_range = sorted(value_range)
 
+    @dispatch.stateful_op  # draws on the host: one graph node, drawing anew each run
     def call(self, inputs, training=True):
         if not P.is_training(training):
             return inputs

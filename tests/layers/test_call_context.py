@@ -209,7 +209,7 @@ def test_dropout_and_batchnorm_inside_custom_layers_train():
         real_call = block.drop.call
         block.drop.call = lambda inputs, training=None: seen.append(training) or real_call(inputs, training)
         model.fit(x, np.zeros((64, 1), "float32"), batch_size=32, epochs=1, verbose=0)
-        assert seen == [True, True]                        # fit trains with dropout
+        assert seen and all(seen)  # fit trains with dropout (the traced step calls it once)
         assert not np.allclose(bn.moving_mean.numpy(), before)
 
 
