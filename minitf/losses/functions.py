@@ -182,8 +182,15 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
     y_true, y_pred = _pred_true(y_true, y_pred)
     _check_same_shape(y_true, y_pred, "binary_crossentropy")
     if label_smoothing:
+        _check_smoothing(label_smoothing, "binary_crossentropy")
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     return reduce_ops.reduce_mean(_elementwise_bce(y_true, y_pred, from_logits), axis=axis)
+
+
+def _check_smoothing(label_smoothing, fn):
+    """Keras 3 computes 1 - label_smoothing: a TypeError for what is not a number."""
+    if isinstance(label_smoothing, (str, bytes, list, tuple, dict)):
+        raise TypeError(f"{fn}: `label_smoothing` must be a float in [0, 1], not {label_smoothing!r}")
 
 
 def _elementwise_bce(target, output, from_logits):
@@ -209,6 +216,7 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
                       "Consider using 'binary_crossentropy' if you only have 2 classes.",
                       SyntaxWarning, stacklevel=2)
     if label_smoothing:  # Keras 3 smooths over the last axis whatever `axis` is
+        _check_smoothing(label_smoothing, "categorical_crossentropy")
         num_classes = float(y_true.shape[-1])
         y_true = y_true * (1.0 - label_smoothing) + label_smoothing / num_classes
     if from_logits:
@@ -247,6 +255,10 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
 
 @dispatch.add_dispatch_support
 def _sparse_cce_with_mask(y_true, y_pred, from_logits, ignore_class, axis):
+    if ignore_class is not None and (isinstance(ignore_class, (str, bytes)) or not np.isscalar(ignore_class)):
+        # Keras 3 casts it to the labels' dtype
+        raise errors.UnimplementedError(None, None, f"sparse_categorical_crossentropy: `ignore_class` must be "
+                                                    f"an integer class, got {ignore_class!r} [Op:Cast]")
     y_pred = convert_to_tensor(y_pred)
     if not y_pred.dtype.is_floating:
         y_pred = constant_ops.cast(y_pred, "float32")

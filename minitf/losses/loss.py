@@ -8,6 +8,7 @@ their number). The built-in losses wrap the functions of `minitf.losses.function
 from minitf import dtypes
 from minitf._keras_naming import floatx, to_snake_case, unique_layer_name
 from minitf.convert import convert_to_tensor
+from minitf.tensor import Tensor
 from minitf.losses.functions import (binary_crossentropy, categorical_crossentropy, categorical_hinge,
                                      cosine_similarity, hinge, huber, kl_divergence, log_cosh,
                                      mean_absolute_error, mean_absolute_percentage_error,
@@ -54,9 +55,17 @@ class Loss:
     """
 
     def __init__(self, name=None, reduction="sum_over_batch_size", dtype=None):  # Keras 3's order
+        if name is not None and (not isinstance(name, str) or "/" in name):
+            raise ValueError(f"{type(self).__name__}: argument `name` must be a string and cannot contain "
+                             f"character `/`. Received: name={name!r}")
         self.name = name or unique_layer_name(to_snake_case(type(self).__name__))  # first, as Keras
         self.reduction = standardize_reduction(reduction)
-        self._dtype = _compute_dtype(dtype)
+        try:
+            self._dtype = _compute_dtype(dtype)
+        except (TypeError, ValueError):  # Keras 3 makes a DTypePolicy of it: a ValueError
+            raise ValueError(f"{type(self).__name__}: cannot convert {dtype!r} to a mixed precision "
+                             f"DTypePolicy. Valid policies include 'mixed_float16', 'mixed_bfloat16', and "
+                             f"the name of any float dtype such as 'float32'.") from None
 
     @property
     def dtype(self):
@@ -96,8 +105,10 @@ class Loss:
         valid ones weigh total/valid, so the result is the mean over the valid entries only.
         """
         in_mask = getattr(y_pred, "_keras_mask", None)  # read first: the cast drops it
-        y_pred = constant_ops.cast(convert_to_tensor(y_pred), self._dtype)
-        y_true = constant_ops.cast(convert_to_tensor(y_true), self._dtype)
+        y_pred = constant_ops.cast(_loss_input(y_pred, "y_pred", self), self._dtype)
+        y_true = constant_ops.cast(_loss_input(y_true, "y_true", self), self._dtype)
+        if sample_weight is not None:
+            sample_weight = _loss_input(sample_weight, "sample_weight", self)
         losses, out_mask = self._call_with_mask(y_true, y_pred)
         if out_mask is None:
             out_mask = getattr(losses, "_keras_mask", None)
@@ -112,6 +123,23 @@ class Loss:
     def from_config(cls, config):
         """A new loss from the dict `get_config` produced."""
         return cls(**config)
+
+
+def _loss_input(value, arg, loss):
+    """`value` as a tensor; Python data Keras 3 converts to the loss's dtype, so strings there
+    are its TypeError (and any conversion error names the loss)."""
+    if isinstance(value, Tensor):
+        return value
+    try:
+        t = convert_to_tensor(value)
+    except (TypeError, ValueError) as e:
+        if type(e) not in (TypeError, ValueError):
+            raise
+        raise type(e)(f"{type(loss).__name__}: argument `{arg}`: {e}") from None
+    if t.dtype == dtypes.string and not hasattr(value, "dtype"):
+        raise TypeError(f"{type(loss).__name__}: cannot convert `{arg}`={value!r} to EagerTensor of dtype "
+                        f"{loss._dtype}; pass numbers")
+    return t
 
 
 def _both(in_mask, out_mask):

@@ -25,6 +25,9 @@ EPSILON = 1e-7
 def _raw(x, np_dtype=None):
     """The raw array of `x` (tensor, variable, array or Python data), optionally cast."""
     v = x._value if isinstance(x, Variable) else convert_to_tensor(x)._value
+    if np_dtype is not None and v.dtype.kind in "OSU" and v.dtype != np_dtype:  # as TF's Cast
+        raise errors.UnimplementedError(None, None, f"Cast string to {np_dtype} is not supported: metrics "
+                                                    f"take numbers, got {x!r} [Op:Cast]")
     if np_dtype is not None and v.dtype != np_dtype:
         v = v.astype(np_dtype)
     return v
@@ -146,9 +149,16 @@ class Metric(Module):
             cls.result = _summed_across_workers(result)
 
     def __init__(self, name=None, dtype=None):
+        if name is not None and not isinstance(name, str):  # Keras 3 calls name.replace()
+            raise AttributeError(f"{type(self).__name__}: `name` must be a string, not {name!r}")
         # Keras' auto_name: a default name is unique per process ('positives', 'positives_1')
         super().__init__(name=name or unique_layer_name(to_snake_case(type(self).__name__)))
-        self._dtype = dtypes.as_dtype(getattr(dtype, "compute_dtype", dtype) or floatx())
+        try:
+            self._dtype = dtypes.as_dtype(getattr(dtype, "compute_dtype", dtype) or floatx())
+        except (TypeError, ValueError):  # Keras 3 makes a DTypePolicy of it: a ValueError
+            raise ValueError(f"{type(self).__name__}: cannot convert {dtype!r} to a mixed precision "
+                             f"DTypePolicy. Valid policies include 'mixed_float16', 'mixed_bfloat16', and "
+                             f"the name of any float dtype such as 'float32'.") from None
         self._metric_variables = []
         self._metric_variable_names = []
         # made in a multi-worker strategy's scope: results read outside its `run` sum the workers

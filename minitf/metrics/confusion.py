@@ -12,10 +12,12 @@ __all__ = ["Precision", "Recall", "AUC"]
 NEG_INF = -1e10  # what top_k filtering gives the predictions it drops (as Keras)
 
 
-def _check_thresholds(thresholds, who):
+def _check_thresholds(thresholds, who, in_range=True):
     values = [thresholds] if np.isscalar(thresholds) else list(thresholds)
     for t in values:
-        if not 0.0 <= float(t) <= 1.0:
+        if t is None or isinstance(t, (str, bytes)):  # Keras 3 compares them with 0: a TypeError
+            raise TypeError(f"{who}: threshold values must be numbers in [0, 1], got {thresholds!r}.")
+        if in_range and not 0.0 <= float(t) <= 1.0:
             raise ValueError(f"{who}: threshold values must be in [0, 1], got {thresholds!r}.")
     return values
 
@@ -39,12 +41,17 @@ def _confusion_update(metric, y_true, y_pred, sample_weight, thresholds, wanted,
                 "BroadcastTo", f"{metric.name}: sample_weight of shape {list(_raw(sample_weight).shape)} "
                 f"does not broadcast to predictions of shape {list(preds.shape)}") from None
     if top_k is not None:
+        if not isinstance(top_k, (int, np.integer)):  # TF's TopKV2 refuses its dtype
+            raise errors.invalid_argument("TopKV2", f"{metric.name}: `top_k` must be an integer, got "
+                                                    f"{top_k!r}")
         if preds.ndim == 0 or preds.shape[-1] < top_k:
             raise errors.invalid_argument(
                 "TopKV2", f"{metric.name}: input must have at least k={top_k} columns, got "
                 f"predictions of shape {list(preds.shape)}; use a smaller top_k")
         preds = _filter_top_k(preds, top_k)
     if class_id is not None:
+        if not isinstance(class_id, (int, np.integer)):  # TF cannot index with it: a TypeError
+            raise TypeError(f"{metric.name}: `class_id` must be an integer class index, got {class_id!r}")
         if preds.ndim == 1:
             raise ValueError("When class_id is provided, y_pred must be a 2D array with shape "
                              f"(num_samples, num_classes), found shape: {preds.shape}")
@@ -119,7 +126,10 @@ class _ThresholdMetric(Metric):
     """Shared state of Precision and Recall: one count per threshold."""
     _CELLS = ()
 
-    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
+    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None, **kwargs):
+        if kwargs:  # Python's own TypeError, naming Precision or Recall rather than this base
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument "
+                            f"{next(iter(kwargs))!r}")
         super().__init__(name=name, dtype=dtype)
         self.init_thresholds = thresholds
         self.top_k, self.class_id = top_k, class_id
@@ -185,8 +195,11 @@ class AUC(Metric):
         if multi_label:
             raise NotImplementedError("AUC(multi_label=True) is not supported by minitf; "
                                       "use multi_label=False.")
-        if thresholds is not None:
-            inner = sorted(_check_thresholds(thresholds, "AUC"))
+        if isinstance(num_thresholds, (str, bytes)) or num_thresholds is None or \
+                thresholds is None and not isinstance(num_thresholds, (int, np.integer)):
+            raise TypeError(f"AUC: `num_thresholds` must be an integer > 1, not {num_thresholds!r}")
+        if thresholds is not None:  # Keras 3 takes any given thresholds, in [0, 1] or not
+            inner = sorted(_check_thresholds(thresholds, "AUC", in_range=False))
             num_thresholds = len(inner) + 2
         else:
             if num_thresholds <= 1:

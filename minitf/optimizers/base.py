@@ -66,6 +66,17 @@ def _no_effect(*args, **kwargs):
     return None
 
 
+def _learning_rate_float(value, optimizer):
+    """A numeric learning rate as a float; Keras 3's ValueError for anything else."""
+    raw = None if value is None or isinstance(value, (str, bytes, bool, dict)) else np.asarray(value)
+    if raw is None or raw.ndim or raw.dtype.kind not in "iuf":
+        raise ValueError(f"{type(optimizer).__name__}: argument `learning_rate` should be float, or an "
+                         f"instance of LearningRateSchedule, or a callable (that takes in the current "
+                         f"iteration value and returns the corresponding learning rate value). Received "
+                         f"instead: learning_rate={value!r}")
+    return float(raw)
+
+
 class Optimizer(GradientAccumulation, Trackable):
     """Base class of Keras optimizers.
 
@@ -93,10 +104,13 @@ class Optimizer(GradientAccumulation, Trackable):
             if key in ("decay", "lr"):
                 raise ValueError(f"Argument `{key}` is no longer supported by Keras 3 optimizers; "
                                  "use `learning_rate` (and a LearningRateSchedule for decay).")
-            raise TypeError(f"Optimizer got an unexpected keyword argument {key!r}.")
+            raise ValueError(f"{type(self).__name__}: argument(s) not recognized: {kwargs}")  # Keras 3
         if name is None:  # Keras' auto_name, taken before the checks below as Keras does:
             # 'sgd', 'sgd_1', 'rm_sprop', 'adam_w', ... (one counter with layer names)
             name = unique_layer_name(to_snake_case(type(self).__name__))
+        if not isinstance(name, str) or "/" in name:
+            raise ValueError(f"{type(self).__name__}: argument `name` must be a string and cannot contain "
+                             f"character `/`. Received: name={name!r}")
         if sum(x is not None for x in (clipnorm, clipvalue, global_clipnorm)) > 1:
             raise ValueError("Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. "
                              f"Received: clipnorm={clipnorm}, clipvalue={clipvalue}, "
@@ -158,9 +172,9 @@ class Optimizer(GradientAccumulation, Trackable):
                 callable(value) and not hasattr(value, "_value")):
             self._learning_rate = value
         elif isinstance(self._learning_rate, Variable):
-            self._learning_rate.assign(float(np.asarray(value)))
+            self._learning_rate.assign(_learning_rate_float(value, self))
         else:
-            self._learning_rate = Variable(float(np.asarray(value)), dtype=dtypes.float32,
+            self._learning_rate = Variable(_learning_rate_float(value, self), dtype=dtypes.float32,
                                            trainable=False, name="learning_rate")
 
     lr = learning_rate
