@@ -22,7 +22,14 @@ class SliceDataset(Node):
         super().__init__()
         if isinstance(tensors, list) and any(isinstance(t, dict) for t in tensors):
             tensors = tuple(tensors)
-        self._tensors = st.map_leaves(st.to_tensor, tensors)  # a list is one tensor here
+        if tensors is None:  # TF's ValueError for an empty structure
+            raise ValueError("from_tensor_slices: invalid `element`: `element` should not be empty (got None)")
+        try:
+            self._tensors = st.map_leaves(st.to_tensor, tensors)  # a list is one tensor here
+        except (TypeError, ValueError) as e:
+            if type(e) not in (TypeError, ValueError):
+                raise
+            raise type(e)(f"from_tensor_slices: {e}") from None
         leaves = st.flatten(self._tensors)
         for t in leaves:
             if t.ndim == 0:

@@ -7,14 +7,16 @@ import collections
 import concurrent.futures
 import math
 import os
+import sys
 
 import numpy as np
 
-from minitf import backend, dtypes
+from minitf import backend, dtypes, errors
 from minitf.data import structure as st
 from minitf.data.pipeline import (AUTOTUNE, INFINITE_CARDINALITY as _INF, UNKNOWN_CARDINALITY as _UNK,
                                   IterContext, Node, call_with_element)
 from minitf.function import TensorSpec
+from minitf.ops.arg_checks import converted
 from minitf.ops.random import get_seed
 from minitf.sparse import batching as sparse_batching
 from minitf.sparse.sparse_tensor import SparseTensor
@@ -46,16 +48,50 @@ class IdentityDataset(UnaryDataset):
         return self._input._generate(ctx)
 
 
+def _int64_scalar(value, method, arg, op):
+    """A size argument of a tf.data transformation, converted as TF converts it (an int64
+    scalar: TypeError for a float or string, ValueError for None, InvalidArgumentError naming
+    the op when it is not a scalar)."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    t = converted(value, f"Dataset.{method}", arg, dtypes.int64)
+    if t._value.ndim:
+        raise errors.invalid_argument(op, f"Dataset.{method}: {arg} must be a scalar, got shape {list(t.shape)}")
+    return int(t.numpy())
+
+
+def _bool_arg(value, method, arg):
+    """A flag TF converts to a bool tensor (TypeError for what is not a bool)."""
+    if isinstance(value, (bool, np.bool_)) or isinstance(value, Tensor):
+        return bool(value)
+    return bool(converted(value, f"Dataset.{method}", arg, dtypes.bool).numpy())
+
+
 class MapDataset(UnaryDataset):
     def __init__(self, input_node, fn, num_parallel_calls):
         super().__init__(input_node)
+        if not callable(fn):  # TF's ValueError
+            raise ValueError(f"Dataset.map: argument `func` must be a callable. Received func={fn!r} "
+                             f"(of type {type(fn)})")
         self._fn = fn
+        if num_parallel_calls is not None:
+            num_parallel_calls = _int64_scalar(num_parallel_calls, "map", "num_parallel_calls",
+                                               "ParallelMapDatasetV2")
+            if num_parallel_calls != AUTOTUNE and num_parallel_calls <= 0:
+                raise errors.invalid_argument("ParallelMapDatasetV2", f"Dataset.map: num_parallel_calls "
+                                              f"must be greater than zero (or tf.data.AUTOTUNE), got "
+                                              f"{num_parallel_calls}")
         if num_parallel_calls == AUTOTUNE:
             num_parallel_calls = os.cpu_count() or 1
         self._workers = int(num_parallel_calls) if num_parallel_calls else 1
 
     def _apply(self, element):
-        return st.normalize(call_with_element(self._fn, element))
+        try:
+            return st.normalize(call_with_element(self._fn, element))
+        except TypeError as e:  # TF reports the mapped function's errors "in user code"
+            if type(e) is not TypeError or str(e).startswith("Dataset.map"):
+                raise
+            raise TypeError(f"Dataset.map: in user code: {e}") from e
 
     def _generate(self, ctx):
         if self._workers <= 1:
@@ -147,11 +183,12 @@ class BatchDataset(UnaryDataset):
     def __init__(self, input_node, batch_size, drop_remainder, padded=False,
                  padded_shapes=None, padding_values=None):
         super().__init__(input_node)
-        batch_size = int(batch_size)
-        if batch_size <= 0:
-            raise ValueError(f"batch_size must be greater than zero, got {batch_size}.")
+        batch_size = _int64_scalar(batch_size, "batch", "batch_size", "BatchDatasetV2")
+        if batch_size <= 0:  # TF's kernel: InvalidArgumentError (a ValueError in minitf)
+            raise errors.invalid_argument("BatchDatasetV2", f"Dataset.batch: `batch_size` must be greater "
+                                                            f"than zero, got {batch_size}.")
         self._batch_size = batch_size
-        self._drop = bool(drop_remainder)
+        self._drop = _bool_arg(drop_remainder, "batch", "drop_remainder")
         self._padded = padded
         self._padded_shapes = padded_shapes
         self._padding_values = padding_values
@@ -257,13 +294,22 @@ class ShuffleDataset(UnaryDataset):
 
     def __init__(self, input_node, buffer_size, seed, reshuffle):
         super().__init__(input_node)
-        buffer_size = int(buffer_size)
+        buffer_size = _int64_scalar(buffer_size, "shuffle", "buffer_size", "ShuffleDatasetV3")
         if buffer_size == AUTOTUNE:
             buffer_size = 1024
-        if buffer_size <= 0:
-            raise ValueError(f"shuffle: buffer_size must be greater than zero, got {buffer_size}.")
+        if buffer_size == _UNK:  # TF: the whole dataset
+            buffer_size = sys.maxsize
+        if buffer_size <= 0:  # TF's kernel: InvalidArgumentError (a ValueError in minitf)
+            raise errors.invalid_argument("ShuffleDatasetV3", f"Dataset.shuffle: buffer_size must be greater "
+                                                              f"than zero or UNKNOWN_CARDINALITY, got {buffer_size}.")
         self._buffer_size = buffer_size
-        self._base_seed = _resolve_seed(seed)
+        if not isinstance(reshuffle, (bool, np.bool_)):  # TF's bool attr
+            raise TypeError(f"Dataset.shuffle: expected a bool for argument `reshuffle_each_iteration`, not "
+                            f"{reshuffle!r}")
+        try:
+            self._base_seed = _resolve_seed(seed)
+        except TypeError as e:
+            raise TypeError(f"Dataset.shuffle: {e}") from None
         self._reshuffle = bool(reshuffle)
         self._keys_issued = 0
 
