@@ -41,6 +41,7 @@ class _State(threading.local):
         #   graph.lift_initial_value(value) -> an eager initial value for a variable made while
         #     tracing, and graph.note_created_variable(variable) once it exists.
         self.graph = None
+        self.lifted = 0  # how many init_scopes left a graph being traced (still inside a function)
 
 
 _state = _State()
@@ -161,11 +162,14 @@ def init_scope():
     """Leave the graph being traced, if any: ops run eagerly and no tape records them (TF's
     `tf.init_scope`, which lifts variable initialisation out of functions)."""
     saved_graph, saved_active = _state.graph, _state.active
+    lifted = saved_graph is not None or _state.lifted
     _state.graph = None
     _state.active = []
+    _state.lifted += 1 if lifted else 0
     try:
         yield
     finally:
+        _state.lifted -= 1 if lifted else 0
         _state.graph = saved_graph
         _state.active = saved_active
 

@@ -274,9 +274,16 @@ class GradientTape:
         flat_sources = self._flat_sources(sources)
         seeds = self._seeds(flat_targets, output_gradients)
         grads = _backprop(self._records, flat_targets, seeds, flat_sources, batch_ndim=0)
+        grads = self._only_watched(grads, flat_sources)
         self._finish_answer()
         out = [_unconnected(g, s, unconnected, ()) for g, s in zip(grads, flat_sources)]
         return nest.pack_sequence_as(sources, out)
+
+    def _only_watched(self, grads, sources):
+        """None for a source this tape neither watches nor computed (TF: a constant the tape
+        never saw has no gradient, even when recorded ops took it as an input)."""
+        watched = self._watched
+        return [g if watched is None or s._id in watched else None for g, s in zip(grads, sources)]
 
     @staticmethod
     def _flat_sources(sources):

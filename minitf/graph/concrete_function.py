@@ -200,9 +200,27 @@ class ConcreteFunction:
         try:
             bound = inspect.Signature(params).bind(*args, **kwargs)
         except TypeError as e:
+            bound = self._bind_tensors_only(args, kwargs)
+            if bound is not None:
+                return self._bound_values(bound)
             raise TypeError(f"Binding inputs to tf.function {self._python_name!r} failed due to "
                             f"`{e}`. Received args: {args!r} and kwargs: {kwargs!r} for signature: "
                             f"{self.function_type}.") from None
+        return self._bound_values(bound)
+
+    def _bind_tensors_only(self, args, kwargs):
+        """TF's flat calling convention: positional arguments for the tensor parameters alone
+        (a traced Python object is left out: the trace captured it). None if that fails too."""
+        params = [P(p.name, P.POSITIONAL_OR_KEYWORD) for p in self._parameters
+                  if not isinstance(p.type, (Literal, Identity))]
+        params += [P(p.name, P.KEYWORD_ONLY, default=_signature_value(p.type, p.name))
+                   for p in self._parameters if isinstance(p.type, (Literal, Identity))]
+        try:
+            return inspect.Signature(params).bind(*args, **kwargs)
+        except TypeError:
+            return None
+
+    def _bound_values(self, bound):
         flat, variables = [], {}
         placeholders = iter(self.graph.inputs)
         for p in self._parameters:

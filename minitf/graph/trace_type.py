@@ -37,11 +37,16 @@ class Literal(TraceType):
         return self.value
 
     def __eq__(self, other):
-        return (isinstance(other, Literal) and type(other.value) is type(self.value)
-                and (other.value == self.value or (other.value != other.value and self.value != self.value)))
+        # by value, as TF: 1, 1.0 and True share a trace; NaN equals NaN
+        if not isinstance(other, Literal):
+            return False
+        a, b = self.value, other.value
+        if isinstance(a, (str, bytes)) or isinstance(b, (str, bytes)) or a is None or b is None:
+            return type(a) is type(b) and a == b
+        return a == b or (a != a and b != b)
 
     def __hash__(self):
-        return hash((type(self.value), self.value))
+        return hash(self.value)
 
     def __repr__(self):
         return f"Literal[{self.value!r}]"

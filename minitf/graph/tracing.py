@@ -25,8 +25,8 @@ __all__ = ["trace", "init_scope", "inside_function", "executing_eagerly"]
 
 
 def inside_function():
-    """True while a `tf.function` is being traced on this thread."""
-    return _state.graph is not None
+    """True while a `tf.function` is being traced on this thread (in its init_scope too)."""
+    return _state.graph is not None or _state.lifted > 0
 
 
 def executing_eagerly():

@@ -10,6 +10,7 @@ from minitf import errors, nest
 from minitf.ops._core import Tensor, Variable, _state, as_tensor
 from minitf.ops.constant import cast
 from minitf.ops.shaping import stack, unstack
+from minitf.ops.tensor_array import TensorArray
 
 __all__ = ["cond", "case", "switch_case", "while_loop", "map_fn", "scan", "foldl", "foldr",
            "vectorized_map"]
@@ -139,7 +140,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
 
 
 def _to_tensor(value):
-    return value if isinstance(value, (Tensor, Variable)) else as_tensor(value)
+    return value if isinstance(value, (Tensor, Variable, TensorArray)) else as_tensor(value)
 
 
 def _slices(elems, op):

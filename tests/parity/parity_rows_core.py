@@ -569,6 +569,26 @@ def function_scenario(lib, x):
 
 
 add("function", cases(tensors(("float32",), shape=(2,))), call=function_scenario)
+
+
+def graph_context_scenario(lib, x):
+    """What executing_eagerly/inside_function say inside and outside a function, and a variable
+    that init_scope updates once, while tracing (function_programs.py covers tracing rules)."""
+    seen, v = [], lib.Variable(0.0)
+
+    @lib.function
+    def f(t):
+        seen.append((lib.executing_eagerly(), lib.inside_function()))
+        with lib.init_scope():
+            seen.append((lib.executing_eagerly(), lib.inside_function()))
+            v.assign_add(1.0)
+        return t * v
+    out = [f(x), f(x)]
+    return [out, v, seen, lib.executing_eagerly(), lib.inside_function()]
+
+
+for _name in ("executing_eagerly", "inside_function", "init_scope"):
+    add(_name, cases(tensors(("float32",), shape=(2,))), call=graph_context_scenario)
 def inside(context, fn):
     """fn() run inside the context manager `context` (entered and exited)."""
     with context:

@@ -33,6 +33,7 @@ NOTEBOOKS = [
     "guide/data",
     "guide/tensor_slicing",
     "guide/function",
+    "guide/intro_to_graphs",
     # tutorials
     "tutorials/quickstart/beginner",
     "tutorials/quickstart/advanced",

@@ -1,0 +1,258 @@
+"""The `@tf.function` training steps of the TF guides and tutorials, timed per step.
+
+Four workloads, written once in TF's API and run by each library in its own process:
+  linear   guide/basic_training_loops: y = w x + b on 1,000 points, hand-written SGD
+  mlp      784-128-10 MLP, batch 64, Adam, sparse categorical cross-entropy
+  dcgan    tutorials/generative/dcgan's train_step, batch 64 (both models, tapes and Adams)
+  deepdream  InceptionV3 (weights=None) up to mixed5, a 96x96 image, one gradient-ascent step
+
+Contenders: minitf eager (the step undecorated), minitf traced (@tf.function), TF 2.21 traced
+(@tf.function, graph mode) when a Python with TensorFlow is given, PyTorch eager when installed
+(mlp and linear only). CPU time per step (time.process_time, so another process's load does not
+count), one thread unless --threads; rounds alternate the contenders and the spread is reported.
+
+    python benchmarks/bench_traced_steps.py [--tf-python .venv-tf/bin/python] [--rounds 5]
+        [--workloads linear mlp dcgan deepdream] [--threads 1]
+
+Unset OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE in the command that runs this (users do not set them).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+# -- the workloads, in TF's API ------------------------------------------------------------------
+
+def linear(tf, traced):
+    rng = __import__("numpy").random.default_rng(0)
+    x = tf.constant(rng.normal(size=1000).astype("float32"))
+    y = x * 3.0 + 2.0 + tf.constant(rng.normal(size=1000).astype("float32"))
+    w, b = tf.Variable(5.0), tf.Variable(0.0)
+
+    def step():
+        with tf.GradientTape() as t:
+            loss = tf.reduce_mean(tf.square(y - (w * x + b)))
+        dw, db = t.gradient(loss, [w, b])
+        w.assign_sub(0.1 * dw)
+        b.assign_sub(0.1 * db)
+        return loss
+    return tf.function(step) if traced else step
+
+
+def mlp(tf, traced):
+    np = __import__("numpy")
+    rng = np.random.default_rng(0)
+    x = tf.constant(rng.random((64, 784), dtype=np.float32))
+    y = tf.constant(rng.integers(0, 10, 64))
+    model = tf.keras.Sequential([tf.keras.layers.Input((784,)), tf.keras.layers.Dense(128, activation="relu"),
+                                 tf.keras.layers.Dense(10)])
+    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    opt = tf.keras.optimizers.Adam(1e-3)
+
+    def step():
+        with tf.GradientTape() as tape:
+            loss = loss_fn(y, model(x, training=True))
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+    return tf.function(step) if traced else step
+
+
+def dcgan(tf, traced):
+    np = __import__("numpy")
+    L = tf.keras.layers
+    generator = tf.keras.Sequential([
+        L.Input((100,)), L.Dense(7 * 7 * 256, use_bias=False), L.BatchNormalization(), L.LeakyReLU(),
+        L.Reshape((7, 7, 256)),
+        L.Conv2DTranspose(128, (5, 5), strides=(1, 1), padding="same", use_bias=False),
+        L.BatchNormalization(), L.LeakyReLU(),
+        L.Conv2DTranspose(64, (5, 5), strides=(2, 2), padding="same", use_bias=False),
+        L.BatchNormalization(), L.LeakyReLU(),
+        L.Conv2DTranspose(1, (5, 5), strides=(2, 2), padding="same", use_bias=False, activation="tanh")])
+    discriminator = tf.keras.Sequential([
+        L.Input((28, 28, 1)), L.Conv2D(64, (5, 5), strides=(2, 2), padding="same"), L.LeakyReLU(),
+        L.Dropout(0.3), L.Conv2D(128, (5, 5), strides=(2, 2), padding="same"), L.LeakyReLU(),
+        L.Dropout(0.3), L.Flatten(), L.Dense(1)])
+    bce = tf.keras.losses.BinaryCrossentropy(from_logits=True)
+    g_opt, d_opt = tf.keras.optimizers.Adam(1e-4), tf.keras.optimizers.Adam(1e-4)
+    images = tf.constant(np.random.default_rng(0).random((64, 28, 28, 1), dtype=np.float32) * 2 - 1)
+
+    def step():
+        noise = tf.random.normal([64, 100])
+        with tf.GradientTape() as gen_tape, tf.GradientTape() as disc_tape:
+            generated = generator(noise, training=True)
+            real_output = discriminator(images, training=True)
+            fake_output = discriminator(generated, training=True)
+            gen_loss = bce(tf.ones_like(fake_output), fake_output)
+            disc_loss = bce(tf.ones_like(real_output), real_output) + bce(tf.zeros_like(fake_output), fake_output)
+        g_grads = gen_tape.gradient(gen_loss, generator.trainable_variables)
+        d_grads = disc_tape.gradient(disc_loss, discriminator.trainable_variables)
+        g_opt.apply_gradients(zip(g_grads, generator.trainable_variables))
+        d_opt.apply_gradients(zip(d_grads, discriminator.trainable_variables))
+        return gen_loss
+    return tf.function(step) if traced else step
+
+
+def deepdream(tf, traced):
+    np = __import__("numpy")
+    base = tf.keras.applications.InceptionV3(include_top=False, weights=None)
+    layers = [base.get_layer(name).output for name in ("mixed3", "mixed5")]
+    model = tf.keras.Model(inputs=base.input, outputs=layers)
+    img = tf.constant(np.random.default_rng(0).random((96, 96, 3), dtype=np.float32) * 2 - 1)
+
+    def step():
+        with tf.GradientTape() as tape:
+            tape.watch(img)
+            activations = model(tf.expand_dims(img, 0))
+            loss = tf.add_n([tf.reduce_mean(a) for a in activations])
+        grads = tape.gradient(loss, img)
+        grads /= tf.math.reduce_std(grads) + 1e-8
+        return tf.clip_by_value(img + grads * 0.01, -1, 1)
+    return tf.function(step) if traced else step
+
+
+WORKLOADS = {"linear": (linear, 200), "mlp": (mlp, 100), "dcgan": (dcgan, 3), "deepdream": (deepdream, 5)}
+
+
+# -- one contender in this process -------------------------------------------------------------
+
+def measure(lib, workload, traced, steps):
+    """CPU seconds per step of `workload` (after warming up) for library `lib` ('minitf' or
+    'tensorflow'), printed as JSON."""
+    tf = __import__(lib)
+    step = WORKLOADS[workload][0](tf, traced)
+    for _ in range(2):
+        step()
+    start = time.process_time()
+    for _ in range(steps):
+        step()
+    return (time.process_time() - start) / steps
+
+
+def _torch_mlp(steps):
+    import torch
+    torch.manual_seed(0)
+    x, y = torch.rand(64, 784), torch.randint(0, 10, (64,))
+    model = torch.nn.Sequential(torch.nn.Linear(784, 128), torch.nn.ReLU(), torch.nn.Linear(128, 10))
+    opt = torch.optim.Adam(model.parameters(), 1e-3)
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def step():
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+    for _ in range(2):
+        step()
+    start = time.process_time()
+    for _ in range(steps):
+        step()
+    return (time.process_time() - start) / steps
+
+
+def _torch_linear(steps):
+    import torch
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(1000, generator=g)
+    y = x * 3 + 2 + torch.randn(1000, generator=g)
+    w, b = torch.tensor(5.0, requires_grad=True), torch.tensor(0.0, requires_grad=True)
+
+    def step():
+        loss = torch.mean((y - (w * x + b)) ** 2)
+        dw, db = torch.autograd.grad(loss, [w, b])
+        with torch.no_grad():
+            w.sub_(0.1 * dw)
+            b.sub_(0.1 * db)
+    for _ in range(2):
+        step()
+    start = time.process_time()
+    for _ in range(steps):
+        step()
+    return (time.process_time() - start) / steps
+
+
+def _child(args):
+    if args.lib == "torch":
+        fn = {"mlp": _torch_mlp, "linear": _torch_linear}[args.workload]
+        print(json.dumps(fn(args.steps)))
+        return
+    print(json.dumps(measure(args.lib, args.workload, args.traced, args.steps)))
+
+
+# -- the driver -----------------------------------------------------------------------------------
+
+def _run(python, lib, workload, traced, steps, threads):
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
+               MKL_NUM_THREADS=str(threads), TF_NUM_INTRAOP_THREADS=str(threads),
+               TF_NUM_INTEROP_THREADS="1", TF_CPP_MIN_LOG_LEVEL="3", MINITF_NUM_THREADS=str(threads),
+               PYTHONPATH=ROOT)
+    env.pop("OPENBLAS_CORETYPE", None)
+    env.pop("OPENBLAS_L2_SIZE", None)
+    cmd = [python, __file__, "--child", "--lib", lib, "--workload", workload, "--steps", str(steps)]
+    if traced:
+        cmd.append("--traced")
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=3600)
+    if out.returncode:
+        return None, out.stderr.strip().splitlines()[-1:] or ["failed"]
+    return json.loads(out.stdout.strip().splitlines()[-1]), None
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--child", action="store_true")
+    p.add_argument("--lib")
+    p.add_argument("--workload")
+    p.add_argument("--steps", type=int)
+    p.add_argument("--traced", action="store_true")
+    p.add_argument("--tf-python")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--workloads", nargs="*", default=list(WORKLOADS))
+    p.add_argument("--no-eager", action="store_true", help="skip the minitf eager contender")
+    args = p.parse_args()
+    if args.child:
+        _child(args)
+        return
+    contenders = [("minitf traced", sys.executable, "minitf", True)]
+    if not args.no_eager:
+        contenders.append(("minitf eager", sys.executable, "minitf", False))
+    if args.tf_python:
+        contenders.append(("TF graph", args.tf_python, "tensorflow", True))
+    torch_ok = subprocess.run([sys.executable, "-c", "import torch"], capture_output=True).returncode == 0
+    results = {}
+    for workload in args.workloads:
+        steps = WORKLOADS[workload][1]
+        entries = list(contenders)
+        if torch_ok and workload in ("mlp", "linear"):
+            entries.append(("PyTorch eager", sys.executable, "torch", False))
+        times = {name: [] for name, *_ in entries}
+        for r in range(args.rounds):
+            order = entries if r % 2 == 0 else entries[::-1]
+            for name, python, lib, traced in order:
+                t, err = _run(python, lib, workload, traced, steps, args.threads)
+                if err:
+                    print(f"{workload} {name}: {err}", file=sys.stderr)
+                else:
+                    times[name].append(t)
+        results[workload] = times
+        base = times.get("TF graph") or None
+        for name, ts in times.items():
+            if not ts:
+                continue
+            line = f"{workload:10s} {name:14s} {statistics.median(ts) * 1e3:9.3f} ms/step " \
+                   f"({min(ts) * 1e3:.3f}-{max(ts) * 1e3:.3f})"
+            if base:
+                line += f"  x{statistics.median(ts) / statistics.median(base):.2f} of TF graph"
+            print(line, flush=True)
+    return results
+
+
+if __name__ == "__main__":
+    main()
