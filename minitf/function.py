@@ -71,6 +71,9 @@ class _RetracingDetector:
                 len(self._calls_per_trace), self._calls, name)
 
 
+# Called with each concrete function a Function runs (tf.summary.trace_on records their graphs).
+call_observers = []
+
 _detectors = weakref.WeakKeyDictionary()
 _detectors_lock = threading.Lock()
 
@@ -180,6 +183,9 @@ class Function:
             return self._python_function(*args, **kwargs)  # see trace_type.Composite
         concrete, traced = self._concrete_for(parameters, values)
         self._detector.called(traced, self._python_function)
+        if call_observers:
+            for observe in call_observers:
+                observe(concrete)
         flat, variables = _flat_inputs(parameters, values)
         return concrete._call_flat(flat, variables)
 

@@ -82,6 +82,11 @@ class EventFileWriter:
         event.summary.value.append(value)
         self.add_event(event)
 
+    def add_graph(self, graph_def_bytes, step):
+        """Queue an Event holding a serialized GraphDef (TensorBoard's Graphs dashboard)."""
+        self.add_event(self._event_class(wall_time=time.time(), step=int(step),
+                                         graph_def=graph_def_bytes))
+
     def add_event(self, event):
         """Queue an Event message; writes the queue out when it is full or due."""
         if self._closed:

@@ -155,6 +155,10 @@ class _FileSummaryWriter(SummaryWriter):
         if not self._closed:
             self._events.add_summary_value(value, step)
 
+    def _write_graph(self, graph_def_bytes, step):
+        if not self._closed:
+            self._events.add_graph(graph_def_bytes, step)
+
 
 class _NoopSummaryWriter(SummaryWriter):
     """A writer that writes nothing; `as_default` leaves the current writer in place."""
