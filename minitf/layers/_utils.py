@@ -9,7 +9,7 @@ __all__ = ["normalize_tuple", "normalize_padding", "activation", "initializer", 
 def normalize_tuple(value, n, name):
     """An int or an iterable of n ints -> a tuple of n ints (ValueError otherwise)."""
     if isinstance(value, int):
-        return (value,) * n
+        return _positive((value,) * n, n, name, value)
     try:
         out = tuple(int(v) for v in value)
     except (TypeError, ValueError):
@@ -18,6 +18,14 @@ def normalize_tuple(value, n, name):
     if len(out) != n:
         raise ValueError(f"The `{name}` argument must be a tuple of {n} integers. "
                          f"Received: {value}")
+    return _positive(out, n, name, value)
+
+
+def _positive(out, n, name, value):
+    """Keras 3's standardize_tuple: kernel sizes, dilation rates and pool sizes take no zero."""
+    if name in ("kernel_size", "dilation_rate", "pool_size") and min(out, default=1) <= 0:
+        raise ValueError(f"The `{name}` argument must be a tuple of {n} integers. Received {name}={value!r}, "
+                         f"including values { {v for v in out if v <= 0} } that do not satisfy `value > 0`")
     return out
 
 

@@ -281,6 +281,10 @@ class Layer(AttributeTracking, Module, Trackable):
             ValueError: when the initializer is not a known name or callable.
         """
         shape = () if shape is None else tuple(TensorShape(shape).as_list())
+        if None in shape:  # Keras 3's check of a new variable's shape
+            raise ValueError(f"Layer {self.name!r} ({type(self).__name__}): shapes used to initialize variables "
+                             f"must be fully-defined (no `None` dimensions). Received: shape={shape} for "
+                             f"variable {name!r}")
         dtype = dtypes.as_dtype(dtype or self.dtype)
         if initializer is None:
             initializer = "glorot_uniform" if dtype.is_floating else "zeros"

@@ -96,6 +96,12 @@ class _Conv(Layer):
                  kernel_constraint=None, bias_constraint=None, **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         n = self.rank
+        if isinstance(filters, (str, bytes, list, tuple, dict)):  # Keras 3 compares it with 0
+            raise TypeError(f"{type(self).__name__}: `filters` must be a positive integer, not {filters!r}")
+        if filters is not None and (groups is not None and not groups or filters != int(filters)):
+            raise ValueError(f"{type(self).__name__}: the number of filters must be a positive integer evenly "
+                             f"divisible by the number of groups, a positive integer. Received: groups={groups}, "
+                             f"filters={filters}.")
         self.filters = None if filters is None else int(filters)
         if self.filters is not None and self.filters <= 0:
             raise ValueError(f"Invalid value for argument `filters`. Expected a strictly "
