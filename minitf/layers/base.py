@@ -10,6 +10,7 @@ records a Node (minitf.keras.node) whose output KerasTensors carry the inferred 
 Weights and sublayers are found from the attributes (see minitf.layers.tracking); the input
 checks are in minitf.layers.input_spec; names come from minitf._keras_naming.
 """
+import functools
 import inspect
 
 import numpy as np
@@ -51,6 +52,21 @@ BUILTIN_LAYER_CLASSES = {}
 
 _ALLOWED_KWARGS = frozenset({"input_shape", "batch_input_shape", "batch_size", "input_dim",
                              "activity_regularizer", "autocast", "input_length"})
+
+
+def _naming_errors(init):
+    """A built-in layer's __init__ whose argument errors name the layer's class (the shared
+    checks they come from, such as activations.get, cannot know it)."""
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        try:
+            init(self, *args, **kwargs)
+        except (TypeError, ValueError) as e:
+            name = type(self).__name__
+            if type(e) not in (TypeError, ValueError) or name.lower() in str(e).lower():
+                raise
+            raise type(e)(f"{name}: {e}") from None
+    return __init__
 
 
 def _check_positional_inputs(layer, inputs):
@@ -120,6 +136,8 @@ class Layer(AttributeTracking, Module, Trackable):
         super().__init_subclass__(**kwargs)
         if cls.__module__.startswith("minitf.") and not cls.__name__.startswith("_"):
             BUILTIN_LAYER_CLASSES.setdefault(cls.__name__, cls)
+        if cls.__module__.startswith("minitf.") and "__init__" in cls.__dict__:
+            cls.__init__ = _naming_errors(cls.__dict__["__init__"])
 
     def __new__(cls, *args, **kwargs):
         layer = super().__new__(cls)

@@ -17,7 +17,7 @@ import weakref
 
 import numpy as np
 
-from minitf import nest, regularizers
+from minitf import errors, nest, regularizers
 from minitf.convert import convert_to_tensor
 from minitf.keras.keras_tensor import KerasTensor
 from minitf.keras import call_context
@@ -108,13 +108,30 @@ def run(layer, inputs, args, kwargs):
         call_context.resolve_training(spec, context, args, kwargs)
         previous_mask = masking.prepare_call(layer, spec, inputs, args, kwargs)
         with layer._scope(), layer_dtypes.autocast_scope(layer):
-            outputs = layer.call(inputs, *args, **kwargs)
+            try:
+                outputs = layer.call(inputs, *args, **kwargs)
+            except (TypeError, ValueError, errors.OpError) as e:
+                raise _naming_layer(e, layer) from e
         masking.finish_call(layer, inputs, outputs, previous_mask)
         if layer._activity_regularizer is not None:
             _activity_losses(layer, outputs)
     finally:
         call_context.leave(opened)
     return outputs
+
+
+def _naming_layer(exc, layer):
+    """`exc` from `layer.call`, re-made (same class) to say which layer it came from, as Keras 3
+    does; errors of other classes, or that say it already, come back unchanged."""
+    where = f"Exception encountered when calling {type(layer).__name__}.call()"
+    text = str(exc)
+    if text.startswith("Exception encountered when calling"):
+        return exc
+    if type(exc) in (TypeError, ValueError):
+        return type(exc)(f"{where}: {text}")
+    if isinstance(exc, errors.OpError) and type(exc).__init__ is errors.OpError.__init__:
+        return type(exc)(exc.node_def, exc.op, f"{where}: {exc.message}")
+    return exc
 
 
 def layer_tree(layer):
