@@ -89,7 +89,7 @@ def _num_samples(struct):
     if len(lengths) > 1:
         raise ValueError(f"Data cardinality is ambiguous: the arrays have different numbers of "
                          f"samples {sorted(lengths)}. Make sure all arrays contain the same "
-                         "number of samples.")
+                         "number of samples (x, y and sample_weight of Model.fit/evaluate/predict).")
     return lengths.pop() if lengths else 0
 
 
@@ -252,7 +252,7 @@ def split_validation(x, y, sample_weight, validation_split):
     if split_at == 0 or split_at == n:
         raise ValueError(f"Training data contains {n} samples, which is not sufficient to "
                          f"split it into a validation and training set as specified by "
-                         f"`validation_split={validation_split}`.")
+                         f"`validation_split={validation_split}` (in Model.fit).")
     head, tail = slice(0, split_at), slice(split_at, n)
     return ((_take(x, head), _take(y, head), _take(sw, head)),
             (_take(x, tail), _take(y, tail), _take(sw, tail)))

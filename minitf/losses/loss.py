@@ -5,7 +5,8 @@ Keras 3), computes one loss per example with `call`, weights them by `sample_wei
 reduces them ('sum_over_batch_size' by default: the sum of the weighted losses divided by
 their number). The built-in losses wrap the functions of `minitf.losses.functions`.
 """
-from minitf import dtypes
+from minitf import dtypes, errors
+from minitf.ops.arg_checks import named
 from minitf._keras_naming import floatx, to_snake_case, unique_layer_name
 from minitf.convert import convert_to_tensor
 from minitf.tensor import Tensor
@@ -59,7 +60,10 @@ class Loss:
             raise ValueError(f"{type(self).__name__}: argument `name` must be a string and cannot contain "
                              f"character `/`. Received: name={name!r}")
         self.name = name or unique_layer_name(to_snake_case(type(self).__name__))  # first, as Keras
-        self.reduction = standardize_reduction(reduction)
+        try:
+            self.reduction = standardize_reduction(reduction)
+        except ValueError as e:
+            raise ValueError(f"{type(self).__name__}: {e}") from None
         try:
             self._dtype = _compute_dtype(dtype)
         except (TypeError, ValueError):  # Keras 3 makes a DTypePolicy of it: a ValueError
@@ -109,11 +113,14 @@ class Loss:
         y_true = constant_ops.cast(_loss_input(y_true, "y_true", self), self._dtype)
         if sample_weight is not None:
             sample_weight = _loss_input(sample_weight, "sample_weight", self)
-        losses, out_mask = self._call_with_mask(y_true, y_pred)
-        if out_mask is None:
-            out_mask = getattr(losses, "_keras_mask", None)
-        return reduce_weighted_values(losses, sample_weight, _both(in_mask, out_mask), self.reduction,
-                                      dtype=self._dtype)
+        try:
+            losses, out_mask = self._call_with_mask(y_true, y_pred)
+            if out_mask is None:
+                out_mask = getattr(losses, "_keras_mask", None)
+            return reduce_weighted_values(losses, sample_weight, _both(in_mask, out_mask), self.reduction,
+                                          dtype=self._dtype)
+        except (TypeError, ValueError, errors.OpError) as e:
+            raise named(e, type(self).__name__) from e
 
     def get_config(self):
         """The constructor arguments as a dict (name and reduction here; subclasses add theirs)."""

@@ -13,6 +13,7 @@ from minitf.backend import array_module
 from minitf.convert import convert_to_tensor
 from minitf import distribution_context as distribute_context
 from minitf.module import Module
+from minitf.ops.arg_checks import named
 from minitf.recording import active_graph, stop_recording_all
 from minitf.tensor import Tensor
 from minitf.variable import Variable, VariableAggregation, VariableSynchronization
@@ -54,7 +55,10 @@ def _paused(method):
             return graph.call(update_state, (self,) + args, kwargs, stateful=True,
                               abstract=_no_effect, op_type="UpdateState", name=self.name)
         with stop_recording_all():
-            return method(self, *args, **kwargs)
+            try:
+                return method(self, *args, **kwargs)
+            except (TypeError, ValueError, errors.OpError) as e:  # name the metric, keep the class
+                raise named(e, f"{type(self).__name__}.update_state") from e
     update_state._paused = True
     return update_state
 

@@ -18,16 +18,16 @@ __all__ = ["named", "converted", "int_input", "int_attr", "dtype_arg", "python_i
 
 def named(exc, func, arg=None):
     """`exc` (a plain TypeError/ValueError/AssertionError from a conversion, or one of TF's
-    OpErrors) re-made with the function and argument named at the start of its message; other
-    classes come back as they are."""
-    where = f"{func}: argument `{arg}`" if arg else func
+    OpErrors) re-made with the function and argument named after TF's own text (which stays
+    first, as TF words it); other classes come back as they are."""
+    where = f"{func}, argument `{arg}`" if arg else func
     text = str(exc)
-    if text.startswith(func):
+    if func in text:
         return exc
     if type(exc) in (TypeError, ValueError, AssertionError):
-        return type(exc)(f"{where}: {text}")
+        return type(exc)(f"{text} (in {where})")
     if isinstance(exc, errors.OpError) and type(exc).__init__ is errors.OpError.__init__:
-        return type(exc)(exc.node_def, exc.op, f"{where}: {exc.message}")
+        return type(exc)(exc.node_def, exc.op, f"{exc.message} (in {where})")
     return exc
 
 

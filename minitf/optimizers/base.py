@@ -112,7 +112,7 @@ class Optimizer(GradientAccumulation, Trackable):
             raise ValueError(f"{type(self).__name__}: argument `name` must be a string and cannot contain "
                              f"character `/`. Received: name={name!r}")
         if sum(x is not None for x in (clipnorm, clipvalue, global_clipnorm)) > 1:
-            raise ValueError("Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. "
+            raise ValueError(f"{type(self).__name__}: Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. "
                              f"Received: clipnorm={clipnorm}, clipvalue={clipvalue}, "
                              f"global_clipnorm={global_clipnorm}")
         if gradient_accumulation_steps and not gradient_accumulation_steps >= 2:

@@ -27,7 +27,7 @@ class SGD(Optimizer):
                          gradient_accumulation_steps=gradient_accumulation_steps, name=name,
                          **kwargs)
         if not isinstance(momentum, (int, float)) or momentum < 0 or momentum > 1:
-            raise ValueError("`momentum` must be a float between [0, 1]. "
+            raise ValueError("SGD: `momentum` must be a float between [0, 1]. "
                              f"Received: momentum={momentum} (of type {type(momentum)}).")
         self.momentum = momentum
         self.nesterov = nesterov
