@@ -28,7 +28,10 @@ def is_dispatchable(value):
 def _candidates(args, kwargs):
     for a in (*args, *kwargs.values()):
         if isinstance(a, (list, tuple)):
-            yield from a
+            for item in a:  # x[i:j, k] passes its slices inside a tuple
+                yield from (item.start, item.stop, item.step) if type(item) is slice else (item,)
+        elif type(a) is slice:
+            yield from (a.start, a.stop, a.step)
         else:
             yield a
 

@@ -142,9 +142,10 @@ def read_variable(variable):
     return read_variable_eagerly(variable)
 
 
-def read_variable_eagerly(variable):
-    """`read_variable` outside any graph: the value now, recorded on the active tapes."""
-    out = Tensor(variable._value)
+def read_variable_eagerly(variable, value=None):
+    """`read_variable` outside any graph: the value now (or `value` standing for it), recorded
+    on the active tapes."""
+    out = Tensor(variable._value if value is None else value)
     if variable.trainable:
         for tape in _state.active:
             if tape._watch_accessed_variables:

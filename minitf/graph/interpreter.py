@@ -34,6 +34,33 @@ def needed_operations(graph):
     return [op for op in graph.operations if id(op) in needed and op.type != "Placeholder"]
 
 
+def _releases(operations, graph):
+    """For each node, the values to drop from a run's environment once it has run: those no
+    later node reads. Holding nothing longer than needed keeps a step's peak memory low and
+    lets optimizers update variables in place (no read of the old value is still alive)."""
+    outputs = {t._id for t in graph.outputs if isinstance(t, (SymbolicTensor, GraphObject))}
+    last_use = {}
+    for index, op in enumerate(operations):
+        for t in op.outputs:
+            last_use[t._id] = index
+        for t in op.inputs:
+            last_use[t._id] = index
+    for t in graph.inputs:
+        last_use.setdefault(t._id, -1)
+    drops = [[] for _ in operations]
+    early = []
+    for key, index in last_use.items():
+        if key in outputs:
+            continue
+        if index < 0:
+            early.append(key)
+        else:
+            drops[index].append(key)
+    if drops:
+        drops[0].extend(early)
+    return [tuple(d) for d in drops]
+
+
 class Interpreter:
     """Runs one graph: `run(inputs)` returns the flat outputs for the placeholders' values."""
 
@@ -41,6 +68,7 @@ class Interpreter:
         self.graph = graph
         self.operations = needed_operations(graph)
         self._input_ids = [t._id for t in graph.inputs]
+        self._steps = list(zip(self.operations, _releases(self.operations, graph)))
 
     def run(self, inputs, variables=None):
         """The graph's flat outputs for `inputs` (one value per placeholder).
@@ -52,14 +80,16 @@ class Interpreter:
         env = dict(zip(self._input_ids, inputs))
         if variables:
             env.update(variables)
-        for op in self.operations:
+        for op, release in self._steps:
             if op._fn is None:  # Identity of an output: the value itself
                 env[op.outputs[0]._id] = env[op._template._slots[0][1]]
-                continue
-            try:
-                op.run(env)
-            except errors.OpError as e:
-                raise _with_node(e, op) from None
+            else:
+                try:
+                    op.run(env)
+                except errors.OpError as e:
+                    raise _with_node(e, op) from None
+            for key in release:  # values no later node reads: let them go now
+                del env[key]
         return [env[t._id] if isinstance(t, (SymbolicTensor, GraphObject)) else t
                 for t in self.graph.outputs]
 

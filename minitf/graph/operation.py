@@ -95,8 +95,8 @@ class CallTemplate:
 
 
 def _opens(value):
-    """True for an argument the template must open: a structure or a composite tensor."""
-    return nest.is_nested(value) or isinstance(value, IndexedSlices)
+    """True for an argument the template must open: a structure, a composite tensor, a slice."""
+    return nest.is_nested(value) or isinstance(value, (IndexedSlices, slice))
 
 
 class Operation:

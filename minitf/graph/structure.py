@@ -13,6 +13,8 @@ __all__ = ["Flat", "flatten"]
 
 def _components(value):
     """(components, rebuild) of a composite tensor, or None for anything else."""
+    if type(value) is slice:  # x[i:j] with tensor bounds
+        return [value.start, value.stop, value.step], lambda parts: slice(*parts)
     if isinstance(value, IndexedSlices):
         dims = value._dims
         return [value.values, value.indices], lambda parts: IndexedSlices(parts[0], parts[1], dims)

@@ -70,7 +70,9 @@ class Flatten(Layer):
         if self.data_format == "channels_first" and len(shape) > 2:
             # Flatten in channels-last order, as Keras does, so Dense weights carry over.
             inputs = array_ops.transpose(inputs, [0] + list(range(2, len(shape))) + [1])
-        return array_ops.reshape(inputs, [shape[0], _product(shape[1:])])
+        if None in shape[1:]:  # traced with unknown sizes: the batch size when the graph runs
+            return array_ops.reshape(inputs, [array_ops.shape(inputs)[0], -1])
+        return array_ops.reshape(inputs, [-1 if shape[0] is None else shape[0], _product(shape[1:])])
 
     def compute_output_shape(self, input_shape):
         """(batch, product of the rest)."""

@@ -44,6 +44,8 @@ def is_graph_value(x):
     kind = type(x)
     if kind is Tensor or kind is float or kind is int:
         return False
+    if kind is list or kind is tuple:  # a shape or a list of tensors holding one
+        return any(is_graph_value(v) for v in x)
     return kind is SymbolicTensor or (_state.graph is not None and isinstance(x, Variable))
 
 
