@@ -10,7 +10,6 @@ records a Node (minitf.keras.node) whose output KerasTensors carry the inferred 
 Weights and sublayers are found from the attributes (see minitf.layers.tracking); the input
 checks are in minitf.layers.input_spec; names come from minitf._keras_naming.
 """
-import functools
 import inspect
 
 import numpy as np
@@ -22,8 +21,9 @@ from minitf._keras_naming import clear_session, to_snake_case, unique_layer_name
 from minitf.function import TensorSpec
 from minitf.keras import backend as keras_backend
 from minitf.keras import node as node_module
-from minitf.keras.keras_tensor import KerasTensor, any_symbolic
+from minitf.keras.keras_tensor import any_symbolic
 from minitf.layers import auto_config, layer_call, masking
+from minitf.layers.call_checks import check_positional_inputs, naming_errors
 from minitf.layers.input_spec import InputSpec, assert_input_compatibility, shape_of, shapes_of
 from minitf.layers.tracking import AttributeTracking, LayerWeight
 from minitf.layers import dtype_policy as layer_dtypes
@@ -32,7 +32,7 @@ from minitf.module import Module
 from minitf.tensor_shape import TensorShape
 from minitf.trackable import Trackable
 from minitf.tensor import Tensor
-from minitf.variable import Variable, VariableAggregation, VariableSynchronization, _scopes
+from minitf.variable import VariableAggregation, VariableSynchronization, _scopes
 
 __all__ = ["Layer", "InputSpec", "BUILTIN_LAYER_CLASSES", "clear_session", "unique_layer_name",
            "to_snake_case", "floatx"]
@@ -52,37 +52,6 @@ BUILTIN_LAYER_CLASSES = {}
 
 _ALLOWED_KWARGS = frozenset({"input_shape", "batch_input_shape", "batch_size", "input_dim",
                              "activity_regularizer", "autocast", "input_length"})
-
-
-def _naming_errors(init):
-    """A built-in layer's __init__ whose argument errors name the layer's class (the shared
-    checks they come from, such as activations.get, cannot know it)."""
-    @functools.wraps(init)
-    def __init__(self, *args, **kwargs):
-        try:
-            init(self, *args, **kwargs)
-        except (TypeError, ValueError) as e:
-            name = type(self).__name__
-            if type(e) not in (TypeError, ValueError) or name.lower() in str(e).lower():
-                raise
-            raise type(e)(f"{name}: {e}") from None
-    return __init__
-
-
-def _check_positional_inputs(layer, inputs):
-    """Keras 3's rule: what is passed positionally is tensors (arrays become tensors) or None;
-    a Python number, string or list of them raises ValueError. Preprocessing layers and
-    functional models take other values, as in Keras 3."""
-    if (getattr(layer, "_is_graph_network", False) and not getattr(layer, "_is_sequential", False)) or \
-            any(c.__module__.startswith("minitf.layers.preprocessing") for c in type(layer).__mro__):
-        return
-    for leaf in nest.flatten(inputs):
-        if leaf is not None and not isinstance(leaf, (Tensor, Variable, KerasTensor)) \
-                and not hasattr(leaf, "__array__") and not hasattr(type(leaf), "__tf_tensor__"):
-            raise ValueError(f"{type(layer).__name__} (layer {layer.name!r}): only input tensors may be passed "
-                             f"as positional arguments. The following argument value should be passed as a "
-                             f"keyword argument: {leaf!r} (of type {type(leaf)}); convert inputs with "
-                             f"tf.constant or numpy.asarray")
 
 
 class Layer(AttributeTracking, Module, Trackable):
@@ -137,7 +106,7 @@ class Layer(AttributeTracking, Module, Trackable):
         if cls.__module__.startswith("minitf.") and not cls.__name__.startswith("_"):
             BUILTIN_LAYER_CLASSES.setdefault(cls.__name__, cls)
         if cls.__module__.startswith("minitf.") and "__init__" in cls.__dict__:
-            cls.__init__ = _naming_errors(cls.__dict__["__init__"])
+            cls.__init__ = naming_errors(cls.__dict__["__init__"])
 
     def __new__(cls, *args, **kwargs):
         layer = super().__new__(cls)
@@ -468,7 +437,7 @@ class Layer(AttributeTracking, Module, Trackable):
         else:
             inputs, args = args[0], args[1:]
             if type(inputs) is not Tensor:
-                _check_positional_inputs(self, inputs)
+                check_positional_inputs(self, inputs)
         if any_symbolic(inputs):
             return self._symbolic_call(inputs, args, kwargs)
         return layer_call.run(self, inputs, args, kwargs)

@@ -35,8 +35,7 @@ def _spatial_pair(value, name, op_name, rank=4, data_format="NHWC"):
         value = value.numpy().tolist()
     if isinstance(value, (int, np.integer)):
         return int(value), int(value)
-    value = [int_attr(v, op_name, name, floats=True) for v in ([1] if value is None else value
-                                                               if isinstance(value, (list, tuple)) else [value])]
+    value = [int_attr(v, op_name, name, True) for v in (value if isinstance(value, (list, tuple)) else [1 if value is None else value])]
     if len(value) == 1:
         return value[0], value[0]
     if len(value) == 2:

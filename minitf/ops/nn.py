@@ -46,8 +46,7 @@ def _real_float_input(x, op_name):
 
 def _negative_axis(axis, ndim, op_name):
     """`axis` counted from the end, so rules stay valid when cotangents gain leading batch dims."""
-    axis = axis if type(axis) is int else python_axis(axis, f"tf.nn ({op_name})", op_name)
-    if not -ndim <= axis < max(ndim, 1):
+    if not -ndim <= (axis if type(axis) is int else python_axis(axis, f"tf.nn ({op_name})", op_name)) < max(ndim, 1):
         raise errors.invalid_argument(op_name, f"axis {axis} is out of range for a tensor of rank "
                                                f"{ndim}; use an axis in [{-ndim}, {ndim})")
     return axis - ndim if axis >= 0 else axis

@@ -23,6 +23,7 @@ from minitf.convert import convert_to_tensor
 from minitf import distribution_context as _distribute_context
 from minitf.indexed_slices import IndexedSlices
 from minitf.kernels import threads
+from minitf.optimizers.arguments import check_name, learning_rate_float
 from minitf.optimizers.gradient_accumulation import GradientAccumulation
 from minitf.optimizers.schedules import LearningRateSchedule, deserialize, serialize
 from minitf.tape import GradientTape
@@ -66,17 +67,6 @@ def _no_effect(*args, **kwargs):
     return None
 
 
-def _learning_rate_float(value, optimizer):
-    """A numeric learning rate as a float; Keras 3's ValueError for anything else."""
-    raw = None if value is None or isinstance(value, (str, bytes, bool, dict)) else np.asarray(value)
-    if raw is None or raw.ndim or raw.dtype.kind not in "iuf":
-        raise ValueError(f"{type(optimizer).__name__}: argument `learning_rate` should be float, or an "
-                         f"instance of LearningRateSchedule, or a callable (that takes in the current "
-                         f"iteration value and returns the corresponding learning rate value). Received "
-                         f"instead: learning_rate={value!r}")
-    return float(raw)
-
-
 class Optimizer(GradientAccumulation, Trackable):
     """Base class of Keras optimizers.
 
@@ -108,9 +98,7 @@ class Optimizer(GradientAccumulation, Trackable):
         if name is None:  # Keras' auto_name, taken before the checks below as Keras does:
             # 'sgd', 'sgd_1', 'rm_sprop', 'adam_w', ... (one counter with layer names)
             name = unique_layer_name(to_snake_case(type(self).__name__))
-        if not isinstance(name, str) or "/" in name:
-            raise ValueError(f"{type(self).__name__}: argument `name` must be a string and cannot contain "
-                             f"character `/`. Received: name={name!r}")
+        check_name(name, self)
         if sum(x is not None for x in (clipnorm, clipvalue, global_clipnorm)) > 1:
             raise ValueError(f"{type(self).__name__}: Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. "
                              f"Received: clipnorm={clipnorm}, clipvalue={clipvalue}, "
@@ -172,9 +160,9 @@ class Optimizer(GradientAccumulation, Trackable):
                 callable(value) and not hasattr(value, "_value")):
             self._learning_rate = value
         elif isinstance(self._learning_rate, Variable):
-            self._learning_rate.assign(_learning_rate_float(value, self))
+            self._learning_rate.assign(learning_rate_float(value, self))
         else:
-            self._learning_rate = Variable(_learning_rate_float(value, self), dtype=dtypes.float32,
+            self._learning_rate = Variable(learning_rate_float(value, self), dtype=dtypes.float32,
                                            trainable=False, name="learning_rate")
 
     lr = learning_rate
