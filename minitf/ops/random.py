@@ -76,7 +76,9 @@ def random_op(fn):
     def abstract(*args, **kwargs):
         with state_preserved():
             return fn(*args, **kwargs)
-    return dispatch.stateful_op(fn, abstract=abstract)
+    wrapper = dispatch.stateful_op(fn, abstract=abstract)
+    wrapper._draws_random = True  # a compiled plan may run it again after a failed guard
+    return wrapper
 
 
 def set_seed(seed):
