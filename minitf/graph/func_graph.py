@@ -17,10 +17,10 @@ their shapes (see `minitf.graph.tape_nodes`).
 import contextlib
 import itertools
 
-import numpy as np
-
-from minitf import backend, dtypes, errors, nest
+from minitf import dtypes, errors
 from minitf.graph import control_flow, functional_ops
+from minitf.graph.examples import (example_for_spec, example_leaves, examples_for, is_static_error,
+                                   merged_shape, unknown_output, values_differ, zeros_like_leaf)
 from minitf.graph.operation import CallTemplate, Operation
 from minitf.graph.structure import Flat, flatten
 from minitf.graph.tape_nodes import record_tape_answer, record_tape_step
@@ -287,7 +287,7 @@ class FuncGraph:
                     self.note_variable(leaf)
         template = template.with_leaves(leaves)
         runner = abstract if abstract is not None else api
-        call_args, call_kwargs = template.rebuild(_examples(leaves, "example"))
+        call_args, call_kwargs = template.rebuild(example_leaves(leaves, "example"))
         try:
             with self._evaluating() as observer:
                 out_a = runner(*call_args, **call_kwargs)
@@ -295,13 +295,13 @@ class FuncGraph:
             # The examples' values may be invalid for this op (an index out of range, a
             # singular matrix): TF would only fail if the node runs. A dtype or shape error TF
             # finds while tracing is raised now.
-            if _is_static_error(error):
+            if is_static_error(error):
                 raise
             out_a, observer = self._outputs_despite(runner, template, leaves), None
             has_b = False
         out_b = None
         if has_b and abstract is None:
-            call_args, call_kwargs = template.rebuild(_examples(leaves, "example_b"))
+            call_args, call_kwargs = template.rebuild(example_leaves(leaves, "example_b"))
             try:
                 with self._evaluating():
                     out_b = api(*call_args, **call_kwargs)
@@ -315,12 +315,12 @@ class FuncGraph:
     def _outputs_despite(self, runner, template, leaves):
         """Example outputs of a node whose examples raised: the op on zeros instead (to learn
         its output structure), else one output of unknown shape."""
-        call_args, call_kwargs = template.rebuild([_zeros_like_leaf(leaf) for leaf in leaves])
+        call_args, call_kwargs = template.rebuild([zeros_like_leaf(leaf) for leaf in leaves])
         try:
             with self._evaluating():
                 return runner(*call_args, **call_kwargs)
         except Exception:  # noqa: BLE001 (only a probe of the output structure)
-            return _unknown_output(leaves)
+            return unknown_output(leaves)
 
     def _wrap_outputs(self, op, out_a, out_b):
         """`out_a` with every tensor replaced by a symbolic output of `op`."""
@@ -357,8 +357,8 @@ class FuncGraph:
         return flat.rebuild(leaves)
 
     def _symbolic_output(self, op, index, example_a, example_b):
-        shape = _merged_shape(example_a, example_b)
-        if example_b is not None and shape.is_fully_defined() and not _values_differ(example_a,
+        shape = merged_shape(example_a, example_b)
+        if example_b is not None and shape.is_fully_defined() and not values_differ(example_a,
                                                                                      example_b):
             example_b = None
         return SymbolicTensor(self, op, index, shape, example_a.dtype, example_a, example_b)
@@ -506,119 +506,5 @@ def _is_one_shot_iterator(value):
     return isinstance(value, (zip, map, filter)) or type(value).__name__ == "generator"
 
 
-_STATIC_ERROR_WORDS = ("dtype", "tf.cast", "attr 'T'", "floating-point", "Incompatible shapes",
-                       "must be rank", "Dimensions must be equal", "broadcast")
-
-
-def _is_static_error(error):
-    """Whether an op's error is one TF reports while building the graph (dtypes, static shapes)."""
-    message = str(error)
-    return any(word in message for word in _STATIC_ERROR_WORDS)
-
-
-def _zeros_like_leaf(leaf):
-    if isinstance(leaf, SymbolicTensor):
-        example = leaf.example
-        xp = backend.array_module(example._value) if example is not None else backend.default_module()
-        if leaf.dtype.name == "string":
-            return leaf.example
-        return Tensor(xp.zeros(tuple(example.shape.as_list()), dtype=leaf.dtype._np))
-    return leaf
-
-
-def _unknown_output(leaves):
-    """The output spec of a node whose examples could not run: the dtype of its first tensor
-    argument (most ops keep it), an unknown shape."""
-    for leaf in leaves:
-        if isinstance(leaf, (Tensor, Variable)):
-            return TensorSpec(None, leaf.dtype)
-    return TensorSpec(None, dtypes.float32)
-
-
-def _examples(leaves, which):
-    """The leaves with each symbolic tensor replaced by its example `which` (or example A)."""
-    out = []
-    for leaf in leaves:
-        if isinstance(leaf, SymbolicTensor):
-            example = getattr(leaf, which)
-            leaf = leaf.example if example is None else example
-        out.append(leaf)
-    return out
-
-
 def _camel(name):
     return "".join(part[:1].upper() + part[1:] for part in name.strip("_").split("_")) or "Call"
-
-
-def _merged_shape(example_a, example_b):
-    """The static shape of an output seen as `example_a` and, for other unknown sizes, `example_b`."""
-    shape_a = tuple(example_a.shape.as_list())
-    if example_b is None:
-        return TensorShape(shape_a)
-    shape_b = tuple(example_b.shape.as_list())
-    if len(shape_a) != len(shape_b):
-        return TensorShape(None)
-    return TensorShape([a if a == b else None for a, b in zip(shape_a, shape_b)])
-
-
-def _example_array(shape, dtype):
-    np_dtype = dtype._np
-    if dtype.name == "string":
-        return np.full(shape, b"", dtype=object)
-    return np.ones(shape, dtype=np_dtype)
-
-
-def examples_for(shape, dtype, example=None):
-    """(example A, example B) for a placeholder of `shape`: `example` itself (or ones with 2 for
-    each unknown dimension) and, when a dimension is unknown, ones with one more there."""
-    dtype = dtypes.as_dtype(dtype)
-    shape = TensorShape(shape)
-    if example is None:
-        if shape.rank is None:
-            sizes_a = ()
-        else:
-            sizes_a = tuple(2 if d is None else d for d in shape.as_list())
-        example = Tensor(backend.default_module().asarray(_example_array(sizes_a, dtype))
-                         if dtype.name != "string" else _example_array(sizes_a, dtype))
-    if shape.rank is not None and shape.is_fully_defined():
-        return example, _other_values(example)
-    sizes_a = tuple(example._value.shape)
-    if shape.rank is None:
-        sizes_b = sizes_a + (2,)
-    else:
-        sizes_b = tuple(a + 1 if d is None else a for a, d in zip(sizes_a, shape.as_list()))
-    xp = backend.array_module(example._value)
-    array_b = _example_array(sizes_b, dtype)
-    return example, Tensor(array_b if dtype.name == "string" else xp.asarray(array_b))
-
-
-def _counts(dtype):
-    """Whether values of `dtype` can decide shapes (sizes, counts, masks): integers and bools."""
-    return dtype.is_integer or dtype.is_bool
-
-
-def _other_values(example):
-    """A second example of the same shape whose values differ, for integer and bool tensors
-    (their values can decide output shapes: `tf.range(n)`, masks), else None."""
-    dtype = example.dtype
-    if not _counts(dtype):
-        return None
-    value = example._value
-    xp = backend.array_module(value)
-    if dtype.is_bool:
-        return Tensor(xp.logical_not(value))
-    return Tensor((value + xp.asarray(1, dtype=value.dtype)).astype(value.dtype))
-
-
-def _values_differ(example_a, example_b):
-    """Whether two examples of an integer or bool output hold different values (then the
-    output's value, which may decide later shapes, depends on the unknowns)."""
-    if not _counts(example_a.dtype) or example_a.shape != example_b.shape:
-        return False
-    a, b = example_a._value, example_b._value
-    return bool(backend.array_module(a).any(a != b))
-
-
-def example_for_spec(spec):
-    """An example tensor for a TensorSpec (ones, 2 for each unknown dimension)."""
-    return examples_for(spec.shape, spec.dtype)[0]

@@ -10,8 +10,7 @@ but not Keras' numbers. The outputs are new constants: augmentation is not diffe
 """
 import numpy as np
 
-from minitf import dispatch
-from minitf import dtypes
+from minitf import dispatch, dtypes
 from minitf.errors import InvalidArgumentError
 from minitf.layers import _preprocessing_utils as P
 from minitf.layers.base import Layer

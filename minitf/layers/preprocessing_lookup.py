@@ -14,8 +14,7 @@ import os
 
 import numpy as np
 
-from minitf import dispatch
-from minitf import dtypes
+from minitf import dispatch, dtypes
 from minitf.errors import FailedPreconditionError, InvalidArgumentError
 from minitf.keras import backend as keras_backend
 from minitf.layers import _preprocessing_utils as P

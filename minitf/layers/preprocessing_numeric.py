@@ -7,8 +7,7 @@ import math
 
 import numpy as np
 
-from minitf import dispatch
-from minitf import dtypes
+from minitf import dispatch, dtypes
 from minitf.errors import InvalidArgumentError
 from minitf.keras import backend as keras_backend
 from minitf.layers import _preprocessing_utils as P

@@ -7,8 +7,7 @@ unicode_split; the character split and n-gram joining are written here.
 """
 import numpy as np
 
-from minitf import dispatch
-from minitf import dtypes
+from minitf import dispatch, dtypes
 from minitf.layers import _preprocessing_utils as P
 from minitf.layers.base import Layer
 from minitf.layers.preprocessing_lookup import StringLookup

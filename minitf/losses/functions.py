@@ -11,8 +11,7 @@ import warnings
 
 import numpy as np
 
-from minitf import dispatch
-from minitf import activations, errors
+from minitf import activations, dispatch, errors
 from minitf.backend import array_module
 from minitf.convert import convert_to_tensor
 from minitf.losses.reduction import _rank, squeeze_or_expand_to_same_rank

@@ -4,8 +4,7 @@ are bool or integer tensors, so none of them has a gradient.
 They sit below `minitf.ops.math`, whose gradient rules use them; tf.math re-exports them from
 there.
 """
-from minitf import dispatch
-from minitf import dtypes
+from minitf import dispatch, dtypes
 from minitf.ops._core import (_FLOATS, _INTS, _REAL, Op, Tensor, Variable, _read, array_module,
                               as_tensor, binary, graph_call, is_graph_value, tracing)
 

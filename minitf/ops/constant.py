@@ -2,8 +2,7 @@
 
 import numpy as np
 
-from minitf import dispatch
-from minitf import dtypes, errors
+from minitf import dispatch, dtypes, errors
 from minitf.convert import _contains_tensor, convert_to_tensor
 from minitf.ops.arg_checks import named, shape_dims
 from minitf.ops._core import (Op, Tensor, Variable, _state, array_module, graph_call, is_graph_value, record,

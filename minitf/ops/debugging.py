@@ -7,8 +7,7 @@ The assertions return None, as TF's eager assertions do (assert_all_finite retur
 """
 import numpy as np
 
-from minitf import dispatch
-from minitf import backend, dtypes, errors
+from minitf import backend, dispatch, dtypes, errors
 from minitf.ops._core import _FLOATS, Op, Tensor, _state, as_tensor, binary, record
 from minitf.ops.compare import EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL, NOT_EQUAL
 from minitf.ops.math import SUB

@@ -4,8 +4,7 @@ gradients.
 """
 import numpy as np
 
-from minitf import dispatch
-from minitf import errors, kernels
+from minitf import dispatch, errors, kernels
 from minitf.backend import coerce_to_module
 from minitf.indexed_slices import IndexedSlices
 from minitf.ops._core import (Op, Tensor, Variable, _state, array_module, as_tensor, binary,

@@ -6,8 +6,7 @@ in the image, so its gradient is the same op with the matrices transposed (its a
 """
 import numpy as np  # host-side bookkeeping only: interpolation weights, offsets, shapes
 
-from minitf import dispatch
-from minitf import dtypes
+from minitf import dispatch, dtypes
 from minitf.backend import coerce_to_module
 from minitf.ops._core import Op, Tensor, _state, array_module, as_tensor, record
 from minitf.ops.array import reshape

@@ -2,8 +2,7 @@
 differentiable."""
 import numpy as np
 
-from minitf import dispatch
-from minitf import errors
+from minitf import dispatch, errors
 from minitf.backend import to_host
 from minitf.ops._core import Op, Tensor, Variable, _state, array_module, as_tensor, record
 from minitf.ops.gather import boolean_mask

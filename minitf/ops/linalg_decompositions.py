@@ -10,8 +10,7 @@ import collections
 
 import numpy as np
 
-from minitf import dispatch
-from minitf import errors
+from minitf import dispatch, errors
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Op, Tensor, _state, array_module, as_tensor, binary, record
 from minitf.ops.array import concat, expand_dims, where

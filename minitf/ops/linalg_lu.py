@@ -5,8 +5,7 @@ import collections
 
 import numpy as np
 
-from minitf import dispatch
-from minitf import dtypes, errors
+from minitf import dispatch, dtypes, errors
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Op, Tensor, _state, array_module, as_tensor, record
 from minitf.ops.linalg import band_part, matmul

@@ -8,8 +8,7 @@ import sys
 
 import numpy as np
 
-from minitf import dispatch
-from minitf import nest
+from minitf import dispatch, nest
 from minitf.ops._core import Tensor, Variable
 
 __all__ = ["print"]

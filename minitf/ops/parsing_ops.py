@@ -11,8 +11,7 @@ import collections
 
 import numpy as np
 
-from minitf import dispatch
-from minitf import dtypes, errors
+from minitf import dispatch, dtypes, errors
 from minitf.convert import convert_to_tensor
 from minitf.example_proto import message_class
 from minitf.sparse.sparse_tensor import SparseTensor

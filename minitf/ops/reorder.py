@@ -3,8 +3,7 @@ import collections
 
 import numpy as np
 
-from minitf import dispatch
-from minitf import backend, dtypes, errors
+from minitf import backend, dispatch, dtypes, errors
 from minitf.ops._core import Op, Tensor, _state, array_module, as_tensor, normalize_axis, record
 from minitf.ops.constant import identity
 from minitf.ops.shaping import _batch_ndim, _int_list, _scalar_int

@@ -11,8 +11,7 @@ import enum
 
 import numpy as np
 
-from minitf import dispatch
-from minitf import backend, dtypes, errors
+from minitf import backend, dispatch, dtypes, errors
 from minitf.ops import philox
 from minitf.ops import random_binomial, random_poisson
 from minitf.ops._core import Op, as_tensor
