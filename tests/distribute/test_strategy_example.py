@@ -40,7 +40,7 @@ def test_example_on_two_workers_checkpoints_on_chief_and_resumes(tmp_path):
     text = _run(command + ["--epochs", "1"])
     assert "2 worker(s)" in text and text.count("epoch 1:") == 1  # only the chief reports
     assert _accuracy(text) > 0.5
-    assert sorted(os.listdir(tmp_path / "ckpt")) == ["checkpoint", "ckpt-1.h5"]
+    assert sorted(os.listdir(tmp_path / "ckpt")) == ["checkpoint", "ckpt-1.data-00000-of-00001", "ckpt-1.index"]
     assert os.listdir(tmp_path / "workertemp_1") == []  # the other worker deleted what it wrote
     text = _run(command + ["--epochs", "2", "--resume"])
     assert "resumed from" in text and "epoch 2:" in text and "epoch 1:" not in text
