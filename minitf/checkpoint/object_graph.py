@@ -64,8 +64,12 @@ def _full_name(var):
     return getattr(var, "path", None) or var.name.split(":")[0]
 
 
-def build(root):
-    """(ObjectNode list, {checkpoint key: Variable}) of the graph under `root`."""
+def build(root, objects=None):
+    """(ObjectNode list, {checkpoint key: Variable}) of the graph under `root`.
+
+    A list `objects` receives the object of each node, in node order (a junction for a step of
+    a longer TF path; the nodes of legacy slot variables, added last, get none).
+    """
     nodes, ids, values = [protos.ObjectNode()], {id(root): 0}, {}
     keep = [root]  # junctions are made per visit: hold them so their ids stay unique
     queue = deque([(root, "")])
@@ -86,6 +90,8 @@ def build(root):
                 else:
                     queue.append((child, child_path))
             node.children.append((name, ids[id(child)]))
+    if objects is not None:
+        objects.extend(keep)
     _legacy_slots(nodes, ids, values, keep)
     _mark_values(nodes)
     return nodes, values

@@ -16,6 +16,7 @@ from minitf.models import serialization
 from minitf.models.functional import GraphRunner
 from minitf.models.summary import print_summary
 from minitf.ops import array as array_ops
+from minitf.saved_model import keras_export
 from minitf.saving import saving_api
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
@@ -234,6 +235,21 @@ class Model(TrainingMixin, Layer):
         """Save the whole model (config, compile config, weights, optimizer state) to a Keras 3
         `.keras` file; see `tf.keras.saving.save_model`."""
         return saving_api.save_model(self, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
+
+    def export(self, filepath, format="tf_saved_model", verbose=None, input_signature=None,
+               **kwargs):
+        """Export the model for inference as Keras 3 does: format 'tf_saved_model' writes a
+        SavedModel serving `model(inputs, training=False)` as the endpoint 'serve' (and as
+        'serving_default'); see minitf.saved_model.keras_export."""
+        formats = ("tf_saved_model", "onnx", "openvino", "litert", "torch")
+        if format not in formats:
+            raise ValueError(f"Unrecognized format={format}. Supported formats are: "
+                             f"{list(formats)}.")
+        if format != "tf_saved_model":
+            raise NotImplementedError(f"model.export(format={format!r}) is not available in "
+                                      f"minitf; export format='tf_saved_model'.")
+        keras_export.export_model(self, filepath, verbose=True if verbose is None else verbose,
+                                  input_signature=input_signature)
 
     def save_weights(self, filepath, overwrite=True, save_format=None, options=None):
         """Write the weights to `filepath` (see minitf.checkpoint.keras_weights)."""

@@ -1,0 +1,129 @@
+"""Python structures as TF's `StructuredValue` (struct.proto), the way TF's nested_structure_coder
+writes them: None, bool, int, float, str, lists, tuples, dicts (string keys), namedtuples,
+TensorShapes, dtypes and TensorSpecs. A SavedModel keeps every function's input signature,
+output structure and argument spec in this form.
+"""
+import collections
+import inspect
+
+from minitf import dtypes
+from minitf.saved_model.codec import Msg, WireError
+from minitf.saved_model.tensors import dtype_enum, dtype_of, shape_of, shape_proto
+from minitf.tensor_shape import TensorShape
+from minitf.tensor_spec import TensorSpec
+
+__all__ = ["encode_structure", "decode_structure", "fullargspec_value", "FullArgSpec"]
+
+FullArgSpec = collections.namedtuple(
+    "FullArgSpec", ["args", "varargs", "varkw", "defaults", "kwonlyargs", "kwonlydefaults",
+                    "annotations"])
+_NAMEDTUPLES = {"FullArgSpec": FullArgSpec}
+_MAX_DEPTH = 64
+
+
+def encode_structure(value):
+    """The StructuredValue of `value` (TypeError for a value TF cannot encode)."""
+    if value is None:
+        return Msg("StructuredValue", none_value=Msg("NoneValue"))
+    if isinstance(value, bool):
+        return Msg("StructuredValue", bool_value=value)
+    if isinstance(value, int):
+        return Msg("StructuredValue", int64_value=value)
+    if isinstance(value, float):
+        return Msg("StructuredValue", float64_value=value)
+    if isinstance(value, str):
+        return Msg("StructuredValue", string_value=value)
+    if isinstance(value, TensorSpec):
+        return Msg("StructuredValue", tensor_spec_value=Msg(
+            "TensorSpecProto", name=value.name or "", shape=shape_proto(value.shape),
+            dtype=dtype_enum(value.dtype)))
+    if isinstance(value, TensorShape):
+        return Msg("StructuredValue", tensor_shape_value=shape_proto(value))
+    if isinstance(value, dtypes.DType):
+        return Msg("StructuredValue", tensor_dtype_value=dtype_enum(value))
+    if isinstance(value, tuple) and hasattr(type(value), "_fields"):
+        pairs = [Msg("PairValue", key=k, value=encode_structure(v))
+                 for k, v in zip(type(value)._fields, value)]
+        return Msg("StructuredValue", named_tuple_value=Msg(
+            "NamedTupleValue", name=type(value).__name__, values=pairs))
+    if isinstance(value, tuple):
+        return Msg("StructuredValue", tuple_value=Msg(
+            "TupleValue", values=[encode_structure(v) for v in value]))
+    if isinstance(value, list):
+        return Msg("StructuredValue", list_value=Msg(
+            "ListValueS", values=[encode_structure(v) for v in value]))
+    if isinstance(value, dict):
+        if not all(isinstance(k, str) for k in value):
+            raise TypeError(f"Could not encode the dict {value!r}: TF's SavedModel keeps dicts "
+                            f"with string keys only.")
+        return Msg("StructuredValue", dict_value=Msg(
+            "DictValue", fields={k: encode_structure(v) for k, v in value.items()}))
+    raise TypeError(f"Could not encode {value!r} (of type {type(value).__name__}) in a "
+                    f"SavedModel's structure: supported are None, bool, int, float, str, lists, "
+                    f"tuples, dicts, namedtuples, TensorShape, DType and TensorSpec.")
+
+
+_KINDS = ("none_value", "float64_value", "int64_value", "string_value", "bool_value",
+          "tensor_shape_value", "tensor_dtype_value", "tensor_spec_value", "type_spec_value",
+          "list_value", "tuple_value", "dict_value", "named_tuple_value")
+
+
+def decode_structure(proto, depth=0):
+    """The Python value of a StructuredValue (WireError for a kind minitf cannot rebuild)."""
+    if depth > _MAX_DEPTH:
+        raise WireError(f"structure nested deeper than {_MAX_DEPTH}")
+    if proto is None:
+        return None
+    kind = proto.which(_KINDS)
+    if kind is None or kind == "none_value":
+        return None
+    value = getattr(proto, kind)
+    if kind in ("float64_value", "int64_value", "string_value", "bool_value"):
+        return value
+    if kind == "tensor_shape_value":
+        return shape_of(value)
+    if kind == "tensor_dtype_value":
+        return dtype_of(value)
+    if kind == "tensor_spec_value":
+        return TensorSpec(shape_of(value.shape), dtype_of(value.dtype, "a TensorSpec's dtype"),
+                          value.name or None)
+    if kind == "list_value":
+        return [decode_structure(v, depth + 1) for v in value.values]
+    if kind == "tuple_value":
+        return tuple(decode_structure(v, depth + 1) for v in value.values)
+    if kind == "dict_value":
+        return {k: decode_structure(v, depth + 1) for k, v in value.fields.items()}
+    if kind == "named_tuple_value":
+        names = [p.key for p in value.values]
+        items = [decode_structure(p.value, depth + 1) for p in value.values]
+        cls = _NAMEDTUPLES.get(value.name)
+        if cls is None or list(cls._fields) != names:
+            cls = collections.namedtuple(value.name or "NamedTuple", names, rename=True)
+        return cls(*items)
+    spec = value  # type_spec_value: a composite spec (RaggedTensorSpec, ...)
+    raise WireError(f"a structure holds a TypeSpec of class {spec.type_spec_class_name or spec.type_spec_class!r}, "
+                    f"which minitf's SavedModel loader does not rebuild")
+
+
+def fullargspec_value(python_function, drop_self):
+    """TF's FullArgSpec of `python_function`, without `self` for a method."""
+    try:
+        spec = inspect.getfullargspec(python_function)
+    except TypeError:  # None, or a callable inspect cannot read
+        return FullArgSpec([], None, None, None, [], None, {})
+    args = list(spec.args)
+    if drop_self and args and args[0] == "self":
+        args = args[1:]
+    defaults = tuple(spec.defaults) if spec.defaults else None
+    kwonlydefaults = dict(spec.kwonlydefaults) if spec.kwonlydefaults else None
+    return FullArgSpec(args, spec.varargs, spec.varkw, _encodable(defaults),
+                       list(spec.kwonlyargs), _encodable(kwonlydefaults), {})
+
+
+def _encodable(value):
+    """`value` if encode_structure can write it, else None (defaults TF cannot keep)."""
+    try:
+        encode_structure(value)
+    except TypeError:
+        return None
+    return value
