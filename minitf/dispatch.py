@@ -72,6 +72,12 @@ def add_dispatch_support(fn=None, *, elementwise=None):
             return fn(*args, **kwargs)
         except (TypeError, ValueError):
             return fallback(wrapper, args, kwargs)
+        except AttributeError:
+            # an op computing on the host asked a symbolic tensor for `.numpy()` (TF's
+            # AttributeError): while tracing, the whole call becomes one node of the graph
+            if _state.graph is None:
+                raise
+            return fallback(wrapper, args, kwargs)
     wrapper._tf_elementwise = elementwise
     return wrapper
 

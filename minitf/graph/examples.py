@@ -15,11 +15,14 @@ from minitf.tensor_spec import TensorSpec
 from minitf.variable import Variable
 
 __all__ = ["examples_for", "example_for_spec", "example_leaves", "merged_shape", "values_differ",
-           "is_static_error", "zeros_like_leaf", "unknown_output"]
+           "is_static_error", "zeros_like_leaf", "gaussian_like_leaf", "unknown_output"]
 
 
+# Words of errors about dtypes, static shapes and attributes, which TF reports while it builds
+# the graph (or on every run, whatever the values): raised while tracing.
 _STATIC_ERROR_WORDS = ("dtype", "tf.cast", "attr 'T'", "floating-point", "Incompatible shapes",
-                       "must be rank", "Dimensions must be equal", "broadcast")
+                       "must be rank", "Dimensions must be equal", "broadcast", "must be square",
+                       "top_paths", "Invalid reduction dimension")
 
 
 def is_static_error(error):
@@ -38,6 +41,17 @@ def zeros_like_leaf(leaf):
             return leaf.example
         return Tensor(xp.zeros(tuple(example.shape.as_list()), dtype=leaf.dtype._np))
     return leaf
+
+
+def gaussian_like_leaf(leaf):
+    """Standard-normal values of a float symbolic leaf's example shape (other leaves as they are):
+    a second probe for ops that refuse zeros (a singular matrix), drawn from a fixed seed."""
+    if isinstance(leaf, SymbolicTensor) and leaf.dtype.is_floating and leaf.example is not None:
+        example = leaf.example
+        xp = backend.array_module(example._value)
+        values = np.random.default_rng(0).standard_normal(tuple(example.shape.as_list()))
+        return Tensor(xp.asarray(values.astype(leaf.dtype._np)))
+    return zeros_like_leaf(leaf)
 
 
 def unknown_output(leaves):

@@ -18,16 +18,17 @@ import contextlib
 import itertools
 
 from minitf import dtypes, errors
+from minitf.dispatch import is_dispatchable
 from minitf.graph import control_flow, functional_ops
-from minitf.graph.examples import (example_for_spec, example_leaves, examples_for, is_static_error,
-                                   merged_shape, unknown_output, values_differ, zeros_like_leaf)
+from minitf.graph.examples import (example_for_spec, example_leaves, examples_for, gaussian_like_leaf,
+                                   is_static_error, merged_shape, unknown_output, values_differ, zeros_like_leaf)
 from minitf.graph.operation import CallTemplate, Operation
 from minitf.graph.structure import Flat, flatten
 from minitf.graph.tape_nodes import record_tape_answer, record_tape_step
 from minitf.graph.tensor_array import SymbolicTensorArray, new_tensor_array
 from minitf.ops.tensor_array import TensorArray
 from minitf.recording import _state, tracing
-from minitf.symbolic_tensor import SymbolicTensor, out_of_scope_error
+from minitf.symbolic_tensor import SymbolicArgumentError, SymbolicTensor, out_of_scope_error
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 from minitf.tensor_spec import TensorSpec
@@ -313,14 +314,16 @@ class FuncGraph:
         return self._wrap_outputs(op, out_a, out_b)
 
     def _outputs_despite(self, runner, template, leaves):
-        """Example outputs of a node whose examples raised: the op on zeros instead (to learn
-        its output structure), else one output of unknown shape."""
-        call_args, call_kwargs = template.rebuild([zeros_like_leaf(leaf) for leaf in leaves])
-        try:
-            with self._evaluating():
-                return runner(*call_args, **call_kwargs)
-        except Exception:  # noqa: BLE001 (only a probe of the output structure)
-            return unknown_output(leaves)
+        """Example outputs of a node whose examples raised: the op on zeros, then on normal
+        draws, instead (to learn its output structure), else one output of unknown shape."""
+        for probe in (zeros_like_leaf, gaussian_like_leaf):
+            call_args, call_kwargs = template.rebuild([probe(leaf) for leaf in leaves])
+            try:
+                with self._evaluating():
+                    return runner(*call_args, **call_kwargs)
+            except Exception:  # noqa: BLE001 (only a probe of the output structure)
+                continue
+        return unknown_output(leaves)
 
     def _wrap_outputs(self, op, out_a, out_b):
         """`out_a` with every tensor replaced by a symbolic output of `op`."""
@@ -346,6 +349,10 @@ class FuncGraph:
                     value._infer_shape, getattr(value, "_static_size", None))
                 outputs.append(value)
                 positions.append(position)
+            elif is_dispatchable(value) and not isinstance(value, (Tensor, Variable)):
+                # a ragged or sparse result: its structure is data, which a graph value of
+                # minitf cannot carry; refusing beats returning the trace's numbers every call
+                raise SymbolicArgumentError(f"{op.name} returns a {type(value).__name__}")
             elif type(value) is Tensor:
                 other = flat_b[position] if flat_b is not None else None
                 value = self._symbolic_output(op, len(outputs), value,

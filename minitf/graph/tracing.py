@@ -16,7 +16,7 @@ from minitf.graph.concrete_function import ConcreteFunction
 from minitf.graph.func_graph import FuncGraph
 from minitf.graph.trace_type import Identity, Literal, Structure, VariableType
 from minitf.recording import _state, init_scope  # noqa: F401 (tf.init_scope)
-from minitf.symbolic_tensor import SymbolicTensor
+from minitf.symbolic_tensor import SymbolicArgumentError, SymbolicTensor
 from minitf.tensor import Tensor
 from minitf.tensor_spec import TensorSpec, TracingContext
 from minitf.variable import Variable
@@ -91,15 +91,25 @@ def trace(python_function, name, parameters, values):
         parameter traced from a spec alone.
     """
     graph = FuncGraph(name)
-    with graph.building():
-        args, kwargs = [], {}
-        for p, value in zip(parameters, values):
-            placed = _placeholder_value(graph, value, p.type, p.name)
-            if p.kind is inspect.Parameter.KEYWORD_ONLY:
-                kwargs[p.name] = placed
-            else:
-                args.append(placed)
-        result = python_function(*args, **kwargs)
-        graph.add_identity_outputs(nest.map_structure(lambda v: _output(graph, v), result)
-                                   if nest.is_nested(result) else _output(graph, result))
+    try:
+        with graph.building():
+            args, kwargs = [], {}
+            for p, value in zip(parameters, values):
+                placed = _placeholder_value(graph, value, p.type, p.name)
+                if p.kind is inspect.Parameter.KEYWORD_ONLY:
+                    kwargs[p.name] = placed
+                else:
+                    args.append(placed)
+            result = python_function(*args, **kwargs)
+            graph.add_identity_outputs(nest.map_structure(lambda v: _output(graph, v), result)
+                                       if nest.is_nested(result) else _output(graph, result))
+    except SymbolicArgumentError as error:
+        if _state.graph is not None:  # an inner trace: the outermost one explains
+            raise
+        raise NotImplementedError(
+            f"tf.function {name!r}: a call in the function cannot be recorded in minitf's graph "
+            f"({error}). minitf's graphs do not hold it yet (ragged and sparse tensors built "
+            f"inside the function, tf.autodiff.ForwardAccumulator). Pass such values as "
+            f"arguments, compute them outside the function, or run functions eagerly with "
+            f"tf.config.run_functions_eagerly(True).") from error
     return ConcreteFunction(graph, parameters, name)

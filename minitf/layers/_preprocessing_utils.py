@@ -6,6 +6,7 @@ import numpy as np
 
 from minitf.ops import random as random_ops
 from minitf.ragged.ragged_tensor import RaggedTensor
+from minitf.symbolic_tensor import SymbolicArgumentError, SymbolicTensor
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 from minitf.variable import Variable
@@ -18,6 +19,10 @@ def numpy_of(value):
     """A tensor, variable, array, list or scalar as a numpy array (strings as object arrays of bytes)."""
     if isinstance(value, Variable):
         value = value.value()
+    if isinstance(value, SymbolicTensor):
+        # a layer computing on the host becomes one node of the graph being traced (its call
+        # wears add_dispatch_support, which takes this TypeError as the cue)
+        raise SymbolicArgumentError(f"{value.name} is symbolic: the layer's call is recorded in the graph")
     if isinstance(value, Tensor):
         value = value.numpy()
         return np.array(value, dtype=object) if isinstance(value, bytes) else np.asarray(value)

@@ -122,12 +122,20 @@ class Normalization(Layer):
             return mean + x * scale
         return (x - mean) / scale
 
+    def _build_for_adapt(self, data):
+        """What `adapt` does while a tf.function is traced: build (the variables are made on the
+        first trace); the statistics are computed each time the graph runs."""
+        if not self.built:
+            self.build(data.shape)
+
+    @dispatch.stateful_op(abstract=_build_for_adapt)
     def adapt(self, data):
         """Compute the mean and variance of `data` (an array, tensor, tf.data.Dataset of batches
         or an iterable of batches) over the non-kept axes and store them in the layer's weights.
 
         A dataset whose elements are single samples (rank-1 element spec) is batched by 128 first,
-        as Keras does. (features, labels) tuples contribute their features.
+        as Keras does. (features, labels) tuples contribute their features. Inside a tf.function
+        it is a node of the graph that adapts on every run, as in Keras.
         """
         batches, first_shape = P.adapt_batches(data, self.name, batch_rank1=True)
         if not self.built:
@@ -402,6 +410,7 @@ class Discretization(Layer):
         self.output_mode = output_mode
         self.sparse = sparse
 
+    @dispatch.stateful_op(abstract=dispatch.returns_none)  # in a traced function: adapts each run
     def adapt(self, data, steps=None):
         """Learn `num_bins - 1` boundaries from `data` with Keras' quantile summary: each batch is
         summarized to about 1/epsilon weighted points, summaries are merged, and the boundaries are

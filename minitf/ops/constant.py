@@ -7,6 +7,7 @@ from minitf.convert import _contains_tensor, convert_to_tensor
 from minitf.ops.arg_checks import named, shape_dims
 from minitf.ops._core import (Op, Tensor, Variable, _state, array_module, graph_call, is_graph_value, record,
                               tracing)
+from minitf.symbolic_tensor import SymbolicTensor
 
 __all__ = ["constant", "convert_to_tensor", "cast", "identity", "stop_gradient", "is_tensor"]
 
@@ -22,6 +23,9 @@ def constant(value, dtype=None, shape=None, name="Const"):
     """
     if isinstance(value, (Tensor, Variable)):
         t = value.value() if isinstance(value, Variable) else value
+        if isinstance(t, SymbolicTensor):  # TF's refusal inside a traced function
+            raise TypeError(f"Expected any non-tensor type, but got a tensor instead ({t.name} in "
+                            f"tf.constant); use tf.identity or tf.convert_to_tensor on a graph tensor.")
         arr = t._value
         if dtype is not None:
             dtype = dtypes.as_dtype(dtype)

@@ -15,14 +15,41 @@ from parity_rows import TABLE
 
 EXAMPLES = 4  # per row: the eager rows already run 25 cases each against TF
 
-# Rows whose call cannot be traced by its nature, as in TF: they read values in Python
-# (`.numpy()`, `int(t)`), create variables on every call, or depend on eager-only state.
+# Rows whose call means something else inside a function, as in TF.
 UNTRACEABLE = {
     "function": "already a tf.function (called while tracing, it is inlined)",
+    "print": "the row reads the printed file in Python, which runs at trace time, before the "
+             "graph prints (TF's trace reads the same empty file)",
+}
+# Rows whose call reads tensor values in Python for some cases (`.numpy()`, `np.asarray`), which
+# TF 2.21 refuses inside a function: those cases must raise what TF raises for a symbolic tensor.
+READS_VALUES = {
+    "Variable": "calls v.numpy()",
+    "keras.optimizers.LossScaleOptimizer": "reads counters with np.asarray()",
+    "nn.ctc_loss": "builds sparse labels from labels.numpy()",
+}
+SYMBOLIC_VALUE_ERRORS = (("AttributeError", "has no attribute 'numpy'"),
+                         ("NotImplementedError", "Cannot convert a symbolic"))
+# Rows of preprocessing layers whose adapting cases read the learned state in Python while
+# tracing, before the graph adapts (the layer's own call and adapt are traced and checked).
+ADAPTING = {"keras.layers.Discretization", "keras.layers.IntegerLookup", "keras.layers.StringLookup"}
+# What minitf's graphs leave out (see README): such a case raises NotImplementedError naming the
+# limitation and the ways around it, instead of a confusing error; other cases must agree.
+NOT_IN_GRAPHS = {
+    "RaggedTensor": "ragged tensors built inside a traced function",
+    "SparseTensor": "sparse tensors built inside a traced function",
+    "autodiff.ForwardAccumulator": "forward-mode accumulators inside a traced function",
+    "nn.ctc_beam_search_decoder": "its decoded paths are SparseTensors",
+    "nn.ctc_greedy_decoder": "its decoded paths are SparseTensors",
 }
 RANDOM_PREFIXES = ("random.", "keras.random.", "nn.dropout", "image.random_", "keras.layers.Random",
                    "keras.layers.Dropout", "keras.layers.GaussianNoise", "keras.layers.GaussianDropout",
                    "keras.layers.AlphaDropout", "keras.layers.SpatialDropout")
+
+
+def _adapts(case):
+    config = case.kwargs.get("config", {})
+    return config.get("adapt") is True or config.get("num_bins") is not None
 
 
 def _traced(call):
@@ -68,11 +95,22 @@ def test_traced_row_matches_eager(row):
     @given(data=st.data())
     def agree(data):
         case = data.draw(row.cases, label="case")
+        minitf.keras.backend.clear_session()  # automatic names count from the same start
         eager = oracle.run(minitf, row.call, case)
         if eager.error in ("ValueError", "TypeError") and "Variable" in (eager.message or ""):
             return
+        minitf.keras.backend.clear_session()
         traced = oracle.run(minitf, _traced(row.call), case)
-        if traced.error == "ValueError" and "singleton tf.Variables" in traced.message:
+        if row.name in READS_VALUES and any(
+                traced.error == kind and words in traced.message for kind, words in SYMBOLIC_VALUE_ERRORS):
+            return
+        if row.name in ADAPTING and _adapts(case):
+            return
+        if row.name in NOT_IN_GRAPHS and traced.error == "NotImplementedError":
+            assert "cannot be recorded" in traced.message, (row.name, traced.message)
+            return
+        if traced.error == "ValueError" and ("singleton tf.Variables" in traced.message
+                                             or "depends on the function's argument" in traced.message):
             return  # the call makes variables every time it runs: TF refuses to trace it too
         if traced.error == "ValueError" and "out of range for float32" in traced.message:
             return  # a Python float past float32 returned: TF cannot make it a tensor either
