@@ -8,7 +8,7 @@ import importlib
 _SUBMODULES = {name: f"minitf.keras.{name}" for name in (
     "layers", "models", "optimizers", "losses", "metrics", "activations", "initializers",
     "regularizers", "constraints", "callbacks", "datasets", "utils", "applications", "backend",
-    "config", "preprocessing", "saving", "mixed_precision")}
+    "config", "preprocessing", "saving", "mixed_precision", "ops", "random")}
 _NAMES = {
     "Model": ("minitf.keras.models", "Model"), "Sequential": ("minitf.keras.models", "Sequential"),
     "Input": ("minitf.keras.models", "Input"), "Layer": ("minitf.keras.layers", "Layer"),

@@ -1,56 +1,57 @@
-"""tf.keras.backend: global Keras settings (float type, epsilon, image layout) and clear_session.
+"""tf.keras.backend: Keras' global settings (float type, epsilon, image layout, clear_session)
+and the backend functions TF 2.21's tf.keras.backend still exports (Keras 2's, from
+keras.src.legacy.backend), with TF's dtypes and results. Re-exports only: the settings live in
+minitf.keras_ops.config (the bottom of the Keras tier, which every Keras module may import), the
+functions in minitf.keras_ops.legacy*, dtypes and config.
 
-This module is the bottom of the Keras tier: it imports nothing from minitf. Modules that keep
-per-session state (the automatic layer names) register a reset with `on_clear_session`.
+`on_clear_session(reset)` registers a function clear_session() runs (minitf's own hook).
+
+Not provided: ctc_batch_cost, ctc_decode and ctc_label_dense_to_sparse (no CTC in minitf).
 """
+from minitf.keras_ops.config import on_clear_session  # noqa: F401
+from minitf.keras_ops.config import (  # noqa: F401,A004
+    backend, clear_session, epsilon, floatx, image_data_format, set_epsilon, set_floatx,
+    set_image_data_format)
+from minitf.keras_ops.dtypes import (  # noqa: F401,A004
+    is_float_dtype, is_int_dtype, result_type, standardize_dtype)
+from minitf.keras_ops.legacy import (  # noqa: F401,A004
+    abs, all, any, arange, argmax, argmin, batch_dot, batch_flatten, cast, clip, concatenate, cos,
+    cumprod, cumsum, dot, elu, equal, exp, expand_dims, flatten, foldl, foldr, gather, greater,
+    greater_equal, hard_sigmoid, in_top_k, l2_normalize, less, less_equal, log, map_fn, max,
+    maximum, mean, min, minimum, ndim, not_equal, one_hot, ones_like, permute_dimensions, pow,
+    prod, relu, repeat, repeat_elements, reshape, reverse, round, shape, sigmoid, sign, sin,
+    softmax, softplus, softsign, sqrt, square, squeeze, stack, std, stop_gradient, sum, switch,
+    tanh, tile, transpose, var, zeros_like)
+from minitf.keras_ops.legacy_nn import (  # noqa: F401,A004
+    batch_normalization, bias_add, binary_crossentropy, binary_focal_crossentropy,
+    categorical_crossentropy, categorical_focal_crossentropy, conv1d, conv2d, conv2d_transpose,
+    conv3d, depthwise_conv2d, pool2d, pool3d, resize_images, resize_volumes, rnn, separable_conv2d,
+    sparse_categorical_crossentropy, spatial_2d_padding, spatial_3d_padding, temporal_padding)
+from minitf.keras_ops.legacy_state import (  # noqa: F401,A004
+    batch_get_value, batch_set_value, cast_to_floatx, constant, count_params, dropout, dtype, eval,
+    eye, get_uid, get_value, gradients, int_shape, is_keras_tensor, is_sparse,
+    moving_average_update, name_scope, ones, random_bernoulli, random_normal,
+    random_normal_variable, random_uniform, random_uniform_variable, set_value, to_dense,
+    truncated_normal, update, update_add, update_sub, variable, zeros)
 
-_settings = {"floatx": "float32", "epsilon": 1e-7, "image_data_format": "channels_last"}
-_session_resets = []  # functions that forget per-session state, run by clear_session()
-
-
-def on_clear_session(reset):
-    """Run `reset()` on every `clear_session()` (each function is registered once)."""
-    if reset not in _session_resets:
-        _session_resets.append(reset)
-
-
-def floatx():
-    """The default float type of new layers' weights ('float32')."""
-    return _settings["floatx"]
-
-
-def set_floatx(value):
-    """Set the default float type ('float16', 'float32' or 'float64')."""
-    if value not in ("float16", "float32", "float64"):
-        raise ValueError(f"Unknown floatx type: {value!r}; use 'float16', 'float32' or 'float64'.")
-    _settings["floatx"] = value
-
-
-def epsilon():
-    """The fuzz factor used by losses and metrics (1e-7)."""
-    return _settings["epsilon"]
-
-
-def set_epsilon(value):
-    """Set the fuzz factor."""
-    _settings["epsilon"] = float(value)
-
-
-def image_data_format():
-    """The layout conv and pooling layers assume when data_format=None ('channels_last')."""
-    return _settings["image_data_format"]
-
-
-def set_image_data_format(data_format):
-    """Set the default layout of conv and pooling layers: 'channels_last' or 'channels_first'."""
-    value = str(data_format).lower()
-    if value not in ("channels_last", "channels_first"):
-        raise ValueError(f"The `data_format` argument must be one of {{'channels_first', 'channels_last'}}. "
-                         f"Received: data_format={data_format!r}")
-    _settings["image_data_format"] = value
-
-
-def clear_session():
-    """Forget global Keras state: automatic layer names start again from 'dense', 'dense_1', ..."""
-    for reset in _session_resets:
-        reset()
+__all__ = [
+    "abs", "all", "any", "arange", "argmax", "argmin", "backend", "batch_dot", "batch_flatten",
+    "batch_get_value", "batch_normalization", "batch_set_value", "bias_add", "binary_crossentropy",
+    "binary_focal_crossentropy", "cast", "cast_to_floatx", "categorical_crossentropy",
+    "categorical_focal_crossentropy", "clear_session", "clip", "concatenate", "constant", "conv1d",
+    "conv2d", "conv2d_transpose", "conv3d", "cos", "count_params", "cumprod", "cumsum",
+    "depthwise_conv2d", "dot", "dropout", "dtype", "elu", "epsilon", "equal", "eval", "exp",
+    "expand_dims", "eye", "flatten", "floatx", "foldl", "foldr", "gather", "get_uid", "get_value",
+    "gradients", "greater", "greater_equal", "hard_sigmoid", "image_data_format", "in_top_k",
+    "int_shape", "is_float_dtype", "is_int_dtype", "is_keras_tensor", "is_sparse", "l2_normalize",
+    "less", "less_equal", "log", "map_fn", "max", "maximum", "mean", "min", "minimum",
+    "moving_average_update", "name_scope", "ndim", "not_equal", "one_hot", "ones", "ones_like",
+    "permute_dimensions", "pool2d", "pool3d", "pow", "prod", "random_bernoulli", "random_normal",
+    "random_normal_variable", "random_uniform", "random_uniform_variable", "relu", "repeat",
+    "repeat_elements", "reshape", "resize_images", "resize_volumes", "result_type", "reverse",
+    "rnn", "round", "separable_conv2d", "set_epsilon", "set_floatx", "set_image_data_format",
+    "set_value", "shape", "sigmoid", "sign", "sin", "softmax", "softplus", "softsign",
+    "sparse_categorical_crossentropy", "spatial_2d_padding", "spatial_3d_padding", "sqrt",
+    "square", "squeeze", "stack", "standardize_dtype", "std", "stop_gradient", "sum", "switch",
+    "tanh", "temporal_padding", "tile", "to_dense", "transpose", "truncated_normal", "update",
+    "update_add", "update_sub", "var", "variable", "zeros", "zeros_like"]

@@ -10,7 +10,8 @@ import minitf
 
 NAMESPACES = ("", "math", "nn", "linalg", "image", "random", "bitwise", "debugging", "autodiff", "keras.layers", "keras.losses",
               "keras.metrics", "keras.activations", "keras.initializers", "keras.optimizers",
-              "keras.optimizers.legacy")
+              "keras.optimizers.legacy", "keras.ops", "keras.ops.nn", "keras.ops.numpy",
+              "keras.ops.linalg", "keras.ops.image", "keras.random", "keras.backend")
 NAMESPACES += ("signal",)  # tf.signal's rows: parity_rows_signal.py
 NAMESPACES += ("autograph", "autograph.experimental")  # parity_rows_autograph.py
 

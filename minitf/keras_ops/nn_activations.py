@@ -1,0 +1,288 @@
+"""keras.ops.nn: activation functions, softmax and its relatives.
+
+As in Keras on TF, `sigmoid` and `softmax` remember the logits they were computed from, so the
+crossentropy functions can work from the logits (more accurate) when given their outputs.
+"""
+import weakref
+
+from minitf.keras_ops.core import canonical_axis, convert, keras_op
+from minitf.ops import array as A
+from minitf.ops import compare as CMP
+from minitf.ops import constant as C
+from minitf.ops import math as M
+from minitf.ops import nn as NN
+from minitf.ops import reduce as R
+from minitf.ops.gather import where as tf_where
+
+__all__ = ["relu", "relu6", "sigmoid", "sparse_sigmoid", "tanh_shrink", "softplus", "softsign",
+           "soft_shrink", "sparse_plus", "silu", "swish", "squareplus", "log_sigmoid",
+           "leaky_relu", "hard_sigmoid", "hard_silu", "hard_swish", "elu", "selu", "gelu", "celu",
+           "glu", "hard_tanh", "hard_shrink", "threshold", "softmax", "log_softmax", "sparsemax",
+           "logits_of"]
+
+_LOGITS = {}  # id(output) -> (weakref to output, logits)
+
+
+def _remember_logits(output, logits):
+    key = id(output)
+    _LOGITS[key] = (weakref.ref(output, lambda _ref, key=key: _LOGITS.pop(key, None)), logits)
+    return output
+
+
+def logits_of(output):
+    """The logits `output` was computed from by keras.ops `sigmoid`/`softmax` (else None)."""
+    entry = _LOGITS.get(id(output))
+    if entry is not None and entry[0]() is output:
+        return entry[1]
+    return None
+
+
+def _no_list(x, name):
+    """Keras on TF compares `x` with a Python number directly, which a list cannot do."""
+    if isinstance(x, (list, tuple)):
+        raise TypeError(f"keras.ops.{name} needs a tensor or an array, as Keras on TensorFlow "
+                        f"does (it compares x with Python numbers); received a "
+                        f"{type(x).__name__}")
+
+
+def _like(value, x):
+    return C.constant(value, dtype=x.dtype)
+
+
+@keras_op
+def relu(x):
+    """max(x, 0)."""
+    return NN.relu(convert(x))
+
+
+@keras_op
+def relu6(x):
+    """min(max(x, 0), 6)."""
+    return NN.relu6(convert(x))
+
+
+@keras_op
+def sigmoid(x):
+    """1 / (1 + exp(-x))."""
+    x = convert(x)
+    return _remember_logits(M.sigmoid(x), x)
+
+
+@keras_op
+def sparse_sigmoid(x):
+    """0 below -1, 1 above 1, (x + 1) / 2 between."""
+    x = convert(x)
+    return tf_where(CMP.less_equal(x, -1), _like(0.0, x),
+                    tf_where(CMP.greater_equal(x, 1), _like(1.0, x),
+                             M.multiply(M.add(x, 1.0), 0.5)))
+
+
+@keras_op
+def tanh_shrink(x):
+    """x - tanh(x)."""
+    x = convert(x)
+    return M.subtract(x, M.tanh(x))
+
+
+@keras_op
+def softplus(x):
+    """log(1 + exp(x))."""
+    return M.softplus(convert(x))
+
+
+@keras_op
+def softsign(x):
+    """x / (1 + |x|)."""
+    return NN.softsign(convert(x))
+
+
+@keras_op
+def soft_shrink(x, threshold=0.5):
+    """x - threshold above it, x + threshold below -threshold, 0 between."""
+    _no_list(x, "soft_shrink")
+    x = convert(x)
+    return tf_where(CMP.greater(x, threshold), M.subtract(x, threshold),
+                    tf_where(CMP.less(x, -threshold), M.add(x, threshold), A.zeros_like(x)))
+
+
+@keras_op
+def sparse_plus(x):
+    """0 below -1, (x + 1)^2 / 4 up to 1, x above."""
+    _no_list(x, "sparse_plus")
+    x = convert(x)
+    return tf_where(CMP.less_equal(x, -1), A.zeros_like(x),
+                    tf_where(CMP.less(x, 1), M.multiply(M.pow(M.add(x, 1.0), _like(2, x)), 0.25),
+                             x))
+
+
+@keras_op
+def silu(x):
+    """x * sigmoid(x) (also called swish)."""
+    return NN.silu(convert(x))
+
+
+swish = silu
+
+
+@keras_op
+def squareplus(x, b=4):
+    """(x + sqrt(x^2 + b)) / 2, a smooth relu."""
+    x = convert(x)
+    b = convert(b, x.dtype.name)
+    return M.divide(M.add(x, M.sqrt(M.add(M.square(x), b))), 2.0)
+
+
+@keras_op
+def log_sigmoid(x):
+    """log(sigmoid(x)), computed stably."""
+    return M.log_sigmoid(convert(x))
+
+
+@keras_op
+def leaky_relu(x, negative_slope=0.2):
+    """x above 0, negative_slope * x below."""
+    return NN.leaky_relu(convert(x), alpha=negative_slope)
+
+
+@keras_op
+def hard_sigmoid(x):
+    """relu6(x + 3) / 6, a piecewise-linear sigmoid."""
+    x = convert(x)
+    return M.divide(NN.relu6(M.add(x, _like(3.0, x))), _like(6.0, x))
+
+
+@keras_op
+def hard_silu(x):
+    """x * hard_sigmoid(x) (also called hard_swish)."""
+    x = convert(x)
+    return M.multiply(x, hard_sigmoid(x))
+
+
+hard_swish = hard_silu
+
+
+@keras_op
+def elu(x, alpha=1.0):
+    """x above 0, alpha * (exp(x) - 1) below."""
+    x = convert(x)
+    out = NN.elu(x)
+    if alpha == 1:
+        return out
+    return tf_where(CMP.greater(x, 0), out, M.multiply(out, alpha))
+
+
+@keras_op
+def selu(x):
+    """The scaled exponential linear unit."""
+    return NN.selu(convert(x))
+
+
+@keras_op
+def gelu(x, approximate=True):
+    """x * Phi(x), with the tanh approximation by default (Keras' default)."""
+    return NN.gelu(convert(x), approximate=approximate)
+
+
+@keras_op
+def celu(x, alpha=1.0):
+    """max(x, 0) + alpha * expm1(min(x, 0) / alpha)."""
+    x = convert(x)
+    return M.add(M.maximum(x, 0.0), M.multiply(M.expm1(M.divide(M.minimum(x, 0.0), alpha)), alpha))
+
+
+@keras_op
+def glu(x, axis=-1):
+    """The gated linear unit: the first half of `axis` times the sigmoid of the second."""
+    if not hasattr(x, "shape"):
+        raise AttributeError(f"keras.ops.glu needs a tensor or an array (Keras on TF reads "
+                             f"x.shape); received a {type(x).__name__}")
+    x = convert(x)
+    if int(x.shape[axis]) % 2 != 0:
+        raise ValueError(f"axis size must be divisible by 2. Received: x.shape={tuple(x.shape)} "
+                         f"with axis={axis}")
+    a, b = A.split(x, 2, axis=axis)
+    return M.multiply(a, M.sigmoid(b))
+
+
+@keras_op
+def hard_tanh(x):
+    """x limited to [-1, 1]."""
+    return M.clip_by_value(convert(x), -1.0, 1.0)
+
+
+@keras_op
+def hard_shrink(x, threshold=0.5):
+    """x where |x| > threshold, else 0."""
+    x = convert(x)
+    return tf_where(CMP.greater(M.abs(x), threshold), x, A.zeros_like(x))
+
+
+@keras_op
+def threshold(x, threshold, default_value):
+    """x where x > threshold, else default_value."""
+    _no_list(x, "threshold")
+    x = convert(x)
+    return tf_where(CMP.greater(x, threshold), x, C.cast(convert(default_value), x.dtype))
+
+
+def _over_axes(fn, x, axis):
+    """`fn(.., axis=-1)` applied over several axes at once (they are moved last and merged)."""
+    rank = x.shape.rank
+    axes = [canonical_axis(a, rank) for a in axis]
+    keep = [i for i in range(rank) if i not in axes]
+    moved = A.transpose(x, keep + axes)
+    flat = A.reshape(moved, [int(x.shape[i]) for i in keep] + [-1])
+    out = A.reshape(fn(flat, axis=-1), list(moved.shape))
+    order = keep + axes
+    return A.transpose(out, sorted(range(rank), key=order.__getitem__))
+
+
+def _softmax(x, axis):
+    if axis is None:
+        return A.reshape(NN.softmax(A.reshape(x, [-1]), axis=-1), list(x.shape))
+    return NN.softmax(x, axis=axis)
+
+
+def _log_softmax(x, axis):
+    if axis is None:
+        return A.reshape(NN.log_softmax(A.reshape(x, [-1]), axis=-1), list(x.shape))
+    return NN.log_softmax(x, axis=axis)
+
+
+@keras_op
+def softmax(x, axis=-1):
+    """exp(x) normalised to sum to 1 along `axis` (a tuple: over those axes jointly; None:
+    over every element)."""
+    x = convert(x)
+    if isinstance(axis, tuple):
+        return _over_axes(_softmax, x, axis)
+    return _remember_logits(_softmax(x, axis), x)
+
+
+@keras_op
+def log_softmax(x, axis=-1):
+    """log(softmax(x, axis))."""
+    x = convert(x)
+    if isinstance(axis, tuple):
+        return _over_axes(_log_softmax, x, axis)
+    return _log_softmax(x, axis)
+
+
+@keras_op
+def sparsemax(x, axis=-1):
+    """The Euclidean projection of x onto the probability simplex along `axis` (sparse
+    probabilities: many exactly 0)."""
+    x = convert(x)
+    ordered = A.sort(x, axis=axis, direction="DESCENDING")
+    running = R.cumsum(ordered, axis=axis)
+    n = int(x.shape[axis])
+    ranks = A.range(1, n + 1, dtype=x.dtype.name)
+    shape = [1] * x.shape.rank
+    shape[axis] = -1
+    ranks = A.reshape(ranks, shape)
+    support = CMP.greater(M.subtract(ordered, M.divide(M.subtract(running, 1.0), ranks)), 0)
+    kept = tf_where(support, running, A.zeros_like(running))
+    k = R.reduce_sum(C.cast(support, x.dtype), axis=axis, keepdims=True)
+    tau = M.divide(M.subtract(R.reduce_sum(kept, axis=axis, keepdims=True), 1.0), k)
+    return M.maximum(M.subtract(x, tau), 0.0)
+

@@ -1,0 +1,406 @@
+"""keras.ops (numpy-like): reshaping, transposing, joining, splitting, tiling, flipping, padding
+and indexing with `[]`."""
+import numpy as np
+
+from minitf import dtypes as tf_dtypes
+from minitf.keras_ops.core import axis_tuple, canonical_axis, convert, keras_op, xp_of
+from minitf.keras_ops.dtypes import result_type, standardize_dtype
+from minitf.ops import array as A
+from minitf.ops import constant as C
+from minitf.ops.indexing import getitem
+from minitf.tensor import Tensor
+
+__all__ = ["reshape", "transpose", "moveaxis", "swapaxes", "expand_dims", "squeeze", "ravel",
+           "broadcast_to", "concatenate", "stack", "hstack", "vstack", "dstack", "append",
+           "split", "array_split", "hsplit", "vsplit", "dsplit", "tile", "repeat", "flip",
+           "fliplr", "flipud", "roll", "rot90", "pad", "get_item", "size", "ndim", "copy",
+           "array", "view"]
+
+
+@keras_op
+def reshape(x, newshape):
+    """`x` with shape `newshape` (one dimension may be -1)."""
+    if not C.is_tensor(newshape):
+        try:
+            newshape = tuple(newshape)
+        except TypeError:
+            newshape = (newshape,)
+        dims = [d for d in newshape if isinstance(d, (int, np.integer))]
+        if any(d < -1 for d in dims):
+            raise ValueError(f"Each dimension in `newshape` must be a non-negative integer, or "
+                             f"`-1` for a single unknown dimension. Received: newshape={newshape}.")
+        if sum(1 for d in dims if d == -1) > 1:
+            raise ValueError(f"There must be at most one unknown dimension (-1) in `newshape`. "
+                             f"Received: newshape={newshape}.")
+        newshape = list(newshape)
+    return A.reshape(convert(x), newshape)
+
+
+@keras_op
+def transpose(x, axes=None):
+    """`x` with its axes permuted by `axes` (reversed by default)."""
+    x = convert(x)
+    if axes:
+        axes = tuple(canonical_axis(a, x.shape.rank) for a in axes)
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"`axes` must be a valid permutation of the input dimensions (no "
+                             f"duplicates). Received: axes={list(axes)} for input of rank "
+                             f"{x.shape.rank}.")
+        axes = list(axes)
+    return A.transpose(x, perm=axes)
+
+
+@keras_op
+def moveaxis(x, source, destination):
+    """`x` with the axes `source` moved to positions `destination`."""
+    x = convert(x)
+    ndim = x.shape.rank
+    src = tuple(canonical_axis(a, ndim) for a in axis_tuple(source))
+    dst = tuple(canonical_axis(a, ndim) for a in axis_tuple(destination))
+    if len(src) != len(dst):
+        raise ValueError(f"Inconsistent number of `source` and `destination`. Received: "
+                         f"source={source}, destination={destination}")
+    if src == dst:
+        return x
+    perm = [i for i in range(ndim) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        perm.insert(d, s)
+    return A.transpose(x, perm)
+
+
+@keras_op
+def swapaxes(x, axis1, axis2):
+    """`x` with axes `axis1` and `axis2` exchanged."""
+    x = convert(x)
+    a1, a2 = canonical_axis(axis1, x.shape.rank), canonical_axis(axis2, x.shape.rank)
+    if a1 == a2:
+        return x
+    perm = list(range(x.shape.rank))
+    perm[a1], perm[a2] = a2, a1
+    return A.transpose(x, perm)
+
+
+@keras_op
+def expand_dims(x, axis):
+    """`x` with new size-1 axes at `axis` (an int or a tuple)."""
+    x = convert(x)
+    axes = axis_tuple(axis)
+    out_ndim = x.shape.rank + len(axes)
+    for a in sorted(canonical_axis(a, out_ndim) for a in axes):
+        x = A.expand_dims(x, a)
+    return x
+
+
+@keras_op
+def squeeze(x, axis=None):
+    """`x` without its size-1 axes (only those in `axis` when given)."""
+    x = convert(x)
+    axes = axis_tuple(axis)
+    shape = list(x.shape)
+    if axes is not None:
+        for a in axes:
+            if shape[a] != 1:
+                raise ValueError(f"Cannot squeeze axis={a}, because the dimension is not 1.")
+        axes = sorted(canonical_axis(a, len(shape)) for a in axes)
+    return A.squeeze(x, axis=axes)
+
+
+@keras_op
+def ravel(x):
+    """`x` flattened to one dimension."""
+    return A.reshape(convert(x), [-1])
+
+
+@keras_op
+def broadcast_to(x, shape):
+    """`x` broadcast to `shape`."""
+    return A.broadcast_to(x, shape)
+
+
+def _common(xs):
+    xs = [convert(x) for x in xs]
+    names = {x.dtype.name for x in xs}
+    if len(names) > 1:
+        dtype = result_type(*names)
+        xs = [C.cast(x, dtype) for x in xs]
+    return xs
+
+
+def _weak_common(xs):
+    """Like `_common`, with Python scalars weak (Keras' hstack/vstack/stack)."""
+    kinds = {getattr(x, "dtype", type(x)) for x in xs}
+    if len(kinds) > 1:
+        dtype = result_type(*kinds)
+        return [convert(x, dtype) for x in xs]
+    return list(xs)
+
+
+@keras_op
+def concatenate(xs, axis=0):
+    """The tensors `xs` joined along `axis` (dtypes promoted to a common one)."""
+    return A.concat(_common(xs), axis=axis)
+
+
+@keras_op
+def stack(x, axis=0):
+    """The tensors `x` stacked along a new axis."""
+    return A.stack(_weak_common(x), axis=axis)
+
+
+@keras_op
+def hstack(xs):
+    """The tensors joined along axis 1 (axis 0 for 1-D tensors)."""
+    xs = _weak_common(xs)
+    first = convert(xs[0])
+    return A.concat(xs, axis=0 if first.shape.rank == 1 else 1)
+
+
+@keras_op
+def vstack(xs):
+    """The tensors joined along axis 0."""
+    return A.concat(_weak_common(xs), axis=0)
+
+
+@keras_op
+def dstack(xs):
+    """The tensors joined along axis 2 (scalars, vectors and matrices lifted to 3-D first)."""
+    xs = [convert(x) for x in xs]
+    if len(xs) > 1:
+        xs = _common(xs)
+    lifted = []
+    for x in xs:
+        rank = x.shape.rank
+        if rank == 0:
+            x = A.reshape(x, [1, 1, 1])
+        elif rank == 1:
+            x = A.expand_dims(A.expand_dims(x, 0), 2)
+        elif rank == 2:
+            x = A.expand_dims(x, 2)
+        lifted.append(x)
+    return A.concat(lifted, axis=2)
+
+
+@keras_op
+def append(x1, x2, axis=None):
+    """x2 appended to x1 along `axis` (both flattened for None)."""
+    x1, x2 = _common([x1, x2])
+    if axis is None:
+        return A.concat([A.reshape(x1, [-1]), A.reshape(x2, [-1])], axis=0)
+    return A.concat([x1, x2], axis=axis)
+
+
+@keras_op
+def split(x, indices_or_sections, axis=0):
+    """`x` cut into equal sections (an int) or at the given indices along `axis`."""
+    x = convert(x)
+    if isinstance(indices_or_sections, int):
+        return A.split(x, indices_or_sections, axis=axis)
+    total = int(x.shape[axis])
+    cuts = [int(i) for i in (indices_or_sections.numpy() if C.is_tensor(indices_or_sections)
+                             else indices_or_sections)]
+    sizes = [cuts[0]] + [b - a for a, b in zip(cuts, cuts[1:])] + [total - cuts[-1]] \
+        if cuts else [total]
+    return A.split(x, sizes, axis=axis)
+
+
+@keras_op
+def array_split(x, indices_or_sections, axis=0):
+    """`x` cut into `indices_or_sections` nearly equal parts along `axis` (the first ones one
+    longer when it does not divide evenly)."""
+    if not isinstance(indices_or_sections, int):
+        raise TypeError(f"Argument `indices_or_sections` must be of type `int`. Received: "
+                        f"indices_or_sections={indices_or_sections}")
+    if indices_or_sections <= 0:
+        raise ValueError(f"Argument `indices_or_sections` must be a positive integer. Received: "
+                         f"indices_or_sections={indices_or_sections}")
+    if not isinstance(axis, int):
+        raise TypeError(f"Argument `axis` must be of type `int`. Received: {axis}")
+    x = convert(x)
+    total = int(x.shape[axis])
+    base, extra = divmod(total, indices_or_sections)
+    sizes = [base + 1] * extra + [base] * (indices_or_sections - extra)
+    return A.split(x, sizes, axis=axis)
+
+
+@keras_op
+def hsplit(x, indices_or_sections):
+    """`split` along axis 1 (axis 0 for 1-D tensors)."""
+    x = convert(x)
+    return split(x, indices_or_sections, axis=0 if x.shape.rank == 1 else 1)
+
+
+@keras_op
+def vsplit(x, indices_or_sections):
+    """`split` along axis 0."""
+    return split(x, indices_or_sections, axis=0)
+
+
+@keras_op
+def dsplit(x, indices_or_sections):
+    """`split` along axis 2."""
+    return split(x, indices_or_sections, axis=2)
+
+
+@keras_op
+def tile(x, repeats):
+    """`x` repeated `repeats` times along each axis (new leading axes when repeats is longer)."""
+    x = convert(x)
+    reps = [repeats] if isinstance(repeats, int) else \
+        [int(r.numpy()) if C.is_tensor(r) and r.shape.rank == 0 else int(r) for r in repeats]
+    if len(reps) < x.shape.rank:
+        reps = [1] * (x.shape.rank - len(reps)) + reps
+    while len(reps) > x.shape.rank:
+        x = A.expand_dims(x, 0)
+    return A.tile(x, reps)
+
+
+@keras_op
+def repeat(x, repeats, axis=None):
+    """Each element of `x` repeated `repeats` times along `axis` (flattened for None)."""
+    x = convert(x)
+    if x.dtype.name == "uint16":
+        return C.cast(A.repeat(C.cast(x, "uint32"), repeats, axis=axis), "uint16")
+    return A.repeat(x, repeats, axis=axis)
+
+
+@keras_op
+def flip(x, axis=None):
+    """`x` reversed along `axis` (along every axis for None)."""
+    x = convert(x)
+    rank = x.shape.rank
+    axes = list(range(rank)) if axis is None else \
+        [canonical_axis(a, rank) for a in axis_tuple(axis)]
+    return A.reverse(x, axes)
+
+
+@keras_op
+def fliplr(x):
+    """`x` reversed along axis 1."""
+    return A.reverse(convert(x), [1])
+
+
+@keras_op
+def flipud(x):
+    """`x` reversed along axis 0."""
+    return A.reverse(convert(x), [0])
+
+
+@keras_op
+def roll(x, shift, axis=None):
+    """`x` rolled by `shift` along `axis` (over the flattened tensor for None)."""
+    x = convert(x)
+    if axis is not None:
+        return A.roll(x, shift=shift, axis=axis)
+    return A.reshape(A.roll(A.reshape(x, [-1]), shift, 0), list(x.shape))
+
+
+@keras_op
+def rot90(array, k=1, axes=(0, 1)):
+    """`array` rotated by 90 degrees `k` times in the plane of `axes`."""
+    array = convert(array)
+    rank = array.shape.rank
+    if rank < 2:
+        raise ValueError(f"Input array must have at least 2 dimensions. Received: "
+                         f"array.ndim={rank}")
+    if len(axes) != 2 or axes[0] == axes[1]:
+        raise ValueError(f"Invalid axes: {axes}. Axes must be a tuple of two different dimensions.")
+    k = k % 4
+    if k == 0:
+        return array
+    a0, a1 = (a if a >= 0 else a + rank for a in axes)
+    if k == 2:
+        return A.reverse(array, [a0, a1])
+    perm = list(range(rank))
+    perm[a0], perm[a1] = perm[a1], perm[a0]
+    if k == 1:
+        return A.transpose(A.reverse(array, [a1]), perm)
+    return A.reverse(A.transpose(array, perm), [a1])
+
+
+def _pad_width(pad_width):
+    if isinstance(pad_width, int):
+        return ((pad_width, pad_width),)
+    if isinstance(pad_width, (tuple, list)) and isinstance(pad_width[0], int):
+        return (tuple(pad_width),)
+    first = len(pad_width[0])
+    out = []
+    for pair in pad_width:
+        if len(pair) != first:
+            raise ValueError(f"`pad_width` should be a list of tuples of length 1 or 2. "
+                             f"Received: pad_width={pad_width}")
+        out.append((pair[0], pair[0]) if len(pair) == 1 else tuple(pair))
+    return tuple(out)
+
+
+@keras_op
+def pad(x, pad_width, mode="constant", constant_values=None):
+    """`x` padded by `pad_width` ((before, after) per axis) with `mode` ('constant', 'reflect'
+    or 'symmetric')."""
+    widths = _pad_width(pad_width)
+    x = convert(x)
+    if len(widths) > 1 and len(widths) != x.shape.rank:
+        raise ValueError(f"`pad_width` must have the same length as `x.shape`. Received: "
+                         f"pad_width={widths} (of length {len(widths)}) and x.shape="
+                         f"{tuple(x.shape)} (of length {x.shape.rank})")
+    kwargs = {}
+    if constant_values is not None:
+        if mode != "constant":
+            raise ValueError(f"Argument `constant_values` can only be provided when `mode == "
+                             f"'constant'`. Received: mode={mode}")
+        kwargs["constant_values"] = constant_values
+    if x.dtype.name == "bool":  # minitf's pad has no bool kernel: pad as int8
+        if "constant_values" in kwargs:
+            kwargs["constant_values"] = C.cast(convert(kwargs["constant_values"]), "int8")
+        out = A.pad(C.cast(x, "int8"), convert(list(widths), "int32"), mode.upper(), **kwargs)
+        return C.cast(out, "bool")
+    return A.pad(x, convert(list(widths), "int32"), mode.upper(), **kwargs)
+
+
+@keras_op
+def get_item(x, key):
+    """`x[key]`."""
+    return getitem(convert(x), key)
+
+
+@keras_op
+def size(x):
+    """The number of elements of `x`, as an int32 tensor."""
+    return A.size(convert(x))
+
+
+def ndim(x):
+    """The rank of `x`, as a Python int."""
+    return convert(x).shape.rank
+
+
+@keras_op
+def copy(x):
+    """A copy of `x`."""
+    return C.identity(convert(x))
+
+
+@keras_op
+def array(x, dtype=None):
+    """`x` as a tensor of `dtype`."""
+    dtype = None if dtype is None else standardize_dtype(dtype)
+    if C.is_tensor(x) and (dtype is None or x.dtype.name == dtype):
+        return x
+    return convert(x, dtype)
+
+
+@keras_op
+def view(x, dtype=None):
+    """The bytes of `x` reinterpreted as `dtype` (the last axis grows or shrinks by the ratio
+    of the item sizes)."""
+    x = convert(x)
+    new = tf_dtypes.as_dtype(standardize_dtype(dtype) if dtype else x.dtype.name)
+    old_size, new_size = x.dtype.size, new.size
+    shape = list(x.shape)
+    last = shape[-1] if shape else -1
+    if (last == -1 and old_size != new_size) or (last * old_size % new_size != 0):
+        raise ValueError(f"Cannot view array of shape {tuple(shape)} and dtype {x.dtype.name} "
+                         f"as dtype {new.name} because the total number of bytes is not "
+                         f"divisible by the new itemsize.")
+    xp = xp_of(x)
+    raw = xp.ascontiguousarray(x._value)
+    return Tensor(raw.view(new.as_numpy_dtype))
