@@ -5,10 +5,10 @@ minitf.keras_ops.config (the bottom of the Keras tier, which every Keras module 
 functions in minitf.keras_ops.legacy*, dtypes and config.
 
 `on_clear_session(reset)` registers a function clear_session() runs (minitf's own hook).
-
-Not provided: ctc_batch_cost, ctc_decode and ctc_label_dense_to_sparse (no CTC in minitf).
 """
 from minitf.keras_ops.config import on_clear_session  # noqa: F401
+from minitf.keras_ops.nn_ctc import (ctc_batch_cost, ctc_label_dense_to_sparse,  # noqa: F401
+                                     legacy_ctc_decode as ctc_decode)
 from minitf.keras_ops.config import (  # noqa: F401,A004
     backend, clear_session, epsilon, floatx, image_data_format, set_epsilon, set_floatx,
     set_image_data_format)
@@ -39,19 +39,20 @@ __all__ = [
     "batch_get_value", "batch_normalization", "batch_set_value", "bias_add", "binary_crossentropy",
     "binary_focal_crossentropy", "cast", "cast_to_floatx", "categorical_crossentropy",
     "categorical_focal_crossentropy", "clear_session", "clip", "concatenate", "constant", "conv1d",
-    "conv2d", "conv2d_transpose", "conv3d", "cos", "count_params", "cumprod", "cumsum",
-    "depthwise_conv2d", "dot", "dropout", "dtype", "elu", "epsilon", "equal", "eval", "exp",
-    "expand_dims", "eye", "flatten", "floatx", "foldl", "foldr", "gather", "get_uid", "get_value",
-    "gradients", "greater", "greater_equal", "hard_sigmoid", "image_data_format", "in_top_k",
-    "int_shape", "is_float_dtype", "is_int_dtype", "is_keras_tensor", "is_sparse", "l2_normalize",
-    "less", "less_equal", "log", "map_fn", "max", "maximum", "mean", "min", "minimum",
-    "moving_average_update", "name_scope", "ndim", "not_equal", "one_hot", "ones", "ones_like",
-    "permute_dimensions", "pool2d", "pool3d", "pow", "prod", "random_bernoulli", "random_normal",
-    "random_normal_variable", "random_uniform", "random_uniform_variable", "relu", "repeat",
-    "repeat_elements", "reshape", "resize_images", "resize_volumes", "result_type", "reverse",
-    "rnn", "round", "separable_conv2d", "set_epsilon", "set_floatx", "set_image_data_format",
-    "set_value", "shape", "sigmoid", "sign", "sin", "softmax", "softplus", "softsign",
-    "sparse_categorical_crossentropy", "spatial_2d_padding", "spatial_3d_padding", "sqrt",
-    "square", "squeeze", "stack", "standardize_dtype", "std", "stop_gradient", "sum", "switch",
-    "tanh", "temporal_padding", "tile", "to_dense", "transpose", "truncated_normal", "update",
-    "update_add", "update_sub", "var", "variable", "zeros", "zeros_like"]
+    "conv2d", "conv2d_transpose", "conv3d", "cos", "count_params", "ctc_batch_cost", "ctc_decode",
+    "ctc_label_dense_to_sparse", "cumprod", "cumsum", "depthwise_conv2d", "dot", "dropout",
+    "dtype", "elu", "epsilon", "equal", "eval", "exp", "expand_dims", "eye", "flatten", "floatx",
+    "foldl", "foldr", "gather", "get_uid", "get_value", "gradients", "greater", "greater_equal",
+    "hard_sigmoid", "image_data_format", "in_top_k", "int_shape", "is_float_dtype", "is_int_dtype",
+    "is_keras_tensor", "is_sparse", "l2_normalize", "less", "less_equal", "log", "map_fn", "max",
+    "maximum", "mean", "min", "minimum", "moving_average_update", "name_scope", "ndim",
+    "not_equal", "one_hot", "ones", "ones_like", "permute_dimensions", "pool2d", "pool3d", "pow",
+    "prod", "random_bernoulli", "random_normal", "random_normal_variable", "random_uniform",
+    "random_uniform_variable", "relu", "repeat", "repeat_elements", "reshape", "resize_images",
+    "resize_volumes", "result_type", "reverse", "rnn", "round", "separable_conv2d", "set_epsilon",
+    "set_floatx", "set_image_data_format", "set_value", "shape", "sigmoid", "sign", "sin",
+    "softmax", "softplus", "softsign", "sparse_categorical_crossentropy", "spatial_2d_padding",
+    "spatial_3d_padding", "sqrt", "square", "squeeze", "stack", "standardize_dtype", "std",
+    "stop_gradient", "sum", "switch", "tanh", "temporal_padding", "tile", "to_dense", "transpose",
+    "truncated_normal", "update", "update_add", "update_sub", "var", "variable", "zeros",
+    "zeros_like"]

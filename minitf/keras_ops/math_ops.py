@@ -13,14 +13,17 @@ from minitf.custom_gradient import custom_gradient
 from minitf.keras_ops.core import convert, keras_op, xp_of
 from minitf.ops import _special
 from minitf.ops import array as A
+from minitf.ops import constant as C
 from minitf.ops import linalg as L
 from minitf.ops import math as M
 from minitf.ops import nn as NN
 from minitf.ops import reduce as R
+from minitf.ops import segment as SEG
 from minitf.tensor import Tensor
 
 __all__ = ["top_k", "in_top_k", "logsumexp", "erf", "erfc", "erfinv", "rsqrt", "logdet",
-           "cdist", "extract_sequences", "view_as_real", "view_as_complex", "frames"]
+           "cdist", "extract_sequences", "view_as_real", "view_as_complex", "frames",
+           "segment_sum", "segment_max", "segment_min", "segment_prod"]
 
 
 @keras_op
@@ -195,3 +198,57 @@ def view_as_complex(x):
     v = x._value
     return Tensor((v[..., 0].astype("complex64") + 1j * v[..., 1].astype("complex64"))
                   .astype("complex64"))
+
+
+def _segment_args(data, segment_ids, num_segments, sorted):  # noqa: A002 (Keras' name)
+    data, segment_ids = convert(data), convert(segment_ids)
+    if segment_ids.shape.rank > 1:
+        raise ValueError(f"Argument `segment_ids` should be an 1-D vector, got shape: "
+                         f"{segment_ids.shape.rank}. Consider either flatten input with "
+                         f"segment_ids.reshape((-1)) and data.reshape((-1, ) + "
+                         f"data.shape[len(segment_ids.shape):]) or vectorize with vmap.")
+    if segment_ids.shape.rank == 1 and data.shape.rank and \
+            int(segment_ids.shape[0]) != int(data.shape[0]):
+        raise ValueError(f"Argument `segment_ids` and `data` should have same leading dimension. "
+                         f"Got {tuple(segment_ids.shape)} v.s. {tuple(data.shape)}.")
+    if sorted and num_segments is not None:
+        raise ValueError(f"Argument `num_segments` cannot be set when sorted is True when using "
+                         f"the tensorflow backend.Received: num_segments={num_segments}, "
+                         f"sorted={sorted}.")
+    return data, segment_ids
+
+
+def _segment(kind, data, segment_ids, num_segments, sorted):  # noqa: A002
+    data, ids = _segment_args(data, segment_ids, num_segments, sorted)
+    if sorted:
+        return getattr(SEG, f"segment_{kind}")(data, ids)
+    if num_segments is None:
+        if kind == "sum":  # Keras counts the distinct ids here (not max + 1)
+            num_segments = int(A.unique(ids)[0].shape[0])
+        else:
+            num_segments = int(C.cast(R.reduce_max(ids), "int32").numpy()) + 1
+    return getattr(SEG, f"unsorted_segment_{kind}")(data, ids, num_segments)
+
+
+@keras_op
+def segment_sum(data, segment_ids, num_segments=None, sorted=False):  # noqa: A002
+    """The sum of the rows of `data` in each segment given by `segment_ids`."""
+    return _segment("sum", data, segment_ids, num_segments, sorted)
+
+
+@keras_op
+def segment_max(data, segment_ids, num_segments=None, sorted=False):  # noqa: A002
+    """The maximum of the rows of `data` in each segment (the dtype's lowest when empty)."""
+    return _segment("max", data, segment_ids, num_segments, sorted)
+
+
+@keras_op
+def segment_min(data, segment_ids, num_segments=None, sorted=False):  # noqa: A002
+    """The minimum of the rows of `data` in each segment (the dtype's highest when empty)."""
+    return _segment("min", data, segment_ids, num_segments, sorted)
+
+
+@keras_op
+def segment_prod(data, segment_ids, num_segments=None, sorted=False):  # noqa: A002
+    """The product of the rows of `data` in each segment (1 when empty)."""
+    return _segment("prod", data, segment_ids, num_segments, sorted)

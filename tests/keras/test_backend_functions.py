@@ -21,7 +21,7 @@ def flat(out):
 
 
 def test_exactly_tfs_names_are_exported():
-    assert len(KB.__all__) == 134
+    assert len(KB.__all__) == 137
     assert "learning_phase" not in KB.__all__ and not hasattr(KB, "learning_phase")
     assert KB.floatx is tf.keras.config.floatx
 
@@ -113,6 +113,16 @@ def test_rnn_matches_a_python_loop_with_a_mask():
     np.testing.assert_allclose(states[0].numpy(), h)
 
 
+def test_ctc_helpers():
+    sparse = KB.ctc_label_dense_to_sparse(tf.constant([[1, 2, 0], [3, 3, 1]]), tf.constant([2, 3]))
+    np.testing.assert_array_equal(tf.sparse.to_dense(sparse).numpy(), [[1, 2, 0], [3, 3, 1]])
+    assert sparse.indices.numpy().tolist() == [[0, 0], [0, 1], [1, 0], [1, 1], [1, 2]]
+    probs = np.full((1, 3, 3), 1e-4)
+    probs[0, [0, 1, 2], [0, 2, 1]] = 1.0  # classes 0, blank, 1 (the blank is the last class)
+    decoded, _ = KB.ctc_decode(probs, np.array([3]))
+    assert decoded[0].numpy().tolist() == [[0, 1, -1]]
+
+
 def test_switch_and_softmax_checks():
     out = KB.switch(tf.constant([True, False]), tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0]))
     assert out.numpy().tolist() == [1.0, 4.0]
@@ -190,13 +200,16 @@ _GRADS = {
                                                   "channels_last"),
     "rnn": lambda x: KB.rnn(lambda i, s: (i * s[0] + 1.0, [i + s[0]]), tf.reshape(x, (1, 3, 2)),
                             [tf.ones((1, 2), tf.float64)])[1],
+    "ctc_batch_cost": lambda x: KB.ctc_batch_cost(
+        tf.constant([[0, 1]]), tf.nn.softmax(tf.reshape(x, (1, 2, 3))), tf.constant([[2]]),
+        tf.constant([[2]])),
     "to_dense": lambda x: KB.to_dense(x), "zeros_like": lambda x: x + KB.zeros_like(x),
     "ones_like": lambda x: x * KB.ones_like(x),
 }
 _FLOAT32_INSIDE = {"pool3d", "cast_to_floatx"}
 _NOT_DIFFERENTIABLE = {
     "all", "any", "argmax", "argmin", "arange", "backend", "batch_get_value", "batch_set_value",
-    "clear_session", "constant", "count_params", "dropout", "dtype", "epsilon", "equal", "eval",
+    "clear_session", "constant", "count_params", "ctc_decode", "ctc_label_dense_to_sparse", "dropout", "dtype", "epsilon", "equal", "eval",
     "eye", "floatx", "get_uid", "get_value", "gradients", "greater", "greater_equal",
     "image_data_format", "in_top_k", "int_shape", "is_float_dtype", "is_int_dtype",
     "is_keras_tensor", "is_sparse", "less", "less_equal", "moving_average_update", "name_scope",

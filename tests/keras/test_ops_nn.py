@@ -275,6 +275,13 @@ _GRADS = {
     "gaussian_blur": (lambda x: K.image.gaussian_blur(x), arr(3, 3, 1)),
     "sobel_edges": (lambda x: K.image.sobel_edges(x), arr(1, 3, 3, 1)),
     "custom_gradient": (lambda x: _double_gradient(x), arr(3)),
+    "segment_sum": (lambda x: K.segment_sum(x, tf.constant([0, 2, 0, 1])), arr(4, 2)),
+    "segment_max": (lambda x: K.segment_max(x, tf.constant([0, 0, 1, 1]), sorted=True), arr(4, 2)),
+    "segment_min": (lambda x: K.segment_min(x, tf.constant([1, 0, 1, 0]), num_segments=3),
+                    arr(4, 2)),
+    "segment_prod": (lambda x: K.segment_prod(x, tf.constant([0, 1, 0, 1])), arr(4, 2)),
+    "ctc_loss": (lambda x: K.ctc_loss(tf.constant([[1, 2], [2, 2]]), x, tf.constant([2, 1]),
+                                      tf.constant([4, 3])), arr(2, 4, 3)),
 }
 
 
@@ -294,7 +301,7 @@ def _double_gradient(x):
 _SECOND_ORDER = {"log_softmax", "softmax", "logsumexp", "erf", "erfc", "erfinv", "rsqrt",
                  "fft", "fft2", "rfft", "irfft", "rms_normalization", "conv", "depthwise_conv",
                  "inv", "det", "cdist"}
-_IN_FLOAT32 = {"cast", "resize"}  # computed in float32 (as TF does): coarser differences
+_IN_FLOAT32 = {"cast", "resize", "ctc_loss"}  # computed in float32 (as TF does)
 
 
 @pytest.mark.parametrize("name", _ACTIVATIONS)
@@ -327,13 +334,30 @@ def test_stop_gradient_blocks_the_gradient():
 _NOT_DIFFERENTIABLE = {"one_hot", "multi_hot", "polar", "in_top_k", "view_as_complex",
                        "view_as_real", "matrix_rank", "lu_factor", "jvp", "convert_to_numpy",
                        "convert_to_tensor", "dtype", "is_tensor", "shape", "hard_swish", "swish",
-                       "hsv_to_rgb", "stop_gradient"}
+                       "hsv_to_rgb", "stop_gradient", "ctc_decode"}
 
 
 def test_every_differentiable_name_has_a_gradient_check():
     names = set(K.__all__) - set(K.numpy.__all__) | set(K.image.__all__)
     checked = set(_ACTIVATIONS) | set(_GRADS)
     assert names - _NOT_DIFFERENTIABLE == checked
+
+
+def test_segments_and_ctc():
+    data = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    np.testing.assert_array_equal(K.segment_sum(data, tf.constant([0, 0, 1])).numpy(),
+                                  [[4.0, 6.0], [5.0, 6.0]])
+    with pytest.raises(ValueError, match="num_segments"):
+        K.segment_max(data, tf.constant([0, 0, 1]), num_segments=2, sorted=True)
+    with pytest.raises(ValueError, match="1-D"):
+        K.segment_sum(data, tf.constant([[0, 0, 1]]))
+    # one frame per label, the blank (0) never likely: the loss of the forced path
+    logits = np.full((1, 2, 3), -30.0)
+    logits[0, 0, 1] = logits[0, 1, 2] = 30.0
+    loss = K.ctc_loss(tf.constant([[1, 2]]), logits, tf.constant([2]), tf.constant([2]))
+    assert loss.numpy()[0] < 1e-6
+    decoded, _ = K.ctc_decode(logits, tf.constant([2]))
+    assert decoded.numpy().tolist() == [[[1, 2]]]
 
 
 def test_jvp_matches_the_derivative():

@@ -334,3 +334,28 @@ add(B + "dropout", st.builds(lambda s, g, x: Case((x, 0.5), {"seed": s, "global_
                              _GLOBAL, tensors(("float32",), shape=(3, 4))),
     call=seeded_draw("dropout"))
 
+
+
+# -- CTC -----------------------------------------------------------------------------------------
+
+
+@st.composite
+def ctc_batch(draw):
+    frames, classes = draw(st.integers(4, 6)), draw(st.integers(3, 5))
+    logits = draw(values("float32", (2, frames, classes)))
+    probs = np.exp(logits) / np.exp(logits).sum(-1, keepdims=True)
+    labels = np.array(draw(st.lists(st.integers(0, classes - 2), min_size=6, max_size=6)),
+                      np.int32).reshape(2, 3)
+    return Case((T(labels), V(probs.astype(np.float32)),
+                 T(np.array([[frames], [frames - 1]], np.int32)),
+                 T(np.array(draw(st.lists(st.integers(1, 2), min_size=2, max_size=2)),
+                            np.int32).reshape(2, 1))))
+
+
+add(B + "ctc_batch_cost", ctc_batch(), grad=1)
+add(B + "ctc_decode", ctc_batch().flatmap(lambda c: st.sampled_from([{}, {"greedy": False, "beam_width": 4, "top_paths": 2}]).map(
+    lambda kw: Case((T(c.args[1].value), T(c.args[2].value.reshape(-1))), kw))))
+add(B + "ctc_label_dense_to_sparse", st.tuples(
+    tensors(("int32",), shape=(3, 4), low=0, high=5),
+    st.lists(st.integers(0, 4), min_size=3, max_size=3).map(lambda v: T(np.array(v, np.int32)))
+).map(Case))

@@ -5,8 +5,7 @@ tensors, variables, numpy arrays and Python data, return minitf tensors, and pro
 Keras' rules (`keras.backend.result_type`). Given a symbolic KerasTensor they add a node to the
 functional graph instead. The namespaces `nn`, `numpy`, `linalg` and `image` are submodules.
 
-Not provided: ctc_loss, ctc_decode (no CTC kernels in minitf), eig (no general eigensolver), and
-segment_sum/max/min/prod (minitf has no segment ops yet).
+Not provided: eig (no general eigensolver in minitf; eigh covers symmetric matrices).
 """
 from minitf.keras_ops.control import (  # noqa: F401,A004
     associative_scan, cond, custom_gradient, fori_loop, map, scan, switch, vectorize,
@@ -21,6 +20,9 @@ from minitf.keras_ops.fft import (  # noqa: F401,A004
 from minitf.keras_ops.linalg import (  # noqa: F401,A004
     cholesky, cholesky_inverse, det, eigh, inv, jvp, lstsq, lu_factor, matrix_rank, norm, pinv, qr,
     solve, solve_triangular, svd)
+from minitf.keras_ops.math_ops import (  # noqa: F401,A004
+    segment_max, segment_min, segment_prod, segment_sum)
+from minitf.keras_ops.nn_ctc import ctc_decode, ctc_loss  # noqa: F401
 from minitf.keras_ops.math_ops import (  # noqa: F401,A004
     cdist, erf, erfc, erfinv, extract_sequences, in_top_k, logdet, logsumexp, rsqrt, top_k,
     view_as_complex, view_as_real)
@@ -78,37 +80,38 @@ __all__ = [
     "blackman", "broadcast_to", "cast", "categorical_crossentropy", "cbrt", "cdist", "ceil",
     "celu", "cholesky", "cholesky_inverse", "clip", "concatenate", "cond", "conj", "conjugate",
     "conv", "conv_transpose", "convert_to_numpy", "convert_to_tensor", "copy", "corrcoef",
-    "correlate", "cos", "cosh", "count_nonzero", "cross", "cumprod", "cumsum", "custom_gradient",
-    "deg2rad", "depth_to_space", "depthwise_conv", "det", "diag", "diagflat", "diagonal", "diff",
-    "digitize", "divide", "divide_no_nan", "dot", "dot_product_attention", "dsplit", "dstack",
-    "dtype", "eigh", "einsum", "elu", "empty", "empty_like", "equal", "erf", "erfc", "erfinv",
-    "exp", "exp2", "expand_dims", "expm1", "extract_sequences", "eye", "fabs", "fft", "fft2",
-    "flip", "fliplr", "flipud", "floor", "floor_divide", "fmax", "fmin", "fmod", "fold",
-    "fori_loop", "full", "full_like", "gcd", "gelu", "geomspace", "get_item", "glu", "greater",
-    "greater_equal", "hamming", "hanning", "hard_shrink", "hard_sigmoid", "hard_silu",
-    "hard_swish", "hard_tanh", "heaviside", "histogram", "hsplit", "hstack", "hypot", "i0",
-    "identity", "ifft2", "imag", "in_top_k", "inner", "inv", "irfft", "is_tensor", "isclose",
-    "isfinite", "isin", "isinf", "isnan", "isneginf", "isposinf", "isreal", "istft", "jvp",
-    "kaiser", "kron", "layer_normalization", "lcm", "ldexp", "leaky_relu", "left_shift", "less",
-    "less_equal", "linspace", "log", "log10", "log1p", "log2", "log_sigmoid", "log_softmax",
-    "logaddexp", "logaddexp2", "logdet", "logical_and", "logical_not", "logical_or", "logical_xor",
-    "logspace", "logsumexp", "lstsq", "lu_factor", "map", "matmul", "matrix_rank", "max",
-    "max_pool", "maximum", "mean", "median", "meshgrid", "min", "minimum", "mod", "moments",
-    "moveaxis", "multi_hot", "multiply", "nan_to_num", "nanargmax", "nanargmin", "nancumprod",
-    "nancumsum", "nanmax", "nanmean", "nanmedian", "nanmin", "nanpercentile", "nanprod",
-    "nanquantile", "nanstd", "nansum", "nanvar", "ndim", "negative", "nextafter", "nonzero",
-    "norm", "normalize", "not_equal", "one_hot", "ones", "ones_like", "outer", "pad", "percentile",
-    "pinv", "polar", "power", "prod", "psnr", "ptp", "qr", "quantile", "rad2deg", "ravel", "real",
-    "rearrange", "reciprocal", "relu", "relu6", "repeat", "reshape", "rfft", "right_shift",
-    "rms_normalization", "roll", "rot90", "round", "rsqrt", "saturate_cast", "scan", "scatter",
-    "scatter_update", "searchsorted", "select", "selu", "separable_conv", "shape", "sigmoid",
-    "sign", "signbit", "silu", "sin", "sinc", "sinh", "size", "slice", "slice_update", "slogdet",
-    "soft_shrink", "softmax", "softplus", "softsign", "solve", "solve_triangular", "sort",
-    "space_to_depth", "sparse_categorical_crossentropy", "sparse_plus", "sparse_sigmoid",
-    "sparsemax", "split", "sqrt", "square", "squareplus", "squeeze", "stack", "std", "stft",
-    "stop_gradient", "subtract", "sum", "svd", "swapaxes", "swish", "switch", "take",
-    "take_along_axis", "tan", "tanh", "tanh_shrink", "tensordot", "threshold", "tile", "top_k",
-    "trace", "transpose", "trapezoid", "tri", "tril", "triu", "true_divide", "trunc", "unfold",
-    "unique", "unravel_index", "unstack", "vander", "var", "vdot", "vectorize", "vectorized_map",
-    "view", "view_as_complex", "view_as_real", "vsplit", "vstack", "where", "while_loop", "zeros",
-    "zeros_like"]
+    "correlate", "cos", "cosh", "count_nonzero", "cross", "ctc_decode", "ctc_loss", "cumprod",
+    "cumsum", "custom_gradient", "deg2rad", "depth_to_space", "depthwise_conv", "det", "diag",
+    "diagflat", "diagonal", "diff", "digitize", "divide", "divide_no_nan", "dot",
+    "dot_product_attention", "dsplit", "dstack", "dtype", "eigh", "einsum", "elu", "empty",
+    "empty_like", "equal", "erf", "erfc", "erfinv", "exp", "exp2", "expand_dims", "expm1",
+    "extract_sequences", "eye", "fabs", "fft", "fft2", "flip", "fliplr", "flipud", "floor",
+    "floor_divide", "fmax", "fmin", "fmod", "fold", "fori_loop", "full", "full_like", "gcd",
+    "gelu", "geomspace", "get_item", "glu", "greater", "greater_equal", "hamming", "hanning",
+    "hard_shrink", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "heaviside",
+    "histogram", "hsplit", "hstack", "hypot", "i0", "identity", "ifft2", "imag", "in_top_k",
+    "inner", "inv", "irfft", "is_tensor", "isclose", "isfinite", "isin", "isinf", "isnan",
+    "isneginf", "isposinf", "isreal", "istft", "jvp", "kaiser", "kron", "layer_normalization",
+    "lcm", "ldexp", "leaky_relu", "left_shift", "less", "less_equal", "linspace", "log", "log10",
+    "log1p", "log2", "log_sigmoid", "log_softmax", "logaddexp", "logaddexp2", "logdet",
+    "logical_and", "logical_not", "logical_or", "logical_xor", "logspace", "logsumexp", "lstsq",
+    "lu_factor", "map", "matmul", "matrix_rank", "max", "max_pool", "maximum", "mean", "median",
+    "meshgrid", "min", "minimum", "mod", "moments", "moveaxis", "multi_hot", "multiply",
+    "nan_to_num", "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmean",
+    "nanmedian", "nanmin", "nanpercentile", "nanprod", "nanquantile", "nanstd", "nansum", "nanvar",
+    "ndim", "negative", "nextafter", "nonzero", "norm", "normalize", "not_equal", "one_hot",
+    "ones", "ones_like", "outer", "pad", "percentile", "pinv", "polar", "power", "prod", "psnr",
+    "ptp", "qr", "quantile", "rad2deg", "ravel", "real", "rearrange", "reciprocal", "relu",
+    "relu6", "repeat", "reshape", "rfft", "right_shift", "rms_normalization", "roll", "rot90",
+    "round", "rsqrt", "saturate_cast", "scan", "scatter", "scatter_update", "searchsorted",
+    "segment_max", "segment_min", "segment_prod", "segment_sum", "select", "selu",
+    "separable_conv", "shape", "sigmoid", "sign", "signbit", "silu", "sin", "sinc", "sinh", "size",
+    "slice", "slice_update", "slogdet", "soft_shrink", "softmax", "softplus", "softsign", "solve",
+    "solve_triangular", "sort", "space_to_depth", "sparse_categorical_crossentropy", "sparse_plus",
+    "sparse_sigmoid", "sparsemax", "split", "sqrt", "square", "squareplus", "squeeze", "stack",
+    "std", "stft", "stop_gradient", "subtract", "sum", "svd", "swapaxes", "swish", "switch",
+    "take", "take_along_axis", "tan", "tanh", "tanh_shrink", "tensordot", "threshold", "tile",
+    "top_k", "trace", "transpose", "trapezoid", "tri", "tril", "triu", "true_divide", "trunc",
+    "unfold", "unique", "unravel_index", "unstack", "vander", "var", "vdot", "vectorize",
+    "vectorized_map", "view", "view_as_complex", "view_as_real", "vsplit", "vstack", "where",
+    "while_loop", "zeros", "zeros_like"]
