@@ -37,10 +37,12 @@ def sanitize(name):
 
 class ExportedFunction:
     """A FunctionDef made from a graph, and what a caller needs to call it: the variables whose
-    handles follow the tensor arguments, in order, and the output dtypes."""
+    handles follow the tensor arguments, in order, and the output dtypes; `functions` are the
+    FunctionDefs its control-flow nodes call (branches, loop conditions and bodies)."""
 
-    def __init__(self, fdef, variables, output_dtypes):
+    def __init__(self, fdef, variables, output_dtypes, functions=()):
         self.fdef, self.variables, self.output_dtypes = fdef, variables, output_dtypes
+        self.functions = list(functions)
 
     @property
     def name(self):
@@ -60,6 +62,7 @@ class FunctionBuilder:
         self._taken = set()
         self._last_touch = {}              # variable id -> last stateful node on it
         self.stateful = []
+        self.functions = []                # FunctionDefs of sub-graphs (branches, loop bodies)
 
     def unique(self, name):
         """`name`, or `name_1`, ... when taken by a node or argument of this function."""
@@ -241,6 +244,14 @@ class Emitter:
         """The reference of `variable`'s handle (a resource argument of the function)."""
         return self.b.resource(variable)
 
+    def add_function(self, exported):
+        """Keep the FunctionDef of a sub-graph (and those it calls) with this function's."""
+        self.b.functions.extend([exported.fdef] + exported.functions)
+
+    def sub_function_name(self, suffix):
+        """A name for a sub-graph function of this node, unique in the SavedModel."""
+        return re.sub(r"[^A-Za-z0-9_]", "_", f"{self.b.name}_{self.op.name}_{suffix}")
+
     def error(self, what):
         """UnimplementedError naming this node, its function and `what` is wrong."""
         return errors.UnimplementedError(
@@ -311,7 +322,45 @@ def export_concrete(concrete, name=None):
     fdef = builder.finish(outputs)
     fdef.attr = {"_input_shapes": Attr.shapes(
         [p.shape for p in graph.inputs] + [TensorShape([])] * len(builder.variables)).proto()}
-    return ExportedFunction(fdef, builder.variables, [d for _, d in outputs])
+    return ExportedFunction(fdef, builder.variables, [d for _, d in outputs], builder.functions)
+
+
+def export_subgraph(graph, name, args, variables, positions, extra=None):
+    """A branch or loop part `graph` as a FunctionDef of `args` then `variables`' handles.
+
+    `args` are (placeholder of `graph` or None, dtype, shape) per tensor argument (None: an
+    argument this part does not use); `positions` pick the results among `graph.outputs`;
+    `extra(builder, refs, outputs)` may add nodes and return more results (a loop's
+    pass-through values). Returns an ExportedFunction.
+    """
+    builder = FunctionBuilder(name)
+    refs = []
+    for i, (placeholder, dtype, shape) in enumerate(args):
+        ref = builder.add_input(placeholder.op.name if placeholder is not None else f"arg_{i}",
+                                dtype, shape)
+        refs.append(ref)
+        if placeholder is not None:
+            builder.refs[placeholder._id] = ref
+    for v in variables:
+        refs.append(builder.resource(v))
+    for op in needed_operations(graph):
+        if op.type == "Placeholder":
+            continue
+        export_node(builder, op, name)
+    outputs = []
+    for p in positions:
+        value = graph.outputs[p]
+        if isinstance(value, SymbolicTensor):
+            outputs.append((builder.refs[value._id], value.dtype))
+        else:
+            outputs.append((Emitter(builder, _ConstantOutputs(), name).const(value), value.dtype))
+    if extra is not None:
+        outputs += extra(builder, refs, outputs)
+    if len(builder.variables) != len(variables):
+        raise errors.UnimplementedError(None, None, f"Cannot export {name!r}: it uses variables "
+                                        f"its enclosing node does not pass")
+    fdef = builder.finish(outputs)
+    return ExportedFunction(fdef, list(variables), [d for _, d in outputs], builder.functions)
 
 
 class _ConstantOutputs:

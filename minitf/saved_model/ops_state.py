@@ -12,6 +12,7 @@ from minitf.ops import compare, control_flow
 from minitf.recording import read_variable, read_variable_eagerly
 from minitf.saved_model.op_table import define, exports
 from minitf.saved_model.tensors import Attr
+from minitf.variable import Variable
 
 __all__ = []
 
@@ -89,10 +90,19 @@ for _type in ("While", "StatelessWhile"):
     @define(_type, ("output*",), stateful=_type == "While")
     def _while(ins, a, ctx):
         cond_name, body_name = a["cond"].name, a["body"].name
-        loop_vars = list(ins)
-        if not loop_vars:
-            return []
-        out = control_flow.while_loop(
-            lambda *v: _truth(ctx.call(cond_name, list(v))[0]),
-            lambda *v: ctx.call(body_name, list(v)), loop_vars)
-        return list(out) if isinstance(out, (list, tuple)) else [out]
+        # variable handles ride along unchanged; minitf's while_loop carries the tensors
+        fixed = {i: v for i, v in enumerate(ins) if isinstance(v, Variable)}
+        tensors = [v for v in ins if not isinstance(v, Variable)]
+
+        def full(values):
+            it = iter(values)
+            return [fixed[i] if i in fixed else next(it) for i in range(len(ins))]
+
+        def body(*values):
+            out = ctx.call(body_name, full(values))
+            return [v for i, v in enumerate(out) if i not in fixed]
+        if not tensors:
+            return list(ins)
+        out = control_flow.while_loop(lambda *v: _truth(ctx.call(cond_name, full(v))[0]), body,
+                                      tensors)
+        return full(list(out) if isinstance(out, (list, tuple)) else [out])

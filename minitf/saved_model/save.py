@@ -149,6 +149,7 @@ class _Saver:
                         f"Tensor = {v!r}")
             self.concretes[concrete.name] = (concrete, exported)
             self.library.append(exported.fdef)
+            self.library.extend(exported.functions)
         return self.concretes[concrete.name][1]
 
     def _bare_node(self, concrete, parent, name, keywords=None, positional=None, argspec=None):

@@ -209,6 +209,11 @@ class Attr:
         """A `func` attribute naming a function of the library."""
         return Attr("func", name)
 
+    @staticmethod
+    def funcs(names):
+        """A `list(func)` attribute."""
+        return Attr("funcs", list(names))
+
     def proto(self):
         """This value as an AttrValue message."""
         kind, v = self.kind, self.value
@@ -232,6 +237,9 @@ class Attr:
             return Msg("AttrValue", list=Msg("ListValue", type=[dtype_enum(d) for d in v]))
         if kind == "ints":
             return Msg("AttrValue", list=Msg("ListValue", i=list(v)))
+        if kind == "funcs":
+            return Msg("AttrValue", list=Msg("ListValue", func=[Msg("NameAttrList", name=n)
+                                                                 for n in v]))
         if kind == "shapes":
             return Msg("AttrValue", list=Msg("ListValue", shape=[shape_proto(s) for s in v]))
         raise ValueError(f"unknown attribute kind {kind!r}")
