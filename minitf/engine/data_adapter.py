@@ -1,7 +1,8 @@
 """Training data as batches: arrays, `tf.data` datasets, Python generators and PyDatasets.
 
 `fit`, `evaluate` and `predict` accept numpy arrays or tensors (also lists and dicts of them),
-a `tf.data.Dataset`, a generator/iterator yielding batches, or a `tf.keras.utils.PyDataset`.
+a `tf.data.Dataset`, a generator/iterator yielding batches, or a `tf.keras.utils.PyDataset` (or
+an object that reads like one: `len`, `[i]` and `on_epoch_end`, as `ImageDataGenerator.flow`'s).
 `DataHandler` turns any of them into the batches of each epoch exactly as Keras 3's data
 adapters hand them to `train_step`/`test_step`/`predict_step`:
 - arrays: `pack_x_y_sample_weight(x, y, sample_weight)` of each slice: `x` itself when there
@@ -80,8 +81,36 @@ def is_iterator(x):
 
 
 def is_py_dataset(x):
-    """Whether `x` is a `tf.keras.utils.PyDataset` (also spelled `Sequence`)."""
-    return isinstance(x, PyDataset)
+    """Whether `x` is a `tf.keras.utils.PyDataset` (also spelled `Sequence`) or reads like one:
+    `len(x)` batches, `x[i]` the batch at `i` and `x.on_epoch_end()` (Keras' legacy image
+    iterators, which are PyDatasets in Keras 3, or a Sequence from another library)."""
+    return isinstance(x, PyDataset) or all(
+        callable(getattr(type(x), name, None)) for name in ("__len__", "__getitem__", "on_epoch_end"))
+
+
+class _PyDatasetView(PyDataset):
+    """A PyDataset over an object that only reads like one (see `is_py_dataset`), read on the
+    calling thread (an image iterator reseeds numpy's global generator for every batch)."""
+
+    def __init__(self, source):
+        super().__init__()
+        self.source = source
+
+    def __len__(self):
+        return len(self.source)
+
+    def __getitem__(self, index):
+        return self.source[index]
+
+    def on_epoch_begin(self):
+        """The source's `on_epoch_begin`, when it has one."""
+        begin = getattr(self.source, "on_epoch_begin", None)
+        if callable(begin):
+            begin()
+
+    def on_epoch_end(self):
+        """The source's `on_epoch_end`."""
+        self.source.on_epoch_end()
 
 
 def _num_samples(struct):
@@ -150,7 +179,8 @@ class DataHandler:
             steps = None
             if is_py_dataset(x):
                 self._kind = "pydataset"
-                self._source = PyDatasetBatches(x, class_weight, shuffle)
+                self._source = PyDatasetBatches(x if isinstance(x, PyDataset) else _PyDatasetView(x),
+                                                class_weight, shuffle)
                 self._class_weight = None  # the PyDataset batches carry their class weights
                 steps = self._source.num_batches
             elif is_dataset(x):

@@ -6,8 +6,9 @@ An iterator is indexable (`it[i]` is batch i of the epoch, `len(it)` batches per
 global generator with `seed + batches seen so far`, as Keras does, so the same seed gives Keras'
 order and augmentations.
 
-minitf's `Model.fit` reads an iterator as a generator: pass `steps_per_epoch` (for example
-`len(iterator)`), and `validation_steps` for one used as validation data.
+`Model.fit`, `evaluate` and `predict` read an iterator as Keras 3 reads this PyDataset:
+`len(iterator)` steps per epoch, batch i is `iterator[i]`, and `on_epoch_end()` follows every
+epoch (also as `validation_data`).
 """
 import os
 import threading
