@@ -110,7 +110,16 @@ class CompiledFunction:
             return values[source[1]][source[2]]
         for node in self.nodes:
             ctx.node = node
-            out = node.op.run([fetch(s) for s in node.inputs], node.attrs, ctx)
+            try:
+                out = node.op.run([fetch(s) for s in node.inputs], node.attrs, ctx)
+            except KeyError as e:
+                raise errors.InvalidArgumentError(
+                    None, None, f"node {node.name!r} ({node.op.type}) of function {self.name!r} "
+                                f"lacks the attribute {e}") from None
+            except IndexError:
+                raise errors.InvalidArgumentError(
+                    None, None, f"node {node.name!r} ({node.op.type}) of function {self.name!r} "
+                                f"has too few inputs ({len(node.inputs)})") from None
             if out is None:
                 out = []
             elif not isinstance(out, (list, tuple)):

@@ -10,6 +10,7 @@ from minitf.function import Function
 from minitf.module import Module
 from minitf.saved_model.keras_signature import input_structure, spec_of
 from minitf.saved_model.save import save
+from minitf.tensor_spec import TensorSpec
 
 __all__ = ["export_model", "ExportArchive"]
 
@@ -67,9 +68,13 @@ def export_model(model, filepath, verbose=True, input_signature=None):
         return model(args[0] if len(args) == 1 else list(args), training=False)
     endpoint = archive.add_endpoint("serve", serve, signature)
     concrete = endpoint.get_concrete_function()
-    save(archive, filepath, signatures={"serve": concrete, "serving_default": concrete})
+    save(archive, filepath, signatures={"serve": endpoint, "serving_default": endpoint})
     if verbose:
         lines = concrete.pretty_printed_signature().split("\n")
+        for i, spec in enumerate(signature):   # Keras prints the declared specs' names
+            line = f"  args_{i} (POSITIONAL_ONLY): "
+            if isinstance(spec, TensorSpec) and line in lines[i + 1][:len(line)]:
+                lines[i + 1] = line + repr(spec)
         captures = [f"  {id(v)}: TensorSpec(shape=(), dtype=tf.resource, name=None)"
                     for v in concrete.variables]
         if captures:

@@ -22,7 +22,7 @@ from minitf.saved_model.restored import (RestoredConcreteFunction, RestoredFunct
                                          UserObject)
 from minitf.saved_model.save import (ASSETS_DIRECTORY, SAVED_MODEL_FILENAME_PB,
                                      VARIABLES_DIRECTORY, VARIABLES_FILENAME)
-from minitf.saved_model.structure import decode_structure
+from minitf.saved_model.structure import FullArgSpec, decode_structure
 from minitf.saved_model.tensors import dtype_of, shape_of
 from minitf.trackable import ListWrapper, wrap
 from minitf.variable import Variable
@@ -130,12 +130,41 @@ class _Plan:
                                     f"{node_id}, which is not a variable (minitf's loader "
                                     f"restores functions capturing variables only)")
         self.library.check(sorted(set(used)))
-        self.signatures = {name: (decode_structure(self.concrete[name].canonicalized_input_signature),
-                                  decode_structure(self.concrete[name].output_signature))
-                           for name in set(used)}
+        self.argspecs = {i: _argspec(n.function.function_spec, i) for i, n in enumerate(self.nodes)
+                         if self.kinds[i] == "function"}
+        self.signatures = {}
+        for name in set(used):
+            inputs = decode_structure(self.concrete[name].canonicalized_input_signature)
+            if not (isinstance(inputs, tuple) and len(inputs) == 2 and
+                    isinstance(inputs[0], (tuple, list)) and isinstance(inputs[1], dict)):
+                raise WireError(f"function {name!r} has the input signature {inputs!r}, not "
+                                f"(args, kwargs)")
+            self.signatures[name] = (inputs, decode_structure(self.concrete[name].output_signature))
         self.variable_specs = {i: (dtype_of(n.variable.dtype, f"variable {i}'s dtype"),
                                    shape_of(n.variable.shape))
                                for i, n in enumerate(self.nodes) if self.kinds[i] == "variable"}
+
+
+def _argspec(spec, node_id):
+    """(FullArgSpec or None, input signature) of a SavedFunction's spec (WireError when it is
+    not one TF writes)."""
+    if spec is None:
+        return None, None
+    argspec = decode_structure(spec.fullargspec)
+    signature = decode_structure(spec.input_signature)
+    if argspec is None:
+        return None, signature
+    names = lambda v: isinstance(v, list) and all(isinstance(a, str) for a in v)  # noqa: E731
+    if not (isinstance(argspec, FullArgSpec) and names(argspec.args) and names(argspec.kwonlyargs)
+            and isinstance(argspec.defaults, (tuple, list, type(None)))
+            and isinstance(argspec.kwonlydefaults, (dict, type(None)))
+            and all(isinstance(v, (str, type(None))) for v in (argspec.varargs, argspec.varkw))):
+        raise WireError(f"function object {node_id} has a malformed argument spec {argspec!r}")
+    if spec.is_method and argspec.args:
+        argspec = argspec._replace(args=argspec.args[1:])
+    if argspec.defaults and len(argspec.defaults) > len(argspec.args):
+        raise WireError(f"function object {node_id} has more defaults than arguments")
+    return argspec, signature
 
 
 def _paths(children_of, count):
@@ -234,11 +263,7 @@ def _make_objects(plan, values):
                                   bare.allowed_positional_arguments)
         elif kind == "function":
             fn = node.function
-            spec = fn.function_spec
-            argspec = decode_structure(spec.fullargspec) if spec is not None else None
-            signature = decode_structure(spec.input_signature) if spec is not None else None
-            if spec is not None and spec.is_method and argspec is not None and argspec.args:
-                argspec = argspec._replace(args=argspec.args[1:])
+            argspec, signature = plan.argspecs[i]
             objects[i] = RestoredFunction(_function_name(plan, i),
                                           [concrete(n) for n in fn.concrete_functions],
                                           argspec, signature)

@@ -98,7 +98,10 @@ def decode_structure(proto, depth=0):
         items = [decode_structure(p.value, depth + 1) for p in value.values]
         cls = _NAMEDTUPLES.get(value.name)
         if cls is None or list(cls._fields) != names:
-            cls = collections.namedtuple(value.name or "NamedTuple", names, rename=True)
+            try:
+                cls = collections.namedtuple(value.name or "NamedTuple", names, rename=True)
+            except ValueError as e:
+                raise WireError(f"a structure holds a named tuple {value.name!r}: {e}") from None
         return cls(*items)
     spec = value  # type_spec_value: a composite spec (RaggedTensorSpec, ...)
     raise WireError(f"a structure holds a TypeSpec of class {spec.type_spec_class_name or spec.type_spec_class!r}, "
@@ -106,18 +109,26 @@ def decode_structure(proto, depth=0):
 
 
 def fullargspec_value(python_function, drop_self):
-    """TF's FullArgSpec of `python_function`, without `self` for a method."""
+    """TF's FullArgSpec of `python_function` (through decorators' `__wrapped__`, as TF's
+    tf_inspect reads it), without `self` for a method."""
     try:
-        spec = inspect.getfullargspec(python_function)
-    except TypeError:  # None, or a callable inspect cannot read
+        params = list(inspect.signature(python_function).parameters.values())
+    except (TypeError, ValueError):  # None, or a callable inspect cannot read
         return FullArgSpec([], None, None, None, [], None, {})
-    args = list(spec.args)
+    P = inspect.Parameter
+    args = [p.name for p in params if p.kind in (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD)]
     if drop_self and args and args[0] == "self":
         args = args[1:]
-    defaults = tuple(spec.defaults) if spec.defaults else None
-    kwonlydefaults = dict(spec.kwonlydefaults) if spec.kwonlydefaults else None
-    return FullArgSpec(args, spec.varargs, spec.varkw, _encodable(defaults),
-                       list(spec.kwonlyargs), _encodable(kwonlydefaults), {})
+    defaults = tuple(p.default for p in params if p.kind in (P.POSITIONAL_ONLY,
+                                                             P.POSITIONAL_OR_KEYWORD)
+                     and p.default is not P.empty) or None
+    varargs = next((p.name for p in params if p.kind is P.VAR_POSITIONAL), None)
+    varkw = next((p.name for p in params if p.kind is P.VAR_KEYWORD), None)
+    kwonly = [p.name for p in params if p.kind is P.KEYWORD_ONLY]
+    kwonlydefaults = {p.name: p.default for p in params
+                      if p.kind is P.KEYWORD_ONLY and p.default is not P.empty} or None
+    return FullArgSpec(args, varargs, varkw, _encodable(defaults), kwonly,
+                       _encodable(kwonlydefaults), {})
 
 
 def _encodable(value):

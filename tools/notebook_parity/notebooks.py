@@ -34,6 +34,7 @@ NOTEBOOKS = [
     "guide/tensor_slicing",
     "guide/function",
     "guide/intro_to_graphs",
+    "guide/saved_model",
     # tutorials
     "tutorials/quickstart/beginner",
     "tutorials/quickstart/advanced",
