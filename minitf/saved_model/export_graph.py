@@ -67,7 +67,7 @@ class FunctionBuilder:
     def unique(self, name):
         """`name`, or `name_1`, ... when taken by a node or argument of this function."""
         base = re.sub(r"[^A-Za-z0-9_./-]", "_", name) or "node"
-        if base[0] in "./-":
+        if not (base[0].isalnum() or base[0] == "."):   # TF: [A-Za-z0-9.][A-Za-z0-9_.\-/]*
             base = "n" + base
         candidate, i = base, 1
         while candidate in self._taken or candidate.lower() in self._taken:

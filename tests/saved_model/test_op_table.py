@@ -172,7 +172,7 @@ MAPPED = {
     "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "BiasAdd", "BroadcastTo", "Case", "Cast",
     "Ceil", "ClipByValue", "ConcatV2", "Const", "Conv2D", "Cos", "Cosh", "Cumsum",
     "DepthwiseConv2dNative", "Div", "DivNoNan", "Elu", "Equal", "Erf", "EuclideanNorm", "Exp",
-    "ExpandDims", "Expm1", "Fill", "Floor", "FloorDiv", "FloorMod", "FusedBatchNorm",
+    "Erfc", "ExpandDims", "Expm1", "Fill", "Floor", "FloorDiv", "FloorMod", "FusedBatchNorm",
     "FusedBatchNormV2", "FusedBatchNormV3", "GatherV2", "Greater", "GreaterEqual", "Identity",
     "IdentityN", "If", "IsFinite", "IsInf", "IsNan", "LeakyRelu", "Less", "LessEqual", "Log",
     "Log1p", "LogSoftmax", "LogicalAnd", "LogicalNot", "LogicalOr", "MatMul", "Max", "MaxPool",
