@@ -9,7 +9,7 @@ from minitf import dispatch, dtypes
 from minitf.ops._core import Op, Tensor, _state, array_module, as_tensor, record
 from minitf.ops.creation import zeros_like
 from minitf.ops.math import add, multiply, negative, truediv
-from minitf.ops.math_unary import square
+from minitf.ops.math_unary import _conj, square
 
 __all__ = ["complex", "real", "imag", "conj", "angle"]
 
@@ -103,9 +103,6 @@ def imag(input, name=None):  # noqa: A002
     return y
 
 
-CONJ = Op("Conj", batchable=True)
-
-
 @dispatch.add_dispatch_support
 def conj(x, name=None):
     """The complex conjugate; a real numeric tensor is returned unchanged. The gradient is the
@@ -117,12 +114,7 @@ def conj(x, name=None):
     t = as_tensor(x)
     if not t.dtype.is_numeric:
         raise TypeError(f"Expected numeric or variant tensor, got dtype {t.dtype!r}.")
-    if not t.dtype.is_complex:
-        return t
-    y = Tensor(array_module(t._value).conj(t._value))
-    if _state.active:
-        record(CONJ, (t,), (y,), lambda g: conj(g))
-    return y
+    return _conj(t)
 
 
 ANGLE = Op("Angle", batchable=True)

@@ -6,6 +6,8 @@ Every differentiable op here accepts batched cotangents. tf.math re-exports them
 """
 import math as _pymath
 
+import numpy as np
+
 from minitf import dispatch, errors, kernels
 from minitf.ops._core import (_FLOATS, _NUMERIC, _SIGNED, Op, Tensor, _state, array_module, as_tensor,
                               record)
@@ -36,6 +38,71 @@ def _unary(op, x, forward, grad):
     if _state.active:
         record(op, (x,), (y,), lambda g: grad(g, x, y))
     return y
+
+
+CONJ = Op("Conj", batchable=True)
+
+
+def _conj(t):
+    """The complex conjugate of the tensor `t` (`t` itself when it is real); the gradient is the
+    upstream gradient's conjugate. tf.math.conj (minitf.ops.complex_ops) checks, then calls this."""
+    v = t._value
+    if v.dtype.kind != "c":
+        return t
+    y = Tensor(array_module(v).conj(v))
+    if _state.active:
+        record(CONJ, (t,), (y,), _conj)
+    return y
+
+
+# -- TF's fused gradients of sqrt, rsqrt and reciprocal ---------------------------------------
+
+def _unless_no_upstream(y, g, formula):
+    """`formula(conj(y), g)` on raw arrays, and 0 wherever g is 0, even where y is 0 or infinite
+    (TF's SqrtGrad, RsqrtGrad and ReciprocalGrad kernels: a term with no upstream adds no NaN)."""
+    yv, gv = y._value, g._value
+    xp = array_module(yv)
+    with np.errstate(all="ignore"):
+        out = formula(xp.conj(yv) if yv.dtype.kind == "c" else yv, gv)
+        return Tensor(xp.where(gv == 0, 0, out).astype(out.dtype, copy=False))
+
+
+SQRT_GRAD = Op("SqrtGrad", batchable=True)
+
+
+def _sqrt_grad(y, g):
+    """0.5 * g / conj(y) from sqrt's output `y` (TF's SqrtGrad), itself differentiable."""
+    out = _unless_no_upstream(y, g, lambda c, gv: 0.5 * gv / c)
+    if _state.active:
+        def grad(u):  # TF's SqrtGradGrad
+            ga = u / y
+            return (lambda: negative(_conj(ga)) * out, lambda: 0.5 * ga)
+        record(SQRT_GRAD, (y, g), (out,), grad)
+    return out
+
+
+RSQRT_GRAD = Op("RsqrtGrad", batchable=True)
+
+
+def _rsqrt_grad(y, g):
+    """-0.5 * g * conj(y)^3 from rsqrt's output `y` (TF's RsqrtGrad), itself differentiable."""
+    out = _unless_no_upstream(y, g, lambda c, gv: -0.5 * (gv * c) * (c * c))
+    if _state.active:  # TF's RsqrtGradGrad
+        record(RSQRT_GRAD, (y, g), (out,), lambda u: (lambda: -1.5 * _conj(u) * g * square(_conj(y)),
+                                                      lambda: _rsqrt_grad(_conj(y), u)))
+    return out
+
+
+RECIPROCAL_GRAD = Op("ReciprocalGrad", batchable=True)
+
+
+def _reciprocal_grad(y, g):
+    """-conj(y)^2 * g from reciprocal's output `y` (TF's ReciprocalGrad), itself differentiable."""
+    out = _unless_no_upstream(y, g, lambda c, gv: (-c * c) * gv)
+    if _state.active:  # TF's ReciprocalGradGrad
+        record(RECIPROCAL_GRAD, (y, g), (out,), lambda u: (lambda: _conj(u) * -2.0 * g * _conj(y),
+                                                           lambda: _reciprocal_grad(_conj(y), u)))
+    return out
 
 
 NEG = Op("Neg", batchable=True, dtypes=_SIGNED)
@@ -81,7 +148,7 @@ def reciprocal(x, name=None):
         raise errors.NotFoundError(
             None, None, f"Could not find a kernel for Reciprocal with dtype {x.dtype.name}. Cast "
                         f"the input with tf.cast(x, tf.float32). [Op:Reciprocal]")
-    return _unary(RECIPROCAL, x, lambda xp, v: 1 / v, lambda g, x, y: negative(g) * y * y)
+    return _unary(RECIPROCAL, x, lambda xp, v: 1 / v, lambda g, x, y: _reciprocal_grad(y, g))
 
 
 SQRT = Op("Sqrt", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
@@ -89,7 +156,7 @@ SQRT = Op("Sqrt", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
 
 def sqrt(x, name=None):
     """Square root, elementwise."""
-    return _unary(SQRT, x, lambda xp, v: xp.sqrt(v), lambda g, x, y: g * 0.5 / y)
+    return _unary(SQRT, x, lambda xp, v: xp.sqrt(v), lambda g, x, y: _sqrt_grad(y, g))
 
 
 RSQRT = Op("Rsqrt", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
@@ -97,7 +164,7 @@ RSQRT = Op("Rsqrt", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
 
 def rsqrt(x, name=None):
     """1 / sqrt(x), elementwise."""
-    return _unary(RSQRT, x, lambda xp, v: 1 / xp.sqrt(v), lambda g, x, y: g * (-0.5) * y * y * y)
+    return _unary(RSQRT, x, lambda xp, v: 1 / xp.sqrt(v), lambda g, x, y: _rsqrt_grad(y, g))
 
 
 EXP = Op("Exp", batchable=True, dtypes=_FLOAT_OR_COMPLEX)

@@ -1,8 +1,9 @@
 """Rows for the core namespaces: tf.*, tf.math, tf.nn, tf.linalg, tf.image, tf.random."""
 import numpy as np
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
-from parity_oracle import Case, D, T
+from parity_oracle import Case, D, T, V
 from parity_strategies import (ALL_DTYPES, FLOATS, INTS, SIGNED, axes, cases,
                                dtype_args, maybe, nonempty_shapes, operand_pairs, shapes,
                                tensors, values)
@@ -27,8 +28,37 @@ for _name in ("exp", "math.expm1", "sin", "cos", "tanh", "sigmoid", "atan", "sin
               "nn.silu", "nn.gelu"):
     unary(_name)
 unary("tan", low=-1.25, high=1.25)
-for _name in ("math.log", "sqrt", "math.rsqrt", "math.reciprocal", "math.log1p"):
+for _name in ("math.log", "math.log1p"):
     unary(_name, low=0.125, high=4.0)
+
+
+def masked_call(name):
+    """call(lib, x, mask=None): `name` of x, times `mask` (a list of 0s and 1s) when given: a
+    masked-out element sends the op a zero upstream gradient."""
+    def call(lib, *args, mask=None, **kwargs):
+        y = resolve(lib, name)(*args, **kwargs)
+        return y if mask is None else y * mask
+    return call
+
+
+@st.composite
+def masked_with_zeros(draw, dtypes=FLOATS):
+    """Values of both signs with some set to 0 or -0, and a mask: zero upstream gradients at the
+    singularity, at negative inputs (NaN results) and elsewhere, and non-zero ones at 0."""
+    dtype = draw(st.sampled_from(dtypes))
+    shape = draw(nonempty_shapes)
+    x = draw(values(dtype, shape))
+    zero = np.where(draw(hnp.arrays(bool, shape)), -0.0, 0.0)
+    x = np.where(draw(hnp.arrays(bool, shape)), zero, x).astype(dtype)
+    mask = draw(hnp.arrays(dtype, shape, elements=st.sampled_from([0.0, 1.0])))
+    return Case((V(x) if draw(st.booleans()) else T(x),), {"mask": mask.tolist()})
+
+
+for _name in ("sqrt", "math.rsqrt", "math.reciprocal"):
+    # TF's SqrtGrad/RsqrtGrad/ReciprocalGrad give 0 wherever the upstream gradient is 0
+    add(_name, st.one_of(cases(tensors(FLOATS + tuple(d for d in ALL_DTYPES if d not in FLOATS),
+                                       low=0.125, high=4.0, variable=True)), masked_with_zeros()),
+        call=masked_call(_name), grad=2)
 for _name in ("asin", "acos"):
     unary(_name, low=-0.875, high=0.875)
 for _name in ("abs", "negative", "sign", "square"):
