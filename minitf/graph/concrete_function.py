@@ -10,8 +10,11 @@ import itertools
 
 from minitf import errors
 from minitf.convert import convert_to_tensor
+from minitf.graph.compiler.plan import ENABLED as _PLANS_ENABLED
+from minitf.graph.compiler.plan import PlanCache
 from minitf.graph.interpreter import Interpreter
 from minitf.graph.trace_type import Identity, Literal, Structure, VariableType, describe
+from minitf.recording import _state
 from minitf.symbolic_tensor import SymbolicTensor
 from minitf.tensor import Tensor
 from minitf.tensor_spec import TensorSpec
@@ -95,6 +98,7 @@ class ConcreteFunction:
         self._python_name = name
         self.name = f"__inference_{name}_{next(_inference_ids)}"
         self._interpreter = Interpreter(graph)
+        self._plans = None  # compiled plans per input signature, made on first use
         self.function_type = FunctionType(parameters, output_description(graph.structured_outputs))
 
     # -- what a trace shows -----------------------------------------------------------------
@@ -180,6 +184,14 @@ class ConcreteFunction:
         if variable_arguments:
             traced = self.graph.variable_arguments
             variables = {traced[alias]._id: v for alias, v in variable_arguments.items()}
+        # a plan runs unless a tape outside records the call (it must see the ops run)
+        if _PLANS_ENABLED[0] and not _state.active and _state.graph is None:
+            plans = self._plans
+            if plans is None:
+                plans = self._plans = PlanCache(self)
+            outputs = plans.call(inputs, variables)
+            if outputs is not None:
+                return self.graph.output_structure.rebuild(outputs)
         outputs = self._interpreter.run(inputs, variables)
         return self.graph.output_structure.rebuild(outputs)
 
