@@ -6,7 +6,7 @@ inside record themselves on any active tape, so gradients flow through every bra
 every iteration run. Arguments, results and errors follow TF's eager behaviour. Inside a traced
 `tf.function`, the graph being traced builds them instead, with sub-graphs (minitf.graph).
 """
-from minitf import errors, nest
+from minitf import dispatch, errors, nest
 from minitf.ops._core import Tensor, Variable, _state, as_tensor
 from minitf.ops.constant import cast
 from minitf.ops.shaping import stack, unstack
@@ -190,7 +190,12 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     signature = fn_output_signature if fn_output_signature is not None else dtype
     if _state.graph is not None:
         return _state.graph.map_fn(fn, elems, signature)
-    n, rows = _slices(elems, "map_fn")
+    try:
+        if any(dispatch.is_dispatchable(s) for s in nest.flatten(signature)):
+            raise TypeError("map_fn: a RaggedTensorSpec in fn_output_signature")
+        n, rows = _slices(elems, "map_fn")
+    except (TypeError, ValueError):  # RaggedTensor elems or results: minitf.ragged's map_fn
+        return dispatch.fallback(map_fn, (fn, elems), {"dtype": dtype, "fn_output_signature": fn_output_signature})
     results = [fn(row) for row in rows]
     if signature is None:
         template = nest.map_structure(lambda t: as_tensor(t).dtype, elems)

@@ -126,8 +126,11 @@ def reshape(tensor, shape, name=None):
     """
     if tracing[0] and (is_graph_value(tensor) or is_graph_value(shape)):
         return graph_call(reshape, (tensor, shape), {})
-    x = tensor if type(tensor) is Tensor else converted(tensor, "tf.reshape", "tensor")
-    shape = _reshape_sizes(shape)
+    try:
+        x = tensor if type(tensor) is Tensor else converted(tensor, "tf.reshape", "tensor")
+        shape = _reshape_sizes(shape)
+    except (TypeError, ValueError):  # a RaggedTensor, or a DynamicRaggedShape as the shape
+        return dispatch.fallback(reshape, (tensor, shape), {})
     if shape and min(shape) < 0:
         shape = _infer_reshape(x._value.size, x._value.shape, shape)
     try:

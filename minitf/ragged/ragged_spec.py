@@ -1,15 +1,10 @@
-"""RaggedTensorSpec (the type of a RaggedTensor argument) and the small DynamicRaggedShape that
-tf.shape returns for a RaggedTensor."""
-import numpy as np
-
+"""RaggedTensorSpec: the type of a RaggedTensor (a tf.function argument, a tf.data element)."""
 from minitf import dtypes
-from minitf.ops import shaping
 from minitf.ops._core import Tensor
-from minitf.ragged.ragged_math import register
 from minitf.ragged.ragged_tensor import RaggedTensor
 from minitf.tensor_shape import TensorShape
 
-__all__ = ["RaggedTensorSpec", "DynamicRaggedShape"]
+__all__ = ["RaggedTensorSpec"]
 
 
 class RaggedTensorSpec:
@@ -35,25 +30,66 @@ class RaggedTensorSpec:
     dtype = property(lambda self: self._dtype, doc="The dtype of the values.")
     ragged_rank = property(lambda self: self._ragged_rank, doc="How many dimensions are ragged.")
     row_splits_dtype = property(lambda self: self._row_splits_dtype, doc="int64 (or int32).")
-    value_type = property(lambda self: RaggedTensor, doc="The class this spec describes.")
+
+    @property
+    def value_type(self):
+        """The class of the values this spec describes: RaggedTensor, or Tensor for ragged_rank 0
+        (a row of a ragged_rank-1 tensor is a plain Tensor)."""
+        return RaggedTensor if self._ragged_rank > 0 else Tensor
 
     @classmethod
     def from_value(cls, value):
-        """The spec of a RaggedTensor."""
-        return cls(shape=value.shape, dtype=value.dtype, ragged_rank=value.ragged_rank)
+        """The spec of a RaggedTensor (or of a Tensor, as ragged_rank 0)."""
+        if isinstance(value, RaggedTensor):
+            return cls(shape=value.shape, dtype=value.dtype, ragged_rank=value.ragged_rank,
+                       row_splits_dtype=value.row_splits_dtype)
+        return cls(shape=value.shape, dtype=value.dtype, ragged_rank=0)
 
-    def is_compatible_with(self, other):
-        """True when `other` (a spec or a RaggedTensor) could be described by this spec."""
-        if isinstance(other, RaggedTensor):
+    def is_compatible_with(self, spec_or_value):
+        """True when `spec_or_value` (a spec, a RaggedTensor, or a Tensor for ragged_rank 0)
+        fits this spec: same dtype, ragged_rank and row_splits dtype, compatible shape."""
+        other = spec_or_value
+        if isinstance(other, RaggedTensor) or (isinstance(other, Tensor) and self._ragged_rank == 0):
             other = RaggedTensorSpec.from_value(other)
         if not isinstance(other, RaggedTensorSpec):
             return False
         return (self._dtype == other._dtype and self._ragged_rank == other._ragged_rank
+                and self._row_splits_dtype == other._row_splits_dtype
                 and self._shape.is_compatible_with(other._shape))
+
+    def is_subtype_of(self, other):
+        """True when every value of this spec fits `other` (tf.function's trace reuse)."""
+        return (isinstance(other, RaggedTensorSpec) and self._dtype == other._dtype
+                and self._ragged_rank == other._ragged_rank
+                and self._row_splits_dtype == other._row_splits_dtype
+                and _shape_subtype(self._shape, other._shape))
+
+    def most_specific_common_supertype(self, others):
+        """The narrowest spec covering this one and `others` (dimensions that differ become
+        None), or None when they differ in dtype or ragged_rank."""
+        shape = self._shape
+        for o in others:
+            if not (isinstance(o, RaggedTensorSpec) and o._dtype == self._dtype
+                    and o._ragged_rank == self._ragged_rank and o._row_splits_dtype == self._row_splits_dtype):
+                return None
+            shape = _shape_supertype(shape, o._shape)
+        return RaggedTensorSpec(shape, self._dtype, self._ragged_rank, self._row_splits_dtype)
+
+    def _batch(self, batch_size):
+        """The spec of `batch_size` of these stacked (one more ragged dimension in front)."""
+        return RaggedTensorSpec(TensorShape([batch_size]).concatenate(self._shape), self._dtype,
+                                self._ragged_rank + 1, self._row_splits_dtype)
+
+    def _unbatch(self):
+        """The spec of one row of a value of this spec."""
+        if self._ragged_rank == 0 or self._shape.rank == 0:
+            raise ValueError("Slicing dataset elements is not supported for rank 0.")
+        return RaggedTensorSpec(self._shape[1:], self._dtype, self._ragged_rank - 1, self._row_splits_dtype)
 
     def __eq__(self, other):
         return (isinstance(other, RaggedTensorSpec) and self._dtype == other._dtype
-                and self._shape.dims == other._shape.dims and self._ragged_rank == other._ragged_rank)
+                and self._shape.dims == other._shape.dims and self._ragged_rank == other._ragged_rank
+                and self._row_splits_dtype == other._row_splits_dtype)
 
     def __hash__(self):
         return hash((None if self._shape.dims is None else tuple(self._shape.dims), self._dtype.name,
@@ -64,60 +100,18 @@ class RaggedTensorSpec:
                 f"tf.{self._row_splits_dtype.name})")
 
 
-class DynamicRaggedShape:
-    """The shape of a RaggedTensor as tf.shape reports it: uniform sizes and row lengths.
-
-    Only what printing and indexing need is here: `rt_shape[0]`, slices of the leading uniform
-    dimensions, and TF's ValueError for a ragged dimension.
-    """
-
-    def __init__(self, lengths, num_row_partitions, dtype=dtypes.int32):
-        self._lengths = list(lengths)
-        self._num_row_partitions = num_row_partitions
-        self._dtype = dtypes.as_dtype(dtype)
-
-    @classmethod
-    def from_ragged(cls, rt, dtype=dtypes.int32):
-        """The shape of RaggedTensor `rt`."""
-        lengths = [rt.nrows_int()]
-        v = rt
-        while isinstance(v, RaggedTensor):
-            ul = v._uniform_row_length
-            lengths.append(ul if ul is not None else tuple(np.diff(v._splits_np).tolist()))
-            v = v.values
-        return cls(lengths + list(v.shape)[1:], rt.ragged_rank, dtype)
-
-    @property
-    def rank(self):
-        """The number of dimensions."""
-        return len(self._lengths)
-
-    @property
-    def dtype(self):
-        """The dtype of the sizes (int32 unless tf.shape was given out_type)."""
-        return self._dtype
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            dims = self._lengths[index]
-            if any(isinstance(d, tuple) for d in dims):
-                raise ValueError(f"Cannot slice a DynamicRaggedShape through a ragged dimension: {index}")
-            return DynamicRaggedShape(dims, 0, self._dtype)
-        d = self._lengths[index]
-        if isinstance(d, tuple):
-            raise ValueError(f"Index {index} is not uniform")
-        return Tensor(np.asarray(d, dtype=self._dtype._np))
-
-    def __repr__(self):
-        parts = ", ".join(str(d) if not isinstance(d, tuple) else "(" + ", ".join(map(str, d)) + ")"
-                          for d in self._lengths)
-        return f"<DynamicRaggedShape lengths=[{parts}] num_row_partitions={self._num_row_partitions}>"
-
-    __str__ = __repr__
+def _shape_subtype(a, b):
+    """True when shape `a` is `b` or more specific (b's None dims and unknown rank match anything)."""
+    if b.rank is None:
+        return True
+    if a.rank != b.rank:
+        return False
+    return all(y is None or x == y for x, y in zip(a.as_list(), b.as_list()))
 
 
-@register(shaping.shape)
-def _shape(api, input, out_type=None, name=None):  # noqa: A002
-    if not isinstance(input, RaggedTensor):
-        return NotImplemented
-    return DynamicRaggedShape.from_ragged(input, out_type or dtypes.int32)
+def _shape_supertype(a, b):
+    """The narrowest shape covering `a` and `b`: dims that differ become None, ranks that
+    differ make the rank unknown."""
+    if a.rank is None or b.rank is None or a.rank != b.rank:
+        return TensorShape(None)
+    return TensorShape([x if x == y else None for x, y in zip(a.as_list(), b.as_list())])

@@ -14,6 +14,7 @@ NAMESPACES = ("", "math", "nn", "linalg", "image", "random", "bitwise", "debuggi
               "keras.ops.linalg", "keras.ops.image", "keras.random", "keras.backend")
 NAMESPACES += ("signal",)  # tf.signal's rows: parity_rows_signal.py
 NAMESPACES += ("autograph", "autograph.experimental")  # parity_rows_autograph.py
+NAMESPACES += ("experimental",)  # tf.experimental: parity_rows_ragged_shape.py
 
 # Names minitf exports that TF 2.21 does not have at that path, and why they stay.
 EXTENSIONS = {}
