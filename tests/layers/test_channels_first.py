@@ -162,10 +162,12 @@ def test_data_format_is_case_insensitive_and_none_follows_backend(monkeypatch):
     assert layers.Conv2D(2, 3, data_format="Channels_First").data_format == "channels_first"
     assert layers.Conv1D(2, 3).data_format == "channels_last"
     assert layers.MaxPooling1D(2).data_format == "channels_last"
-    from minitf.keras import backend
-    monkeypatch.setitem(backend._settings, "image_data_format", "channels_first")
-    assert layers.Conv2D(2, 3).data_format == "channels_first"
-    assert layers.GlobalAveragePooling2D().data_format == "channels_first"
+    tf.keras.backend.set_image_data_format("channels_first")
+    try:
+        assert layers.Conv2D(2, 3).data_format == "channels_first"
+        assert layers.GlobalAveragePooling2D().data_format == "channels_first"
+    finally:
+        tf.keras.backend.set_image_data_format("channels_last")
 
 
 # -- gradients (float64 central differences) ---------------------------------------------------
