@@ -1,18 +1,43 @@
 """Helpers shared by the preprocessing layers: values as numpy, the batches `adapt` reads,
 seeded random streams for augmentation, Keras' training default, and image axes."""
+import functools
 import threading
 
 import numpy as np
 
 from minitf.ops import random as random_ops
+from minitf.recording import _state
 from minitf.ragged.ragged_tensor import RaggedTensor
 from minitf.symbolic_tensor import SymbolicArgumentError, SymbolicTensor
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 from minitf.variable import Variable
 
-__all__ = ["numpy_of", "adapt_batches", "refuse_sparse", "encoded_shape", "SeedStream", "is_training",
+__all__ = ["adapts_when_run", "numpy_of", "adapt_batches", "refuse_sparse", "encoded_shape", "SeedStream", "is_training",
            "image_axes", "text_of"]
+
+
+def adapts_when_run(abstract=None):
+    """Decorate a layer's `adapt(data, ...)`: inside a traced function, data holding graph
+    values makes adapt a stateful node that adapts each time the graph runs (`abstract(layer,
+    data)` stands in while tracing, e.g. to build); eager data adapts at once, while tracing."""
+    def decorate(adapt):
+        @functools.wraps(adapt)
+        def wrapper(layer, data, *args, **kwargs):
+            graph = _state.graph
+            if graph is not None and _holds_graph_value(data):
+                stand_in = (lambda l, d, *a, **k: abstract(l, d)) if abstract is not None else None
+                return graph.call(adapt, (layer, data) + args, kwargs, stateful=True,
+                                  abstract=stand_in or (lambda *a, **k: None))
+            return adapt(layer, data, *args, **kwargs)
+        return wrapper
+    return decorate
+
+
+def _holds_graph_value(data):
+    if isinstance(data, SymbolicTensor):
+        return True
+    return isinstance(data, (list, tuple)) and any(_holds_graph_value(d) for d in data)
 
 
 def numpy_of(value):

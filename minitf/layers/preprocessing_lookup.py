@@ -235,7 +235,7 @@ class _IndexLookup(Layer):
     _table_ready = False
 
     # -- adapt ----------------------------------------------------------------------------------
-    @dispatch.stateful_op(abstract=dispatch.returns_none)  # in a traced function: adapts each run
+    @P.adapts_when_run()
     def adapt(self, data, steps=None):
         """Learn the vocabulary (and, in 'tf_idf' mode, the IDF weights) from `data`: an array, list,
         tensor, RaggedTensor, tf.data.Dataset of batches or iterable of batches. An array or list of

@@ -128,7 +128,7 @@ class Normalization(Layer):
         if not self.built:
             self.build(data.shape)
 
-    @dispatch.stateful_op(abstract=_build_for_adapt)
+    @P.adapts_when_run(abstract=_build_for_adapt)
     def adapt(self, data):
         """Compute the mean and variance of `data` (an array, tensor, tf.data.Dataset of batches
         or an iterable of batches) over the non-kept axes and store them in the layer's weights.
@@ -410,7 +410,7 @@ class Discretization(Layer):
         self.output_mode = output_mode
         self.sparse = sparse
 
-    @dispatch.stateful_op(abstract=dispatch.returns_none)  # in a traced function: adapts each run
+    @P.adapts_when_run()
     def adapt(self, data, steps=None):
         """Learn `num_bins - 1` boundaries from `data` with Keras' quantile summary: each batch is
         summarized to about 1/epsilon weighted points, summaries are merged, and the boundaries are

@@ -152,7 +152,7 @@ class TextVectorization(Layer):
             rows = [_ngrams(row, self._ngrams) for row in rows]
         return rows, scalar
 
-    @dispatch.stateful_op(abstract=dispatch.returns_none)  # in a traced function: adapts each run
+    @P.adapts_when_run()
     def adapt(self, data, batch_size=None, steps=None):
         """Learn the vocabulary (and IDF weights) from strings: an array or list (one document per
         string), a tensor, a tf.data.Dataset of batches or an iterable of batches."""
