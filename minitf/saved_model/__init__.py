@@ -9,8 +9,8 @@ A SavedModel minitf writes is one TF 2.21 loads (and serves: its GraphDef, Signa
 saver are TF's); a SavedModel TF writes runs under minitf through the op table
 (`mapped_op_types()` lists the TF ops minitf can run).
 """
-from minitf.saved_model import (ops_array, ops_control, ops_math, ops_nn,  # noqa: F401 (register)
-                                 ops_state)
+from minitf.saved_model import (ops_array, ops_control, ops_gradient,  # noqa: F401 (register)
+                                 ops_math, ops_nn, ops_state)
 from minitf.saved_model.load import contains_saved_model, load
 from minitf.saved_model.op_table import EXPORTERS, mapped_types
 from minitf.saved_model.options import Asset, LoadOptions, SaveOptions

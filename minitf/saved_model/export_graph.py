@@ -10,6 +10,7 @@ with control edges in program order, and the outputs wait for every stateful nod
 control dependencies), so TF's executor runs them in the order minitf did.
 """
 import inspect
+import itertools
 import re
 
 import numpy as np
@@ -27,6 +28,7 @@ from minitf.variable import Variable
 __all__ = ["FunctionBuilder", "export_concrete", "sanitize", "ExportedFunction"]
 
 _SIGNATURES = {}
+_sub_ids = itertools.count(1)
 
 
 def sanitize(name):
@@ -40,9 +42,10 @@ class ExportedFunction:
     handles follow the tensor arguments, in order, and the output dtypes; `functions` are the
     FunctionDefs its control-flow nodes call (branches, loop conditions and bodies)."""
 
-    def __init__(self, fdef, variables, output_dtypes, functions=()):
+    def __init__(self, fdef, variables, output_dtypes, functions=(), gradients=()):
         self.fdef, self.variables, self.output_dtypes = fdef, variables, output_dtypes
         self.functions = list(functions)
+        self.gradients = list(gradients)    # [(function name, op type, signature)]
 
     @property
     def name(self):
@@ -63,6 +66,7 @@ class FunctionBuilder:
         self._last_touch = {}              # variable id -> last stateful node on it
         self.stateful = []
         self.functions = []                # FunctionDefs of sub-graphs (branches, loop bodies)
+        self.gradients = []                # custom gradients: (name, op type, signature)
 
     def unique(self, name):
         """`name`, or `name_1`, ... when taken by a node or argument of this function."""
@@ -134,11 +138,14 @@ class FunctionBuilder:
         if self.stateful:
             noop = self.node("NoOp", "NoOp", [], control=self.stateful)
             control = [noop]
-        for i, (ref, dtype) in enumerate(outputs):
-            arg = (output_names[i] if output_names else None) or ("identity" if i == 0
-                                                                   else f"identity_{i}")
-            node = self.node("Identity", "Identity", [ref], {"T": Attr.type(dtype)},
-                             control=control)
+        nodes = []
+        for ref, dtype in outputs:
+            nodes.append(self.node("Identity", "Identity", [ref], {"T": Attr.type(dtype)},
+                                   control=control))
+        for i, ((ref, dtype), node) in enumerate(zip(outputs, nodes)):
+            # an output argument may not share a node's or an input's name
+            arg = self.unique(sanitize((output_names[i] if output_names else None) or
+                                       ("identity" if i == 0 else f"identity_{i}")))
             self.output_args.append(Msg("ArgDef", name=arg, type=dtype_enum(dtype)))
             self.ret[arg] = f"{node}:output:0"
         for name in self.stateful:
@@ -244,13 +251,20 @@ class Emitter:
         """The reference of `variable`'s handle (a resource argument of the function)."""
         return self.b.resource(variable)
 
-    def add_function(self, exported):
-        """Keep the FunctionDef of a sub-graph (and those it calls) with this function's."""
+    def add_function(self, exported, gradient_op_type=None, signature=None):
+        """Keep the FunctionDef of a sub-graph (and those it calls) with this function's; with
+        `gradient_op_type`, it is the gradient registered for that custom gradient, and
+        `signature` its (input structure, output structure) for the object graph."""
         self.b.functions.extend([exported.fdef] + exported.functions)
+        self.b.gradients.extend(exported.gradients)
+        if gradient_op_type is not None:
+            self.b.gradients.append((exported.name, gradient_op_type, signature))
 
     def sub_function_name(self, suffix):
-        """A name for a sub-graph function of this node, unique in the SavedModel."""
-        return re.sub(r"[^A-Za-z0-9_]", "_", f"{self.b.name}_{self.op.name}_{suffix}")
+        """A name for a sub-graph function of this node, unique in the SavedModel, of TF's
+        form `__inference_<name>_<number>` (TF's loader parses it)."""
+        base = re.sub(r"[^A-Za-z0-9_]", "_", f"{self.op.name}_{suffix}")
+        return f"__inference_{base}_{next(_sub_ids)}"
 
     def error(self, what):
         """UnimplementedError naming this node, its function and `what` is wrong."""
@@ -322,7 +336,8 @@ def export_concrete(concrete, name=None):
     fdef = builder.finish(outputs)
     fdef.attr = {"_input_shapes": Attr.shapes(
         [p.shape for p in graph.inputs] + [TensorShape([])] * len(builder.variables)).proto()}
-    return ExportedFunction(fdef, builder.variables, [d for _, d in outputs], builder.functions)
+    return ExportedFunction(fdef, builder.variables, [d for _, d in outputs], builder.functions,
+                            builder.gradients)
 
 
 def export_subgraph(graph, name, args, variables, positions, extra=None):
@@ -360,7 +375,8 @@ def export_subgraph(graph, name, args, variables, positions, extra=None):
         raise errors.UnimplementedError(None, None, f"Cannot export {name!r}: it uses variables "
                                         f"its enclosing node does not pass")
     fdef = builder.finish(outputs)
-    return ExportedFunction(fdef, list(variables), [d for _, d in outputs], builder.functions)
+    return ExportedFunction(fdef, list(variables), [d for _, d in outputs], builder.functions,
+                            builder.gradients)
 
 
 class _ConstantOutputs:

@@ -86,6 +86,11 @@ class CompiledFunction:
         """Names of the functions this one's nodes call."""
         out = []
         for node in self.nodes:
+            op_type = node.attrs.get("_gradient_op_type")
+            gradient = self.library.gradients.get(
+                op_type.decode("utf-8", "replace") if isinstance(op_type, bytes) else op_type)
+            if gradient is not None:
+                out.append(gradient)
             for value in node.attrs.values():
                 refs = value if isinstance(value, list) else [value]
                 out.extend(r.name for r in refs if hasattr(r, "attrs") and hasattr(r, "name"))
@@ -167,6 +172,12 @@ class _Context:
         """The outputs of library function `name` on `inputs`."""
         return self.function.library.function(name)(list(inputs), self.depth + 1)
 
+    def gradient_function(self, op_type):
+        """The name of the function registered as custom gradient `op_type`, or None."""
+        if isinstance(op_type, bytes):
+            op_type = op_type.decode("utf-8", "replace")
+        return self.function.library.gradients.get(op_type)
+
     def variable(self, handle):
         """The Variable a resource input carries (InvalidArgumentError for anything else)."""
         if not isinstance(handle, Variable):
@@ -179,7 +190,7 @@ class _Context:
 class Library:
     """The functions of a SavedModel, compiled on first use (`check_all` compiles them all)."""
 
-    def __init__(self, fdefs, where):
+    def __init__(self, fdefs, where, gradients=()):
         self._fdefs = {}
         for fdef in fdefs:
             name = fdef.signature.name if fdef.signature is not None else ""
@@ -189,6 +200,13 @@ class Library:
             self._fdefs[name] = fdef
         self._compiled = {}
         self.where = where
+        self.gradients = {}     # custom gradient op type -> gradient function name
+        for g in gradients:
+            if g.registered_op_type:
+                if g.gradient_func not in self._fdefs:
+                    raise WireError(f"the custom gradient {g.registered_op_type!r} names function "
+                                    f"{g.gradient_func!r}, which the library does not define")
+                self.gradients[g.registered_op_type] = g.gradient_func
 
     def __contains__(self, name):
         return name in self._fdefs

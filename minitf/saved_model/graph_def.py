@@ -89,10 +89,14 @@ class TopGraph:
                         version=2)
         return [save_fn, restore_fn], saver_def
 
-    def graph_def(self, library):
-        """The GraphDef: these nodes, a NoOp (the init op) and the function `library`."""
+    def graph_def(self, library, gradients=()):
+        """The GraphDef: these nodes, a NoOp (the init op), the function `library` and the
+        custom `gradients` [(gradient function name, op type)] registered in it."""
         self.b.node("NoOp", "NoOp", [])
-        return Msg("GraphDef", node=self.b.nodes, library=Msg("FunctionDefLibrary", function=library),
+        registered = [Msg("RegisteredGradient", gradient_func=f, registered_op_type=t)
+                      for f, t in gradients]
+        return Msg("GraphDef", node=self.b.nodes, library=Msg(
+            "FunctionDefLibrary", function=library, registered_gradients=registered),
                    versions=Msg("VersionDef", producer=GRAPH_PRODUCER,
                                 min_consumer=GRAPH_MIN_CONSUMER))
 

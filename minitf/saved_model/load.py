@@ -90,9 +90,10 @@ class _Plan:
                             f"minitf loads TF 2 SavedModels only")
         self.nodes = graph.nodes
         self.concrete = graph.concrete_functions
+        library = meta.graph_def.library if meta.graph_def is not None else None
         self.library = function_runtime.Library(
-            meta.graph_def.library.function if meta.graph_def is not None and
-            meta.graph_def.library is not None else [], path)
+            library.function if library is not None else [], path,
+            library.registered_gradients if library is not None else [])
         self.assets = list(meta.asset_file_def)
         self.export_dir = export_dir
         count = len(self.nodes)

@@ -55,6 +55,8 @@ def fn_key(fn, op_type=None):
     TF op type."""
     if isinstance(fn, str):
         return fn
+    if op_type == "CustomGradient":   # the user's function, wrapped by tf.custom_gradient
+        return "custom_gradient"
     qualname = getattr(fn, "__qualname__", None) or repr(fn)
     if qualname.startswith("_unary.<locals>"):
         return f"unary:{op_type}"

@@ -1,6 +1,6 @@
 """Op table entries for elementwise math, comparisons, reductions, casts and identities."""
 from minitf import dtypes
-from minitf.ops import compare, constant, math, math_unary, reduce
+from minitf.ops import clip, compare, constant, math, math_unary, reduce
 from minitf.saved_model.op_table import define, exports
 from minitf.saved_model.tensors import Attr
 
@@ -150,11 +150,6 @@ def _prevent_gradient(ins, a, ctx):
     return constant.identity(ins[0])
 
 
-@define("IdentityN", ("output*",))
-def _identity_n(ins, a, ctx):
-    return [constant.identity(x) for x in ins]
-
-
 @define("ClipByValue")
 def _clip(ins, a, ctx):
     return math.clip_by_value(ins[0], ins[1], ins[2])
@@ -165,6 +160,28 @@ def _export_clip(e, args, op):
     t = op.outputs[0].dtype
     return e.node("ClipByValue", [e.ref(args["t"], t), e.ref(args["clip_value_min"], t, "min"),
                                   e.ref(args["clip_value_max"], t, "max")], {"T": Attr.type(t)})
+
+
+@exports(clip.clip_by_norm)
+def _export_clip_by_norm(e, args, op):
+    """TF's clip_by_norm: t * clip_norm / maximum(l2norm, clip_norm), l2norm over `axes`
+    (kept), with a zero norm passed through safely."""
+    t = op.outputs[0].dtype
+    tt = {"T": Attr.type(t)}
+    x = e.ref(args["t"], t)
+    square = e.node("Mul", [x, x], tt, suffix="mul")[0]
+    l2sum = e.node("Sum", [square, reduction_axes(e, args["t"], args["axes"])],
+                   {**tt, "Tidx": Attr.type(dtypes.int32), "keep_dims": Attr.bool(True)},
+                   suffix="Sum")[0]
+    positive = e.node("Greater", [l2sum, e.const(0, t, "Greater/y")], tt, suffix="Greater")[0]
+    ones = e.node("OnesLike", [l2sum], tt, suffix="ones_like")[0]
+    safe = e.node("SelectV2", [positive, l2sum, ones], tt, suffix="Select")[0]
+    root = e.node("Sqrt", [safe], tt, suffix="Sqrt")[0]
+    norm = e.node("SelectV2", [positive, root, l2sum], tt, suffix="Select_1")[0]
+    limit = e.ref(args["clip_norm"], t, "clip_norm")
+    scaled = e.node("Mul", [x, limit], tt, suffix="mul_1")[0]
+    bound = e.node("Maximum", [norm, limit], tt, suffix="Maximum")[0]
+    return e.node("RealDiv", [scaled, bound], tt)
 
 
 @define("AddN", ("sum",))

@@ -94,6 +94,7 @@ class _Saver:
         self.nodes, self.var_nodes = [], {}
         self.concretes = {}          # concrete function name -> (ConcreteFunction, exported)
         self.library = []
+        self.gradients = []          # custom gradients: (function name, op type, signature)
         self.functions_of_node = {}
         self.assets = []
         self._make_object_nodes()
@@ -150,6 +151,7 @@ class _Saver:
             self.concretes[concrete.name] = (concrete, exported)
             self.library.append(exported.fdef)
             self.library.extend(exported.functions)
+            self.gradients.extend(exported.gradients)
         return self.concretes[concrete.name][1]
 
     def _bare_node(self, concrete, parent, name, keywords=None, positional=None, argspec=None):
@@ -234,6 +236,10 @@ class _Saver:
             out[name] = Msg("SavedConcreteFunction", bound_inputs=bound,
                             canonicalized_input_signature=encode_structure(inputs),
                             output_signature=encode_structure(outputs))
+        for name, _, (inputs, outputs) in self.gradients:
+            out[name] = Msg("SavedConcreteFunction", bound_inputs=[],
+                            canonicalized_input_signature=encode_structure(inputs),
+                            output_signature=encode_structure(outputs))
         return out
 
     def meta_graph(self, ckpt_bytes):
@@ -258,7 +264,8 @@ class _Saver:
         suffix = len(self.library)
         saver_fns, saver_def = top.saver(keyed, ckpt_bytes, f"__inference__traced_save_{suffix}",
                                          f"__inference__traced_restore_{suffix + 1}")
-        graph_def = top.graph_def(self.library + saver_fns)
+        graph_def = top.graph_def(self.library + saver_fns,
+                                  [(name, op_type) for name, op_type, _ in self.gradients])
         tags = ["serve"] + list(getattr(self.options, "extra_tags", None) or [])
         info = Msg("MetaInfoDef", tags=tags, tensorflow_version=TF_VERSION,
                    tensorflow_git_version=f"minitf-{VERSION}", stripped_default_attrs=True)

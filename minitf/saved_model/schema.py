@@ -46,7 +46,10 @@ _TEXT = {
     "VersionDef": "1 producer int32; 2 min_consumer int32; 3 bad_consumers *int32",
     "NodeDef": "1 name string; 2 op string; 3 input *string; 4 device string; "
                "5 attr map<string,AttrValue>",
-    "FunctionDefLibrary": "1 function *FunctionDef",
+    "FunctionDefLibrary": "1 function *FunctionDef; 2 gradient *GradientDef; "
+                          "3 registered_gradients *RegisteredGradient",
+    "GradientDef": "1 function_name string; 2 gradient_func string",
+    "RegisteredGradient": "1 gradient_func string; 2 registered_op_type string",
     "FunctionDef": "1 signature OpDef; 3 node_def *NodeDef; 4 ret map<string,string>; "
                    "5 attr map<string,AttrValue>; 6 control_ret map<string,string>; "
                    "7 arg_attr map<uint32,ArgAttrs>; 8 resource_arg_unique_id map<uint32,uint32>",

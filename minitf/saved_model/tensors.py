@@ -276,6 +276,10 @@ def _attr_value(proto):
     return value
 
 
+_KEPT = ("_gradient_op_type",)   # the one bookkeeping attr a runner reads
+
+
 def attr_values(attr_map):
-    """{name: Python value} of a NodeDef's attr map (`_`-prefixed bookkeeping attrs skipped)."""
-    return {k: _attr_value(v) for k, v in attr_map.items() if not k.startswith("_")}
+    """{name: Python value} of a NodeDef's attr map (`_`-prefixed bookkeeping attrs skipped,
+    but for `_gradient_op_type`, which names a custom gradient)."""
+    return {k: _attr_value(v) for k, v in attr_map.items() if not k.startswith("_") or k in _KEPT}

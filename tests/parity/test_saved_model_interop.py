@@ -315,3 +315,29 @@ def test_saved_model_pb_is_a_tf_proto(tmp_path):
     assert sorted(decoded.meta_graphs[0].signature_def) == sorted(
         saved_model_pb2.SavedModel.FromString(open(tmp_path / "tf" / "sigs" / "saved_model.pb",
                                                    "rb").read()).meta_graphs[0].signature_def)
+
+
+def _custom(lib):
+    @lib.custom_gradient
+    def clip_gradients(y):
+        def backward(dy):
+            return lib.clip_by_norm(dy, 0.5)
+        return y, backward
+
+    class MyModule(lib.Module):
+        @lib.function(input_signature=[lib.TensorSpec(None)])
+        def call_custom_grad(self, x):
+            return clip_gradients(x)
+    return MyModule()
+
+
+@pytest.mark.parametrize("writer,reader", [(minitf, tf_ref), (tf_ref, minitf)])
+def test_custom_gradient_both_ways(tmp_path, writer, reader):
+    writer.saved_model.save(_custom(writer), os.fspath(tmp_path),
+                            options=writer.saved_model.SaveOptions(experimental_custom_gradients=True))
+    loaded = reader.saved_model.load(os.fspath(tmp_path))
+    v = reader.Variable(2.0)
+    with reader.GradientTape() as tape:
+        output = loaded.call_custom_grad(v * v)
+    assert float(output.numpy()) == 4.0
+    assert float(tape.gradient(output, v).numpy()) == 2.0

@@ -289,3 +289,38 @@ def test_guide_basics_int_multiply(tmp_path):
     out = reloaded.multiply(tf.constant([1, 2, 3]))
     assert out.dtype == tf.int32
     np.testing.assert_array_equal(out.numpy(), [3, 6, 9])
+
+
+def test_custom_gradient_survives_the_round_trip(tmp_path):
+    """guide/advanced_autodiff: a loaded function keeps its tf.custom_gradient rule."""
+    @tf.custom_gradient
+    def clip_gradients(y):
+        def backward(dy):
+            return tf.clip_by_norm(dy, 0.5)
+        return y, backward
+
+    @tf.custom_gradient
+    def square_with_fixed_grad(x):
+        return x * x, lambda dy: dy * 10.0
+
+    class MyModule(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec(None)])
+        def call_custom_grad(self, x):
+            return clip_gradients(x)
+
+        @tf.function(input_signature=[tf.TensorSpec([])])
+        def square(self, x):
+            return square_with_fixed_grad(x) + x
+
+    path = _saved(tmp_path, MyModule(), options=tf.saved_model.SaveOptions(
+        experimental_custom_gradients=True))
+    loaded = tf.saved_model.load(path)
+    v = tf.Variable(2.0)
+    with tf.GradientTape() as t:
+        output = loaded.call_custom_grad(v * v)
+    assert t.gradient(output, v).numpy() == 2.0      # 4 clipped to norm 0.5, times dv^2/dv = 4
+    x = tf.constant(3.0)
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = loaded.square(x)
+    assert y.numpy() == 12.0 and t.gradient(y, x).numpy() == 11.0   # the rule, not 2x
