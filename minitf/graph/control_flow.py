@@ -181,19 +181,26 @@ def _invariant_shapes(flat, shape_invariants):
     return shapes
 
 
+def _state_placeholders(child, flat, shapes):
+    """Placeholders in `child` (a loop part's graph) for the loop state `flat` with `shapes`:
+    each carries its value's example when the shape allows it."""
+    placeholders = []
+    for v, shape in zip(flat, shapes):
+        if isinstance(v, TensorArray):
+            placeholders.append(child.tensor_array_placeholder(v))
+            continue
+        example = v.example if isinstance(v, SymbolicTensor) else v
+        if example is not None and not shape.is_compatible_with(example.shape):
+            example = None
+        placeholders.append(child.placeholder(shape, v.dtype, "loop_var", example))
+    return placeholders
+
+
 def _trace_loop_part(graph, part, fn, structure, flat, shapes):
     """The loop's condition or body traced on placeholders of the loop variables."""
     child = type(graph)(f"{graph.name}_while_{part}", parent=graph)
     with child.building(hide_outer_tapes=False):
-        placeholders = []
-        for v, shape in zip(flat, shapes):
-            if isinstance(v, TensorArray):
-                placeholders.append(child.tensor_array_placeholder(v))
-                continue
-            example = v.example if isinstance(v, SymbolicTensor) else v
-            if example is not None and not shape.is_compatible_with(example.shape):
-                example = None
-            placeholders.append(child.placeholder(shape, v.dtype, "loop_var", example))
+        placeholders = _state_placeholders(child, flat, shapes)
         args = nest.pack_sequence_as(structure, placeholders) if nest.is_nested(structure) \
             else placeholders[0]
         out = fn(*args) if isinstance(args, (list, tuple)) else fn(args)
@@ -248,13 +255,7 @@ def dataset_loop(graph, dataset, body, loop_vars, extra_test=None):
     def traced(part, fn, with_element):
         child = type(graph)(f"{graph.name}_dataset_{part}", parent=graph)
         with child.building(hide_outer_tapes=False):
-            state = []
-            for v, shape in zip(flat, shapes):
-                if isinstance(v, TensorArray):
-                    state.append(child.tensor_array_placeholder(v))
-                    continue
-                example = v.example if isinstance(v, SymbolicTensor) else v
-                state.append(child.placeholder(shape, v.dtype, "loop_var", example))
+            state = _state_placeholders(child, flat, shapes)
             if with_element:
                 leaves = [child.placeholder(s.shape, s.dtype, "element") for s in spec_leaves]
                 element = nest.pack_sequence_as(spec, leaves) if nest.is_nested(spec) else leaves[0]
