@@ -64,6 +64,11 @@ def _user_object(identifier):
                                               version=_version()))
 
 
+# A Keras model's compiled steps: execution machinery, not part of what is saved (Keras 3 hides
+# them from SavedModels the same way).
+_EXECUTION_FUNCTIONS = ("train_function", "test_function", "predict_function")
+
+
 def _functions_of(obj):
     """[(attribute name, tf.function or ConcreteFunction)] of `obj`, sorted by name."""
     found = {}
@@ -71,7 +76,7 @@ def _functions_of(obj):
         if sigs._is_function(attr) and not isinstance(attr, type):
             found[name] = getattr(obj, name)
     for name, value in vars(obj).items():
-        if name.startswith("_tf_function_"):
+        if name.startswith("_tf_function_") or name in _EXECUTION_FUNCTIONS:
             continue
         if sigs._is_function(value) or isinstance(value, ConcreteFunction):
             found[name] = value

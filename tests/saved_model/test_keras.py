@@ -114,3 +114,18 @@ def test_loaded_keras_signature_under_tape(tmp_path):
         ref = tf.reduce_sum(model(x)[:, 0])
     np.testing.assert_allclose(tape.gradient(loss, x).numpy(), tape2.gradient(ref, x).numpy(),
                                rtol=1e-6)
+
+
+def test_trained_model_saves_without_its_compiled_steps(tmp_path):
+    model = _mlp()
+    model.compile("adam", "mse")
+    x, y = np.ones((8, 4), "float32"), np.ones((8, 3), "float32")
+    model.fit(x, y, epochs=1, verbose=0)
+    model.predict(x, verbose=0)
+    assert model.train_function is not None
+    tf.saved_model.save(model, os.fspath(tmp_path))
+    loaded = tf.saved_model.load(os.fspath(tmp_path))
+    assert not hasattr(loaded, "train_function")
+    np.testing.assert_array_equal(
+        loaded.signatures["serving_default"](tf.constant(x))["output_0"].numpy(),
+        model(x).numpy())
