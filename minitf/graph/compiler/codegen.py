@@ -300,8 +300,10 @@ def _names(steps, outputs):
             d |= {f"_l{i}_{pos}" for pos in step[5]}
             for _, specs in step[6]:
                 d |= {f"r{r}" for spec in specs for r in spec_registers(spec)}
-        elif kind == "guard" or kind == "shape":
+        elif kind == "guard":
             u.add(f"r{step[2].index}")
+        elif kind == "shape":
+            u.add(f"r{step[1].index}")
         elif kind == "vguard":
             head = step[1]
             if head[0] == "call":

@@ -70,8 +70,10 @@ def uses(step):
         return _regs(step[2], set()) | _regs(step[3], set())
     if kind == "method":
         return {step[2].index} | _regs(step[3], set()) | _regs(step[4], set())
-    if kind in ("guard", "shape"):
+    if kind == "guard":
         return {step[2].index}
+    if kind == "shape":
+        return {step[1].index}
     if kind == "vguard":
         head = step[1]
         return uses(head + (None,))

@@ -51,7 +51,7 @@ class _Entry:
     """What one input signature has: its plan, or how far its recordings got."""
 
     __slots__ = ("plan", "previous", "host_nodes", "recordings", "dead", "reason", "fallbacks",
-                 "source", "program")
+                 "source", "program", "runs")
 
     def __init__(self):
         self.plan = None
@@ -63,6 +63,7 @@ class _Entry:
         self.fallbacks = 0
         self.source = None
         self.program = None
+        self.runs = 0  # calls the plan answered
 
 
 class PlanCache:
@@ -106,6 +107,8 @@ class PlanCache:
                 return None
             if outputs is None:
                 entry.fallbacks += 1
+            else:
+                entry.runs += 1
             return outputs
         if entry.dead:
             return None
@@ -181,7 +184,8 @@ class PlanCache:
                 steps = entry.program.steps
                 hosts = [entry.program.operations[s[1]].name for s in steps if s[0] == "host"]
                 out[key] = {"plan": True, "steps": len(steps), "host_steps": hosts,
-                            "fallbacks": entry.fallbacks}
+                            "runs": entry.runs, "fallbacks": entry.fallbacks,
+                            "recordings": entry.recordings}
             else:
                 out[key] = {"plan": False, "dead": entry.dead, "reason": entry.reason,
                             "recordings": entry.recordings}
@@ -272,7 +276,8 @@ def _same(x, y, depth=0):
     if kind in (bool, int, float, complex, str, bytes, type(None), slice, np.dtype):
         return x == y or (x != x and y != y)
     if callable(x) or isinstance(x, type):
-        return False  # functions and classes: the same one or not the same
+        # functions and classes: the same one; bound methods (ufunc.at): of the same object
+        return getattr(x, "__self__", None) is not None and x == y
     # plain data objects (a convolution's geometry): the same attributes
     state_x, state_y = _state_of(x), _state_of(y)
     return state_x is not None and state_y is not None and _same(state_x, state_y, depth + 1)

@@ -26,7 +26,7 @@ import numpy as np
 
 from minitf import errors
 from minitf.graph.compiler.interception import intercepting, not_recording, recording_into
-from minitf.graph.compiler.recording import Recorder
+from minitf.graph.compiler.recording import Recorder, Reg
 from minitf.graph.compiler.traced_array import TracedArray
 from minitf.graph.interpreter import _with_node
 from minitf.indexed_slices import IndexedSlices
@@ -38,6 +38,12 @@ from minitf.variable import Variable
 __all__ = ["record_run", "Program", "is_host_node"]
 
 _DEBUG = os.environ.get("MINITF_PLAN_DEBUG") == "1"
+# Node types whose output shapes follow the data (a trace's examples may not show it).
+_DATA_SHAPED = frozenset((
+    "Unique", "UniqueV2", "UniqueWithCounts", "UniqueWithCountsV2", "Where", "BooleanMask",
+    "Bincount", "DenseBincount", "NonMaxSuppression", "NonMaxSuppressionV2", "NonMaxSuppressionV3",
+    "NonMaxSuppressionV4", "NonMaxSuppressionV5", "ListDiff", "Setdiff1d", "DynamicPartition",
+    "StringSplit", "StringSplitV2", "RaggedRange", "SparseFillEmptyRows", "Nonzero"))
 _HOST_MODULES = ("minitf.graph.control_flow", "minitf.graph.functional_ops", "minitf.graph.tensor_array")
 
 
@@ -297,10 +303,14 @@ class _Run:
         finally:
             for tensor, raw in undo:
                 tensor._value = raw
-        outs = []
+        outs, shapes = [], []
         for t in op.outputs:
-            spec, _ = self.trace_value(self.env[t._id])
+            value = self.env[t._id]
+            spec, _ = self.trace_value(value)
             outs.append(spec)
+            if spec[0] == "tensor" and (not t.shape.is_fully_defined() or op.type in _DATA_SHAPED):
+                # a shape the graph does not fix: the plan checks it (later steps assume it)
+                shapes.append(("shape", Reg(spec[1]), np.shape(value._value.array)))
         for tape, start in tapes:
             if tape._records is None:
                 continue
@@ -312,6 +322,7 @@ class _Run:
                     continue
                 tape._records[i] = rec[:3] + (_HostGrad(self, step, j, rec),)
         self.recorder.steps[step] = ("host", index, ids, specs, tuple(outs), observed)
+        self.recorder.steps.extend(shapes)
 
     def run_plain(self, op):
         """Run `op` as the interpreter does (after the recording stopped)."""

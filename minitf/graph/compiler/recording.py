@@ -136,7 +136,8 @@ class Recorder:
         self.depth = 0  # > 0 inside an opaque kernel call: traced arrays must not be seen there
         self.thread = threading.get_ident()
         self._by_array = {}  # id(array) -> weakref(TracedArray): a call returning an input keeps it
-        self._buffers = {id(b) for b in variable_buffers}
+        # the variables' arrays: a call given one (not a read of it) escapes
+        self._buffers = {id(b): weakref.ref(b) for b in variable_buffers if type(b) is np.ndarray}
 
     def new(self, array):
         """A TracedArray with a new register for `array`."""
@@ -170,7 +171,7 @@ class Recorder:
                 self.escape("a traced array of another recording was used")
             return value.array, Reg(value.reg), True
         if kind is np.ndarray:
-            if self._buffers and (id(value) in self._buffers or self._views_buffer(value)):
+            if self._buffers and (self._is_buffer(value) or self._views_buffer(value)):
                 self.escape("a variable's array was used without a ReadVariableOp")
             return value, value, False
         if isinstance(value, (tuple, list)):
@@ -196,10 +197,14 @@ class Recorder:
             return slice(*(p[0] for p in parts)), SliceOf(*(p[1] for p in parts)), True
         return value, value, False
 
+    def _is_buffer(self, array):
+        ref = self._buffers.get(id(array))
+        return ref is not None and ref() is array
+
     def _views_buffer(self, array):
         base = array.base
         while isinstance(base, np.ndarray):
-            if id(base) in self._buffers:
+            if self._is_buffer(base):
                 return True
             base = base.base
         return False
