@@ -18,6 +18,7 @@ from minitf.data.combinators import (CounterDataset, DirectedInterleaveDataset, 
 from minitf.data.iterator import Iterator
 from minitf.data.options import Options
 from minitf.data.pipeline import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
+from minitf.data.ragged_batching import DenseToRaggedDataset
 from minitf.data.sources import (ConcatenateDataset, GeneratorDataset, RangeDataset, SliceDataset,
                                  TensorsDataset, ZipDataset)
 from minitf.data.transformations import (BatchDataset, FilterDataset, IdentityDataset, MapDataset,
@@ -368,6 +369,11 @@ class Dataset:
         """
         return self._then(BatchDataset(self._node, batch_size, drop_remainder, padded=True,
                                        padded_shapes=padded_shapes, padding_values=padding_values))
+
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=dtypes.int64, name=None):
+        """Like `batch`, joining components whose shape is partly unknown into RaggedTensors."""
+        node = DenseToRaggedDataset(self._node, row_splits_dtype)
+        return self._then(BatchDataset(self._then(node)._node, batch_size, drop_remainder))
 
     def unbatch(self, name=None):
         """Split each element along its first dimension into several elements."""

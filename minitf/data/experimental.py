@@ -1,5 +1,6 @@
 """tf.data.experimental: AUTOTUNE, the cardinality constants, `cardinality()`, Counter,
-sample_from_datasets / choose_from_datasets, the CSV readers and AutoShardPolicy."""
+sample_from_datasets / choose_from_datasets, the CSV readers, AutoShardPolicy and
+dense_to_ragged_batch."""
 import enum
 
 from minitf import dtypes
@@ -7,7 +8,8 @@ from minitf.data.csv import CsvDataset, make_csv_dataset
 from minitf.data.dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "cardinality", "Counter",
-           "sample_from_datasets", "choose_from_datasets", "CsvDataset", "make_csv_dataset", "AutoShardPolicy"]
+           "sample_from_datasets", "choose_from_datasets", "CsvDataset", "make_csv_dataset", "AutoShardPolicy",
+           "dense_to_ragged_batch"]
 
 
 class AutoShardPolicy(enum.IntEnum):
@@ -40,3 +42,11 @@ def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_datase
 def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
     """Alias of `tf.data.Dataset.choose_from_datasets`."""
     return Dataset.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+
+def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=dtypes.int64):
+    """Deprecated form of `Dataset.ragged_batch`, for `dataset.apply(...)`: batches whose
+    components of partly unknown shape become RaggedTensors."""
+    def _apply_fn(dataset):
+        return dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
+    return _apply_fn

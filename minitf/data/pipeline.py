@@ -66,6 +66,11 @@ class Node:
             return st.spec_of(element)
         raise ValueError("Cannot infer the element_spec of an empty dataset.")
 
+    def _traced_spec(self):
+        """The spec TF would trace for this node's elements (unknown sizes as None) where it
+        differs from `element_spec`, which minitf reads off the first element."""
+        return self.element_spec
+
     @property
     def element_spec(self):
         """The structure of TensorSpecs describing one element (computed once)."""

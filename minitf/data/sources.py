@@ -6,7 +6,7 @@ Each class is a `pipeline.Node`; `Dataset.from_tensor_slices`, `Dataset.range`, 
 import numpy as np
 
 from minitf import backend, dtypes, errors
-from minitf.data import structure as st
+from minitf.data import composite_elements as composite, structure as st
 from minitf.data.pipeline import INFINITE_CARDINALITY as _INF, UNKNOWN_CARDINALITY as _UNK, Node
 from minitf.function import TensorSpec
 from minitf.tensor import Tensor
@@ -32,10 +32,10 @@ class SliceDataset(Node):
             raise type(e)(f"from_tensor_slices: {e}") from None
         leaves = st.flatten(self._tensors)
         for t in leaves:
-            if t.ndim == 0:
+            if composite.rank_of(t) == 0:
                 raise ValueError(f"Unbatching a tensor is only supported for rank >= 1, but "
                                  f"from_tensor_slices got a scalar component {t!r}.")
-        sizes = {int(t.shape[0]) for t in leaves}
+        sizes = {composite.leading_size(t) for t in leaves}
         if len(sizes) > 1:
             shapes = [tuple(t.shape.as_list()) for t in leaves]
             raise ValueError(f"from_tensor_slices: all components must have the same size in the "
@@ -43,17 +43,23 @@ class SliceDataset(Node):
         self._n = sizes.pop() if sizes else 0
 
     def _generate(self, ctx):
-        raws = [t._value for t in st.flatten(self._tensors)]
+        leaves = st.flatten(self._tensors)
+        if all(type(t) is Tensor for t in leaves):
+            raws = [t._value for t in leaves]
+            for i in range(self._n):
+                # r[i, ...] stays an array (a 0-d one for a string row), where r[i] of an object
+                # array would be a bare bytes object
+                yield st.pack(self._tensors, [Tensor(r[i, ...]) for r in raws])
+            return
+        rows = [composite.rows_of(t) for t in leaves]  # SparseTensor or RaggedTensor leaves
         for i in range(self._n):
-            # r[i, ...] stays an array (a 0-d one for a string row), where r[i] of an object
-            # array would be a bare bytes object
-            yield st.pack(self._tensors, [Tensor(r[i, ...]) for r in raws])
+            yield st.pack(self._tensors, [r[i] for r in rows])
 
     def _cardinality(self):
         return self._n
 
     def _compute_spec(self):
-        return st.spec_without_leading(st.spec_of(self._tensors))
+        return st.spec_without_leading(st.spec_of(self._tensors, exact=True))
 
 
 class TensorsDataset(Node):
@@ -70,7 +76,7 @@ class TensorsDataset(Node):
         return 1
 
     def _compute_spec(self):
-        return st.spec_of(self._tensors)
+        return st.spec_of(self._tensors, exact=True)
 
 
 class RangeDataset(Node):

@@ -8,6 +8,8 @@ import numpy as np
 from minitf import dtypes
 from minitf.convert import convert_to_tensor
 from minitf.function import TensorSpec
+from minitf.ragged.ragged_spec import RaggedTensorSpec
+from minitf.ragged.ragged_tensor import RaggedTensor
 from minitf.sparse.sparse_tensor import SparseTensor, SparseTensorSpec
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
@@ -99,8 +101,8 @@ def same_structure(a, b):
 
 def to_tensor(value, dtype=None):
     """One leaf as a Tensor (lists are stacked into one tensor, as tf.data does); a SparseTensor
-    stays one leaf."""
-    if isinstance(value, SparseTensor) or is_dataset(value):
+    or RaggedTensor stays one leaf."""
+    if isinstance(value, (SparseTensor, RaggedTensor)) or is_dataset(value):
         return value
     return convert_to_tensor(value, dtype=dtype)
 
@@ -112,13 +114,24 @@ def normalize(value):
     return map_leaves(to_tensor, value)
 
 
-def spec_of(element):
-    """The TensorSpec structure describing `element` (a structure of Tensors); a SparseTensor's
-    spec keeps only its rank, as its dense shape may change from element to element."""
+def spec_of(element, exact=False):
+    """The TensorSpec structure describing `element` (a structure of Tensors).
+
+    With `exact` (the spec of given values: from_tensors, from_tensor_slices) a SparseTensor's
+    or RaggedTensor's spec has its full static shape, as TF's. Otherwise (an element a function
+    computed, standing for all of them) a SparseTensor's spec keeps only its rank and a
+    RaggedTensor's leaves its row count unknown, as they may change from element to element.
+    """
 
     def spec(t):
         if isinstance(t, SparseTensor):
-            return SparseTensorSpec([None] * int(t.dense_shape.shape[0]), t.dtype)
+            return SparseTensorSpec(t.shape if exact else [None] * len(t._dims), t.dtype)
+        if isinstance(t, RaggedTensor):
+            found = RaggedTensorSpec.from_value(t)
+            if exact:
+                return found
+            return RaggedTensorSpec([None] + found.shape.as_list()[1:], t.dtype, t.ragged_rank,
+                                    t.row_splits_dtype)
         if is_dataset(t):
             return DatasetSpec(t.element_spec)
         return TensorSpec(t.shape, t.dtype)
@@ -132,6 +145,11 @@ def relax_spec(a, b):
     def merge(x, y):
         if x.dtype != y.dtype:
             raise TypeError(f"Incompatible dtypes {x.dtype.name} and {y.dtype.name} in dataset elements.")
+        if isinstance(x, RaggedTensorSpec) or isinstance(y, RaggedTensorSpec):
+            common = x.most_specific_common_supertype([y]) if isinstance(x, RaggedTensorSpec) else None
+            if common is None:
+                raise TypeError(f"Incompatible dataset elements: {x!r} and {y!r}.")
+            return common
         if x.shape.rank is None or y.shape.rank is None or x.shape.rank != y.shape.rank:
             return TensorSpec(None, x.dtype)
         dims = [d1 if d1 == d2 else None for d1, d2 in zip(x.shape.as_list(), y.shape.as_list())]
@@ -144,7 +162,9 @@ def spec_with_leading(spec, dim):
     """Each TensorSpec in `spec` with a new leading dimension `dim` (None for unknown)."""
 
     def add(s):
-        cls = SparseTensorSpec if isinstance(s, SparseTensorSpec) else TensorSpec
+        if isinstance(s, (RaggedTensorSpec, SparseTensorSpec)):
+            return s._batch(dim)
+        cls = TensorSpec
         if s.shape.rank is None:
             return cls(None, s.dtype)
         return cls([dim] + s.shape.as_list(), s.dtype)
@@ -156,7 +176,9 @@ def spec_without_leading(spec):
     """Each TensorSpec in `spec` with its leading dimension removed."""
 
     def drop(s):
-        cls = SparseTensorSpec if isinstance(s, SparseTensorSpec) else TensorSpec
+        if isinstance(s, (RaggedTensorSpec, SparseTensorSpec)):
+            return s._unbatch()
+        cls = TensorSpec
         if s.shape.rank is None:
             return cls(None, s.dtype)
         if s.shape.rank == 0:

@@ -12,12 +12,14 @@ import sys
 import numpy as np
 
 from minitf import backend, dtypes, errors
-from minitf.data import structure as st
+from minitf.data import composite_elements as composite, structure as st
 from minitf.data.pipeline import (AUTOTUNE, INFINITE_CARDINALITY as _INF, UNKNOWN_CARDINALITY as _UNK,
                                   IterContext, Node, call_with_element)
 from minitf.function import TensorSpec
 from minitf.ops.arg_checks import converted
 from minitf.ops.random import get_seed
+from minitf.ragged.ragged_spec import RaggedTensorSpec
+from minitf.ragged.ragged_tensor import RaggedTensor
 from minitf.sparse import batching as sparse_batching
 from minitf.sparse.sparse_tensor import SparseTensor
 from minitf.tensor import Tensor
@@ -109,10 +111,23 @@ class MapDataset(UnaryDataset):
                 yield pending.popleft().result()
 
     def _compute_spec(self):
-        # run the function on the first input element (minitf does not trace)
+        # run the function on the first input element; over an empty input, trace it as TF does
         for element in self._input._generate(IterContext()):
             return st.spec_of(self._apply(element))
-        raise ValueError("Cannot infer the element_spec of a map over an empty dataset.")
+        spec = self._trace()
+        if spec is None:
+            raise ValueError("Cannot infer the element_spec of a map over an empty dataset.")
+        return spec
+
+    def _trace(self):
+        """The spec of a trace of the function on the input's spec (None where it fails)."""
+        if "_traced" not in self.__dict__:
+            self._traced = composite.traced_spec(self._fn, self._input._traced_spec())
+        return self._traced
+
+    def _traced_spec(self):
+        traced = self._trace()
+        return traced if traced is not None else self.element_spec
 
 
 def _check_predicate_result(value, what):
@@ -197,7 +212,9 @@ class BatchDataset(UnaryDataset):
         template = elements[0]
         columns = list(zip(*[st.flatten(e) for e in elements]))
         if not self._padded:
-            return st.pack(template, [_stack(c) for c in columns])
+            specs = st.flatten(self._input.element_spec)
+            return st.pack(template, [composite.join_ragged(c, s) if isinstance(s, RaggedTensorSpec)
+                                      else _stack(c) for c, s in zip(columns, specs)])
         n = len(columns)
         shapes = ([None] * n if self._padded_shapes is None
                   else _flatten_like(template, self._padded_shapes, n))
@@ -251,12 +268,13 @@ class UnbatchDataset(UnaryDataset):
         for element in self._input._generate(ctx):
             leaves = st.flatten(element)
             for t in leaves:
-                if len(t.shape) == 0:
+                if composite.rank_of(t) == 0:
                     raise ValueError("Cannot unbatch an input with scalar components.")
-            n = {int(t.shape[0]) for t in leaves}
+            n = {composite.leading_size(t) for t in leaves}
             if len(n) > 1:
                 raise ValueError(f"unbatch: components have different first dimensions {sorted(n)}.")
-            rows = [sparse_batching.unbatch(t) if isinstance(t, SparseTensor) else None for t in leaves]
+            rows = [composite.rows_of(t) if isinstance(t, (SparseTensor, RaggedTensor)) else None
+                    for t in leaves]
             for i in range(n.pop() if n else 0):
                 yield st.pack(element, [r[i] if r is not None else Tensor(t._value[i, ...])
                                         for t, r in zip(leaves, rows)])

@@ -1,5 +1,6 @@
-"""tf.io.parse_single_example / parse_example with FixedLenFeature and VarLenFeature: serialized
-tf.train.Example records to dicts of tensors (VarLenFeature: tf.SparseTensor).
+"""tf.io.parse_single_example / parse_example with FixedLenFeature, VarLenFeature and RaggedFeature:
+serialized tf.train.Example records to dicts of tensors (VarLenFeature: tf.SparseTensor,
+RaggedFeature: tf.RaggedTensor, see `ragged_feature`).
 
 The records are decoded with the protobuf classes of `minitf.example_proto` (protobuf is an
 optional dependency; without it these functions raise ImportError naming the extra). The errors
@@ -14,9 +15,11 @@ import numpy as np
 from minitf import dispatch, dtypes, errors
 from minitf.convert import convert_to_tensor
 from minitf.example_proto import message_class
+from minitf.ops.ragged_feature import RaggedFeature, parse_ragged
 from minitf.sparse.sparse_tensor import SparseTensor
+from minitf.tensor import Tensor
 
-__all__ = ["FixedLenFeature", "VarLenFeature", "parse_single_example", "parse_example"]
+__all__ = ["FixedLenFeature", "VarLenFeature", "RaggedFeature", "parse_single_example", "parse_example"]
 
 _KINDS = {dtypes.float32: ("float_list", "float", np.float32), dtypes.int64: ("int64_list", "int64", np.int64),
           dtypes.string: ("bytes_list", "string", object)}
@@ -43,9 +46,11 @@ def _check_features(features):
     if not features:
         raise ValueError("Invalid argument: features cannot be empty.")
     for key, spec in features.items():
+        if isinstance(spec, RaggedFeature):
+            continue  # checked when it was made
         if not isinstance(spec, (FixedLenFeature, VarLenFeature)):
             raise ValueError(f"Unsupported {type(spec).__name__} {spec!r} for key '{key}'; use "
-                             f"tf.io.FixedLenFeature or tf.io.VarLenFeature")
+                             f"tf.io.FixedLenFeature, tf.io.VarLenFeature or tf.io.RaggedFeature")
         if spec.dtype not in _KINDS:
             raise errors.invalid_argument("ParseExampleV2", f"Feature '{key}': dtype {spec.dtype.name} is not "
                                                             f"one of float32, int64, string")
@@ -76,10 +81,17 @@ def _default(key, spec):
     return value.reshape(dims)
 
 
-def _records(serialized, op, single):
-    value = getattr(serialized, "numpy", lambda: serialized)()
+def _records(serialized, op, single, dense_only=False):
+    # A graph value's .numpy() raises AttributeError: inside a traced function (a dataset's map)
+    # the whole parse then becomes one node of the graph, which learns its outputs by parsing an
+    # empty record. That gives the right outputs only when every feature is dense with a default
+    # (`dense_only`); otherwise np.asarray refuses the graph value (NotImplementedError).
+    value = serialized.numpy() if isinstance(serialized, Tensor) and dense_only else \
+        getattr(serialized, "numpy", lambda: serialized)()
     if isinstance(value, (bytes, str)):
         value = np.asarray(value, dtype=object)
+    elif isinstance(value, (list, tuple)) and all(isinstance(v, (bytes, str)) for v in value):
+        value = np.array(list(value) + [None], dtype=object)[:-1]  # numpy's 'S' would drop trailing NULs
     value = np.asarray(value)
     if value.dtype.kind not in "OSU":
         raise ValueError(f"{op}: `serialized` must be a string tensor of serialized tf.train.Example "
@@ -140,12 +152,16 @@ def _parse(serialized, features, op, single):
                         f"tf.io.VarLenFeature, got {type(features).__name__}")
     _check_features(features)
     defaults = {k: _default(k, s) for k, s in features.items() if isinstance(s, FixedLenFeature)}
-    records, scalar = _records(serialized, op, single)
+    dense_only = all(isinstance(s, FixedLenFeature) and s.default_value is not None for s in features.values())
+    records, scalar = _records(serialized, op, single, dense_only)
     where = "" if scalar else "Name: <unknown>, "
     maps = [_decode(r, op) for r in records]
     out = {}
     for key in sorted(features):
         spec = features[key]
+        if isinstance(spec, RaggedFeature):
+            out[key] = parse_ragged(maps, key, spec, scalar)
+            continue
         np_type = _KINDS[spec.dtype][2]
         columns = [_values(m, key, spec, where) for m in maps]
         if isinstance(spec, FixedLenFeature):
@@ -172,7 +188,7 @@ def _parse(serialized, features, op, single):
 def parse_single_example(serialized, features, name=None, example_names=None):
     """Parse one serialized tf.train.Example (a 0-d string tensor or bytes) into a dict of tensors,
     one per key of `features`: FixedLenFeature -> a dense tensor of its shape, VarLenFeature -> a
-    1-D tf.SparseTensor.
+    1-D tf.SparseTensor, RaggedFeature -> a Tensor or tf.RaggedTensor (see `RaggedFeature`).
 
     Raises:
       ValueError: `features` is empty, holds something other than FixedLen/VarLenFeature, or
@@ -187,8 +203,9 @@ def parse_single_example(serialized, features, name=None, example_names=None):
 @dispatch.add_dispatch_support
 def parse_example(serialized, features, name=None, example_names=None):
     """Parse a vector of serialized tf.train.Example records into a dict of batched tensors:
-    FixedLenFeature -> [batch] + shape, VarLenFeature -> a 2-D tf.SparseTensor [batch, longest]
-    (a scalar `serialized` parses like parse_single_example).
+    FixedLenFeature -> [batch] + shape, VarLenFeature -> a 2-D tf.SparseTensor [batch, longest],
+    RaggedFeature -> a tf.RaggedTensor with the batch as its rows (a scalar `serialized` parses
+    like parse_single_example).
 
     Raises the same errors as `parse_single_example`.
     """

@@ -24,10 +24,6 @@ def is_ragged(value):
     return isinstance(value, RaggedTensor)
 
 
-def _splits_tensor(splits):
-    return Tensor(np.asarray(splits, dtype=np.int64))
-
-
 def _int_array(value, what, op_name):
     """An int64 numpy vector from a list, array or integer tensor (TypeError for floats)."""
     arr = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
@@ -76,19 +72,22 @@ class RaggedTensor:
 
     __slots__ = ("_values", "_row_splits", "_splits_np", "_uniform_row_length", "__weakref__")
 
-    def __init__(self, values, row_splits, internal=False, uniform_row_length=None):
+    def __init__(self, values, row_splits, internal=False, uniform_row_length=None, row_splits_dtype=None):
         if not internal:
             raise ValueError("RaggedTensor constructor is private; please use one of the factory methods "
                              "instead (e.g., RaggedTensor.from_row_lengths())")
         self._values = values
         self._splits_np = np.asarray(row_splits, dtype=np.int64)
-        self._row_splits = _splits_tensor(self._splits_np)
+        # the partitions compute in int64 on the host; int32 (TF's other choice) shows in row_splits
+        splits_np_dtype = np.int32 if row_splits_dtype == dtypes.int32 else np.int64
+        self._row_splits = Tensor(self._splits_np.astype(splits_np_dtype))
         self._uniform_row_length = uniform_row_length
 
     # -- factories ---------------------------------------------------------------------------
     @classmethod
-    def _make(cls, values, splits, uniform_row_length=None):
-        return cls(values, splits, internal=True, uniform_row_length=uniform_row_length)
+    def _make(cls, values, splits, uniform_row_length=None, row_splits_dtype=None):
+        return cls(values, splits, internal=True, uniform_row_length=uniform_row_length,
+                   row_splits_dtype=row_splits_dtype)
 
     @classmethod
     def from_row_splits(cls, values, row_splits, name=None, validate=True):
@@ -284,8 +283,8 @@ class RaggedTensor:
 
     @property
     def row_splits_dtype(self):
-        """The dtype of the row partitions (int64)."""
-        return dtypes.int64
+        """The dtype of the row partitions (int64, or int32 where it was asked for)."""
+        return self._row_splits.dtype
 
     @property
     def shape(self):
@@ -352,7 +351,7 @@ class RaggedTensor:
         if _nrows(new_values) != _nrows(self._values):
             raise ValueError(f"with_values: the new values have {_nrows(new_values)} rows but the "
                              f"partition expects {_nrows(self._values)}")
-        return RaggedTensor._make(new_values, self._splits_np, self._uniform_row_length)
+        return RaggedTensor._make(new_values, self._splits_np, self._uniform_row_length, self.row_splits_dtype)
 
     def with_flat_values(self, new_values):
         """This tensor's partitions over new flat values (as many rows as flat_values)."""

@@ -173,6 +173,37 @@ class SparseTensorSpec:
         """The values' dtype."""
         return self._dtype
 
+    @property
+    def value_type(self):
+        """The class of the values this spec describes: SparseTensor."""
+        return SparseTensor
+
+    @classmethod
+    def from_value(cls, value):
+        """The spec of a SparseTensor: its dense shape and dtype."""
+        if not isinstance(value, SparseTensor):
+            raise TypeError(f"Expected SparseTensor but got {type(value).__name__}: {value!r}")
+        return cls(value.shape, value.dtype)
+
+    def is_compatible_with(self, spec_or_value):
+        """True when `spec_or_value` (a SparseTensorSpec or SparseTensor) has this dtype and a
+        compatible shape."""
+        other = spec_or_value
+        if isinstance(other, SparseTensor):
+            other = SparseTensorSpec.from_value(other)
+        return (isinstance(other, SparseTensorSpec) and other._dtype == self._dtype
+                and self._shape.is_compatible_with(other._shape))
+
+    def _batch(self, batch_size):
+        """The spec of `batch_size` of these stacked along a new first dimension."""
+        return SparseTensorSpec(TensorShape([batch_size]).concatenate(self._shape), self._dtype)
+
+    def _unbatch(self):
+        """The spec of one row (the first dimension dropped)."""
+        if self._shape.rank == 0:
+            raise ValueError("Unbatching a tensor is only supported for rank >= 1")
+        return SparseTensorSpec(self._shape[1:], self._dtype)
+
     def __eq__(self, other):
         return (isinstance(other, SparseTensorSpec) and self._dtype == other._dtype
                 and str(self._shape) == str(other._shape))

@@ -114,3 +114,15 @@ def test_eager_only_attributes():
         _st().op
     with pytest.raises(AttributeError, match="Tensor.graph is undefined"):
         _st().graph
+
+
+def test_sparse_tensor_spec_value_type_batching_and_compatibility():
+    spec = tf.SparseTensorSpec([None, 4], tf.int32)
+    assert spec.value_type is tf.SparseTensor
+    assert repr(spec._unbatch()) == "SparseTensorSpec(TensorShape([4]), tf.int32)"
+    assert repr(spec._batch(3)) == "SparseTensorSpec(TensorShape([3, None, 4]), tf.int32)"
+    assert spec.is_compatible_with(tf.sparse.from_dense([[1, 2, 3, 4]]))
+    assert not spec.is_compatible_with(tf.sparse.eye(3, dtype=tf.int32))
+    assert tf.SparseTensorSpec.from_value(tf.sparse.eye(3)) == tf.SparseTensorSpec([3, 3], tf.float32)
+    with pytest.raises(ValueError, match="rank >= 1"):
+        tf.SparseTensorSpec([], tf.int32)._unbatch()
