@@ -217,7 +217,7 @@ class Function:
     def _parameters(self, args, kwargs, specs_allowed=False):
         """The call's Parameters (name, kind, trace type) and values, in signature order."""
         if self._signature is not None:
-            values = self._signature.bind(args, kwargs)
+            values = self._signature.bind(args, kwargs, specs_allowed)
             return self._signature.parameters, values
         names, values = self._binder.bind(args, kwargs)
         aliases = {}

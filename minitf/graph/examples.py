@@ -15,7 +15,8 @@ from minitf.tensor_spec import TensorSpec
 from minitf.variable import Variable
 
 __all__ = ["examples_for", "example_for_spec", "example_leaves", "merged_shape", "values_differ",
-           "is_static_error", "zeros_like_leaf", "gaussian_like_leaf", "unknown_output"]
+           "is_static_error", "zeros_like_leaf", "gaussian_like_leaf", "unknown_output",
+           "unit_sized_leaf", "has_unknown_sizes"]
 
 
 # Words of errors about dtypes, static shapes and attributes, which TF reports while it builds
@@ -52,6 +53,24 @@ def gaussian_like_leaf(leaf):
         values = np.random.default_rng(0).standard_normal(tuple(example.shape.as_list()))
         return Tensor(xp.asarray(values.astype(leaf.dtype._np)))
     return zeros_like_leaf(leaf)
+
+
+def unit_sized_leaf(leaf):
+    """A symbolic leaf's example with each unknown dimension of size 1 (other leaves as they
+    are): sizes that broadcast against anything, for ops whose examples of size 2 clash with a
+    captured constant where TF's shape inference would accept the unknown size."""
+    if not isinstance(leaf, SymbolicTensor):
+        return leaf
+    if leaf.example is not None and leaf.shape.rank is not None and not leaf.shape.is_fully_defined():
+        example = leaf.example._value
+        index = tuple(slice(0, 1) if d is None else slice(None) for d in leaf.shape.as_list())
+        return Tensor(example[index])
+    return leaf.example
+
+
+def has_unknown_sizes(leaves):
+    """Whether some symbolic leaf has an unknown dimension."""
+    return any(isinstance(leaf, SymbolicTensor) and not leaf.shape.is_fully_defined() for leaf in leaves)
 
 
 def unknown_output(leaves):

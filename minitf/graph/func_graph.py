@@ -21,7 +21,8 @@ from minitf import dtypes, errors
 from minitf.dispatch import is_dispatchable
 from minitf.graph import control_flow, functional_ops
 from minitf.graph.examples import (example_for_spec, example_leaves, examples_for, gaussian_like_leaf,
-                                   is_static_error, merged_shape, unknown_output, values_differ, zeros_like_leaf)
+                                   has_unknown_sizes, is_static_error, merged_shape, unit_sized_leaf,
+                                   unknown_output, values_differ, zeros_like_leaf)
 from minitf.graph.operation import CallTemplate, Operation
 from minitf.graph.structure import Flat, flatten
 from minitf.graph.tape_nodes import record_tape_answer, record_tape_step
@@ -295,7 +296,16 @@ class FuncGraph:
         except errors.OpError as error:
             # The examples' values may be invalid for this op (an index out of range, a
             # singular matrix): TF would only fail if the node runs. A dtype or shape error TF
-            # finds while tracing is raised now.
+            # finds while tracing is raised now, unless it came from the sizes the examples
+            # chose for unknown dimensions.
+            unit = self._unit_sized_outputs(runner, template, leaves) \
+                if is_static_error(error) and has_unknown_sizes(leaves) else None
+            if unit is not None:
+                out_a, out_b = unit
+                node_type = op_type or _camel(getattr(api, "__name__", "Call"))
+                op = self._add_operation(node_type, name or getattr(api, "__name__", node_type).strip("_")
+                                         or node_type, api, template, stateful, wants_env=wants_env)
+                return self._wrap_outputs(op, out_a, out_b)
             if is_static_error(error):
                 raise
             out_a, observer = self._outputs_despite(runner, template, leaves), None
@@ -307,11 +317,31 @@ class FuncGraph:
                 with self._evaluating():
                     out_b = api(*call_args, **call_kwargs)
             except Exception:  # noqa: BLE001 (the second example only probes unknown sizes)
-                out_b = None
+                # its sizes clash (with a captured constant, say): sizes of 1 broadcast
+                out_b = self._run_quietly(api, template.rebuild([unit_sized_leaf(leaf) for leaf in leaves]))
         node_type = op_type or (observer and observer.op_type) or _camel(getattr(api, "__name__", "Call"))
         node_name = name or getattr(api, "__name__", node_type).strip("_") or node_type
         op = self._add_operation(node_type, node_name, api, template, stateful, wants_env=wants_env)
         return self._wrap_outputs(op, out_a, out_b)
+
+    def _unit_sized_outputs(self, runner, template, leaves):
+        """(example A, example B) of a single-tensor output from the op run on examples whose
+        unknown dimensions have size 1, or None. Output sizes of 1 may come from them and are
+        unknown; sizes a constant imposed are known (TF's broadcasting shape inference)."""
+        out = self._run_quietly(runner, template.rebuild([unit_sized_leaf(leaf) for leaf in leaves]))
+        if type(out) is not Tensor:
+            return None
+        shape = TensorShape([None if d == 1 else d for d in out.shape.as_list()])
+        return examples_for(shape, out.dtype)
+
+    def _run_quietly(self, runner, call):
+        """`runner(*args, **kwargs)` of `call`, or None when it raises (a probe)."""
+        call_args, call_kwargs = call
+        try:
+            with self._evaluating():
+                return runner(*call_args, **call_kwargs)
+        except Exception:  # noqa: BLE001 (only a probe)
+            return None
 
     def _outputs_despite(self, runner, template, leaves):
         """Example outputs of a node whose examples raised: the op on zeros, then on normal

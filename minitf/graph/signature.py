@@ -150,14 +150,16 @@ class InputSignature:
             self.parameters = [Parameter(n, k, _spec_type(s) if s is not None else Literal(d))
                                for n, k, s, d in self._plan[1]]
 
-    def bind(self, args, kwargs):
-        """The call's values, one per parameter, converted to the declared specs."""
-        call_args, call_kwargs = self._bind_signature(args, kwargs)
+    def bind(self, args, kwargs, specs_allowed=False):
+        """The call's values, one per parameter, converted to the declared specs. With
+        `specs_allowed` (get_concrete_function), a TensorSpec compatible with the declared one
+        stands for a tensor; its value is None (the trace works from the declared spec)."""
+        call_args, call_kwargs = self._bind_signature(args, kwargs, specs_allowed)
         values = list(call_args)
         values += [call_kwargs[p.name] for p in self.parameters[len(values):]]
         return values
 
-    def _bind_signature(self, args, kwargs):
+    def _bind_signature(self, args, kwargs, specs_allowed=False):
         """Bind a call to the input_signature as TF does: Python's binding rules over the
         parameters (defaults filled in), each constrained argument converted to its spec, and a
         parameter past the signature fixed at its default. Returns (args, kwargs) to call with."""
@@ -168,7 +170,7 @@ class InputSignature:
                                 f"declared with an input_signature of {len(self.specs)} "
                                 f"arguments but called with {len(args)} positional and "
                                 f"{len(kwargs)} keyword arguments.")
-            return [self._convert(i, a, s) for i, (a, s) in
+            return [self._convert(i, a, s, specs_allowed) for i, (a, s) in
                     enumerate(zip(args, self.specs))], {}
         binder, entries = plan
         try:
@@ -183,7 +185,7 @@ class InputSignature:
         for index, (name, kind, spec, default) in enumerate(entries):
             value = bound.arguments[name]
             if spec is not None:
-                value = self._convert(index, value, spec)
+                value = self._convert(index, value, spec, specs_allowed)
             elif name in given and not same_literal(value, default):
                 raise TypeError(f"Binding inputs to tf.function {self.name!r} failed due to "
                                 f"`Can not cast {value!r} to Literal[{default!r}]`: parameter "
@@ -195,7 +197,7 @@ class InputSignature:
                 call_args.append(value)
         return call_args, call_kwargs
 
-    def _convert(self, i, arg, spec):
+    def _convert(self, i, arg, spec, specs_allowed=False):
         """`arg` as tensors matching `spec` (a TensorSpec or a structure of them)."""
         flat_spec = nest.flatten(spec)
         if nest.is_nested(spec):
@@ -213,6 +215,13 @@ class InputSignature:
                 raise TypeError(f"Binding inputs to tf.function {self.name!r} failed: argument "
                                 f"{i} is None, which cannot be converted to {s!r}; pass a value "
                                 "or drop its TensorSpec.")
+            if specs_allowed and isinstance(value, TensorSpec):
+                if value.dtype != s.dtype or not s.shape.is_compatible_with(value.shape):
+                    raise TypeError(f"Binding inputs to tf.function {self.name!r} failed: argument "
+                                    f"{i} is {value!r}, which does not fit the input_signature's "
+                                    f"{s!r}.")
+                leaves.append(None)
+                continue
             if isinstance(value, (Tensor, Variable)) and value.dtype != s.dtype:
                 raise TypeError(f"Binding inputs to tf.function {self.name!r} failed: argument {i} "
                                 f"has dtype {value.dtype.name} but the input_signature declares "

@@ -133,7 +133,9 @@ class Reshape(Layer):
             raise AttributeError("Reshape.call(): inputs=None has no shape; pass a tensor")
         shape = inputs.shape.as_list()
         dims = self._resolve(shape)
-        return array_ops.reshape(inputs, [shape[0]] + dims)
+        # an unknown batch size (a traced function's input) is the run's own
+        batch = shape[0] if shape[0] is not None else array_ops.shape(inputs)[0]
+        return array_ops.reshape(inputs, [batch] + dims)
 
     def compute_output_shape(self, input_shape):
         """(batch,) + target_shape with -1 resolved."""

@@ -84,3 +84,38 @@ def test_a_static_shape_error_is_raised_while_tracing():
     with pytest.raises(tf.errors.InvalidArgumentError, match="must be square"):
         f(tf.ones((2, 3)))
     assert calls == [1]
+
+
+def test_unknown_sizes_that_meet_a_constant_take_its_size_as_tf_infers():
+    mean = tf.Variable(np.arange(9, dtype="float32"))
+    shapes = []
+
+    @tf.function(input_signature=[tf.TensorSpec([None, None], tf.float32)])
+    def features(x):  # guide/core/quickstart_core's export: 6 columns + a one-hot of 3
+        origin = tf.one_hot(tf.cast(x[:, -1], tf.int32) - 1, 3)
+        y = tf.concat([x[:, :-1], origin], axis=1) - mean
+        shapes.append(y.shape.as_list())
+        return y
+    assert features(tf.ones((4, 7))).shape == (4, 9)
+    assert shapes == [[None, 9]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Incompatible shapes"):
+        features(tf.ones((4, 5)))
+
+
+def test_get_concrete_function_takes_specs_that_fit_the_input_signature():
+    f = tf.function(lambda x: x * 2, input_signature=[tf.TensorSpec([None, 3], tf.float32)])
+    concrete = f.get_concrete_function()
+    assert f.get_concrete_function(tf.TensorSpec([None, 3], tf.float32)) is concrete
+    assert f.get_concrete_function(tf.TensorSpec([2, 3], tf.float32)) is concrete
+    with pytest.raises(TypeError, match="does not fit"):
+        f.get_concrete_function(tf.TensorSpec([2, 4], tf.float32))
+
+
+@pytest.mark.parametrize("layer", [lambda: tf.keras.layers.Reshape((16,)), lambda: tf.keras.layers.Reshape((-1, 2)),
+                                   lambda: tf.keras.layers.Flatten()])
+def test_reshaping_layers_keep_an_unknown_batch_size(layer):
+    model = tf.keras.Sequential([tf.keras.Input((4, 4, 1)), layer(), tf.keras.layers.Dense(2)])
+    f = tf.function(lambda x: model(x), input_signature=[tf.TensorSpec([None, 4, 4, 1])])
+    assert f.get_concrete_function().structured_outputs.shape.as_list()[0] is None
+    x = np.random.default_rng(0).random((3, 4, 4, 1)).astype("float32")
+    np.testing.assert_allclose(f(x).numpy(), model(x).numpy(), rtol=1e-6)
