@@ -6,7 +6,8 @@ Four workloads, written once in TF's API and run by each library in its own proc
   dcgan    tutorials/generative/dcgan's train_step, batch 64 (both models, tapes and Adams)
   deepdream  InceptionV3 (weights=None) up to mixed5, a 96x96 image, one gradient-ascent step
 
-Contenders: minitf eager (the step undecorated), minitf traced (@tf.function), TF 2.21 traced
+Contenders: minitf eager (the step undecorated), minitf traced (@tf.function: its compiled
+plan), minitf traced with the graph interpreter (MINITF_COMPILED_PLANS=0), TF 2.21 traced
 (@tf.function, graph mode) when a Python with TensorFlow is given, PyTorch eager when installed
 (mlp and linear only). CPU time per step (time.process_time, so another process's load does not
 count), one thread unless --threads; rounds alternate the contenders and the spread is reported.
@@ -188,13 +189,14 @@ def _child(args):
 
 # -- the driver -----------------------------------------------------------------------------------
 
-def _run(python, lib, workload, traced, steps, threads):
+def _run(python, lib, workload, traced, steps, threads, extra_env=None):
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
                MKL_NUM_THREADS=str(threads), TF_NUM_INTRAOP_THREADS=str(threads),
                TF_NUM_INTEROP_THREADS="1", TF_CPP_MIN_LOG_LEVEL="3", MINITF_NUM_THREADS=str(threads),
                PYTHONPATH=ROOT)
     env.pop("OPENBLAS_CORETYPE", None)
     env.pop("OPENBLAS_L2_SIZE", None)
+    env.update(extra_env or {})
     cmd = [python, __file__, "--child", "--lib", lib, "--workload", workload, "--steps", str(steps)]
     if traced:
         cmd.append("--traced")
@@ -216,11 +218,15 @@ def main():
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--workloads", nargs="*", default=list(WORKLOADS))
     p.add_argument("--no-eager", action="store_true", help="skip the minitf eager contender")
+    p.add_argument("--no-interpreter", action="store_true",
+                   help="skip the minitf traced contender that runs the graph interpreter (no plans)")
     args = p.parse_args()
     if args.child:
         _child(args)
         return
     contenders = [("minitf traced", sys.executable, "minitf", True)]
+    if not args.no_interpreter:
+        contenders.append(("minitf interp", sys.executable, "minitf", True, {"MINITF_COMPILED_PLANS": "0"}))
     if not args.no_eager:
         contenders.append(("minitf eager", sys.executable, "minitf", False))
     if args.tf_python:
@@ -235,8 +241,8 @@ def main():
         times = {name: [] for name, *_ in entries}
         for r in range(args.rounds):
             order = entries if r % 2 == 0 else entries[::-1]
-            for name, python, lib, traced in order:
-                t, err = _run(python, lib, workload, traced, steps, args.threads)
+            for name, python, lib, traced, *extra_env in order:
+                t, err = _run(python, lib, workload, traced, steps, args.threads, *extra_env)
                 if err:
                     print(f"{workload} {name}: {err}", file=sys.stderr)
                 else:
