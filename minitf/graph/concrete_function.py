@@ -287,7 +287,7 @@ class ConcreteFunction:
 
 def _signature_value(trace_type, path):
     if isinstance(trace_type, TensorSpec):
-        return TensorSpec(trace_type.shape, trace_type.dtype, path)
+        return TensorSpec(trace_type.shape, trace_type.dtype, trace_type.name or path)
     if isinstance(trace_type, Structure):
         if issubclass(trace_type.kind, dict):
             return {k: _signature_value(t, f"{path}_{k}")

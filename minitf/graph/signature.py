@@ -127,7 +127,7 @@ def same_literal(value, default):
 def _spec_type(spec):
     """The trace type of a declared spec (a TensorSpec, or a structure of them)."""
     if isinstance(spec, TensorSpec):
-        return TensorSpec(spec.shape, spec.dtype)
+        return TensorSpec(spec.shape, spec.dtype, spec.name)  # a declared name names the input
     if isinstance(spec, dict):
         keys = tuple(sorted(spec, key=repr))
         return Structure(type(spec), keys, [_spec_type(spec[k]) for k in keys])

@@ -46,7 +46,7 @@ def _placeholder_value(graph, value, trace_type, param_name):
             example = value.example
         if example is not None and not trace_type.shape.is_compatible_with(example.shape):
             example = None
-        return graph.placeholder(trace_type.shape, trace_type.dtype, param_name, example)
+        return graph.placeholder(trace_type.shape, trace_type.dtype, trace_type.name or param_name, example)
     if isinstance(trace_type, Structure):
         if isinstance(value, dict):
             items = {k: _placeholder_value(graph, value[k], t, param_name)

@@ -110,3 +110,14 @@ def test_types_namespace():
     assert isinstance(double, tf.types.experimental.PolymorphicFunction)
     assert isinstance(double.get_concrete_function(tf.constant(1)),
                       tf.types.experimental.ConcreteFunction)
+
+
+def test_a_declared_spec_name_names_the_input_as_in_tf():
+    f = tf.function(lambda x, y: x, input_signature=[tf.TensorSpec([None], tf.float32, name="inp"),
+                                                     tf.TensorSpec([2])])
+    concrete = f.get_concrete_function()
+    args, _ = concrete.structured_input_signature
+    assert [a.name for a in args] == ["inp", "y"]
+    assert [t.name for t in concrete.inputs] == ["inp:0", "y:0"]
+    assert "x (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(None,), dtype=tf.float32, name='inp')" \
+        in concrete.pretty_printed_signature()
