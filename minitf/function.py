@@ -15,10 +15,10 @@ import weakref
 
 import numpy as np
 
-from minitf import config, nest
+from minitf import composite_function, config, nest
 from minitf.autograph import api as autograph
 from minitf.convert import convert_to_tensor
-from minitf.graph.signature import CallBinder, InputSignature
+from minitf.graph.signature import CallBinder
 from minitf.graph.concrete_function import Parameter
 from minitf.graph.trace_type import has_composite, trace_type_of
 from minitf.graph.tracing import trace
@@ -109,8 +109,8 @@ class Function:
         self._jit_compile = jit_compile
         self._reduce_retracing = reduce_retracing
         self._autograph = autograph
-        self._signature = (None if input_signature is None else
-                           InputSignature(python_function, self._input_signature, self._name))
+        self._signature = (None if input_signature is None else  # RaggedTensorSpecs allowed
+                           composite_function.input_signature(python_function, self._input_signature, self._name))
         self._binder = CallBinder(python_function)
         self._cache = {}
         self._traced_once = False
@@ -179,8 +179,10 @@ class Function:
         if _state.graph is not None:  # called while another function is traced: inline it
             return self._call_inline(args, kwargs)
         parameters, values = self._parameters(args, kwargs)
-        if any(has_composite(p.type) for p in parameters):
-            return self._python_function(*args, **kwargs)  # see trace_type.Composite
+        if any(has_composite(p.type) for p in parameters):  # see trace_type.Composite
+            if self._signature is not None:
+                return self._call_python(self._python_function, parameters, values)
+            return self._python_function(*args, **kwargs)
         concrete, traced = self._concrete_for(parameters, values)
         self._detector.called(traced, self._python_function)
         if call_observers:
@@ -195,6 +197,8 @@ class Function:
             parameters, values = self._signature.parameters, [None] * len(self._signature.parameters)
         else:
             parameters, values = self._parameters(args, kwargs, specs_allowed=True)
+        if any(has_composite(p.type) for p in parameters):  # no graph: checked, then run eagerly
+            return composite_function.EagerConcreteFunction(self, parameters)
         concrete, _ = self._concrete_for(parameters, values)
         return concrete
 

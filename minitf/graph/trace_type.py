@@ -196,6 +196,8 @@ def trace_type_of(value, context=None, aliases=None):
         return Literal(value.item())
     if hasattr(kind, "_type_spec") and not isinstance(value, TensorSpec):  # SparseTensor
         return Composite(value)
+    if isinstance(getattr(value, "value_type", None), type) and not isinstance(value, TensorSpec):
+        return Composite(value)  # get_concrete_function(tf.RaggedTensorSpec(...)): run eagerly
     if isinstance(value, TensorSpec):  # get_concrete_function(tf.TensorSpec(...)): that spec
         return _plain_spec(value.shape, value.dtype)
     custom = getattr(kind, "__tf_tracing_type__", None)

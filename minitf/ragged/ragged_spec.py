@@ -115,3 +115,7 @@ def _shape_supertype(a, b):
     if a.rank is None or b.rank is None or a.rank != b.rank:
         return TensorShape(None)
     return TensorShape([x if x == y else None for x, y in zip(a.as_list(), b.as_list())])
+
+
+# A RaggedTensor's spec, as TF's composite tensors expose it (tf.function reads it).
+RaggedTensor._type_spec = property(RaggedTensorSpec.from_value, doc="The RaggedTensorSpec of this tensor.")
