@@ -82,6 +82,7 @@ _LAZY["signal"] = "minitf.signal"  # tf.signal: transforms, frames, windows, mel
 _LAZY["autograph"] = "minitf.autograph"  # tf.autograph: to_code, to_graph, do_not_convert
 _LAZY["saved_model"] = "minitf.saved_model"  # tf.saved_model: save, load, signatures
 _LAZY["experimental"] = "minitf.experimental"  # tf.experimental: DynamicRaggedShape, RowPartition
+_LAZY["profiler"] = "minitf.profiler"  # tf.profiler.experimental: start/stop (records nothing)
 # Classes TF keeps at the top level whose modules load on first use: name -> (module, attribute)
 _LAZY_CLASSES = {
     "RaggedTensor": ("minitf.ragged", "RaggedTensor"),
