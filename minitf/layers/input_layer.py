@@ -22,7 +22,8 @@ class InputLayer(Layer):
         kwargs.pop("type_spec", None)
         if kwargs:
             raise ValueError(f"Unrecognized keyword arguments: {sorted(kwargs)}")
-        name = name or unique_layer_name("input_layer")  # Keras 3's default InputLayer names
+        tensor_name = name or unique_layer_name("keras_tensor")  # Keras 3's default names
+        name = name or unique_layer_name("input_layer")
         super().__init__(name=name, dtype=dtype)
         if batch_shape is not None:
             batch_shape = tuple(batch_shape)
@@ -34,7 +35,7 @@ class InputLayer(Layer):
         self.optional = bool(optional)
         self.built = True
         if input_tensor is None:
-            input_tensor = KerasTensor(batch_shape, dtype=self.dtype, name=name)
+            input_tensor = KerasTensor(batch_shape, dtype=self.dtype, name=tensor_name)
         node = Node(self, [], (), {}, input_tensor)
         input_tensor._node = node
         self._inbound_nodes.append(node)

@@ -128,7 +128,8 @@ class Model(TrainingMixin, Layer):
     @property
     def input_names(self):
         """Names of the input layers."""
-        return [t.name for t in self.inputs or []]
+        return [t._node.layer.name if getattr(t, "_node", None) is not None else t.name
+                for t in self.inputs or []]
 
     @property
     def output_names(self):
