@@ -106,6 +106,7 @@ def _branch_node(graph, selector, fns, names, choose, op_type, node_name):
 
     def run_branch(selector_value, *captured):
         return sub.run(choose(selector_value), (), captured)
+    run_branch.sub_graphs = sub  # read by exporters (the branches' graphs and captures)
 
     flat = graph.call(run_branch, (selector,) + tuple(sub.captured), {}, stateful=sub.stateful,
                       abstract=lambda *args: list(examples),
@@ -158,6 +159,7 @@ def while_loop(graph, cond_fn, body, loop_vars, shape_invariants=None, maximum_i
             values = sub.run(1, values, captured)
             count += 1
         return values
+    run_loop.sub_graphs, run_loop.loop_variable_count = sub, n_vars  # read by exporters
 
     examples = [p if isinstance(p, TensorArray) else p.example for p in cond_graph.inputs[:n_vars]]
     outputs = graph.call(run_loop, tuple(flat) + tuple(sub.captured) + (maximum_iterations,), {},

@@ -1,16 +1,14 @@
 """Exporters for control flow: tf.cond, tf.switch_case and tf.while_loop nodes as TF's If, Case
 and While, their branches and loop parts as functions of the library.
 
-A traced control-flow node (minitf.graph.control_flow) keeps its sub-graphs in the closure of
-the callable it runs (`sub`, a `_SubGraphs`: the traced graphs, the outer values they capture and
-which of those each graph reads). TF's If and Case pass every branch the same inputs, so each
+A traced control-flow node (minitf.graph.control_flow) keeps its sub-graphs on the callable it
+runs (`sub_graphs`, a `_SubGraphs`: the traced graphs, the outer values they capture and which of
+those each graph reads; a loop also `loop_variable_count`). TF's If and Case pass every branch the same inputs, so each
 branch function takes all captured values (and the handles of every variable any branch uses),
 reading the ones it needs. TF's While carries every value the loop uses as a loop variable: the
 loop's own variables, then the captured values and variable handles unchanged, then (with
 `maximum_iterations`) an iteration counter and its limit, as TF's while_v2 builds them.
 """
-import inspect
-
 from minitf import dtypes
 from minitf.saved_model.export_graph import export_subgraph
 from minitf.saved_model.op_table import exports
@@ -25,11 +23,11 @@ _LOOP_KEY = "minitf.graph.control_flow.while_loop.<locals>.run_loop"
 
 
 def _sub_graphs(e, op):
-    """(the _SubGraphs of a control-flow node, its graphs), read from the node's closure."""
+    """(the _SubGraphs of a control-flow node, its graphs)."""
     try:
-        sub = inspect.getclosurevars(op._fn).nonlocals["sub"]
+        sub = op._fn.sub_graphs
         return sub, [it.graph for it in sub.interpreters]
-    except (KeyError, AttributeError, TypeError):
+    except AttributeError:
         raise e.error("its sub-graphs could not be read") from None
 
 
@@ -95,7 +93,7 @@ def _export_branch(e, args, op):
 @exports(_LOOP_KEY)
 def _export_while(e, args, op):
     sub, (cond_graph, body_graph) = _sub_graphs(e, op)
-    n_vars = inspect.getclosurevars(op._fn).nonlocals["n_vars"]
+    n_vars = op._fn.loop_variable_count
     leaves = op._template.leaves
     loop_values, captured, limit = leaves[:n_vars], list(sub.captured), leaves[-1]
     if any(not (isinstance(v, SymbolicTensor) or hasattr(v, "dtype")) for v in loop_values):
