@@ -35,6 +35,20 @@ def _same(a, b):
     return type(a) is type(b) and (a == b or (a != a and b != b))
 
 
+class PlanError(RuntimeError):
+    """A plan found its run going another way than the recorded one, past a point of no return."""
+
+
+def _gradient_of(records, index, op, count):
+    """The gradient function of the `index`-th record a host step left (checked against the
+    recording: the same number of records, the same op)."""
+    if len(records) != count or records[index][0] is not op:
+        raise PlanError(f"a host node left other tape records than when its plan was recorded "
+                        f"({len(records)} records, not {count}); run with MINITF_COMPILED_PLANS=0 "
+                        f"and report this")
+    return records[index][3]
+
+
 def _seq(kind, items):
     return kind(*items) if hasattr(kind, "_fields") else kind(items)
 
@@ -42,6 +56,7 @@ def _seq(kind, items):
 class _Writer:
     def __init__(self):
         self.globals = {"_T": Tensor, "_IS": IndexedSlices, "_same": _same, "_seq": _seq,
+                        "_gradient_of": _gradient_of,
                         "_index": operator.index, "_EMPTY": {}}
         self._names = {}  # id(object) -> global name
         self.lines = []
@@ -238,9 +253,9 @@ def _step(w, i, step, host_runners, remappable):
         for n, spec in enumerate(outs):
             _extract(w, spec, f"_h{i}[0][{n}]")
     elif kind == "hostgrad":
-        _, host_step, j, specs, out = step
+        _, host_step, j, specs, out, op, count = step
         values = ", ".join(_build(w, s) for s in specs)
-        w.emit(f"_g{i} = _h{host_step}[1][{j}][3]({values})")
+        w.emit(f"_g{i} = _gradient_of(_h{host_step}[1], {j}, {w.const(op)}, {count})({values})")
         _extract(w, out, f"_g{i}")
     elif kind == "lazy":
         _, grad_step, path, out = step

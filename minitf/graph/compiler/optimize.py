@@ -13,7 +13,7 @@ host gradient): a pass that moves steps renumbers those references.
 import numpy as np
 
 from minitf.graph.compiler.codegen import spec_registers
-from minitf.graph.compiler.recording import Reg, Seq, SliceOf
+from minitf.graph.compiler.recording import MethodCall, Reg, Seq, SliceOf
 
 __all__ = ["hoist_guards", "dead_steps", "effects", "Refused"]
 
@@ -115,7 +115,11 @@ def writes(step):
         kwargs = step[4] if kind == "method" else step[3]
         _regs(kwargs.get("out"), out)
     if kind == "call":
-        fn, args = step[1], step[2]
+        fn, args = getattr(step[1], "wrapped", step[1]), step[2]
+        if type(fn) is MethodCall:  # a method made inside numpy.errstate
+            if fn.name in _WRITING_METHODS and args and type(args[0]) is Reg:
+                out.add(args[0].index)
+            return out
         if args and type(args[0]) is Reg and (
                 fn in _WRITES_FIRST or getattr(fn, "__name__", None) in ("setitem", "at")):
             out.add(args[0].index)

@@ -20,7 +20,7 @@ from minitf import backend, errors
 from minitf.graph.compiler.codegen import CodegenError, generate
 from minitf.graph.compiler.optimize import Refused, dead_steps, effects, hoist_guards
 from minitf.graph.compiler.record_run import is_host_node, observe, record_run
-from minitf.graph.compiler.recording import Reg, Seq, SliceOf
+from minitf.graph.compiler.recording import MethodCall, Reg, Seq, SliceOf, WithErrstate
 from minitf.graph.interpreter import _with_node
 from minitf.tensor import Tensor
 
@@ -264,7 +264,7 @@ def _same(x, y, depth=0):
         return len(x) == len(y) and all(_same(a, b, depth + 1) for a, b in zip(x, y))
     if kind is dict:
         return x.keys() == y.keys() and all(_same(x[k], y[k], depth + 1) for k in x)
-    if kind in (Reg, Seq, SliceOf):
+    if kind in (Reg, Seq, SliceOf, WithErrstate, MethodCall):
         return x == y
     if kind is np.ndarray:
         return x.dtype == y.dtype and x.shape == y.shape and \

@@ -320,7 +320,7 @@ class _Run:
                 if j is None:
                     self.recorder.escape(f"host node {op.name} recorded on a tape unobserved")
                     continue
-                tape._records[i] = rec[:3] + (_HostGrad(self, step, j, rec),)
+                tape._records[i] = rec[:3] + (_HostGrad(self, step, j, rec, len(records)),)
         self.recorder.steps[step] = ("host", index, ids, specs, tuple(outs), observed)
         self.recorder.steps.extend(shapes)
 
@@ -401,10 +401,11 @@ class _HostGrad:
     """The gradient function a host node left on a tape: called on plain arrays and recorded
     as one step, which a plan runs on the function the node leaves in its run."""
 
-    __slots__ = ("run", "host_step", "index", "record")
+    __slots__ = ("run", "host_step", "index", "record", "count")
 
-    def __init__(self, run, host_step, index, record):
+    def __init__(self, run, host_step, index, record, count):
         self.run, self.host_step, self.index, self.record = run, host_step, index, record
+        self.count = count  # records the host node left: a plan checks it gets as many
 
     def __call__(self, *upstream):
         run = self.run
@@ -426,8 +427,9 @@ class _HostGrad:
                 tensor._value = raw
         step = len(recorder.steps)
         recorder.steps.append(None)
-        spec, traced = _trace_result(run, step, result)
-        recorder.steps[step] = ("hostgrad", self.host_step, self.index, specs, spec)
+        spec, traced = _trace_result(run, step, result, self.record)
+        recorder.steps[step] = ("hostgrad", self.host_step, self.index, specs, spec, self.record[0],
+                                self.count)
         return traced
 
 
@@ -440,14 +442,14 @@ def _plain(value):
     return value
 
 
-def _trace_result(run, step, result, path=()):
+def _trace_result(run, step, result, record, path=()):
     """(spec, traced result) for what a gradient function returned: tensors, None, lazy
     gradients (zero-argument callables), in tuples and lists."""
     if isinstance(result, (tuple, list)):
-        parts = [_trace_result(run, step, r, path + (i,)) for i, r in enumerate(result)]
+        parts = [_trace_result(run, step, r, record, path + (i,)) for i, r in enumerate(result)]
         return ("seq", type(result), tuple(p[0] for p in parts)), type(result)(p[1] for p in parts)
     if callable(result) and not isinstance(result, (Tensor, IndexedSlices)):
-        return ("lazy",), _Lazy(run, step, path, result)
+        return ("lazy",), _Lazy(run, step, path, result, record)
     if type(result) is Tensor:
         return run.trace_value(result)
     if type(result) is IndexedSlices:
@@ -461,18 +463,23 @@ def _trace_result(run, step, result, path=()):
 class _Lazy:
     """A lazy gradient a host gradient function returned: recorded when it is called."""
 
-    __slots__ = ("run", "step", "path", "fn")
+    __slots__ = ("run", "step", "path", "fn", "record")
 
-    def __init__(self, run, step, path, fn):
-        self.run, self.step, self.path, self.fn = run, step, path, fn
+    def __init__(self, run, step, path, fn, record):
+        self.run, self.step, self.path, self.fn, self.record = run, step, path, fn, record
 
     def __call__(self):
         recorder = self.run.recorder
         if recorder.off:
             return self.fn()
-        with not_recording(), _unseen(recorder):
-            result = self.fn()
-        spec, traced = _trace_result(self.run, len(recorder.steps), result)
+        undo = self.run.lend_plain(list(self.record[1]) + list(self.record[2]))
+        try:
+            with not_recording(), _unseen(recorder):
+                result = self.fn()
+        finally:
+            for tensor, raw in undo:
+                tensor._value = raw
+        spec, traced = _trace_result(self.run, len(recorder.steps), result, self.record)
         recorder.steps.append(("lazy", self.step, self.path, spec))
         return traced
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from minitf.graph.compiler.traced_array import READERS, TracedArray
 
-__all__ = ["Recorder", "Reg", "Seq", "SliceOf", "FRESH"]
+__all__ = ["Recorder", "Reg", "Seq", "SliceOf", "FRESH", "WithErrstate", "MethodCall"]
 
 # Calls whose output shape depends on the data, not only the input shapes: a guard checks it.
 _DATA_SHAPED = frozenset(getattr(np, n) for n in (
@@ -97,6 +97,44 @@ class SliceOf:
     __hash__ = None
 
 
+class WithErrstate:
+    """A call an op made inside `numpy.errstate(...)`: a plan makes it there too (so numpy
+    warns, or stays quiet, as it did for the op)."""
+
+    __slots__ = ("wrapped", "state", "__name__")
+
+    def __init__(self, wrapped, state):
+        self.wrapped, self.state = wrapped, state
+        self.__name__ = getattr(wrapped, "__name__", "call")
+
+    def __call__(self, *args, **kwargs):
+        with np.errstate(**self.state):
+            return self.wrapped(*args, **kwargs)
+
+    def __eq__(self, other):
+        return type(other) is WithErrstate and other.state == self.state and \
+            (other.wrapped is self.wrapped or other.wrapped == self.wrapped)
+
+    __hash__ = None
+
+
+class MethodCall:
+    """`array.<name>(*args, **kwargs)` as a function of the array."""
+
+    __slots__ = ("name", "__name__")
+
+    def __init__(self, name):
+        self.name = self.__name__ = name
+
+    def __call__(self, array, *args, **kwargs):
+        return getattr(array, self.name)(*args, **kwargs)
+
+    def __eq__(self, other):
+        return type(other) is MethodCall and other.name == self.name
+
+    __hash__ = None
+
+
 class _Fresh:
     """Marks where an opaque call's step takes a new empty list each run."""
 
@@ -138,6 +176,7 @@ class Recorder:
         self._by_array = {}  # id(array) -> weakref(TracedArray): a call returning an input keeps it
         # the variables' arrays: a call given one (not a read of it) escapes
         self._buffers = {id(b): weakref.ref(b) for b in variable_buffers if type(b) is np.ndarray}
+        self._errors = np.geterr()
 
     def new(self, array):
         """A TracedArray with a new register for `array`."""
@@ -278,6 +317,9 @@ class Recorder:
                 traced_items = [self.trace_object(item) for item in container]
                 side.append((i, tuple(spec for spec, _ in traced_items)))
                 container[:] = [value for _, value in traced_items]
+        state = np.geterr()
+        if state != self._errors:
+            fn = WithErrstate(fn, state)
         self.steps.append(("opaque", fn, t_args, t_kwargs, out, tuple(i for i, _ in fresh),
                            tuple(side)))
         return wrapped
@@ -308,6 +350,12 @@ class Recorder:
             self.escape(f"{_name(fn)} writes a traced value into an untraced array")
 
     def _finish_call(self, head, result, shaped):
+        state = np.geterr()
+        if state != self._errors:  # the op set numpy.errstate around this call
+            if head[0] == "method":
+                head = ("call", WithErrstate(MethodCall(head[1]), state), (head[2],) + head[3], head[4])
+            else:
+                head = ("call", WithErrstate(head[1], state), head[2], head[3])
         out, wrapped = self._wrap(result)
         if type(out) is tuple and out[0] == "value":
             self.steps.append(("vguard", head, out[1]))
