@@ -8,6 +8,7 @@ from minitf.ops._core import (Op, Tensor, Variable, _state, array_module, as_ten
 from minitf.ops.array import broadcast_to, eye, reshape, transpose, where, zeros_like
 from minitf.ops.arg_checks import named
 from minitf.ops.math import log
+from minitf.ops.math_unary import _conj
 from minitf.ops.norms import l2_normalize, norm
 from minitf.ops.reduce import reduce_sum
 
@@ -101,7 +102,9 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
             "BatchMatMulV2", f"Incompatible batch dimensions: In[0]: {list(a.shape)}, "
                              f"In[1]: {list(b.shape)}") from None
     if _state.active:
-        record(MATMUL, (a, b), (c,), _matmul_grad(a, b, ta, tb))
+        complex_ = va.dtype.kind == "c"
+        record(MATMUL, (a, b), (c,), _matmul_grad(a, b, "H" if adjoint_a and complex_ else "T" if ta else "N",
+                                                  "H" if adjoint_b and complex_ else "T" if tb else "N"))
     return c
 
 
@@ -140,17 +143,29 @@ def _check_matmul_kernel(a, b, out_dtype, batched):
             f"{', '.join(sorted(kernels | _UNSIGNED))}; cast the operands with tf.cast")
 
 
-def _matmul_grad(a, b, ta, tb):
-    """Gradient rule for matmul; each operand's gradient is computed only if needed."""
+def _matmul_grad(a, b, mode_a, mode_b):
+    """Gradient rule for op(a) @ op(b), op "N" (as it is), "T" (transposed) or "H" (adjoint): TF's
+    MatMul rule, whose operands are conj(a) for "H" and which conjugates them (TF's convention
+    for complex values), its gradient taken back through that conj; each operand's gradient is
+    computed only if needed."""
+    ta, tb = mode_a != "N", mode_b != "N"
+
     def grad(g):
+        def ca():
+            return a if mode_a == "H" else _conj(a)
+
+        def cb():
+            return b if mode_b == "H" else _conj(b)
         if not ta and not tb:
-            return (lambda: matmul(g, b, transpose_b=True), lambda: matmul(a, g, transpose_a=True))
-        if not ta and tb:
-            return (lambda: matmul(g, b), lambda: matmul(g, a, transpose_a=True))
-        if ta and not tb:
-            return (lambda: matmul(b, g, transpose_b=True), lambda: matmul(a, g))
-        return (lambda: matmul(b, g, transpose_a=True, transpose_b=True),
-                lambda: matmul(g, a, transpose_a=True, transpose_b=True))
+            ga, gb = lambda: matmul(g, cb(), transpose_b=True), lambda: matmul(ca(), g, transpose_a=True)
+        elif not ta and tb:
+            ga, gb = lambda: matmul(g, cb()), lambda: matmul(g, ca(), transpose_a=True)
+        elif ta and not tb:
+            ga, gb = lambda: matmul(cb(), g, transpose_b=True), lambda: matmul(ca(), g)
+        else:
+            ga, gb = (lambda: matmul(cb(), g, transpose_a=True, transpose_b=True),
+                      lambda: matmul(g, ca(), transpose_a=True, transpose_b=True))
+        return (lambda: _conj(ga()) if mode_a == "H" else ga(), lambda: _conj(gb()) if mode_b == "H" else gb())
     return grad
 
 
@@ -488,7 +503,7 @@ def det(input, name=None):  # noqa: A002
     y = Tensor(xp.asarray(xp.linalg.det(x._value), dtype=x._value.dtype))
     if _state.active:
         record(MATRIX_DETERMINANT, (x,), (y,),
-               lambda g: _add_axes(g * y, 2) * matrix_transpose(inv(x)))
+               lambda g: _add_axes(g * y, 2) * _conj(matrix_transpose(inv(x))))  # TF's: inv(x^H)
     return y
 
 
@@ -506,7 +521,7 @@ def slogdet(input, name=None):  # noqa: A002
     s, la = Tensor(xp.asarray(sign, dtype=dt)), Tensor(xp.asarray(logabs, dtype=dt))
     if _state.active:
         record(LOG_MATRIX_DETERMINANT, (x,), (s, la),
-               lambda gs, gl: _add_axes(gl, 2) * matrix_transpose(inv(x)))
+               lambda gs, gl: _add_axes(gl, 2) * _conj(matrix_transpose(inv(x))))
     return s, la
 
 

@@ -2,7 +2,8 @@
 add_n, each with its gradient rule beside it.
 
 Binary ops broadcast like numpy; the tape sums gradients back to each input's shape, so the
-rules here are written for the broadcast shape. Every differentiable op here accepts batched
+rules here are written for the broadcast shape. Complex operands follow TF's convention (the
+gradient of a holomorphic f is g * conj(df/dz)). Every differentiable op here accepts batched
 cotangents. tf.math's functions of one tensor (`minitf.ops.math_unary`) and its comparisons,
 logic and bitwise ops (`minitf.ops.compare`) are defined below this module and re-exported here.
 """
@@ -16,8 +17,9 @@ from minitf.ops.compare import (  # noqa: F401 (tf.math's comparisons, logic and
     is_nan, less, less_equal, logical_and, logical_not, logical_or, logical_xor, not_equal)
 from minitf.ops.constant import cast
 from minitf.ops.arg_checks import converted, named
+from minitf.recording import stop_recording_all
 from minitf.ops.math_unary import (  # noqa: F401 (tf.math's functions of one tensor)
-    _FLOAT_OR_COMPLEX, abs, acos, asin, atan, ceil, cos, cosh, erf, exp, expm1, floor, log, log1p,
+    _FLOAT_OR_COMPLEX, _conj, abs, acos, asin, atan, ceil, cos, cosh, erf, exp, expm1, floor, log, log1p,
     log_sigmoid, negative, reciprocal, rint, round, rsqrt, sigmoid, sign, sin, sinh, softplus, sqrt,
     square, tan, tanh)
 
@@ -123,7 +125,7 @@ def multiply(x, y, name=None):
     except ValueError as e:
         raise MUL.shape_error(e, x, y) from None
     if _state.active:
-        record(MUL, (x, y), (z,), lambda g: (lambda: g * y, lambda: g * x))
+        record(MUL, (x, y), (z,), lambda g: (lambda: g * _conj(y), lambda: _conj(x) * g))
     return z
 
 
@@ -156,7 +158,8 @@ def truediv(x, y, name=None):
     except ValueError as e:
         raise REAL_DIV.shape_error(e, x, y) from None
     if _state.active:
-        record(REAL_DIV, (x, y), (z,), lambda g: (lambda: g / y, lambda: negative(g) * z / y))
+        record(REAL_DIV, (x, y), (z,),
+               lambda g: (lambda: g / _conj(y), lambda: negative(g) * _conj(z) / _conj(y)))
     return z
 
 
@@ -197,7 +200,8 @@ def divide_no_nan(x, y, name=None):
         raise DIV_NO_NAN.shape_error(e, x, y) from None
     if _state.active:
         record(DIV_NO_NAN, (x, y), (z,),
-               lambda g: (lambda: divide_no_nan(g, y), lambda: divide_no_nan(negative(g) * z, y)))
+               lambda g: (lambda: divide_no_nan(g, _conj(y)),
+                          lambda: divide_no_nan(negative(g) * _conj(z), _conj(y))))
     return z
 
 
@@ -267,14 +271,17 @@ def pow(x, y, name=None):  # noqa: A001 (TF's name)
     except ValueError as e:
         raise POW.shape_error(e, x, y) from None
     if _state.active:
-        def grad(g):
+        def grad(g):  # TF's: conj(y) * conj(x)^(conj(y) - 1), and conj(z) * log(conj(x))
+            cx, cy = _conj(x), _conj(y)
+
             def dx():
-                return g * y * pow(x, y - 1)
+                return g * cy * pow(cx, cy - 1)
 
             def dy():
-                positive = greater(x, 0)
-                safe_x = where(positive, x, 1)
-                return g * z * where(positive, log(safe_x), 0)
+                # x = 0 (and a negative real x) gives 0, not log's -inf (NaN)
+                mask = not_equal(cx, 0) if x._value.dtype.kind == "c" else greater(cx, 0)
+                safe_x = where(mask, cx, 1)
+                return g * _conj(z) * where(mask, log(safe_x), 0)
             return dx, dy
         record(POW, (x, y), (z,), grad)
     return z
@@ -287,10 +294,19 @@ SQUARED_DIFFERENCE = Op("SquaredDifference", dtypes=_FLOATS + ("int32", "int64",
 def squared_difference(x, y, name=None):
     """(x - y)^2, elementwise."""
     x, y = binary(x, y, SQUARED_DIFFERENCE)
-    return square(subtract(x, y))
+    if x._value.dtype.kind != "c":
+        return square(subtract(x, y))
+    d = subtract(x, y)  # TF: conj(x - y) * (x - y), a real value, with the gradient 2 g (x - y)
+    z = Tensor(array_module(d._value).conj(d._value) * d._value)
+    if _state.active:
+        def grad(g):
+            gx = 2.0 * g * d
+            return gx, lambda: negative(gx)
+        record(SQUARED_DIFFERENCE, (x, y), (z,), grad)
+    return z
 
 
-XLOGY = Op("Xlogy", dtypes=_FLOAT_OR_COMPLEX)
+XLOGY = Op("Xlogy", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
 
 
 @dispatch.add_dispatch_support(elementwise="binary")
@@ -298,7 +314,26 @@ def xlogy(x, y, name=None):
     """x * log(y), and 0 where x is 0."""
     x, y = binary(x, y, XLOGY)
     zero = equal(x, 0)
-    return where(zero, x * 0, x * log(where(zero, 1, y)))
+    with stop_recording_all():
+        z = where(zero, x * 0, x * log(where(zero, 1, y)))
+    if _state.active:  # TF's: log(y) and x / y (0 where x is 0), not conjugated
+        record(XLOGY, (x, y), (z,), lambda g: (lambda: xlogy(cast(logical_not(zero), x.dtype), y) * g,
+                                               lambda: _xdivy(x, y) * g))
+    return z
+
+
+XDIVY = Op("Xdivy", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+
+
+def _xdivy(x, y):
+    """x / y, and 0 where x is 0 (TF's Xdivy, which xlogy's gradient uses), with TF's rule."""
+    zero = equal(x, 0)
+    with stop_recording_all():
+        z = where(zero, x * 0, x / where(zero, 1, y))
+    if _state.active:
+        record(XDIVY, (x, y), (z,), lambda g: (lambda: _xdivy(cast(logical_not(zero), x.dtype), y) * g,
+                                               lambda: _xdivy(negative(x), pow(y, 2)) * g))
+    return z
 
 
 ATAN2 = Op("Atan2", batchable=True, dtypes=_FLOATS)

