@@ -21,6 +21,8 @@ import numpy as np
 from minitf import nest
 from minitf.data import Dataset
 from minitf.engine.py_dataset_adapter import PyDatasetBatches, _class_weights
+from minitf.sparse.batching import take_rows
+from minitf.sparse.sparse_tensor import SparseTensor
 from minitf.utils.py_dataset import PyDataset
 
 __all__ = ["DataHandler", "unpack_x_y_sample_weight", "pack_x_y_sample_weight",
@@ -114,7 +116,7 @@ class _PyDatasetView(PyDataset):
 
 
 def _num_samples(struct):
-    lengths = {len(a) for a in nest.flatten(struct) if a is not None}
+    lengths = {a._dims[0] if isinstance(a, SparseTensor) else len(a) for a in nest.flatten(struct) if a is not None}
     if len(lengths) > 1:
         raise ValueError(f"Data cardinality is ambiguous: the arrays have different numbers of "
                          f"samples {sorted(lengths)}. Make sure all arrays contain the same "
@@ -125,14 +127,14 @@ def _num_samples(struct):
 def _as_numpy_struct(struct):
     if struct is None:
         return None
-    return lists_to_tuples(nest.map_structure(
-        lambda a: None if a is None else np.asarray(to_numpy(a)), struct))
+    return lists_to_tuples(nest.map_structure(  # a SparseTensor stays one, cut by rows
+        lambda a: None if a is None else a if isinstance(a, SparseTensor) else np.asarray(to_numpy(a)), struct))
 
 
 def _take(struct, index):
     if struct is None:
         return None
-    return nest.map_structure(lambda a: a[index], struct)
+    return nest.map_structure(lambda a: take_rows(a, index) if isinstance(a, SparseTensor) else a[index], struct)
 
 
 def with_class_weight(data, class_weight):

@@ -6,6 +6,8 @@ from minitf.layers import _utils as U
 from minitf.layers import serialization as S
 from minitf.layers.base import InputSpec, Layer
 from minitf.ops.linalg import matmul, tensordot
+from minitf.sparse.math_ops import sparse_dense_matmul
+from minitf.sparse.sparse_tensor import SparseTensor
 from minitf.tensor_shape import TensorShape
 
 __all__ = ["Dense", "Activation", "Lambda"]
@@ -92,7 +94,9 @@ class Dense(Layer):
 
     def call(self, inputs):
         inputs = U.as_floating(inputs, self.compute_dtype)  # uint8 images -> float32, as Keras
-        if inputs.shape.rank == 2:
+        if isinstance(inputs, SparseTensor):  # Keras 3's ops.matmul: a sparse-dense product
+            out = sparse_dense_matmul(inputs, self.kernel)
+        elif inputs.shape.rank == 2:
             out = matmul(inputs, self.kernel)
         else:
             out = tensordot(inputs, self.kernel, [[inputs.shape.rank - 1], [0]])

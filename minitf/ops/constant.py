@@ -74,6 +74,8 @@ def cast(x, dtype, name=None):
         dtype = dtypes.as_dtype(dtype)
         x = convert_to_tensor(x)
     except (TypeError, ValueError) as e:
+        if dispatch.is_dispatchable(x):  # RaggedTensor, SparseTensor: their values are cast
+            return dispatch.fallback(cast, (x, dtype), {})
         raise named(e, "tf.cast") from None
     src = x._value.dtype
     if src == dtype._np:

@@ -11,6 +11,7 @@ import numpy as np
 
 from minitf import dispatch, dtypes, errors
 from minitf.convert import convert_to_tensor
+from minitf.ops import constant
 from minitf.ops import math as m
 from minitf.ops import reduce as r
 from minitf.ops._core import Tensor, Variable, as_tensor
@@ -328,3 +329,9 @@ RaggedTensor.__pos__ = lambda self: self
 RaggedTensor.__invert__ = lambda self: self.with_flat_values(
     m.logical_not(self.flat_values) if self.dtype == dtypes.bool else m.invert(self.flat_values))
 del _name, _fn, _kind, _api
+
+
+@register(constant.cast)
+def _cast(api, x, dtype, name=None):
+    """tf.cast of a RaggedTensor: its flat values cast, its partitions kept."""
+    return elementwise_unary(api, x, dtype)

@@ -1,5 +1,6 @@
 """Cutting a SparseTensor into rows and stacking rows back: what tf.data does with SparseTensor
-elements (from_tensor_slices and unbatch cut, batch stacks). Not part of TF's tf.sparse API;
+elements (from_tensor_slices and unbatch cut, batch stacks), and what Keras does with sparse
+arrays passed to fit/evaluate/predict (take_rows cuts a batch). Not part of TF's tf.sparse API;
 minitf.data can call these to carry SparseTensors the way TF's datasets do.
 """
 import numpy as np
@@ -11,7 +12,7 @@ from minitf.sparse._helpers import host
 from minitf.sparse.sparse_tensor import SparseTensor
 from minitf.tensor import Tensor
 
-__all__ = ["unbatch", "batch"]
+__all__ = ["unbatch", "batch", "take_rows"]
 
 
 def unbatch(sp_input):
@@ -52,3 +53,19 @@ def batch(elements):
         pieces.append(np.concatenate([np.full((idx.shape[0], 1), k, dtype=np.int64), idx], axis=1))
     indices = np.concatenate(pieces).reshape(-1, rank + 1)
     return SparseTensor(indices, concat([sp.values for sp in elements], 0), np.asarray(dims, dtype=np.int64))
+
+
+def take_rows(sp_input, rows):
+    """The rows `rows` (a slice or an int array) of `sp_input` along dimension 0, in that order,
+    as one SparseTensor (Keras' array batching of sparse inputs; differentiable values)."""
+    dims = sp_input._dims
+    picked = np.arange(dims[0])[rows]
+    idx = host(sp_input.indices)
+    position = np.full(dims[0], -1, dtype=np.int64)
+    position[picked] = np.arange(picked.size)
+    keep = np.nonzero(position[idx[:, 0]] >= 0)[0] if idx.size else np.zeros(0, np.int64)
+    new = idx[keep].copy()
+    new[:, 0] = position[new[:, 0]] if keep.size else new[:, 0]
+    order = np.lexsort(new.T[::-1]) if keep.size else keep
+    return SparseTensor(new[order].reshape(-1, len(dims)), gather(sp_input.values, Tensor(keep[order].astype(np.int64))),
+                        np.asarray([picked.size] + list(dims[1:]), dtype=np.int64))

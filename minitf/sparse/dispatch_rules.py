@@ -1,14 +1,14 @@
 """SparseTensor's entry in the dispatch seam (minitf.dispatch): the tf.* ops TF lets take one.
 
 TF serves a fixed list of zero-preserving unary ops on a SparseTensor by mapping its values
-(tf.math.abs, negative, sign, square, sqrt, sin, tan, tanh, asin, atan, erf), and tf.shape
-gives its dense shape. Every other op keeps its conversion error (ValueError "Attempt to
+(tf.math.abs, negative, sign, square, sqrt, sin, tan, tanh, asin, atan, erf), tf.cast casts its
+values and tf.shape gives its dense shape. Every other op keeps its conversion error (ValueError "Attempt to
 convert a value ... with an unsupported type"), as in TF.
 """
 import numpy as np
 
 from minitf import dispatch, dtypes
-from minitf.ops import shaping
+from minitf.ops import constant, shaping
 from minitf.recording import Op
 from minitf.sparse.sparse_tensor import SparseTensor
 from minitf.tensor import Tensor
@@ -36,6 +36,8 @@ def _tf_dispatch(cls, api, args, kwargs):
     """Serve `api(*args, **kwargs)` for a SparseTensor argument, or NotImplemented."""
     if api is shaping.shape:
         return _shape(*args, **kwargs)
+    if api is constant.cast:
+        return _cast(*args, **kwargs)
     if dispatch.elementwise_kind(api) == "unary" or getattr(api, "__name__", "") in _ZERO_PRESERVING_FUNCTIONS:
         op_name, fn_name = _op_name(api)
         allowed = op_name in _ZERO_PRESERVING_OPS if op_name else fn_name in _ZERO_PRESERVING_FUNCTIONS
@@ -43,6 +45,11 @@ def _tf_dispatch(cls, api, args, kwargs):
             sp = args[0]
             return SparseTensor(sp.indices, api(sp.values, *args[1:], **kwargs), sp.dense_shape)
     return NotImplemented
+
+
+def _cast(x, dtype, name=None):
+    """tf.cast of a SparseTensor: its values cast, its indices and shape kept."""
+    return SparseTensor(x.indices, constant.cast(x.values, dtype), x.dense_shape)
 
 
 def _shape(input, out_type=dtypes.int32, name=None):  # noqa: A002 (TF's name)

@@ -44,3 +44,15 @@ def test_gradients_reach_the_values():
     v = tf.constant([1.0, 2.0, 3.0], tf.float64)
     sp = lambda x: tf.sparse.SparseTensor([[0, 1], [2, 0], [2, 2]], x, [3, 3])  # noqa: E731
     assert_gradients_close(lambda x: tf.sparse.to_dense(batching.batch(batching.unbatch(sp(x))[1:])), [v])
+
+
+def test_take_rows_cuts_and_reorders_rows():
+    take_rows = batching.take_rows
+    sp = tf.sparse.SparseTensor(indices=[(0, 0), (0, 2), (2, 1), (3, 0)], values=[1.0, 2.0, 3.0, 4.0],
+                                dense_shape=(4, 3))
+    dense = tf.sparse.to_dense(sp).numpy()
+    assert tf.sparse.to_dense(take_rows(sp, slice(1, 3))).numpy().tolist() == dense[1:3].tolist()
+    picked = take_rows(sp, [3, 0, 2])
+    assert picked.indices.numpy().tolist() == [[0, 0], [1, 0], [1, 2], [2, 1]]
+    assert tf.sparse.to_dense(picked).numpy().tolist() == [dense[3].tolist(), dense[0].tolist(), dense[2].tolist()]
+    assert take_rows(sp, slice(1, 2)).values.shape == (0,)
