@@ -11,16 +11,14 @@ import numpy as np
 
 from minitf import backend, dtypes
 from minitf.data import structure as st
-from minitf.data.pipeline import IterContext
 from minitf.function import Function, TensorSpec
 from minitf.ragged.ragged_spec import RaggedTensorSpec
 from minitf.ragged.ragged_tensor import RaggedTensor, concat_axis0
 from minitf.sparse import batching as sparse_batching
-from minitf.sparse.sparse_tensor import SparseTensor, SparseTensorSpec
+from minitf.sparse.sparse_tensor import SparseTensor
 from minitf.tensor import Tensor
 
-__all__ = ["leading_size", "rank_of", "rows_of", "join_ragged", "to_ragged_spec", "to_ragged_value", "traced_spec",
-           "first_spec"]
+__all__ = ["leading_size", "rank_of", "rows_of", "join_ragged", "to_ragged_spec", "to_ragged_value", "traced_spec"]
 
 
 def leading_size(value):
@@ -118,11 +116,4 @@ def traced_spec(fn, input_spec):
         return _output_spec(outputs)
     except Exception:  # noqa: BLE001 (any failure to trace means: use the eager spec instead)
         return None
-
-
-def first_spec(node):
-    """The spec of the first element `node` produces, or None when it has none."""
-    for element in node._generate(IterContext()):
-        return st.spec_of(element)
-    return None
 

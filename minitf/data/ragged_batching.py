@@ -24,8 +24,10 @@ class DenseToRaggedDataset(UnaryDataset):
         self._row_splits_dtype = dtype
 
     def _compute_spec(self):
-        return st.map_leaves(lambda s: composite.to_ragged_spec(s, self._row_splits_dtype),
-                             self._input._traced_spec())
+        spec = self._input._traced_spec()
+        if not st.same_structure(spec, self._input.element_spec):  # trust the elements themselves
+            spec = self._input.element_spec
+        return st.map_leaves(lambda s: composite.to_ragged_spec(s, self._row_splits_dtype), spec)
 
     def _generate(self, ctx):
         specs = st.flatten(self.element_spec)
