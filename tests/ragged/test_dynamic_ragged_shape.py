@@ -1,8 +1,10 @@
 """tf.experimental.DynamicRaggedShape and tf.shape of a RaggedTensor, and the ops that take one
 (tf.reshape, tf.zeros, tf.ones, tf.fill), as in TF 2.21's ragged tensor guide."""
+import numpy as np
 import pytest
 
 import minitf as tf
+from minitf.gradient_checker import assert_gradients_close
 
 DRS = tf.experimental.DynamicRaggedShape
 RP = tf.experimental.RowPartition
@@ -91,3 +93,9 @@ def test_compare_with_tensorflow():
         return [repr(shape), repr(shape[:1]), repr(built), lib.zeros(built).to_list(),
                 lib.reshape(lib.range(6), shape).to_list(), lib.fill(shape, 9).to_list()]
     assert run(tf) == run(tf_ref)
+
+
+def test_reshape_to_a_ragged_shape_finite_differences():
+    shape = DRS.from_lengths([3, (2, 0, 1), 2])
+    assert_gradients_close(lambda x: tf.reshape(x, shape).flat_values * x[0, 0],
+                           [np.linspace(-1.0, 2.0, 6).reshape(3, 2)], order=2)
