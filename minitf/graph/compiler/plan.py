@@ -19,6 +19,7 @@ import numpy as np
 from minitf import backend, errors
 from minitf.graph.compiler.codegen import CodegenError, generate
 from minitf.graph.compiler.optimize import Refused, dead_steps, effects, hoist_guards
+from minitf.graph.compiler.peephole import direct_reductions
 from minitf.graph.compiler.record_run import is_host_node, observe, record_run
 from minitf.graph.compiler.recording import MethodCall, Reg, Seq, SliceOf, WithErrstate
 from minitf.graph.interpreter import _with_node
@@ -33,6 +34,8 @@ _SCALARS = frozenset(np.dtype(c).type for c in "?bhilqBHILQefdgFDG")
 _DEBUG = os.environ.get("MINITF_PLAN_DEBUG") == "1"
 _MAX_SIGNATURES = 16   # plans kept per ConcreteFunction
 _MAX_RECORDINGS = 6    # recordings per signature before it stays with the interpreter
+_DIRECT_REDUCTIONS = [True]  # peephole.direct_reductions (a switch to measure it)
+_MAX_FALLBACKS = 4     # failed guards (more than successful runs) before a plan is dropped
 
 
 def set_enabled(flag):
@@ -103,10 +106,13 @@ class PlanCache:
             except Exception:
                 if progress[0]:
                     raise
-                entry.fallbacks += 1
-                return None
+                outputs = None
             if outputs is None:
                 entry.fallbacks += 1
+                if entry.fallbacks >= _MAX_FALLBACKS and entry.fallbacks > entry.runs:
+                    # its guards keep failing (they read data that changes): not worth trying
+                    entry.plan, entry.dead = None, True
+                    entry.reason = f"guards failed on {entry.fallbacks} of {entry.fallbacks + entry.runs} calls"
             else:
                 entry.runs += 1
             return outputs
@@ -164,6 +170,8 @@ class PlanCache:
 
     def _compile(self, program):
         program = dead_steps(program)
+        if _DIRECT_REDUCTIONS[0]:
+            program = direct_reductions(program)
         runners = {}
         for i, step in enumerate(program.steps):
             if step[0] == "host":

@@ -57,15 +57,17 @@ class Program:
         ("const", value) or ("object", reg).
       escaped: [(why, node index)]; a program with escapes is never compiled.
       operations: the interpreter's node list (host steps refer to it by index).
-      stateful: indexes of host steps whose node has effects.
+      registers: how many registers the steps use.
+      types: {register: (type, dtype, shape) of its value in the recorded run}.
     """
 
-    def __init__(self, steps, outputs, escaped, operations, registers):
+    def __init__(self, steps, outputs, escaped, operations, registers, types=None):
         self.steps = steps
         self.outputs = outputs
         self.escaped = escaped
         self.operations = operations
         self.registers = registers
+        self.types = types or {}
 
 
 def is_host_node(op):
@@ -222,7 +224,7 @@ class _Run:
                 if type(tensor._value) is TracedArray:
                     tensor._value = tensor._value.array
         program = Program(recorder.steps, specs, recorder.escaped, self.operations,
-                          recorder.registers)
+                          recorder.registers, recorder.types)
         return outputs, program
 
     def _holds_objects(self, op):

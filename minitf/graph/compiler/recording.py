@@ -115,7 +115,8 @@ class WithErrstate:
         return type(other) is WithErrstate and other.state == self.state and \
             (other.wrapped is self.wrapped or other.wrapped == self.wrapped)
 
-    __hash__ = None
+    def __hash__(self):
+        return hash((self.__name__, tuple(sorted(self.state.items()))))
 
 
 class MethodCall:
@@ -132,7 +133,8 @@ class MethodCall:
     def __eq__(self, other):
         return type(other) is MethodCall and other.name == self.name
 
-    __hash__ = None
+    def __hash__(self):
+        return hash(("method", self.name))
 
 
 class _Fresh:
@@ -168,6 +170,7 @@ class Recorder:
     def __init__(self, variable_buffers=()):
         self.steps = []
         self.registers = 0
+        self.types = {}  # register -> (type, dtype, shape) of its value in this run
         self.escaped = []
         self.node = None
         self.off = False
@@ -181,6 +184,7 @@ class Recorder:
     def new(self, array):
         """A TracedArray with a new register for `array`."""
         traced = TracedArray(array, self.registers, self)
+        self.types[self.registers] = (type(array), array.dtype, np.shape(array))
         self.registers += 1
         self._by_array[id(array)] = weakref.ref(traced)
         return traced
