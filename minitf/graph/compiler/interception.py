@@ -66,14 +66,15 @@ def not_recording():
         _local.recorder = saved
 
 
-def _holds_traced(value, depth=0):
+def _holds_traced(value, recorder=None, depth=0):
+    """Whether `value` holds a traced array (or an object a recorded kernel made)."""
     if type(value) is TracedArray:
         return True
     if isinstance(value, (list, tuple)) and depth < 4:
-        return any(_holds_traced(v, depth + 1) for v in value)
+        return any(_holds_traced(v, recorder, depth + 1) for v in value)
     if type(value) is dict and depth < 4:
-        return any(_holds_traced(v, depth + 1) for v in value.values())
-    return False
+        return any(_holds_traced(v, recorder, depth + 1) for v in value.values())
+    return recorder is not None and recorder.made(value)
 
 
 def _converter(original):
@@ -100,7 +101,7 @@ def _creator(original):
 def _kernel(name, original):
     def kernel(*args, **kwargs):
         recorder = getattr(_local, "recorder", None)
-        if recorder is None or not (_holds_traced(args) or _holds_traced(kwargs)):
+        if recorder is None or not (_holds_traced(args, recorder) or _holds_traced(kwargs, recorder)):
             return original(*args, **kwargs)
         if name in _UPDATES:
             recorder.escape(f"the kernel {name} updates traced arrays in place")

@@ -180,6 +180,7 @@ class Recorder:
         # the variables' arrays: a call given one (not a read of it) escapes
         self._buffers = {id(b): weakref.ref(b) for b in variable_buffers if type(b) is np.ndarray}
         self._errors = np.geterr()
+        self._objects = {}  # id -> (kernel-made object, its register)
 
     def new(self, array):
         """A TracedArray with a new register for `array`."""
@@ -195,6 +196,11 @@ class Recorder:
         traced = ref() if ref is not None else None
         return traced if traced is not None and traced.array is array else None
 
+    def made(self, value):
+        """Whether `value` is an object a recorded kernel call made (held in a register)."""
+        known = self._objects.get(id(value)) if self._objects else None
+        return known is not None and known[0] is value
+
     def escape(self, why):
         """Mark the recording as not expressible as a plan (`why` says what)."""
         self.escaped.append((why, self.node))
@@ -203,6 +209,7 @@ class Recorder:
         """Stop recording: traced arrays still held anywhere compute as plain arrays."""
         self.off = True
         self._by_array.clear()
+        self._objects.clear()
 
     # -- arguments ----------------------------------------------------------------------------
     def unwrap(self, value):
@@ -238,6 +245,10 @@ class Recorder:
             if not any(p[2] for p in parts):
                 return value, value, False
             return slice(*(p[0] for p in parts)), SliceOf(*(p[1] for p in parts)), True
+        if self._objects:
+            known = self._objects.get(id(value))
+            if known is not None and known[0] is value:
+                return value, Reg(known[1]), True
         return value, value, False
 
     def _is_buffer(self, array):
@@ -340,6 +351,14 @@ class Recorder:
                 _rebuild(type(value), value, [p[1] for p in parts])
         if value is None or isinstance(value, (bool, int, float, str, slice)):
             return ("const", value), value
+        if type(value).__module__.startswith("minitf.kernels"):
+            # a kernel's own data for a later kernel (Winograd's transformed input): a register
+            # holding the object each run makes, handed to the kernels that read it
+            reg = self.registers
+            self.registers += 1
+            self.types[reg] = (type(value), None, None)
+            self._objects[id(value)] = (value, reg)
+            return ("reg", reg), value
         self.escape(f"an opaque call produced a {type(value).__name__}, which a plan cannot hold")
         return ("const", value), value
 
