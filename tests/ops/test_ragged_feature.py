@@ -19,15 +19,20 @@ def _example(**features):
     return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
 
 
-# the guide's batch: the second record's empty int64 list ends its bytes with a NUL
+# the ragged tensor guide's batch (its second record holds an empty int64 list)
 GUIDE = [_example(colors=["red", "blue"], lengths=[7]), _example(colors=["orange"], lengths=[]),
          _example(colors=["black", "yellow"], lengths=[1, 3]), _example(colors=["green"], lengths=[3, 5, 2])]
 NESTED = [_example(v=[3, 1, 4, 1, 5, 9], s1=[0, 2, 3, 3, 6], s2=[0, 2, 3, 4], c=["a"]),
           _example(v=[2, 7, 1, 8, 2, 8, 1], s1=[0, 3, 4, 5, 7], s2=[0, 1, 1, 4])]
 
 
+def test_records_ending_with_nul_bytes():
+    record = _example(lengths=[])  # an empty int64 list serializes as ... 0x1a 0x00
+    assert record.endswith(b"\x00")
+    assert tf.io.parse_example([record, record], {"lengths": RF(tf.int64)})["lengths"].to_list() == [[], []]
+
+
 def test_the_guides_batch():
-    assert GUIDE[1].endswith(b"\x00")
     out = tf.io.parse_example(GUIDE, {"colors": RF(tf.string), "lengths": RF(tf.int64)})
     assert out["colors"].to_list() == [[b"red", b"blue"], [b"orange"], [b"black", b"yellow"], [b"green"]]
     assert out["lengths"].to_list() == [[7], [], [1, 3], [3, 5, 2]]
