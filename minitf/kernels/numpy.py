@@ -1,7 +1,11 @@
 """The numpy (CPU) kernels: tuned for a CPU BLAS, caches and a few threads.
 
-- Convolutions: im2col and one GEMM, or, when a pass would mostly multiply padding, each filter
-  tap on its valid rectangle (`use_tap_rectangles`). A patch matrix over 16 MiB is built and
+- Convolutions: float32 problems that a Winograd transform makes at least 1.5x cheaper run as
+  Winograd convolutions (`minitf.kernels.winograd`: 3x3 and 5x5 filters at stride 1, and the
+  5x5/6x6 stride-2 ones through space-to-depth). Otherwise im2col and one GEMM, or, when a pass
+  would mostly multiply padding, each filter tap on its valid rectangle (`use_tap_rectangles`).
+  1x1 convolutions are one GEMM in all three passes; a stride-1 input gradient runs as the
+  forward convolution of the flipped filter. A patch matrix over 16 MiB is built and
   multiplied batch chunk by batch chunk, so that no buffer passes glibc's largest mmap threshold
   (32 MiB): bigger ones are mapped fresh and page-faulted on every step.
 - Optimizer updates: the fused in-place Adam update, run over cache-sized blocks shared out over
@@ -13,9 +17,11 @@
   the GEMM kernels compute float16 operands in float32 and round the result, which is also what
   TF's CPU kernels return (checked equal on matmul and conv2d).
 """
+import copy
+
 import numpy as np
 
-from minitf.kernels import threads
+from minitf.kernels import threads, winograd
 from minitf.kernels.windows import (avg_pool, avg_pool_grad, contiguous, conv2d_backprop_filter_im2col,  # noqa: F401
                                     conv2d_backprop_input_taps, conv2d_im2col, depthwise_backprop_filter,
                                     depthwise_backprop_input, depthwise_conv2d, half_through_float32, im2col,
@@ -33,6 +39,17 @@ _TAP_RECTANGLE_MIN_CHANNELS = 16
 # it keeps; above it, each step maps and page-faults fresh pages (a 42 MB matrix: 13 ms to
 # allocate and fill vs 5 ms reused, on this 2-core machine).
 _PATCH_CHUNK_BYTES = 16 << 20
+# Winograd where the direct path would multiply at least _WINOGRAD_MIN_GAIN times as much and
+# at least _WINOGRAD_MIN_MACS multiply-adds (below that, its transforms cost more than they
+# save: InceptionV3's 3x3 96->96 on 9x9, 5.3M, is slower; 3x3 32->32 on 47x47, 19M, 1.4x
+# faster), with GEMMs at least _WINOGRAD_MIN_CHANNELS deep and wide (DCGAN's 1->64 5x5 stride
+# 2, 4 channels after space-to-depth, is 2x slower). float32 only: float64 keeps the direct
+# path's exactness.
+_WINOGRAD_MIN_GAIN = 1.5
+_WINOGRAD_MIN_MACS = 8e6
+_WINOGRAD_MIN_CHANNELS = 16
+_WINOGRAD_DTYPES = (np.float32,)
+_winograd_plans = {}
 
 
 def use_tap_rectangles(geo, in_channels, out_channels, input_gradient=False):
@@ -84,9 +101,34 @@ def _real_read_share(geo):
     return valid / (geo.kh * geo.kw * geo.oh * geo.ow)
 
 
+def winograd_plan(geo, dtype, in_channels, out_channels):
+    """The Winograd plan (`minitf.kernels.winograd.plan`) for this convolution where it pays,
+    else None (see _WINOGRAD_MIN_GAIN). Cached per geometry."""
+    if dtype not in _WINOGRAD_DTYPES:
+        return None
+    key = (geo.n, geo.h, geo.w, geo.kh, geo.kw, geo.sh, geo.sw, geo.dh, geo.dw, geo.pt, geo.pb,
+           geo.pl, geo.pr, in_channels, out_channels)
+    if key in _winograd_plans:
+        return _winograd_plans[key]
+    p = winograd.plan(geo, in_channels, out_channels)
+    if p is not None:
+        direct = _real_read_share(geo) * geo.kh * geo.kw * geo.oh * geo.ow * geo.n * in_channels * out_channels
+        if (min(p.channels, out_channels) < _WINOGRAD_MIN_CHANNELS or direct < _WINOGRAD_MIN_MACS
+                or direct < _WINOGRAD_MIN_GAIN * p.macs):
+            p = None
+    if len(_winograd_plans) > 1024:
+        _winograd_plans.clear()
+    _winograd_plans[key] = p
+    return p
+
+
 def conv2d(x, w, geo, keep_cols=None):
     """Conv2D of NHWC `x` with [KH, KW, C, F] `w`. With `keep_cols` (a list), appends what the
-    filter gradient may reuse: the patch matrix (whole or in batch chunks), or None."""
+    filter gradient may reuse: the patch matrix (whole or in batch chunks), Winograd's
+    transformed input, or None."""
+    plan = winograd_plan(geo, np.result_type(x, w), w.shape[2], w.shape[3])
+    if plan is not None:
+        return winograd.conv2d(x, w, plan, keep_cols)
     if use_tap_rectangles(geo, w.shape[2], w.shape[3]):
         if keep_cols is not None:
             keep_cols.append(None)
@@ -122,13 +164,56 @@ def _patch_chunks(x, window_shape, geo):
 
 def conv2d_backprop_input(w, g, geo):
     """Conv2DBackpropInput: the input gradient of Conv2D, contiguous NHWC."""
+    plan = winograd_plan(geo, np.result_type(w, g), w.shape[2], w.shape[3])
+    if plan is not None:
+        return winograd.conv2d_backprop_input(w, g, plan)
+    if (geo.kh, geo.kw) == (1, 1) and not geo.has_pad:
+        return _backprop_input_1x1(w, g, geo)
     if use_tap_rectangles(geo, w.shape[2], w.shape[3], input_gradient=True):
         return _backprop_input_rect(w, g, geo)
+    flipped = _flipped_geometry(geo, w.shape[3])
+    if flipped is not None:
+        return conv2d(g, np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2)), flipped)
     return conv2d_backprop_input_taps(w, g, geo)
 
 
+def _backprop_input_1x1(w, g, geo):
+    """A 1x1 convolution's input gradient: dy @ w^T, placed on the strided grid."""
+    f = g.shape[3]
+    rows = g.reshape(-1, f) @ w[0, 0].T
+    if (geo.sh, geo.sw) == (1, 1):
+        return rows.reshape(geo.n, geo.h, geo.w, -1)
+    dx = np.zeros((geo.n, geo.h, geo.w, w.shape[2]), dtype=rows.dtype)
+    dx[:, ::geo.sh, ::geo.sw] = rows.reshape(geo.n, geo.oh, geo.ow, -1)
+    return dx
+
+
+def _flipped_geometry(geo, f):
+    """The geometry of the forward convolution that computes a stride-1 input gradient:
+    dx = conv(dy, w flipped in space, in/out swapped) with padding (k - 1)*d - p on each side
+    (one patch matrix and one GEMM instead of a GEMM and a strided add per tap: InceptionV3's
+    5x5 48->64 on 9x9, 0.34 -> 0.23 ms). None where it does not apply."""
+    if (geo.sh, geo.sw) != (1, 1):
+        return None
+    pads = ((geo.kh - 1) * geo.dh - geo.pt, (geo.kh - 1) * geo.dh - geo.pb,
+            (geo.kw - 1) * geo.dw - geo.pl, (geo.kw - 1) * geo.dw - geo.pr)
+    if min(pads) < 0:
+        return None
+    flipped = copy.copy(geo)
+    flipped.h, flipped.w, flipped.c, flipped.oh, flipped.ow = geo.oh, geo.ow, f, geo.h, geo.w
+    flipped.pt, flipped.pb, flipped.pl, flipped.pr = pads
+    return flipped
+
+
 def conv2d_backprop_filter(x, g, geo, cols=None):
-    """Conv2DBackpropFilter: [KH, KW, C, F], reusing the forward's patch matrix when given."""
+    """Conv2DBackpropFilter: [KH, KW, C, F], reusing the forward's patch matrix (or Winograd's
+    transformed input) when given."""
+    if isinstance(cols, winograd.WinogradInputs):
+        return winograd.conv2d_backprop_filter(x, g, cols.plan, cols)
+    if cols is None:
+        plan = winograd_plan(geo, np.result_type(x, g), x.shape[3], g.shape[-1])
+        if plan is not None:
+            return winograd.conv2d_backprop_filter(x, g, plan)
     if cols is None and use_tap_rectangles(geo, x.shape[3], g.shape[-1]):
         return _backprop_filter_rect(x, g, geo)
     f = g.shape[-1]
