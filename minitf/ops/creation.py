@@ -9,6 +9,7 @@ from minitf.ops.constant import convert_to_tensor
 from minitf.ops.arg_checks import converted, dtype_arg, int_input, named, python_int
 from minitf.tensor_shape import TensorShape
 from minitf.ops.shaping import _int_list, _scalar_int, _shape_arg, broadcast_to, reshape
+from minitf.symbolic_tensor import is_symbolic
 
 __all__ = ["zeros", "ones", "zeros_like", "ones_like", "fill", "one_hot", "range", "linspace", "eye",
            "meshgrid", "sequence_mask"]
@@ -22,6 +23,9 @@ def _fill_dims(shape, op_name="Fill", func="tf.fill", arg="dims", dtype=None):
     Anything but ints goes the way TF takes it: converted (with `dtype` int32 for tf.zeros and
     tf.ones, whose wrappers convert so), then Fill's checks of a 1-D int32/int64 `dims`.
     """
+    if isinstance(shape, (list, tuple)) and any(_is_size_tensor(d) for d in shape) \
+            and all(type(d) is int or _is_size_tensor(d) for d in shape):
+        shape = [d if type(d) is int else int(d.numpy()) for d in shape]  # TF reads them as a TensorShape
     if type(shape) is int or isinstance(shape, (list, tuple)) and all(type(d) is int for d in shape):
         dims = _shape_arg(shape)
     elif isinstance(shape, TensorShape):
@@ -34,6 +38,12 @@ def _fill_dims(shape, op_name="Fill", func="tf.fill", arg="dims", dtype=None):
         bad = next(d for d in dims if d < 0)
         raise errors.invalid_argument(op_name, f"{func}: Dimension {bad} must be >= 0 (shape {list(dims)})")
     return dims
+
+
+def _is_size_tensor(d):
+    """An eager integer scalar (of any integer dtype), which a shape list may hold."""
+    return isinstance(d, (Tensor, Variable)) and not is_symbolic(d) and d.dtype.is_integer \
+        and d.shape.rank == 0
 
 
 def _filled(xp, dims, dtype, one):

@@ -540,3 +540,9 @@ def test_sort_and_clip_by_norm_dtypes_follow_tf():
             fn(tf.ones([4], tf.complex64))
     with pytest.raises(errors.InvalidArgumentError):
         tf.clip_by_norm(tf.ones([3], tf.int32), 1.0)
+
+
+def test_a_shape_list_may_hold_integer_scalars_of_any_integer_dtype():
+    n64, n32 = tf.constant(3, tf.int64), tf.constant(2, tf.int32)
+    assert tf.ones([n64, 1]).shape == (3, 1) and tf.zeros([n64, n32]).shape == (3, 2)
+    assert tf.fill([n64, 2], 1.0).shape == (3, 2)
