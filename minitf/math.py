@@ -2,7 +2,8 @@
 from minitf.ops.math import *  # noqa: F401,F403
 from minitf.ops.reduce import *  # noqa: F401,F403
 from minitf.ops.math import sigmoid, softplus, log_sigmoid, abs, pow, round  # noqa: F401,A004
-from minitf.ops.nn import softmax, log_softmax, top_k, in_top_k  # noqa: F401,E402
+from minitf.ops.nn import softmax, log_softmax  # noqa: F401,E402
+from minitf.ops.top_k import top_k, in_top_k  # noqa: F401,E402
 from minitf.ops.linalg import l2_normalize  # noqa: F401,E402 (tf.math's is tf.linalg's)
 from minitf.ops.debugging import is_non_decreasing, is_strictly_increasing  # noqa: F401 (tf.math only)
 from minitf.ops.segment import *  # noqa: F401,F403,E402 (tf.math only)

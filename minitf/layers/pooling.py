@@ -11,7 +11,7 @@ from minitf.layers.convolutional import (
     with_channels,
 )
 from minitf.ops import array as array_ops
-from minitf.ops import conv as conv_ops
+from minitf.ops import pooling as pooling_ops
 from minitf.ops import reduce as reduce_ops
 from minitf.tensor_shape import TensorShape
 
@@ -51,10 +51,10 @@ class _Pooling(Layer):
             # tf.nn's 1-D pools take NWC only: move the channels last and back.
             first = self.data_format == "channels_first"
             x = array_ops.transpose(inputs, [0, 2, 1]) if first else inputs
-            fn = conv_ops.max_pool1d if self.kind == "max" else conv_ops.avg_pool1d
+            fn = pooling_ops.max_pool1d if self.kind == "max" else pooling_ops.avg_pool1d
             y = fn(x, self.pool_size[0], self.strides[0], padding)
             return array_ops.transpose(y, [0, 2, 1]) if first else y
-        fn = conv_ops.max_pool2d if self.kind == "max" else conv_ops.avg_pool2d
+        fn = pooling_ops.max_pool2d if self.kind == "max" else pooling_ops.avg_pool2d
         return fn(inputs, self.pool_size, self.strides, padding,
                   data_format=op_data_format(self.data_format, 2))
 

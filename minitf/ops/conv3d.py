@@ -13,7 +13,7 @@ from minitf import dispatch, errors
 from minitf.kernels import volumes
 from minitf.ops._core import Op, Tensor, _state, as_tensor, record
 from minitf.ops.array import transpose
-from minitf.ops.conv import _Geometry, _check_float_same, _out_and_pads
+from minitf.ops.conv_geometry import _Geometry, _check_float_same, _out_and_pads
 
 __all__ = ["conv3d", "conv3d_transpose"]
 

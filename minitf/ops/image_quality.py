@@ -10,7 +10,8 @@ import numpy as np
 from minitf import dispatch, dtypes, errors
 from minitf.ops._core import Tensor, array_module, as_tensor
 from minitf.ops.constant import cast
-from minitf.ops.conv import avg_pool, depthwise_conv2d
+from minitf.ops.conv import depthwise_conv2d
+from minitf.ops.pooling import avg_pool
 from minitf.ops.gather import pad
 from minitf.ops.image_color import convert_image_dtype
 from minitf.ops.indexing import getitem

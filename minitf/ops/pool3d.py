@@ -113,6 +113,9 @@ def geometry(x, ksize, strides, padding, data_format, op_name):
 def _pool3d(kind, input, ksize, strides, padding, data_format):  # noqa: A002
     op, declared = ("MaxPool3D", MAX_POOL3D) if kind == "max" else ("AvgPool3D", AVG_POOL3D)
     x = as_tensor(input)
+    # TF's Python wrapper expands ksize/strides before the kernel checks format and padding
+    ksize = sequence(ksize, "ksize", data_format, op)
+    strides = sequence(strides, "strides", data_format, op)
     data_format = check_format(data_format, op)
     padding = check_padding(padding, op)
     declared.check_dtype(x)

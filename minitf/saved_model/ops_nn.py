@@ -1,7 +1,7 @@
 """Op table entries for matrix products, activations, convolutions, pooling and batch norm."""
 import math as _math
 
-from minitf.ops import conv, linalg, math, math_unary, nn, shaping
+from minitf.ops import conv, linalg, math, math_unary, nn, pooling, shaping
 from minitf.saved_model.op_table import define, exports
 from minitf.saved_model.tensors import Attr
 
@@ -191,7 +191,7 @@ def _conv_rule(op_type, filter_name):
 exports(conv.conv2d)(_conv_rule("Conv2D", "filters"))
 exports(conv.depthwise_conv2d)(_conv_rule("DepthwiseConv2dNative", "filter"))
 
-for _type, _fn in (("MaxPool", conv.max_pool2d), ("AvgPool", conv.avg_pool2d)):
+for _type, _fn in (("MaxPool", pooling.max_pool2d), ("AvgPool", pooling.avg_pool2d)):
     define(_type)(lambda ins, a, ctx, fn=_fn: fn(
         ins[0], a["ksize"], a["strides"], _text(a.get("padding"), "VALID"),
         data_format=_text(a.get("data_format"), "NHWC")))
@@ -212,8 +212,8 @@ def _pool_rule(op_type):
     return rule
 
 
-exports(conv.max_pool2d, conv.max_pool)(_pool_rule("MaxPool"))
-exports(conv.avg_pool2d, conv.avg_pool)(_pool_rule("AvgPool"))
+exports(pooling.max_pool2d, pooling.max_pool)(_pool_rule("MaxPool"))
+exports(pooling.avg_pool2d, pooling.avg_pool)(_pool_rule("AvgPool"))
 
 
 # -- batch normalization -----------------------------------------------------------------------
