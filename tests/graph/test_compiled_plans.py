@@ -432,3 +432,68 @@ def test_a_traced_value_written_into_a_plain_array_escapes():
 def test_python_values_read_from_data_are_guards():
     recorder, value = _recorded(lambda a: bool((a > 1).any()), np.arange(3.0))
     assert value is True and recorder.steps[-1] == ("guard", "bool", recorder.steps[-1][2], True)
+
+
+# -- many ops, each traced and called until its plan runs ------------------------------------------
+
+_X = np.random.default_rng(5).normal(size=(4, 6)).astype(np.float32)
+_IMG = np.random.default_rng(6).normal(size=(2, 6, 6, 3)).astype(np.float32)
+_OPS = {
+    "unary": lambda x: tf.exp(x) + tf.math.log1p(tf.abs(x)) + tf.tanh(x) * tf.sigmoid(x) + tf.nn.softplus(x),
+    "binary": lambda x: tf.maximum(x, 0.1) / (tf.minimum(x, 2.0) ** 2 + 1.0) - tf.math.floormod(x, 0.3),
+    "compare": lambda x: tf.where(x > 0, x, -x) + tf.cast(tf.logical_and(x > -1, x < 1), tf.float32),
+    "reductions": lambda x: [tf.reduce_sum(x, 0), tf.reduce_mean(x, 1, keepdims=True), tf.reduce_max(x),
+                             tf.reduce_prod(x, 1), tf.math.reduce_logsumexp(x, 1), tf.math.reduce_std(x)],
+    "arg": lambda x: [tf.argmax(x, 1), tf.argmin(x, 0), tf.argsort(x, 1), tf.sort(x, 0)],
+    "top_k": lambda x: tf.math.top_k(x, 3),
+    "matmul": lambda x: [tf.matmul(x, x, transpose_b=True), tf.linalg.matvec(x, x[0]), x @ tf.ones([6, 2])],
+    "softmax": lambda x: [tf.nn.softmax(x), tf.nn.log_softmax(x, axis=0)],
+    "shape": lambda x: [tf.reshape(x, [2, 12]), tf.transpose(x), tf.concat([x, x], 1), tf.stack([x, x]),
+                        tf.expand_dims(x, 0), tf.squeeze(x[None]), tf.tile(x, [2, 1]), tf.reverse(x, [1])],
+    "slicing": lambda x: [x[1:3, ::2], x[:, -1], tf.gather(x, [3, 0, 3]), tf.gather_nd(x, [[0, 1], [2, 3]]),
+                          tf.slice(x, [1, 1], [2, 3]), tf.split(x, 2, axis=1)[1], tf.unstack(x)[2]],
+    "scan": lambda x: [tf.cumsum(x, 1), tf.math.cumprod(x, 0, exclusive=True)],
+    "one_hot": lambda x: tf.one_hot(tf.cast(tf.abs(x[:, 0]) * 2, tf.int32), 4),
+    "clip": lambda x: [tf.clip_by_value(x, -0.5, 0.5), tf.clip_by_norm(x, 1.0), tf.norm(x, axis=1)],
+    "einsum": lambda x: tf.einsum("ij,kj->ik", x, x),
+    "segments": lambda x: [tf.math.segment_sum(x, [0, 0, 1, 2]), tf.math.unsorted_segment_max(x, [1, 0, 1, 0], 2)],
+    "linalg": lambda x: [tf.linalg.inv(tf.matmul(x, x, transpose_b=True) + tf.eye(4)),
+                         tf.linalg.det(tf.matmul(x, x, transpose_b=True) + tf.eye(4))],
+    "fft": lambda x: tf.math.abs(tf.signal.fft(tf.complex(x, x))),
+    "cast": lambda x: [tf.cast(x, tf.float16), tf.cast(x * 10, tf.int32), tf.cast(x, tf.float64) * 2],
+    "pad": lambda x: [tf.pad(x, [[1, 0], [0, 2]]), tf.pad(x, [[1, 1], [2, 2]], mode="REFLECT")],
+    "masks": lambda x: [tf.boolean_mask(x, x[:, 0] > 0), tf.where(x > 0.5)],
+    "gradients": lambda x: _tape_gradients(x),
+}
+_IMAGE_OPS = {
+    "conv": lambda img: tf.nn.conv2d(img, tf.ones([3, 3, 3, 2]) * 0.1, 1, "SAME"),
+    "conv_strided": lambda img: tf.nn.conv2d(img, tf.ones([3, 3, 3, 2]) * 0.1, 2, "VALID"),
+    "depthwise": lambda img: tf.nn.depthwise_conv2d(img, tf.ones([3, 3, 3, 1]) * 0.1, [1, 1, 1, 1], "SAME"),
+    "pool": lambda img: [tf.nn.max_pool2d(img, 2, 2, "VALID"), tf.nn.avg_pool2d(img, 3, 1, "SAME")],
+    "resize": lambda img: [tf.image.resize(img, [9, 9]), tf.image.resize(img, [4, 4], method="nearest")],
+    "image_gradients": lambda img: _tape_gradients(img, conv=True),
+}
+
+
+def _tape_gradients(x, conv=False):
+    w = tf.ones([3, 3, x.shape[-1], 2]) * 0.2 if conv else tf.ones([x.shape[-1], 3]) * 0.2
+    with tf.GradientTape() as tape:
+        tape.watch([x, w])
+        if conv:
+            y = tf.nn.max_pool2d(tf.nn.relu(tf.nn.conv2d(x, w, 1, "SAME")), 2, 2, "VALID")
+        else:
+            y = tf.nn.leaky_relu(tf.matmul(x, w)) * tf.reduce_mean(tf.square(x))
+        flat = tf.reshape(y, [x.shape[0], -1])
+        loss = tf.reduce_sum(tf.nn.softmax(flat) * tf.cumsum(tf.ones_like(flat), axis=1))
+    return tape.gradient(loss, [x, w])
+
+
+@pytest.mark.parametrize("name", sorted(_OPS) + sorted(_IMAGE_OPS))
+def test_op_plans_give_the_eager_results(name):
+    fn = _OPS.get(name) or _IMAGE_OPS[name]
+    value = _X if name in _OPS else _IMG
+    want = nest.map_structure(np.asarray, fn(tf.constant(value)))
+    traced = tf.function(fn)
+    for _ in range(6):  # two recordings (more when one escapes), then the plan
+        _assert_equal(nest.map_structure(np.asarray, traced(tf.constant(value))), want)
+    _planned(_entries(traced), runs=2)

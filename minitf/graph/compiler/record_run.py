@@ -327,7 +327,9 @@ class _Run:
         self.recorder.steps.extend(shapes)
 
     def run_plain(self, op):
-        """Run `op` as the interpreter does (after the recording stopped)."""
+        """Run `op` as the interpreter does (after the recording stopped), on plain arrays (a
+        gradient may have handed on a tensor made before the recording stopped)."""
+        self.lend_plain([self.env.get(t._id) for t in op.inputs])
         try:
             op.run(self.env)
         except errors.OpError as e:
