@@ -146,6 +146,18 @@ class FuncGraph:
             _state.active = saved_active
 
     @contextlib.contextmanager
+    def provisional(self):
+        """Record ops for code that may give up: when it raises, the nodes it added are dropped
+        (a host-computing op that read a graph tensor's value half-way is recorded as one node
+        instead, and its unused first steps must not run on every call)."""
+        count = len(self.operations)
+        try:
+            yield self
+        except BaseException:
+            del self.operations[count:]
+            raise
+
+    @contextlib.contextmanager
     def _evaluating(self):
         """Run code eagerly (the examples of a node), with an observer among the tapes."""
         saved_graph, saved_active = _state.graph, _state.active

@@ -18,6 +18,8 @@ from minitf.ops import array as A
 from minitf.ops import constant as C
 from minitf.ops import math as M
 from minitf.ops.gather import tensor_scatter_nd_add, tensor_scatter_nd_max, tensor_scatter_nd_min
+from minitf.recording import _state
+from minitf.symbolic_tensor import SymbolicTensor
 from minitf.tensor import Tensor
 from minitf.variable import Variable
 
@@ -64,7 +66,16 @@ def keras_op(fn):
     def op(*args, **kwargs):
         if _symbolic(args) or _symbolic(kwargs):
             return _symbolic_call(fn, args, kwargs)
-        return fn(*args, **kwargs)
+        graph = _state.graph
+        if graph is None:
+            return fn(*args, **kwargs)
+        try:
+            with graph.provisional():
+                return fn(*args, **kwargs)
+        except (TypeError, AttributeError):
+            # inside a traced function, an op computing on the host (it read a graph tensor's
+            # value) becomes one node of the graph, run each time the graph runs
+            return graph.call(op, args, kwargs)
     return op
 
 
@@ -131,6 +142,8 @@ def convert_to_numpy(x):
     """`x` as a numpy array (KerasTensors have no value: TypeError)."""
     if isinstance(x, keras_tensor.KerasTensor):
         return x.numpy()
+    if isinstance(x, SymbolicTensor):
+        return np.array(x)  # TF's NotImplementedError: a graph tensor has no value to convert
     if _is_tensor_like(x):
         return np.array(x.numpy())
     return np.array(x)

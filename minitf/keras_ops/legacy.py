@@ -506,7 +506,7 @@ def switch(condition, then_expression, else_expression):
     if not cond_ndim:
         then_fn = then_expression if callable(then_expression) else (lambda: then_expression)
         else_fn = else_expression if callable(else_expression) else (lambda: else_expression)
-        return then_fn() if bool(condition.numpy()) else else_fn()
+        return CF.cond(condition, then_fn, else_fn)
     then_expression = then_expression() if callable(then_expression) else then_expression
     else_expression = else_expression() if callable(else_expression) else else_expression
     expr_ndim = ndim(_t(then_expression))

@@ -65,6 +65,7 @@ def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_
     return dense, scores
 
 
+@keras_op
 def ctc_label_dense_to_sparse(labels, label_lengths):
     """The first label_lengths[i] labels of each row of `labels` as a SparseTensor."""
     labels, lengths = convert(labels), convert(label_lengths)
@@ -77,6 +78,7 @@ def ctc_label_dense_to_sparse(labels, label_lengths):
                                                                                 np.int64))
 
 
+@keras_op
 def ctc_batch_cost(y_true, y_pred, input_length, label_length):
     """Keras 2's CTC loss of the softmax outputs y_pred (batch, frames, classes; the blank is the
     last class) per batch entry, shape (batch, 1)."""
@@ -90,6 +92,7 @@ def ctc_batch_cost(y_true, y_pred, input_length, label_length):
     return A.expand_dims(loss, 1)
 
 
+@keras_op
 def legacy_ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1):
     """Keras 2's CTC decoding of softmax outputs (blank last): ([dense labels per path, -1
     padded], log probabilities). Beam-search paths merge repeated labels, as TF 1's decoder."""

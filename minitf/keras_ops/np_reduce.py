@@ -327,8 +327,9 @@ def _nan_arg(x, axis, keepdims, fn, fill):
     if not _is_float(x):
         return fn(x, axis=axis, keepdims=keepdims)
     nan = CMP.is_nan(x)
+    all_nan = R.reduce_all(nan, axis=axis, keepdims=keepdims)  # first, as Keras: its axis errors come first
     best = fn(tf_where(nan, C.constant(fill, dtype=x.dtype), x), axis=axis, keepdims=keepdims)
-    return tf_where(R.reduce_all(nan, axis=axis, keepdims=keepdims), C.constant(-1, "int32"), best)
+    return tf_where(all_nan, C.constant(-1, "int32"), best)
 
 
 @keras_op

@@ -27,6 +27,9 @@ READS_VALUES = {
     "Variable": "calls v.numpy()",
     "keras.optimizers.LossScaleOptimizer": "reads counters with np.asarray()",
     "nn.ctc_loss": "builds sparse labels from labels.numpy()",
+    "keras.backend.eval": "returns x.numpy()",
+    "keras.backend.get_value": "returns x.numpy()",
+    "keras.ops.convert_to_numpy": "calls np.array(x)",
 }
 SYMBOLIC_VALUE_ERRORS = (("AttributeError", "has no attribute 'numpy'"),
                          ("NotImplementedError", "Cannot convert a symbolic"))
@@ -41,8 +44,21 @@ NOT_IN_GRAPHS = {
     "autodiff.ForwardAccumulator": "forward-mode accumulators inside a traced function",
     "nn.ctc_beam_search_decoder": "its decoded paths are SparseTensors",
     "nn.ctc_greedy_decoder": "its decoded paths are SparseTensors",
+    "keras.backend.ctc_label_dense_to_sparse": "it returns a SparseTensor",
+    "keras.ops.jvp": "a forward-mode accumulator inside a traced function",
 }
-RANDOM_PREFIXES = ("random.", "keras.random.", "nn.dropout", "image.random_", "keras.layers.Random",
+# Rows whose traced call, for a scalar input, ends otherwise than the eager call in TF 2.21 too:
+# (eager error, traced error or None for a result, why).
+SCALAR_INPUT_IN_GRAPHS = {
+    "keras.ops.where": ("InvalidArgumentError", None, "the unused tf.where of a scalar is pruned"),
+    "keras.ops.nonzero": ("InvalidArgumentError", None, "the unused tf.where of a scalar is pruned"),
+    "keras.ops.argmax": ("InvalidArgumentError", "IndexError",
+                         "keepdims sets axis 0 of the scalar's empty static shape"),
+    "keras.ops.argmin": ("InvalidArgumentError", "IndexError",
+                         "keepdims sets axis 0 of the scalar's empty static shape"),
+}
+RANDOM_PREFIXES = ("random.", "keras.random.", "nn.dropout", "keras.backend.random_",
+                   "keras.backend.dropout", "keras.backend.truncated_normal", "image.random_", "keras.layers.Random",
                    "keras.layers.Dropout", "keras.layers.GaussianNoise", "keras.layers.GaussianDropout",
                    "keras.layers.AlphaDropout", "keras.layers.SpatialDropout")
 
@@ -112,6 +128,9 @@ def test_traced_row_matches_eager(row):
         if traced.error == "ValueError" and ("singleton tf.Variables" in traced.message
                                              or "depends on the function's argument" in traced.message):
             return  # the call makes variables every time it runs: TF refuses to trace it too
+        if (eager.error, traced.error) == SCALAR_INPUT_IN_GRAPHS.get(row.name, (0, 0, 0))[:2]:
+            assert "rank >= 1" in eager.message, eager.message
+            return
         if traced.error == "ValueError" and "out of range for float32" in traced.message:
             return  # a Python float past float32 returned: TF cannot make it a tensor either
         ok, detail = _same(eager, traced)
