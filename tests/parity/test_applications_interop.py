@@ -1,8 +1,8 @@
-"""tf.keras.applications interop with real Keras 3: MobileNetV2, ResNet50 and EfficientNetB0
-built by both sides have the same layers (names, types, weight shapes) and parameter counts;
-Keras' weights written in the legacy h5 layout of the published ImageNet files, or as a Keras 3
-'.weights.h5' file, load into minitf through `weights=path` and give Keras' outputs on the same
-input, and the files minitf writes load back into Keras."""
+"""tf.keras.applications interop with real Keras 3: MobileNet, MobileNetV2, ResNet50 and
+EfficientNetB0 built by both sides have the same layers (names, types, weight shapes) and
+parameter counts; Keras' weights written in the legacy h5 layout of the published ImageNet
+files, or as a Keras 3 '.weights.h5' file, load into minitf through `weights=path` and give
+Keras' outputs on the same input, and the files minitf writes load back into Keras."""
 import h5py
 import numpy as np
 import pytest
@@ -15,6 +15,7 @@ tf_ref = pytest.importorskip("tensorflow")
 # name: (input shape, input maker: rng -> batch before preprocessing)
 CASES = {
     "MobileNetV2": ((96, 96, 3), lambda rng: rng.uniform(-1, 1, (2, 96, 96, 3))),
+    "MobileNet": ((96, 96, 3), lambda rng: rng.uniform(-1, 1, (2, 96, 96, 3))),
     "ResNet50": ((64, 64, 3), lambda rng: rng.uniform(0, 255, (2, 64, 64, 3))),
     "EfficientNetB0": ((64, 64, 3), lambda rng: rng.uniform(0, 255, (2, 64, 64, 3))),
 }
@@ -22,6 +23,7 @@ CASES = {
 # between images (EfficientNet's least), the first probe a lot
 PROBES = {
     "MobileNetV2": ["Conv1_relu", "block_3_project_BN", "block_9_add", "out_relu"],
+    "MobileNet": ["conv1_relu", "conv_pw_3_bn", "conv_dw_9_relu", "conv_pw_13_relu"],
     "ResNet50": ["conv1_relu", "conv2_block1_out", "conv4_block1_out", "conv5_block3_out"],
     "EfficientNetB0": ["stem_activation", "block3a_project_bn", "block6b_add", "top_activation"],
 }

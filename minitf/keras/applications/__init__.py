@@ -1,4 +1,5 @@
-"""tf.keras.applications: VGG19, InceptionV3, MobileNetV2, ResNet50/101/152, EfficientNetB0-B7.
+"""tf.keras.applications: VGG19, InceptionV3, MobileNet, MobileNetV2, ResNet50/101/152,
+EfficientNetB0-B7.
 
 A re-export module, importable by its dotted path as in TF (`import minitf.keras.applications`);
 every name is the object defined in `minitf.applications`.
@@ -11,3 +12,5 @@ from minitf.applications import __all__  # noqa: F401
 del vgg19, inception_v3, imagenet_utils, mobilenet_v2, resnet, resnet50, efficientnet  # noqa: F405,F821
 from minitf.keras.applications import (vgg19, inception_v3, imagenet_utils, mobilenet_v2,  # noqa: E402,F401
                                        resnet, resnet50, efficientnet)
+del mobilenet  # noqa: F821
+from minitf.keras.applications import mobilenet  # noqa: E402,F401
