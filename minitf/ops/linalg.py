@@ -9,6 +9,7 @@ from minitf.ops.array import broadcast_to, eye, reshape, transpose, where, zeros
 from minitf.ops.arg_checks import named
 from minitf.ops.math import log
 from minitf.ops.math_unary import _conj
+from minitf.ops.linalg_diag import diag, diag_part  # noqa: F401 (tf.linalg.diag, diag_part)
 from minitf.ops.norms import l2_normalize, norm
 from minitf.ops.reduce import reduce_sum
 
@@ -398,32 +399,6 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
 def adjoint(matrix, name=None):
     """Conjugate transpose of the last two dimensions."""
     return matrix_transpose(matrix, conjugate=True)
-
-
-@dispatch.add_dispatch_support
-def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT"):
-    """Square matrices with `diagonal`'s last dimension on their main diagonal (tf.linalg.diag)."""
-    d = as_tensor(diagonal)
-    if k != 0 or num_rows != -1 or num_cols != -1 or padding_value != 0:
-        raise NotImplementedError("tf.linalg.diag supports only the main diagonal (k=0, default sizes)")
-    if d._value.ndim < 1:
-        raise ValueError(f"diag needs a tensor of rank >= 1, got shape {list(d.shape)}")
-    n = d._value.shape[-1]
-    return _add_axes(d, 1) * Tensor(array_module(d._value).eye(n, dtype=d._value.dtype))
-
-
-@dispatch.add_dispatch_support
-def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT"):  # noqa: A002
-    """The main diagonals of the last two dimensions: [..., M, N] -> [..., min(M, N)]."""
-    x = as_tensor(input)
-    if k != 0:
-        raise NotImplementedError("tf.linalg.diag_part supports only the main diagonal (k=0)")
-    if x._value.ndim < 2:
-        raise ValueError(f"diag_part needs a tensor of rank >= 2, got shape {list(x.shape)}")
-    m, n = x._value.shape[-2:]
-    if m != n:
-        x = x[..., :min(m, n), :min(m, n)]
-    return einsum("...ii->...i", x)
 
 
 @dispatch.add_dispatch_support

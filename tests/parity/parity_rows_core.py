@@ -375,8 +375,6 @@ add("clip_by_global_norm", st.tuples(st.lists(tensors(("float32",), shape=(2,)),
 add("linalg.global_norm", st.lists(tensors(("float32",), shape=(2,)), min_size=1, max_size=3).map(lambda v: Case((v,))),
     grad=1)
 add("linalg.band_part", cases(tensors(FLOATS, shape=(3, 4)), st.integers(-1, 2), st.integers(-1, 2)), grad=1)
-add("linalg.diag", cases(tensors(FLOATS, shape=st.sampled_from([(3,), (2, 2)]))), grad=1)
-add("linalg.diag_part", cases(tensors(FLOATS, shape=(3, 3))), grad=1)
 add("linalg.trace", cases(tensors(FLOATS, shape=st.sampled_from([(3, 3), (2, 3, 3), (3,)]))), grad=1)
 add("linalg.adjoint", cases(tensors(FLOATS, shape=(2, 3))), grad=1)
 add("linalg.matrix_transpose", cases(tensors(FLOATS, shape=(2, 2, 3))), grad=1)
