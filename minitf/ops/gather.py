@@ -104,14 +104,39 @@ PAD = Op("Pad", batchable=True)
 PAD_GRAD = Op("PadGrad", batchable=True)
 
 
+def _is_python_zero(value):
+    """TF's test for the Pad op (no fill value): a non-tensor scalar equal to its type's zero
+    (0, 0.0, False, b"", "", -0.0, 0j), whatever the tensor's dtype."""
+    if isinstance(value, (Tensor, Variable)) or np.ndim(value) != 0:
+        return False
+    try:
+        return bool(value == np.zeros_like(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def _dtype_zero(raw):
+    """The zero of an array's dtype, which Pad fills with: False, 0, 0.0, 0j, or b"" for strings."""
+    return b"" if raw.dtype == object else raw.dtype.type(0)
+
+
 def _pad_constant(x, pairs, constant_values):
     xp = array_module(x._value)
-    fill_value = converted(constant_values, "tf.pad", "constant_values", x.dtype)
-    if fill_value._value.ndim:
-        raise errors.invalid_argument("PadV2", f"tf.pad: constant_values must be a scalar. Found: "
-                                               f"{list(fill_value.shape)}")
+    if _is_python_zero(constant_values):
+        fill = _dtype_zero(x._value)
+    else:
+        if isinstance(constant_values, (Tensor, Variable)) and constant_values.dtype != x.dtype:
+            raise errors.invalid_argument(
+                "PadV2", f"cannot compute PadV2 as input #2(zero-based) was expected to be a {x.dtype.name} "
+                         f"tensor but is a {constant_values.dtype.name} tensor; tf.pad: cast constant_values "
+                         f"to the input's dtype")
+        fill_value = converted(constant_values, "tf.pad", "constant_values", x.dtype)
+        if fill_value._value.ndim:
+            raise errors.invalid_argument("PadV2", f"tf.pad: constant_values must be a scalar. Found: "
+                                                   f"{list(fill_value.shape)}")
+        fill = coerce_to_module(fill_value._value, xp)
     out_shape = tuple(d + a + b for d, (a, b) in zip(x._value.shape, pairs))
-    out = xp.full(out_shape, coerce_to_module(fill_value._value, xp), dtype=x._value.dtype)
+    out = xp.full(out_shape, fill, dtype=x._value.dtype)
     inner = tuple(slice(a, a + d) for d, (a, _) in zip(x._value.shape, pairs))
     out[inner] = x._value
     y = Tensor(out)

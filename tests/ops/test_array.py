@@ -89,6 +89,22 @@ def test_pad_constant_value_and_errors():
         tf.pad(tf.zeros([2]), [[1, 1]], "WRAP")
 
 
+def test_pad_default_fills_with_the_dtypes_zero():
+    # TF runs the Pad op (no fill value) for any non-tensor scalar equal to zero
+    assert tf.pad(tf.constant([True]), [[1, 1]]).numpy().tolist() == [False, True, False]
+    assert tf.pad(tf.constant([[True]]), [[0, 1], [1, 0]]).numpy().tolist() == [[False, True], [False, False]]
+    assert tf.pad(tf.constant([False]), [[1, 0]], constant_values=True).numpy().tolist() == [True, False]
+    assert tf.pad(tf.constant(["a"]), [[1, 1]]).numpy().tolist() == [b"", b"a", b""]
+    assert tf.pad(tf.constant(["a"]), [[0, 1]], constant_values="x").numpy().tolist() == [b"a", b"x"]
+    assert tf.pad(tf.constant([3]), [[1, 0]], constant_values=0.0).numpy().tolist() == [0, 3]
+    assert not np.signbit(tf.pad(tf.constant([1.0]), [[1, 0]], constant_values=-0.0).numpy()[0])
+    assert np.signbit(tf.pad(tf.constant([1.0]), [[1, 0]], constant_values=tf.constant(-0.0)).numpy()[0])
+    with pytest.raises(TypeError):
+        tf.pad(tf.constant([True]), [[1, 1]], constant_values=1)  # a nonzero int is not a bool
+    with pytest.raises(errors.InvalidArgumentError, match="PadV2"):
+        tf.pad(tf.constant([True]), [[1, 1]], constant_values=tf.constant(0))
+
+
 # -- gather / scatter ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("axis", [0, 1, -1])

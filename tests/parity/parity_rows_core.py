@@ -7,6 +7,7 @@ from parity_oracle import Case, D, T, V
 from parity_strategies import (ALL_DTYPES, FLOATS, INTS, SIGNED, axes, cases,
                                dtype_args, maybe, nonempty_shapes, operand_pairs, shapes,
                                tensors, values)
+from parity_strategies import OMIT
 from parity_table import Table, resolve
 
 TABLE = Table()
@@ -278,9 +279,41 @@ add("unstack", tensor_and(lambda a: st.integers(-a.ndim - 1, a.ndim).map(lambda 
                           dtypes=FLOATS).map(lambda c: Case(c.args[:1], {"axis": c.args[1]})), grad=1)
 add("split", st.tuples(tensors(FLOATS, shape=(4, 6)), st.sampled_from([1, 2, 3, 4, [1, 3], [2, -1], 5]),
                        st.sampled_from([0, 1, -1, 2])).map(Case), grad=1)
-add("pad", tensor_and(lambda a: st.lists(st.lists(st.integers(0, 2), min_size=2, max_size=2),
-                                         min_size=a.ndim, max_size=a.ndim)
-                      | st.just([[1, 1]] * (a.ndim + 1)), dtypes=FLOATS), grad=1)
+
+
+@st.composite
+def pad_any_dtype(draw):
+    """tf.pad of any dtype (bool and strings too): the default constant_values=0 pads with the
+    dtype's zero (False, b""), as does any Python scalar equal to zero (0.0, False, b"", -0.0)."""
+    dtype = draw(st.sampled_from(ALL_DTYPES + ("complex64", "string")))
+    shape = draw(st.sampled_from([(2,), (2, 3), (1, 2, 2)]))
+    if dtype == "string":
+        array = np.array([b"a", b"", b"bc", b"d"] * 3, dtype=object)[:int(np.prod(shape))].reshape(shape)
+    else:
+        array = draw(values(dtype, shape))
+    paddings = [[draw(st.integers(0, 2)), draw(st.integers(0, 2))] for _ in shape]
+    kwargs = {}
+    mode = draw(maybe(st.sampled_from(["CONSTANT", "constant", "REFLECT", "SYMMETRIC"])))
+    if mode is not OMIT:
+        kwargs["mode"] = mode
+    fill = draw(maybe(st.sampled_from([0, 0.0, -0.0, False, b"", "", 0j, 1, True, b"x", "x", 2.5,
+                                       "extreme", "tensor"])))
+    if fill == "extreme" and dtype not in ("string", "bool"):
+        info = np.finfo(dtype) if np.dtype(dtype).kind in "fc" else np.iinfo(dtype)
+        fill = draw(st.sampled_from([info.min, info.max])).item()
+    elif fill == "tensor":
+        fill = T(array.reshape(-1)[0])
+    if fill is not OMIT and fill != "extreme":
+        kwargs["constant_values"] = fill
+    return Case((T(array), paddings), kwargs)
+
+
+add("pad", st.one_of(tensor_and(lambda a: st.lists(st.lists(st.integers(0, 2), min_size=2, max_size=2),
+                                                   min_size=a.ndim, max_size=a.ndim)
+                                | st.just([[1, 1]] * (a.ndim + 1)), dtypes=FLOATS),
+                     pad_any_dtype(),
+                     st.sampled_from([Case((T(np.array([True])), [[1, 1]])),  # the report: [False, True, False]
+                                      Case((T(np.array([b"a"], dtype=object)), [[1, 1]]))])), grad=1)
 add("where", st.one_of(
     st.tuples(values("bool", shapes).map(T)),
     st.tuples(values("bool", (2, 3)).map(T), tensors(FLOATS, shape=(2, 3)), tensors(FLOATS, shape=(3,)))
