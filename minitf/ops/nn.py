@@ -6,13 +6,14 @@ their gradient needs. Their gradient rules take a raw-array fast path when nothi
 backward pass, and otherwise are built from differentiable ops, so second derivatives work.
 """
 import math as _pymath
+import numbers as _numbers
 
 import numpy as np
 
 from minitf import dispatch
 from minitf import backend, errors
 from minitf.ops import math as _math_ops, random as _random_ops
-from minitf.ops._core import (_FLOATS, _REAL, Op, Tensor, _state, array_module, as_tensor, binary,
+from minitf.ops._core import (_FLOATS, _REAL, Op, Tensor, Variable, _state, array_module, as_tensor, binary,
                               record, reduction_axes, graph_call, is_graph_value, tracing)
 from minitf.ops.array import reshape, where, zeros_like
 from minitf.ops.constant import cast, stop_gradient
@@ -446,35 +447,71 @@ def bias_add(value, bias, data_format=None, name=None):
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
     """Zero each element with probability `rate` and scale the kept ones by 1 / (1 - rate).
 
-    `noise_shape` (broadcastable to x's shape) shares one keep/drop decision along size-1 axes.
+    The mask is TF's: one tf.random.uniform draw of `noise_shape` in x's dtype under TF's seed
+    rules (so seeded results equal TF's bit for bit), kept where the draw is >= rate. A Python
+    `rate` scales by x * (1 / (1 - rate)); a scalar tensor `rate` divides, x / (1 - rate), as
+    TF does. `noise_shape` (broadcastable with x's shape; None entries take x's size) shares
+    one keep/drop decision along size-1 axes. rate=0 returns x (still taking an op seed).
+
+    Raises:
+      ValueError: a non-float x, a Python rate outside [0, 1), a rate that is neither a number
+        nor a scalar tensor, or a rate tensor of another float dtype.
+      InvalidArgumentError: a noise_shape that does not broadcast with x's shape.
     """
+    is_number = isinstance(rate, _numbers.Real)
+    if is_number and not 0 <= rate < 1:
+        raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). Received: rate={rate}")
     x = as_tensor(x)
     if x._value.dtype.kind != "f":
-        raise ValueError(f"x has to be a floating point tensor since it's going to be scaled. "
-                         f"Received a tensor of dtype {x.dtype.name}")
-    if isinstance(rate, Tensor):
-        rate = float(rate.numpy())
-    if isinstance(rate, bool) or not isinstance(rate, (int, float, np.floating, np.integer)):
-        raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). Received: rate={rate!r}")
-    if not 0 <= rate < 1:
-        raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). Received: rate={rate}")
+        raise ValueError(f"`x.dtype` must be a floating point tensor as `x` will be scaled. "
+                         f"Received: x_dtype={x.dtype!r}")
+    if is_number and rate == 0:
+        _random_ops.get_seed(seed)  # TF's dummy step: the op seed is taken all the same
+        return x
+    xp = array_module(x._value)
+    if is_number:
+        kept = x * Tensor(xp.asarray(1 / (1 - rate), dtype=x._value.dtype))
+        threshold = np.asarray(rate, dtype=x._value.dtype)
+    elif isinstance(rate, (Tensor, Variable)):
+        rate = as_tensor(rate)
+        if rate._value.ndim != 0:
+            raise ValueError(f"Shape {tuple(rate.shape)} must have rank 0: tf.nn.dropout's rate is a scalar")
+        if rate.dtype != x.dtype:
+            if rate.dtype.base_dtype != x.dtype.base_dtype:
+                raise ValueError(f"`x.dtype` must be compatible with `rate.dtype`. Received: x.dtype={x.dtype!r} "
+                                 f"and rate.dtype={rate.dtype!r}")
+            rate = cast(rate, x.dtype)
+        kept = x / (Tensor(xp.asarray(1, dtype=x._value.dtype)) - rate)
+        threshold = backend.to_host(rate._value)
+    else:
+        raise ValueError(f"`rate` must be a scalar or scalar tensor. Received: rate={rate!r}")
+    noise, shape_dtype = _noise_shape(x, noise_shape)
+    draw = _random_ops.unit_uniform(noise, x.dtype, seed, shape_dtype)
+    keep = draw >= threshold
+    try:
+        np.broadcast_shapes(keep.shape, tuple(kept.shape))
+    except ValueError:
+        raise errors.invalid_argument(
+            "SelectV2", f"condition {list(keep.shape)}, then {list(kept.shape)}, and else [] must be "
+                        f"broadcastable: tf.nn.dropout's noise_shape must broadcast with x's shape") from None
+    return where(Tensor(xp.asarray(keep)), kept, zeros_like(x))
+
+
+def _noise_shape(x, noise_shape):
+    """(the mask's shape as ints, its shape tensor's dtype) as TF's _get_noise_shape gives them:
+    None entries take x's size when the ranks agree."""
     shape = tuple(x._value.shape)
     if noise_shape is None:
-        noise = shape
-    else:
-        if isinstance(noise_shape, Tensor):
-            noise_shape = noise_shape.numpy().tolist()
-        noise = tuple(shape[i] if d is None else int(d) for i, d in enumerate(noise_shape))
-        try:
-            np.broadcast_shapes(noise, shape)
-        except ValueError:
-            raise ValueError(f"noise_shape {list(noise)} is not broadcastable to x's shape {list(shape)}") from None
-    if rate == 0:
-        return x
-    host_dtype = np.float64 if x._value.dtype == np.float64 else np.float32
-    keep = _random_ops._host_rng(seed).random(noise, dtype=host_dtype) >= rate
-    scale = (keep * (1.0 / (1.0 - rate))).astype(x._value.dtype)
-    return x * Tensor(backend.default_module().asarray(scale))
+        return shape, "int32"
+    shape_dtype = "int32"
+    if isinstance(noise_shape, (Tensor, Variable)):
+        shape_dtype = noise_shape.dtype.name
+        noise_shape = backend.to_host(as_tensor(noise_shape)._value).tolist()
+    dims = list(noise_shape)
+    if len(dims) == len(shape):
+        shape_dtype = "int32"  # TF rebuilds it as a TensorShape, whose shape tensor is int32
+        dims = [s if d is None else d for d, s in zip(dims, shape)]
+    return tuple(int(d) for d in dims), shape_dtype
 
 
 @dispatch.add_dispatch_support

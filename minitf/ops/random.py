@@ -9,7 +9,7 @@ The numbers equal TF's eager CPU kernels: an op with seeds (seed, seed2) owns a 
 keyed by `seed` with `seed2` in the counter's high half, and each call takes `n * 256` blocks of
 it (a shuffle: one uint32 per swap), so repeated calls with the same seeds continue the stream
 as TF's cached kernels do (one stream per op, dtype and seed pair; `set_seed` restarts them all).
-Dropout's mask (`_host_rng`) uses numpy's Philox instead and is reproducible but not TF's.
+tf.nn.dropout's mask comes from `unit_uniform`, the RandomUniform draw TF's dropout makes.
 Random ops record no gradients. Stateless ops and `Generator` live in `minitf.ops.stateless_random` and
 `minitf.ops.random_generator` and are re-exported here.
 """
@@ -48,7 +48,6 @@ class _SeedState:
         self.global_seed = None
         self.op_seeds = _py_random.Random()
         self.kernels = {}  # (op, dtype, seed, seed2) -> [key, counter high word, blocks used]
-        self.host_calls = {}  # (global seed, op seed) -> draws made by `_host_rng`
 
 
 _seeds = _SeedState()
@@ -60,11 +59,11 @@ def state_preserved():
     """Run code that draws random numbers, then put the global random state back (op seeds,
     stream positions): what tracing a function needs, as TF's tracing draws nothing."""
     saved = (_seeds.global_seed, _seeds.op_seeds.getstate(),
-             {k: list(v) for k, v in _seeds.kernels.items()}, dict(_seeds.host_calls))
+             {k: list(v) for k, v in _seeds.kernels.items()})
     try:
         yield
     finally:
-        _seeds.global_seed, state, _seeds.kernels, _seeds.host_calls = saved
+        _seeds.global_seed, state, _seeds.kernels = saved
         _seeds.op_seeds.setstate(state)
 
 
@@ -85,7 +84,6 @@ def set_seed(seed):
     _seeds.global_seed = None if seed is None else int(seed)
     _seeds.op_seeds = _py_random.Random(_seeds.global_seed)
     _seeds.kernels.clear()
-    _seeds.host_calls.clear()
 
 
 def get_seed(op_seed):
@@ -143,20 +141,6 @@ def _shape_dtype(shape):
     return "int32"
 
 
-def _host_rng(seed):
-    """A numpy generator for one random op call with op seed `seed` (for ops that do not
-    follow TF's kernels, such as dropout's mask): reproducible under `set_seed`."""
-    global_seed, op_seed = get_seed(seed)
-    if global_seed is None:
-        return _entropy
-    pair = (global_seed, op_seed)
-    count = _seeds.host_calls.get(pair, 0)
-    _seeds.host_calls[pair] = count + 1
-    bits = np.random.Philox(key=np.array([global_seed, op_seed], dtype=np.uint64),
-                            counter=np.array([0, count, 0, 0], dtype=np.uint64))
-    return np.random.Generator(bits)
-
-
 # The kernels behind the stateful ops: they record no gradients, so each declaration names the
 # op in errors and identifies its stream.
 RANDOM_STANDARD_NORMAL = Op("RandomStandardNormal")
@@ -170,6 +154,18 @@ _RESERVE = 256  # Philox blocks TF reserves per output value
 
 
 # -- stateful ops ------------------------------------------------------------------------------
+
+def unit_uniform(shape, dtype, seed, shape_dtype="int32"):
+    """The host array tf.random.uniform(shape, dtype=dtype, seed=seed) draws with its default
+    bounds: TF's RandomUniform kernel, its [0, 1) values unscaled (random_uniform skips the
+    scaling for minval=0, maxval=1). It takes the op's seeds and stream as that call would, so
+    dropout's masks continue the same streams (`shape_dtype`: the shape tensor's dtype, part of
+    the kernel's identity)."""
+    dtype = dtypes.as_dtype(dtype)
+    shape = tuple(int(d) for d in shape)
+    key, counter = _stream(RANDOM_UNIFORM, dtype, shape_dtype, seed, _RESERVE * int(np.prod(shape)))
+    return sr.draw_unit(key, counter, shape, dtype)
+
 
 @random_op
 @_names_errors
