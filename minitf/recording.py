@@ -37,7 +37,8 @@ class _State(threading.local):
         #   graph.read_variable(variable) -> a symbolic tensor of the variable's value;
         #   graph.write_variable(variable, method_name, args, kwargs) -> what the method returns;
         #   graph.tape_step(tape, step, args) and graph.tape_answer(tape, method, args, kwargs)
-        #     for a GradientTape used inside the function;
+        #     for a GradientTape used inside the function, and graph.tape_record(tape, record)
+        #     for an op on constants that ran (folded) while tracing, watched by such a tape;
         #   graph.lift_initial_value(value) -> an eager initial value for a variable made while
         #     tracing, and graph.note_created_variable(variable) once it exists.
         self.graph = None
@@ -128,6 +129,10 @@ def record(op, inputs, outputs, grad_fn):
         tape._records.append(rec)
         for out in outputs:
             watched.add(out._id)
+        if tracing[0] and _state.graph is not None:
+            # an op folded while tracing (constant inputs): its record must reach the tape of
+            # every run too, or a gradient through it to a watched constant would be lost
+            _state.graph.tape_record(tape, rec)
 
 
 READ_VARIABLE = Op("ReadVariableOp", batchable=True, sparse_passthrough=True)

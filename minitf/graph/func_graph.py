@@ -25,7 +25,7 @@ from minitf.graph.examples import (example_for_spec, example_leaves, examples_fo
                                    unknown_output, values_differ, zeros_like_leaf)
 from minitf.graph.operation import CallTemplate, Operation
 from minitf.graph.structure import Flat, flatten
-from minitf.graph.tape_nodes import record_tape_answer, record_tape_step
+from minitf.graph.tape_nodes import record_folded_op, record_tape_answer, record_tape_step
 from minitf.graph.tensor_array import SymbolicTensorArray, new_tensor_array
 from minitf.ops.tensor_array import TensorArray
 from minitf.recording import _state, tracing
@@ -421,6 +421,10 @@ class FuncGraph:
     def tape_step(self, tape, step, args=()):
         """A step of a GradientTape ('enter', 'exit', 'pause', 'resume', 'watch', 'reset')."""
         record_tape_step(self, tape, step, args)
+
+    def tape_record(self, tape, record):
+        """A record an op folded while tracing left on `tape`: a node adding it to each run's tape."""
+        record_folded_op(self, tape, record)
 
     def tape_answer(self, tape, method, args, kwargs):
         """`tape.gradient/jacobian/batch_jacobian(...)` as a node; returns its outputs."""

@@ -7,11 +7,13 @@ node computes the gradients of this run's values with the same rules. While trac
 steps act on the user's tape itself over the examples, so the trace knows which gradients
 exist (None for unconnected sources, as TF knows statically) and their dtypes and shapes.
 """
+import functools
+
 from minitf import nest
 from minitf.recording import _state
 from minitf.symbolic_tensor import SymbolicTensor
 
-__all__ = ["record_tape_step", "record_tape_answer"]
+__all__ = ["record_tape_step", "record_tape_answer", "record_folded_op"]
 
 
 def _run_tape(env, tape):
@@ -93,6 +95,26 @@ def _no_result(*args, **kwargs):
     return None
 
 
+def _replay_record(env, tape, record):
+    replay = _run_tape(env, tape)
+    if not replay._recording:
+        return
+    watched = replay._watched
+    if any(x._id in watched for x in record[1]):
+        replay._records.append(record)
+        watched.update(out._id for out in record[2])
+
+
+def record_folded_op(graph, tape, record):
+    """Trace the record an op on constants left on `tape` while tracing (the op itself ran then
+    and is no node): a stateful node puts the same record on each run's tape, in program order,
+    so gradients reach a watched constant through folded ops (`tape.watch(c)` then
+    `model(tf.expand_dims(c, 0))`) as they do eagerly."""
+    graph.call(functools.partial(_replay_record, record=record), (tape,), {}, stateful=True,
+               abstract=_no_result, op_type="TapeRecord", read_variables=False, name="TapeRecord",
+               wants_env=True)
+
+
 def _answer(env, tape, method, *args, **kwargs):
     return getattr(_run_tape(env, tape), method)(*args, **kwargs)
 
@@ -103,7 +125,18 @@ def _answer_on_examples(tape, method, *args, **kwargs):
 
 def record_tape_answer(graph, tape, method, args, kwargs):
     """Trace `tape.<method>(*args, **kwargs)` ('gradient', 'jacobian', 'batch_jacobian'): a node
-    whose outputs are the gradients, computed on the examples now to learn which exist."""
+    whose outputs are the gradients, computed on the examples now to learn which exist.
+
+    When no argument is a graph value (the target was computed from constants only, so its ops
+    were folded while tracing and never became nodes), the answer is a constant too: it is
+    computed now, on the user's tape, and no node is recorded."""
+    if not any(isinstance(v, SymbolicTensor) for v in nest.flatten((args, kwargs))):
+        saved = _state.graph
+        _state.graph = None
+        try:
+            return _answer_on_examples(tape, method, *args, **kwargs)
+        finally:
+            _state.graph = saved
     return graph.call(_answer, (tape, method) + tuple(args), kwargs, stateful=True, read_variables=False,
                       abstract=_answer_on_examples, op_type="SymbolicGradient",
                       name="gradients", wants_env=True)
