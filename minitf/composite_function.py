@@ -1,12 +1,13 @@
-"""tf.function with RaggedTensor and SparseTensor arguments: the eager path.
+"""tf.function with composite arguments: input signatures of composite specs, and the eager path.
 
-minitf's graphs hold dense tensors only, so a `tf.function` called with a composite argument runs
-its Python function eagerly for that call (see `graph.trace_type.Composite`). This module gives
-that path TF's surface: an `input_signature` may declare `tf.RaggedTensorSpec` /
-`tf.SparseTensorSpec` (arguments are checked against them, with TF's TypeError), and
-`get_concrete_function` with a composite spec or value returns an `EagerConcreteFunction`, which
-checks its arguments as a traced one would and runs the Python function eagerly. Such concrete
-functions have no graph, so `tf.saved_model.save` does not export them.
+An `input_signature` may declare `tf.RaggedTensorSpec` / `tf.SparseTensorSpec` (arguments are
+checked against them, with TF's TypeError). A RaggedTensor argument is traced, as its component
+tensors (see `minitf.ragged.ragged_graph`). A SparseTensor argument is not: a `tf.function`
+called with one runs its Python function eagerly for that call (see
+`graph.trace_type.Composite`), and `get_concrete_function` with a sparse spec or value returns an
+`EagerConcreteFunction`, which checks its arguments as a traced one would and runs the Python
+function eagerly. Such concrete functions have no graph, so `tf.saved_model.save` does not
+export them.
 """
 import inspect
 
@@ -42,7 +43,8 @@ def spec_of(trace_type):
 
 def _composite_type(spec):
     if is_composite_spec(spec):
-        return Composite(spec)
+        # a RaggedTensorSpec is traced (as component tensors); other composites run eagerly
+        return spec if hasattr(spec, "_graph_placeholder") else Composite(spec)
     if isinstance(spec, dict):
         keys = tuple(sorted(spec, key=repr))
         return Structure(type(spec), keys, [_composite_type(spec[k]) for k in keys])

@@ -318,6 +318,8 @@ def _collect(trace_type, value, flat, variables):
         flat.append(value)
     elif isinstance(value, Variable):
         variables[trace_type.alias] = value
+    elif hasattr(trace_type, "_to_components"):  # a RaggedTensor: its component tensors
+        flat.extend(trace_type._to_components(value))
     elif isinstance(value, dict):
         for k, t in zip(trace_type.keys, trace_type.items):
             _collect(t, value[k], flat, variables)

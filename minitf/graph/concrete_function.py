@@ -73,6 +73,8 @@ def output_description(structure):
         return repr(TensorSpec(structure.shape, structure.dtype))
     if structure is None:
         return "Literal[None]"
+    if hasattr(structure, "_type_spec"):  # a RaggedTensor result
+        return repr(structure._type_spec)
     if isinstance(structure, dict):
         keys = sorted(structure, key=repr)
         return "Dict[" + ", ".join(f"[{k!r}, {output_description(structure[k])}]" for k in keys) + "]"
@@ -249,6 +251,14 @@ class ConcreteFunction:
             keys = trace_type.keys if isinstance(value, dict) else range(len(children))
             for key, child, child_type in zip(keys, children, trace_type.items):
                 self._bind_value(f"{path}_{key}", child_type, child, flat, variables, placeholders)
+        elif hasattr(trace_type, "_to_components"):  # a RaggedTensorSpec: its components
+            if hasattr(value, "_to_components") or not trace_type.is_compatible_with(value):
+                found = getattr(value, "_type_spec", None) or type(value).__name__
+                raise TypeError(f"Binding inputs to tf.function {self._python_name!r} failed due to "
+                                f"`Can not cast {found} to {trace_type}`. Received {value!r}; pass a "
+                                f"value of that spec.")
+            for part in trace_type._to_components(value):
+                flat.append(self._check_tensor(len(flat), part, next(placeholders)))
         elif isinstance(trace_type, VariableType):
             variables[trace_type.alias] = value
         elif isinstance(trace_type, Literal):

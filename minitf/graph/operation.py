@@ -8,8 +8,7 @@ the values computed so far. So a graph runs exactly the op code eager mode runs,
 results, errors and tape records, and never the Python around the calls.
 """
 from minitf import nest
-from minitf.graph.structure import Flat, flatten
-from minitf.indexed_slices import IndexedSlices
+from minitf.graph.structure import Flat, flatten, is_composite
 from minitf.symbolic_tensor import GraphObject, SymbolicTensor
 from minitf.variable import Variable
 
@@ -96,7 +95,7 @@ class CallTemplate:
 
 def _opens(value):
     """True for an argument the template must open: a structure, a composite tensor, a slice."""
-    return nest.is_nested(value) or isinstance(value, (IndexedSlices, slice))
+    return nest.is_nested(value) or isinstance(value, slice) or is_composite(value)
 
 
 class Operation:

@@ -3,12 +3,27 @@
 A node's arguments and outputs are nested structures (tf.nest's lists, tuples and dicts) whose
 leaves may be composite tensors made of tensors: an IndexedSlices (a sparse gradient) is its
 `values` and `indices`. Graphs see through them, so a sparse gradient computed in a traced
-function reaches the optimizer's node as graph values, not as the numbers of the trace.
+function reaches the optimizer's node as graph values, not as the numbers of the trace. Other
+packages register their composites (`register_composite`: a RaggedTensor is its flat values and
+row splits), so graphs take, pass and return them as their component tensors.
 """
 from minitf import nest
 from minitf.indexed_slices import IndexedSlices
 
-__all__ = ["Flat", "flatten"]
+__all__ = ["Flat", "flatten", "register_composite", "is_composite"]
+
+_REGISTERED = []  # (class, to_components(value) -> [tensors], from_components(parts) -> value)
+
+
+def register_composite(cls, to_components, from_components):
+    """Let graphs open instances of `cls` into `to_components(value)` (a list of tensors) and
+    put them back with `from_components(parts)` (parts may be graph values or eager tensors)."""
+    _REGISTERED.append((cls, to_components, from_components))
+
+
+def is_composite(value):
+    """True for a value graphs open into its component tensors."""
+    return isinstance(value, IndexedSlices) or any(isinstance(value, c) for c, _, _ in _REGISTERED)
 
 
 def _components(value):
@@ -18,6 +33,9 @@ def _components(value):
     if isinstance(value, IndexedSlices):
         dims = value._dims
         return [value.values, value.indices], lambda parts: IndexedSlices(parts[0], parts[1], dims)
+    for cls, to_components, from_components in _REGISTERED:
+        if isinstance(value, cls):
+            return to_components(value), from_components
     return None
 
 

@@ -122,8 +122,9 @@ class Identity(TraceType):
 
 
 class Composite(Identity):
-    """A composite tensor (RaggedTensor, SparseTensor) argument: minitf runs a function called
-    with one eagerly rather than tracing it (its ops are not yet traced component-wise)."""
+    """A composite tensor argument not traced as components (a SparseTensor): minitf runs a
+    function called with one eagerly rather than tracing it. A RaggedTensor is traced by its
+    RaggedTensorSpec instead (see minitf.ragged.ragged_graph)."""
 
 
 def has_composite(trace_type):
@@ -194,10 +195,13 @@ def trace_type_of(value, context=None, aliases=None):
         return _plain_spec(value.shape, dtypes.as_dtype(value.dtype))
     if isinstance(value, np.generic):
         return Literal(value.item())
-    if hasattr(kind, "_type_spec") and not isinstance(value, TensorSpec):  # SparseTensor
-        return Composite(value)
+    if hasattr(kind, "_type_spec") and not isinstance(value, TensorSpec):
+        spec = value._type_spec
+        # a RaggedTensor is traced by its spec, as its components; a SparseTensor runs eagerly
+        return spec if _traced_as_components(spec) else Composite(value)
     if isinstance(getattr(value, "value_type", None), type) and not isinstance(value, TensorSpec):
-        return Composite(value)  # get_concrete_function(tf.RaggedTensorSpec(...)): run eagerly
+        # get_concrete_function(tf.RaggedTensorSpec(...)) traces that spec
+        return value if _traced_as_components(value) else Composite(value)
     if isinstance(value, TensorSpec):  # get_concrete_function(tf.TensorSpec(...)): that spec
         return _plain_spec(value.shape, value.dtype)
     custom = getattr(kind, "__tf_tracing_type__", None)
@@ -210,6 +214,12 @@ def trace_type_of(value, context=None, aliases=None):
     if isinstance(value, (list, tuple)):
         return Structure(kind, len(value), [trace_type_of(v, context, aliases) for v in value])
     return Identity(value)
+
+
+def _traced_as_components(spec):
+    """True for a composite spec whose values graphs take as component tensors (it places them
+    with `_graph_placeholder` and splits values with `_to_components`)."""
+    return isinstance(spec, TraceType) and hasattr(spec, "_graph_placeholder")
 
 
 def describe(trace_type):

@@ -66,6 +66,8 @@ def _placeholder_value(graph, value, trace_type, param_name):
         return value
     if isinstance(trace_type, (Literal, Identity)):
         return value
+    if hasattr(trace_type, "_graph_placeholder"):  # a RaggedTensorSpec: its component tensors
+        return trace_type._graph_placeholder(graph, value, param_name)
     return trace_type.placeholder_value(TracingContext())
 
 

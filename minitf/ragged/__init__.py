@@ -11,6 +11,7 @@ from minitf.ragged.ragged_spec import RaggedTensorSpec  # noqa: F401
 from minitf.ragged.dynamic_ragged_shape import DynamicRaggedShape  # noqa: F401  (serves tf.shape, reshape ...)
 from minitf.ragged.row_partition import RowPartition  # noqa: F401
 from minitf.ragged import ragged_functional  # noqa: F401  (tf.map_fn, tf.nn.embedding_lookup on ragged)
+from minitf.ragged import ragged_graph  # noqa: F401  (ragged arguments and results of traced functions)
 
 __all__ = ["RaggedTensor", "RaggedTensorSpec", "constant", "range", "stack", "boolean_mask",
            "map_flat_values", "is_ragged"]

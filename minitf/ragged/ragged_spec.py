@@ -3,11 +3,12 @@ from minitf import dtypes
 from minitf.ops._core import Tensor
 from minitf.ragged.ragged_tensor import RaggedTensor
 from minitf.tensor_shape import TensorShape
+from minitf.tensor_spec import TraceType
 
 __all__ = ["RaggedTensorSpec"]
 
 
-class RaggedTensorSpec:
+class RaggedTensorSpec(TraceType):
     """Describes a RaggedTensor: shape (None for ragged dimensions), dtype, ragged_rank."""
 
     def __init__(self, shape=None, dtype=dtypes.float32, ragged_rank=None, row_splits_dtype=dtypes.int64,
@@ -119,3 +120,11 @@ def _shape_supertype(a, b):
 
 # A RaggedTensor's spec, as TF's composite tensors expose it (tf.function reads it).
 RaggedTensor._type_spec = property(RaggedTensorSpec.from_value, doc="The RaggedTensorSpec of this tensor.")
+
+
+def _tracing_type(value, context=None):
+    """tf.function traces a RaggedTensor argument by its spec (TF's retracing rule)."""
+    return RaggedTensorSpec.from_value(value)
+
+
+RaggedTensor.__tf_tracing_type__ = _tracing_type

@@ -15,7 +15,8 @@ import re
 
 import numpy as np
 
-from minitf import backend, dtypes, errors
+from minitf import backend, dtypes, errors, nest
+from minitf.graph.structure import is_composite
 from minitf.graph.interpreter import needed_operations
 from minitf.saved_model import op_table
 from minitf.saved_model.codec import Msg
@@ -289,7 +290,13 @@ def export_node(builder, op, function_name):
                         f"function {op_table.fn_key(op._fn, op.type)}). Supported: "
                         f"minitf.saved_model.exportable_functions().")
     rule, _ = found
-    refs = rule(emitter, _bound_arguments(op._fn, op._template), op)
+    bound = _bound_arguments(op._fn, op._template)
+    if any(is_composite(v) for v in nest.flatten(list(bound.values()))):
+        # a whole ragged op recorded as one node (minitf.ragged.ragged_graph)
+        raise emitter.error("it takes a RaggedTensor, and minitf exports ragged ops only where they "
+                            "work on the flat values (elementwise math, x.flat_values); reduce or "
+                            "densify its flat_values with dense ops instead")
+    refs = rule(emitter, bound, op)
     if isinstance(refs, str):
         refs = [refs]
     refs = list(refs or [])

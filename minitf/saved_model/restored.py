@@ -16,6 +16,7 @@ from minitf import errors, nest
 from minitf.convert import convert_to_tensor
 from minitf.symbolic_tensor import SymbolicTensor
 from minitf.tensor import Tensor
+from minitf.tensor_shape import TensorShape
 from minitf.tensor_spec import TensorSpec
 from minitf.trackable import Trackable
 from minitf.variable import Variable
@@ -139,13 +140,12 @@ class RestoredConcreteFunction:
     @property
     def inputs(self):
         """The flat TensorSpecs of the arguments."""
-        return [s for s in nest.flatten(self.structured_input_signature)
-                if isinstance(s, TensorSpec)]
+        return _flat_specs(self.structured_input_signature)
 
     @property
     def outputs(self):
         """The flat TensorSpecs of the results."""
-        return [s for s in nest.flatten(self.structured_outputs) if isinstance(s, TensorSpec)]
+        return _flat_specs(self.structured_outputs)
 
     @property
     def function_type(self):
@@ -223,6 +223,13 @@ class RestoredConcreteFunction:
                 from None
         flat = []
         for i, (value, spec) in enumerate(zip(given, expected)):
+            if _is_composite_spec(spec):
+                try:
+                    flat.extend(_components(value, spec))
+                except _NoMatch:
+                    raise TypeError(f"{self.name}: argument {i} is {value!r}, which does not fit "
+                                    f"{spec!r}") from None
+                continue
             if not isinstance(spec, TensorSpec):
                 continue
             if isinstance(value, Variable):
@@ -277,10 +284,18 @@ def _rebuild(structure, outputs):
     outputs = iter(outputs)
     if isinstance(structure, TensorSpec):
         return next(outputs)
+    if _is_composite_spec(structure):
+        return _rebuilt(structure, outputs)
     if not nest.is_nested(structure):
         return structure
-    leaves = [next(outputs) if isinstance(s, TensorSpec) else s for s in nest.flatten(structure)]
+    leaves = [next(outputs) if isinstance(s, TensorSpec) else
+              _rebuilt(s, outputs) if _is_composite_spec(s) else s for s in nest.flatten(structure)]
     return nest.pack_sequence_as(structure, leaves)
+
+
+def _rebuilt(spec, outputs):
+    """The composite of `spec` from its next component tensors among `outputs`."""
+    return spec._from_components([next(outputs) for _ in range(1 + spec.ragged_rank)])
 
 
 def _output_type(structure):
@@ -417,12 +432,43 @@ def _fit(concrete, inputs, convert):
     flat = []
     try:
         for value, spec in zip(nest.flatten(inputs), nest.flatten(expected)):
+            if _is_composite_spec(spec):  # a RaggedTensorSpec: the value's component tensors
+                flat.extend(_components(value, spec))
+                continue
             matched = _matches(value, spec, convert)
             if matched is not None:
                 flat.append(matched)
     except _NoMatch:
         return None
     return flat
+
+
+def _is_composite_spec(spec):
+    return hasattr(spec, "_to_components")
+
+
+def _components(value, spec):
+    """The component tensors of a composite `value` of `spec`, or raises _NoMatch."""
+    if hasattr(value, "_to_components") or not spec.is_compatible_with(value):
+        raise _NoMatch
+    try:
+        return spec._to_components(value)
+    except TypeError:
+        raise _NoMatch from None
+
+
+def _flat_specs(structure):
+    """The TensorSpecs of the flat tensors of `structure` (a composite's components expanded)."""
+    out = []
+    for s in nest.flatten(structure):
+        if isinstance(s, TensorSpec):
+            out.append(s)
+        elif _is_composite_spec(s):
+            flat_shape = TensorShape(None) if s.shape.rank is None else \
+                TensorShape([None]).concatenate(s.shape[s.ragged_rank + 1:])
+            out.append(TensorSpec(flat_shape, s.dtype))
+            out += [TensorSpec([None], s.row_splits_dtype)] * s.ragged_rank
+    return out
 
 
 def _spec_fit(expected, inputs):
@@ -434,6 +480,9 @@ def _spec_fit(expected, inputs):
         if isinstance(spec, TensorSpec):
             if not isinstance(value, TensorSpec) or value.dtype != spec.dtype or \
                     not spec.shape.is_compatible_with(value.shape):
+                return False
+        elif _is_composite_spec(spec):
+            if not spec.is_compatible_with(value):
                 return False
         elif value != spec:
             return False

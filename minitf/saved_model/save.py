@@ -315,6 +315,8 @@ def _output_specs(structure):
         return type(structure)(*items) if hasattr(type(structure), "_fields") else type(structure)(items)
     if isinstance(structure, Tensor):
         return TensorSpec(structure.shape, structure.dtype)
+    if hasattr(getattr(structure, "_type_spec", None), "_to_components"):  # a RaggedTensor
+        return structure._type_spec
     return structure
 
 

@@ -1,12 +1,13 @@
 """Python structures as TF's `StructuredValue` (struct.proto), the way TF's nested_structure_coder
 writes them: None, bool, int, float, str, lists, tuples, dicts (string keys), namedtuples,
-TensorShapes, dtypes and TensorSpecs. A SavedModel keeps every function's input signature,
+TensorShapes, dtypes, TensorSpecs and RaggedTensorSpecs (a `type_spec_value`). A SavedModel keeps every function's input signature,
 output structure and argument spec in this form.
 """
 import collections
 import inspect
 
 from minitf import dtypes
+from minitf.ragged.ragged_spec import RaggedTensorSpec
 from minitf.saved_model.codec import Msg, WireError
 from minitf.saved_model.tensors import dtype_enum, dtype_of, shape_of, shape_proto
 from minitf.tensor_shape import TensorShape
@@ -19,6 +20,7 @@ FullArgSpec = collections.namedtuple(
                     "annotations"])
 _NAMEDTUPLES = {"FullArgSpec": FullArgSpec}
 _MAX_DEPTH = 64
+_RAGGED_TENSOR_SPEC = 3  # struct.proto's TypeSpecProto.RAGGED_TENSOR_SPEC
 
 
 def encode_structure(value):
@@ -37,6 +39,11 @@ def encode_structure(value):
         return Msg("StructuredValue", tensor_spec_value=Msg(
             "TensorSpecProto", name=value.name or "", shape=shape_proto(value.shape),
             dtype=dtype_enum(value.dtype)))
+    if isinstance(value, RaggedTensorSpec):  # TF writes its _serialize() tuple as the state
+        state = (value.shape, value.dtype, value.ragged_rank, value.row_splits_dtype)
+        return Msg("StructuredValue", type_spec_value=Msg(
+            "TypeSpecProto", type_spec_class=_RAGGED_TENSOR_SPEC, type_state=encode_structure(state),
+            type_spec_class_name="RaggedTensorSpec", num_flat_components=1 + value.ragged_rank))
     if isinstance(value, TensorShape):
         return Msg("StructuredValue", tensor_shape_value=shape_proto(value))
     if isinstance(value, dtypes.DType):
@@ -104,6 +111,12 @@ def decode_structure(proto, depth=0):
                 raise WireError(f"a structure holds a named tuple {value.name!r}: {e}") from None
         return cls(*items)
     spec = value  # type_spec_value: a composite spec (RaggedTensorSpec, ...)
+    if spec.type_spec_class == _RAGGED_TENSOR_SPEC or spec.type_spec_class_name == "RaggedTensorSpec":
+        state = decode_structure(spec.type_state, depth + 1)
+        if not isinstance(state, tuple) or len(state) < 4:
+            raise WireError(f"a RaggedTensorSpec's state is {state!r}, not (shape, dtype, "
+                            f"ragged_rank, row_splits_dtype)")
+        return RaggedTensorSpec(state[0], state[1], state[2], state[3])
     raise WireError(f"a structure holds a TypeSpec of class {spec.type_spec_class_name or spec.type_spec_class!r}, "
                     f"which minitf's SavedModel loader does not rebuild")
 
