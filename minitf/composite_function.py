@@ -153,6 +153,10 @@ class EagerConcreteFunction:
         return "\n".join(lines)
 
     def _check(self, trace_type, value):
+        if hasattr(trace_type, "_to_components"):  # a RaggedTensorSpec whose trace failed
+            if not trace_type.is_compatible_with(value) or hasattr(value, "_to_components"):
+                raise _binding_error(self._function._name, value, trace_type)
+            return value
         if isinstance(trace_type, Composite):
             spec = spec_of(trace_type)
             if spec is None or not spec.is_compatible_with(value):

@@ -114,6 +114,7 @@ class Function:
         self._binder = CallBinder(python_function)
         self._cache = {}
         self._traced_once = False
+        self._eager_keys = set()  # ragged signatures whose trace failed: run eagerly
         self._lock = threading.RLock()
         self._detector = _detector_for(python_function)
         functools.update_wrapper(self, python_function)
@@ -179,11 +180,13 @@ class Function:
         if _state.graph is not None:  # called while another function is traced: inline it
             return self._call_inline(args, kwargs)
         parameters, values = self._parameters(args, kwargs)
-        if any(has_composite(p.type) for p in parameters):  # see trace_type.Composite
+        concrete, traced = None, False
+        if not any(has_composite(p.type) for p in parameters):  # see trace_type.Composite
+            concrete, traced = self._concrete_or_none(parameters, values)
+        if concrete is None:  # run eagerly
             if self._signature is not None:
                 return self._call_python(self._python_function, parameters, values)
             return self._python_function(*args, **kwargs)
-        concrete, traced = self._concrete_for(parameters, values)
         self._detector.called(traced, self._python_function)
         if call_observers:
             for observe in call_observers:
@@ -197,10 +200,29 @@ class Function:
             parameters, values = self._signature.parameters, [None] * len(self._signature.parameters)
         else:
             parameters, values = self._parameters(args, kwargs, specs_allowed=True)
-        if any(has_composite(p.type) for p in parameters):  # no graph: checked, then run eagerly
+        concrete = None
+        if not any(has_composite(p.type) for p in parameters):
+            concrete, _ = self._concrete_or_none(parameters, values)
+        if concrete is None:  # no graph: checked, then run eagerly
             return composite_function.EagerConcreteFunction(self, parameters)
-        concrete, _ = self._concrete_for(parameters, values)
         return concrete
+
+    def _concrete_or_none(self, parameters, values):
+        """`_concrete_for`, or (None, False) for a signature with a RaggedTensor whose function
+        minitf's graphs cannot record (an op that needs the ragged tensor's values on the host):
+        such a function runs eagerly, as minitf ran every function of ragged arguments before."""
+        key = tuple((p.name, p.kind, p.type) for p in parameters)
+        if key in self._eager_keys:
+            return None, False
+        try:
+            return self._concrete_for(parameters, values)
+        except Exception as error:  # noqa: BLE001 (an eager run raises a genuine error again)
+            if not any(_has_ragged(p.type) for p in parameters) or str(error) == _VARIABLES_ONCE:
+                raise
+            _log.debug("tf.function %s runs eagerly for %s: its trace failed (%s)", self._name,
+                       key, error)
+            self._eager_keys.add(key)
+            return None, False
 
     def _call_inline(self, args, kwargs):
         if self._signature is not None:
@@ -301,6 +323,13 @@ def _tensors_for_arrays(structure):
     if nest.is_nested(structure):
         return nest.map_structure(_array_to_tensor, structure)
     return _array_to_tensor(structure)
+
+
+def _has_ragged(trace_type):
+    """True when `trace_type` is or holds a spec traced as component tensors (a RaggedTensorSpec)."""
+    if hasattr(trace_type, "_graph_placeholder"):
+        return True
+    return any(_has_ragged(t) for t in getattr(trace_type, "items", ()))
 
 
 def _flat_inputs(parameters, values):

@@ -240,8 +240,37 @@ def test_ragged_op_recorded_whole_is_not_exported(tmp_path):
 
 def test_ragged_built_from_dense_values_inside_is_still_refused():
     @tf.function
-    def f(x):
-        return tf.RaggedTensor.from_row_splits(x.flat_values * 2.0, x.row_splits)
+    def f(values, splits):
+        return tf.RaggedTensor.from_row_splits(values * 2.0, splits)
 
     with pytest.raises(NotImplementedError, match="ragged and sparse tensors built inside"):
-        f(tf.ragged.constant(A))
+        f(tf.constant([1.0, 2.0, 3.0]), tf.constant([0, 2, 3], tf.int64))
+
+
+def test_a_function_of_ragged_arguments_the_graph_cannot_hold_runs_eagerly():
+    # ops needing the ragged tensor's values on the host while tracing (a ragged tensor built
+    # inside, Python iteration over rows) make minitf run the function eagerly, as it ran every
+    # function of ragged arguments before; TF 2.21 traces these
+    calls = []
+
+    @tf.function
+    def rebuilt(x):
+        calls.append(1)
+        return tf.RaggedTensor.from_row_splits(x.flat_values * 2.0, x.row_splits)
+
+    @tf.function
+    def row_sums(x):
+        total = tf.constant(0.0)
+        for row in x:
+            total += tf.reduce_sum(row)
+        return total
+
+    assert rebuilt(tf.ragged.constant(A)).to_list() == [[2.0, 4.0], [6.0]]
+    assert rebuilt(tf.ragged.constant(B)).to_list() == [[10.0], [12.0, 14.0, 16.0]]
+    assert len(calls) == 3  # the failed trace, then two eager calls
+    assert rebuilt.experimental_get_tracing_count() == 0
+    concrete = rebuilt.get_concrete_function(tf.RaggedTensorSpec([None, None], tf.float32))
+    assert concrete(tf.ragged.constant([[1.0]])).to_list() == [[2.0]]
+    with pytest.raises(TypeError, match="Can not cast"):
+        concrete(tf.ragged.constant([[1]]))
+    assert float(row_sums(tf.ragged.constant(B))) == 26.0
