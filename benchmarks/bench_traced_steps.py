@@ -9,8 +9,9 @@ Four workloads, written once in TF's API and run by each library in its own proc
 Contenders: minitf eager (the step undecorated), minitf traced (@tf.function: its compiled
 plan), minitf traced with the graph interpreter (MINITF_COMPILED_PLANS=0), TF 2.21 traced
 (@tf.function, graph mode) when a Python with TensorFlow is given, PyTorch eager when installed
-(mlp and linear only). CPU time per step (time.process_time, so another process's load does not
-count), one thread unless --threads; rounds alternate the contenders and the spread is reported.
+(mlp and linear only). CPU time per step with one thread (time.process_time, so another
+process's load does not count), wall time with --threads 2 or more; rounds alternate the
+contenders and the spread is reported.
 
     python benchmarks/bench_traced_steps.py [--tf-python .venv-tf/bin/python] [--rounds 5]
         [--workloads linear mlp dcgan deepdream] [--threads 1]
@@ -125,16 +126,22 @@ WORKLOADS = {"linear": (linear, 200), "mlp": (mlp, 100), "dcgan": (dcgan, 3), "d
 # -- one contender in this process -------------------------------------------------------------
 
 def measure(lib, workload, traced, steps):
-    """CPU seconds per step of `workload` (after warming up) for library `lib` ('minitf' or
-    'tensorflow'), printed as JSON."""
+    """Seconds per step of `workload` (after warming up) for library `lib` ('minitf' or
+    'tensorflow')."""
     tf = __import__(lib)
-    step = WORKLOADS[workload][0](tf, traced)
+    return _seconds_per_step(WORKLOADS[workload][0](tf, traced), steps)
+
+
+def _seconds_per_step(step, steps):
+    """Seconds per call of `step` after two warm-up calls: CPU time with one thread (another
+    process's load does not count), wall time with more (CPU time would add the threads up)."""
+    clock = time.perf_counter if int(os.environ.get("OMP_NUM_THREADS", "1")) > 1 else time.process_time
     for _ in range(2):
         step()
-    start = time.process_time()
+    start = clock()
     for _ in range(steps):
         step()
-    return (time.process_time() - start) / steps
+    return (clock() - start) / steps
 
 
 def _torch_mlp(steps):
@@ -150,12 +157,7 @@ def _torch_mlp(steps):
         loss = loss_fn(model(x), y)
         loss.backward()
         opt.step()
-    for _ in range(2):
-        step()
-    start = time.process_time()
-    for _ in range(steps):
-        step()
-    return (time.process_time() - start) / steps
+    return _seconds_per_step(step, steps)
 
 
 def _torch_linear(steps):
@@ -171,12 +173,7 @@ def _torch_linear(steps):
         with torch.no_grad():
             w.sub_(0.1 * dw)
             b.sub_(0.1 * db)
-    for _ in range(2):
-        step()
-    start = time.process_time()
-    for _ in range(steps):
-        step()
-    return (time.process_time() - start) / steps
+    return _seconds_per_step(step, steps)
 
 
 def _child(args):
