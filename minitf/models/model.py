@@ -29,6 +29,11 @@ class Model(TrainingMixin, Layer):
     """A Layer with training and saving utilities; functional when given inputs and outputs."""
 
     def __init__(self, *args, **kwargs):
+        if args and not (len(args) == 2 or (len(args) == 1 and "outputs" in kwargs)):
+            # not Keras' functional signature: Keras hands the arguments to Layer.__init__
+            raise TypeError(f"Layer.__init__() takes 1 positional argument but {len(args) + 1} were given "
+                            f"(a functional Model takes `inputs` and `outputs`; a subclass calls "
+                            f"super().__init__() without its own arguments)")
         inputs = kwargs.pop("inputs", None)
         outputs = kwargs.pop("outputs", None)
         if args:
