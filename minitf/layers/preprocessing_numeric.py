@@ -101,6 +101,17 @@ class Normalization(Layer):
             value = value.reshape(expanded)
         return np.broadcast_to(value, self._broadcast_shape)
 
+    @property
+    def mean(self):
+        """The mean subtracted from the inputs, in the inputs' broadcast shape (None before the
+        layer is built). Keras keeps a copy made when `adapt` ends; this one follows the weights."""
+        return self._statistics()[0] if self.built and hasattr(self, "_fixed") else None
+
+    @property
+    def variance(self):
+        """The variance the inputs are scaled by, in the inputs' broadcast shape (None before build)."""
+        return self._statistics()[1] if self.built and hasattr(self, "_fixed") else None
+
     def _statistics(self):
         dtype = self.dtype
         if self._fixed is not None:

@@ -133,3 +133,15 @@ def test_discretization_boundaries_and_adapt():
     assert learnt.get_config()["bin_boundaries"] == learnt.bin_boundaries
     one_hot = layers.Discretization(bin_boundaries=[0.0], output_mode="one_hot")(np.array([-1.0, 1.0]))
     np.testing.assert_array_equal(one_hot.numpy(), [[1, 0], [0, 1]])
+
+
+def test_normalization_exposes_mean_and_variance_as_keras():
+    # tutorials/keras/regression prints normalizer.mean.numpy() after adapt
+    layer = tf.keras.layers.Normalization(axis=-1)
+    assert layer.mean is None and layer.variance is None
+    layer.adapt(np.array([[1.0, 2.0], [3.0, 6.0], [5.0, 10.0]], np.float32))
+    np.testing.assert_allclose(layer.mean.numpy(), [[3.0, 6.0]])
+    np.testing.assert_allclose(layer.variance.numpy(), [[8 / 3, 32 / 3]], rtol=1e-6)
+    fixed = tf.keras.layers.Normalization(mean=[1.0, 2.0], variance=[4.0, 9.0])
+    fixed.build((None, 2))
+    np.testing.assert_allclose(fixed.variance.numpy(), [[4.0, 9.0]])
