@@ -36,10 +36,13 @@ class Module(Trackable):
     attributes (in sorted attribute order), including lists, tuples and dicts of them.
     """
 
+    # tf.Module checks names; Keras layers and metrics take any string (`name='cross entropy'`)
+    _checks_module_name = True
+
     def __init__(self, name=None):
         if name is None:
             name = tf_module_rule(type(self).__name__)
-        if not re.match(r"^[A-Za-z0-9_.\\/>-]*$", name):
+        if self._checks_module_name and not re.match(r"^[A-Za-z0-9_.\\/>-]*$", name):
             raise ValueError(f"{name!r} is not a valid module name; use letters, digits and underscores.")
         self._name = name
         self._scope_name = name

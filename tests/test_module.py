@@ -1,4 +1,6 @@
 """tf.Module: names, attribute tracking of variables and submodules, name scopes."""
+import pytest
+
 import minitf as tf
 
 
@@ -73,3 +75,11 @@ def test_lazily_created_attribute_receives_deferred_restore(tmp_path):
     dst = Lazy()
     tf.train.Checkpoint(m=dst).restore(path)
     assert dst(tf.ones([2])).numpy().tolist() == [3.0, 4.0]
+
+
+def test_keras_layers_and_metrics_take_any_string_name_but_modules_do_not():
+    # TF's imbalanced_data tutorial names a metric 'cross entropy'
+    assert tf.keras.metrics.BinaryCrossentropy(name="cross entropy").name == "cross entropy"
+    assert tf.keras.layers.Dense(2, name="my dense").name == "my dense"
+    with pytest.raises(ValueError, match="not a valid module name"):
+        tf.Module(name="a b")

@@ -101,6 +101,8 @@ class Layer(AttributeTracking, Module, Trackable):
         TypeError: for any other keyword argument, or a name that is not a string.
     """
 
+    _checks_module_name = False  # Keras takes any string as a name
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if cls.__module__.startswith("minitf.") and not cls.__name__.startswith("_"):

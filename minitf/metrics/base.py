@@ -143,6 +143,8 @@ class Metric(Module):
         dtype: the dtype of the result (`floatx()`, float32, by default).
     """
 
+    _checks_module_name = False  # Keras takes any string as a name
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         update = cls.__dict__.get("update_state")

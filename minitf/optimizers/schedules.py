@@ -5,6 +5,8 @@ Calling it returns a float32 tensor; optimizers use `_value_at(step)` for a Pyth
 """
 import math
 
+import numpy as np  # Python-side: an array of steps given to a schedule
+
 from minitf._keras_objects import Registry
 from minitf.ops.constant import constant
 
@@ -17,6 +19,10 @@ class LearningRateSchedule:
     """Base class: subclasses implement `_value_at(step) -> float` and `get_config()`."""
 
     def __call__(self, step):
+        steps = np.asarray(getattr(step, "_value", step))
+        if steps.ndim:  # an array of steps (plotting a schedule): one rate per step, as Keras
+            rates = [self._value_at(float(s)) for s in steps.reshape(-1).tolist()]
+            return constant(np.asarray(rates, dtype=np.float32).reshape(steps.shape), dtype="float32")
         return constant(self._value_at(float(_to_float(step))), dtype="float32")
 
     def _value_at(self, step):
