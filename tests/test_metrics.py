@@ -478,3 +478,23 @@ def test_compile_names_string_metrics_after_the_string():
     model.compile("sgd", "mse", metrics=["mae", "mse"])
     history = model.fit(np.ones((4, 2), "float32"), np.ones((4, 1), "float32"), epochs=1, verbose=0)
     assert {"mae", "mse"} <= set(history.history)
+
+
+@pytest.mark.parametrize("name,cell", [("TruePositives", (1, True)), ("FalsePositives", (0, True)),
+                                       ("TrueNegatives", (0, False)), ("FalseNegatives", (1, False))])
+def test_confusion_counts_weigh_each_outcome_per_threshold(name, cell):
+    y_true = np.array([1, 0, 1, 0, 1], np.float32)
+    y_pred = np.array([0.9, 0.8, 0.3, 0.1, 0.6], np.float32)
+    weights = np.array([1.0, 2.0, 3.0, 4.0, 5.0], np.float32)
+    label, predicted_positive = cell
+    thresholds = [0.25, 0.5, 0.85]
+    want = [float(sum(w for t, p, w in zip(y_true, y_pred, weights)
+                      if t == label and (p > th) == predicted_positive)) for th in thresholds]
+    metric = getattr(tf.keras.metrics, name)(thresholds=thresholds)
+    metric.update_state(y_true, y_pred, sample_weight=weights)
+    np.testing.assert_allclose(np.asarray(metric.result()), want)
+    single = getattr(tf.keras.metrics, name)()  # threshold 0.5: a scalar
+    single.update_state(y_true, y_pred)
+    assert single.result().shape == () and single.get_config()["thresholds"] is None
+    with pytest.raises(ValueError):
+        getattr(tf.keras.metrics, name)(thresholds=1.5)

@@ -9,7 +9,7 @@ Averages follow Keras 3: a batch's values are reduced to one value per sample (t
 its entries) before weighting, so Mean and the MeanMetricWrapper metrics count samples.
 
 The package splits by concern: `base` (Metric, Mean, Sum, MeanMetricWrapper), `accuracy`,
-`regression` (errors and cross-entropies) and `confusion` (Precision, Recall, AUC); this
+`regression` (errors and cross-entropies) and `confusion` (Precision, Recall, AUC, the four counts); this
 module adds the name lookup.
 """
 from minitf._keras_naming import to_snake_case
@@ -20,7 +20,8 @@ from minitf.metrics.accuracy import (  # noqa: F401
     categorical_accuracy, sparse_categorical_accuracy, sparse_top_k_categorical_accuracy,
     top_k_categorical_accuracy)
 from minitf.metrics.base import Mean, MeanMetricWrapper, Metric, Reduce, Sum  # noqa: F401
-from minitf.metrics.confusion import AUC, Precision, Recall  # noqa: F401
+from minitf.metrics.confusion import (AUC, FalseNegatives, FalsePositives, Precision, Recall,  # noqa: F401
+                                      TrueNegatives, TruePositives)
 from minitf.metrics.regression import (  # noqa: F401
     MAE, MAPE, MSE, BinaryCrossentropy, CategoricalCrossentropy, MeanAbsoluteError,
     MeanAbsolutePercentageError, MeanSquaredError, RootMeanSquaredError,
@@ -32,7 +33,8 @@ __all__ = ["Metric", "Mean", "Sum", "MeanMetricWrapper", "MeanSquaredError",
            "MeanAbsoluteError", "MeanAbsolutePercentageError", "RootMeanSquaredError",
            "Accuracy", "BinaryAccuracy", "CategoricalAccuracy", "SparseCategoricalAccuracy",
            "TopKCategoricalAccuracy", "SparseTopKCategoricalAccuracy", "Precision", "Recall",
-           "AUC", "CategoricalCrossentropy", "BinaryCrossentropy", "SparseCategoricalCrossentropy",
+           "AUC", "TruePositives", "FalsePositives", "TrueNegatives", "FalseNegatives",
+           "CategoricalCrossentropy", "BinaryCrossentropy", "SparseCategoricalCrossentropy",
            "binary_accuracy", "categorical_accuracy", "sparse_categorical_accuracy",
            "top_k_categorical_accuracy", "sparse_top_k_categorical_accuracy", "get", "serialize",
            "deserialize", "mse", "mae", "mape", "MSE", "MAE", "MAPE", "binary_crossentropy",
@@ -44,8 +46,8 @@ METRICS = Registry("metric", "keras.metrics")
 for _cls in (Mean, Sum, MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError,
              RootMeanSquaredError, Accuracy, BinaryAccuracy, CategoricalAccuracy,
              SparseCategoricalAccuracy, TopKCategoricalAccuracy, SparseTopKCategoricalAccuracy,
-             Precision, Recall, AUC, CategoricalCrossentropy, BinaryCrossentropy,
-             SparseCategoricalCrossentropy):
+             Precision, Recall, AUC, TruePositives, FalsePositives, TrueNegatives, FalseNegatives,
+             CategoricalCrossentropy, BinaryCrossentropy, SparseCategoricalCrossentropy):
     METRICS.register(_cls, aliases=(to_snake_case(_cls.__name__),))
 for _alias, _cls in (("bce", BinaryCrossentropy), ("BCE", BinaryCrossentropy),
                      ("mse", MeanSquaredError), ("MSE", MeanSquaredError),

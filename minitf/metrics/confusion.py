@@ -1,5 +1,6 @@
-"""Confusion-matrix metrics: Precision, Recall and AUC, from weighted counts of true/false
-positives/negatives at one or more thresholds (a prediction above a threshold is positive)."""
+"""Confusion-matrix metrics: Precision, Recall, AUC and the four counts (TruePositives, ...),
+from weighted counts of true/false positives/negatives at one or more thresholds (a prediction
+above a threshold is positive)."""
 import numpy as np
 
 from minitf import errors, kernels
@@ -7,7 +8,8 @@ from minitf.metrics.base import EPSILON, Metric, _divide_no_nan, _raw, _same_ran
 from minitf.ops import constant as constant_ops
 from minitf.ops import math as math_ops
 
-__all__ = ["Precision", "Recall", "AUC"]
+__all__ = ["Precision", "Recall", "AUC", "TruePositives", "FalsePositives", "TrueNegatives",
+           "FalseNegatives"]
 
 NEG_INF = -1e10  # what top_k filtering gives the predictions it drops (as Keras)
 
@@ -24,7 +26,8 @@ def _check_thresholds(thresholds, who, in_range=True):
 
 def _confusion_update(metric, y_true, y_pred, sample_weight, thresholds, wanted,
                       top_k=None, class_id=None):
-    """Add weighted tp/fp/tn/fn counts per threshold (prediction > threshold is positive)."""
+    """Add weighted tp/fp/tn/fn counts per threshold (prediction > threshold is positive) to the
+    metric's variables named by `wanted` (cell name -> variable name, or cell names)."""
     dt = metric._dtype._np
     preds, labels = _same_rank(_raw(y_pred, dt), _raw(y_true, dt))
     xp = _xp(preds)
@@ -72,7 +75,11 @@ def _confusion_update(metric, y_true, y_pred, sample_weight, thresholds, wanted,
     cells = {"true_positives": predicted & labels, "false_positives": predicted & ~labels,
              "true_negatives": ~predicted & ~labels, "false_negatives": ~predicted & labels}
     for name in wanted:
-        getattr(metric, name).assign_add((cells[name] * weights).sum(axis=1).astype(dt))
+        _variable(metric, wanted, name).assign_add((cells[name] * weights).sum(axis=1).astype(dt))
+
+
+def _variable(metric, wanted, cell):
+    return getattr(metric, wanted[cell] if isinstance(wanted, dict) else cell)
 
 
 def _evenly_distributed(thresholds):
@@ -110,7 +117,7 @@ def _bucket_update(metric, labels, preds, weights, thresholds, wanted):
              "true_negatives": false_w.sum().astype(dt) - fp,
              "false_negatives": true_w.sum().astype(dt) - tp}
     for name in wanted:
-        getattr(metric, name).assign_add(cells[name])
+        _variable(metric, wanted, name).assign_add(cells[name])
 
 
 def _filter_top_k(preds, k):
@@ -170,6 +177,56 @@ class Recall(_ThresholdMetric):
 
     def result(self):
         return self._ratio(self.true_positives, self.false_negatives)
+
+
+class _ConditionCount(Metric):
+    """One weighted count of the confusion matrix per threshold (default 0.5), as Keras'
+    _ConfusionMatrixConditionCount: a scalar result for one threshold, else one per threshold."""
+    _CELL = None
+
+    def __init__(self, thresholds=None, name=None, dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        self.init_thresholds = thresholds
+        self.thresholds = (_check_thresholds(thresholds, type(self).__name__)
+                           if thresholds is not None else [0.5])
+        self.accumulator = self.add_variable(shape=(len(self.thresholds),), initializer="zeros",
+                                             name="accumulator")
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        """Add this batch's weighted count at every threshold."""
+        _confusion_update(self, y_true, y_pred, sample_weight, self.thresholds, {self._CELL: "accumulator"})
+
+    def result(self):
+        # as Keras 3 on TF: one threshold gives a tensor, several give the accumulator variable
+        # itself (so a later reset_state shows in an earlier result)
+        if len(self.thresholds) == 1:
+            return _tensor(self.accumulator._value[0])
+        return self.accumulator
+
+    def get_config(self):
+        config = {"thresholds": self.init_thresholds}
+        config.update(Metric.get_config(self))
+        return config
+
+
+class TruePositives(_ConditionCount):
+    """The weighted number of positive labels predicted above the threshold."""
+    _CELL = "true_positives"
+
+
+class FalsePositives(_ConditionCount):
+    """The weighted number of negative labels predicted above the threshold."""
+    _CELL = "false_positives"
+
+
+class TrueNegatives(_ConditionCount):
+    """The weighted number of negative labels predicted at or below the threshold."""
+    _CELL = "true_negatives"
+
+
+class FalseNegatives(_ConditionCount):
+    """The weighted number of positive labels predicted at or below the threshold."""
+    _CELL = "false_negatives"
 
 
 class AUC(Metric):

@@ -848,6 +848,9 @@ metric_row("Precision", binary_scores(), thresholds=maybe(st.sampled_from([None,
            top_k=maybe(st.sampled_from([None, 1, 2])), class_id=maybe(st.sampled_from([None, 0, 1])))
 metric_row("Recall", binary_scores(), thresholds=maybe(st.sampled_from([None, 0.5, 0.3, [0.2, 0.7], 1.5])),
            top_k=maybe(st.sampled_from([None, 1, 2])), class_id=maybe(st.sampled_from([None, 0, 1])))
+for _count in ("TruePositives", "FalsePositives", "TrueNegatives", "FalseNegatives"):
+    metric_row(_count, binary_scores(), thresholds=maybe(st.sampled_from([None, 0.5, 0.0, 1.0, [0.2, 0.7],
+                                                                          [0.0, 0.5, 1.0], 1.5])))
 metric_row("AUC", binary_scores(), num_thresholds=maybe(st.sampled_from([200, 10, 3, 1])),
            curve=maybe(st.sampled_from(["ROC", "PR", "bogus"])),
            summation_method=maybe(st.sampled_from(["interpolation", "minoring", "majoring"])))
