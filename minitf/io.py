@@ -10,6 +10,7 @@ from minitf.ops.parsing_ops import (FixedLenFeature, VarLenFeature, parse_exampl
 from minitf.ops.ragged_feature import RaggedFeature  # noqa: F401
 from minitf.ops.tfrecord_io import TFRecordOptions, TFRecordWriter  # noqa: F401
 from minitf.ops.decode_raw import decode_base64, decode_raw, encode_base64  # noqa: F401
+from minitf.ops.csv_ops import decode_csv  # noqa: F401
 
 
 class gfile:  # noqa: N801 (TF's module name)

@@ -15,6 +15,7 @@ from minitf.data.pipeline import AUTOTUNE, Node, call_with_element
 from minitf.data.transformations import MapDataset
 from minitf.dtypes import DType
 from minitf.function import TensorSpec
+from minitf.ops.csv_ops import field_value
 from minitf.tensor import Tensor
 
 __all__ = ["CsvDataset", "make_csv_dataset"]
@@ -52,18 +53,10 @@ def _parse(field, dtype, default, column):
     elif dtype == dtypes.string:
         value = field.encode("utf-8", "surrogateescape")
     else:
-        try:
-            if dtype.is_integer:
-                value = int(field)
-                info = np.iinfo(dtype._np)
-                if not info.min <= value <= info.max:
-                    raise ValueError(field)
-            else:
-                with np.errstate(over="ignore"):
-                    value = np.asarray(float(field), dtype=dtype._np)  # a float32 overflow gives inf, as TF
-        except ValueError:
+        value = field_value(field.encode("utf-8", "surrogateescape"), dtype)  # TF's number reading, as decode_csv
+        if value is None:
             raise errors.InvalidArgumentError(None, None, f"Field {column} in record is not a valid "
-                                                          f"{_TYPE_WORDS[dtype]}: {field}") from None
+                                                          f"{_TYPE_WORDS[dtype]}: {field}")
     if dtype == dtypes.string:
         return Tensor(np.asarray(value if isinstance(value, bytes) else str(value).encode(), dtype=object))
     return Tensor(np.asarray(value, dtype=dtype._np))

@@ -15,6 +15,8 @@ NAMESPACES = ("", "math", "nn", "linalg", "image", "random", "bitwise", "debuggi
 NAMESPACES += ("signal",)  # tf.signal's rows: parity_rows_signal.py
 NAMESPACES += ("autograph", "autograph.experimental")  # parity_rows_autograph.py
 NAMESPACES += ("experimental",)  # tf.experimental: parity_rows_ragged_shape.py
+# Single names of namespaces not scanned whole, each with its row.
+SINGLE_NAMES = ("io.decode_csv",)  # parity_rows_csv.py
 
 # Names minitf exports that TF 2.21 does not have at that path, and why they stay.
 EXTENSIONS = {}
@@ -40,6 +42,8 @@ def exported(lib=minitf, namespaces=NAMESPACES):
             if isinstance(obj, types.ModuleType):
                 continue
             names[f"{ns}.{name}" if ns else name] = obj
+    for path in SINGLE_NAMES if namespaces is NAMESPACES else ():
+        names[path] = namespace(lib, path)
     return names
 
 
