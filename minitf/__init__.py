@@ -83,6 +83,7 @@ _LAZY["autograph"] = "minitf.autograph"  # tf.autograph: to_code, to_graph, do_n
 _LAZY["saved_model"] = "minitf.saved_model"  # tf.saved_model: save, load, signatures
 _LAZY["experimental"] = "minitf.experimental"  # tf.experimental: DynamicRaggedShape, RowPartition
 _LAZY["profiler"] = "minitf.profiler"  # tf.profiler.experimental: start/stop (records nothing)
+_LAZY["lookup"] = "minitf.lookup"  # tf.lookup: StaticHashTable, StaticVocabularyTable, initializers
 # Classes TF keeps at the top level whose modules load on first use: name -> (module, attribute)
 _LAZY_CLASSES = {
     "RaggedTensor": ("minitf.ragged", "RaggedTensor"),
