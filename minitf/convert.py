@@ -218,6 +218,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
         return _packer[0](parts)
     if isinstance(value, dtypes.DType):
         raise TypeError(f"Cannot convert {value!r} to a tensor.")
+    if isinstance(value, range):  # TF converts a range as the list it stands for
+        value = list(value)
     if isinstance(value, TensorShape):  # its dimensions, as TF converts a fully known shape
         if not value.is_fully_defined():
             raise ValueError(f"Cannot convert a partially known TensorShape {value} to a Tensor.")
