@@ -47,6 +47,37 @@ NOTEBOOKS = [
     "tutorials/load_data/tfrecord",
     "tutorials/load_data/images",
     "tutorials/keras/classification",
+    # added 2026-11-28: more programs written by others (TF 2 guides and tutorials; the TF 1
+    # migration guides and DTensor's guide/core/distribution are left out: minitf has no
+    # tf.compat.v1 and no DTensor)
+    "guide/effective_tf2",
+    "guide/mixed_precision",
+    "guide/data_performance",
+    "guide/tf_numpy",
+    "tutorials/generative/cvae",
+    "tutorials/generative/autoencoder",
+    "tutorials/generative/adversarial_fgsm",
+    "tutorials/keras/regression",
+    "tutorials/keras/save_and_load",
+    "tutorials/keras/overfit_and_underfit",
+    "tutorials/load_data/csv",
+    "tutorials/load_data/numpy",
+    "tutorials/load_data/pandas_dataframe",
+    "tutorials/load_data/text",
+    "tutorials/images/cnn",
+    "tutorials/images/classification",
+    "tutorials/images/data_augmentation",
+    "tutorials/images/segmentation",
+    "tutorials/interpretability/integrated_gradients",
+    "tutorials/reinforcement_learning/actor_critic",
+    "tutorials/structured_data/preprocessing_layers",
+    "tutorials/structured_data/imbalanced_data",
+    "tutorials/structured_data/time_series",
+    "tutorials/distribute/custom_training",
+    "tutorials/distribute/keras",
+    "tutorials/distribute/input",
+    "tutorials/distribute/save_and_load",
+    "tutorials/understanding/sngp",
 ]
 
 
