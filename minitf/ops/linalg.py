@@ -25,6 +25,17 @@ def _swap(v, xp):
 MATMUL = Op("MatMul", batchable=True)
 
 
+def _check_transpose_flags(transpose_a, transpose_b, adjoint_a, adjoint_b):
+    """TF's errors for matmul's flags: each a bool, and not both transpose and adjoint of a side."""
+    for t, adj, side in ((transpose_a, adjoint_a, "a"), (transpose_b, adjoint_b, "b")):
+        for flag, label in ((t, "transpose_"), (adj, "adjoint_")):
+            if flag and not isinstance(flag, (bool, np.bool_)):
+                raise TypeError(f"tf.matmul: expected a bool for argument `{label}{side}`, not {flag!r}")
+        if t and adj:
+            raise ValueError(f"tf.matmul: Only one of `transpose_{side}` and `adjoint_{side}` can be True. "
+                             f"Received `transpose_{side}`={t}, `adjoint_{side}`={adj}.")
+
+
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            a_is_sparse=False, b_is_sparse=False, output_type=None, name=None):
     """Matrix product over the last two dimensions, broadcasting leading (batch) dimensions.
@@ -49,13 +60,8 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     """
     if tracing[0] and (is_graph_value(a) or is_graph_value(b)):
         return graph_call(matmul, (a, b), dict(transpose_a=transpose_a, transpose_b=transpose_b, adjoint_a=adjoint_a, adjoint_b=adjoint_b, a_is_sparse=a_is_sparse, b_is_sparse=b_is_sparse, output_type=output_type))
-    for t, adj, side in ((transpose_a, adjoint_a, "a"), (transpose_b, adjoint_b, "b")):
-        for flag, label in ((t, "transpose_"), (adj, "adjoint_")):
-            if flag and not isinstance(flag, (bool, np.bool_)):
-                raise TypeError(f"tf.matmul: expected a bool for argument `{label}{side}`, not {flag!r}")
-        if t and adj:
-            raise ValueError(f"tf.matmul: Only one of `transpose_{side}` and `adjoint_{side}` can be True. "
-                             f"Received `transpose_{side}`={t}, `adjoint_{side}`={adj}.")
+    if transpose_a or transpose_b or adjoint_a or adjoint_b:  # (the common call skips the checks)
+        _check_transpose_flags(transpose_a, transpose_b, adjoint_a, adjoint_b)
     out_dtype = None if output_type is None else dtypes.as_dtype(output_type)
     if out_dtype is not None:
         a, b = as_tensor(a), as_tensor(b)
