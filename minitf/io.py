@@ -5,9 +5,9 @@ import os as _os
 import shutil as _shutil
 
 from minitf.ops.io_ops import *  # noqa: F401,F403
-from minitf.ops.parsing_ops import (FixedLenFeature, VarLenFeature, parse_example,  # noqa: F401
+from minitf.example.parsing import (FixedLenFeature, VarLenFeature, parse_example,  # noqa: F401
                                     parse_single_example)
-from minitf.ops.ragged_feature import RaggedFeature  # noqa: F401
+from minitf.example.ragged_feature import RaggedFeature  # noqa: F401
 from minitf.ops.tfrecord_io import TFRecordOptions, TFRecordWriter  # noqa: F401
 from minitf.ops.decode_raw import decode_base64, decode_raw, encode_base64  # noqa: F401
 from minitf.ops.csv_ops import decode_csv  # noqa: F401

@@ -9,5 +9,5 @@ from minitf.ops.linalg import l2_normalize  # noqa: F401,E402
 from minitf.ops.embedding import embedding_lookup  # noqa: F401,E402
 from minitf.ops.conv3d import *  # noqa: F401,F403,E402
 from minitf.ops.pool3d import *  # noqa: F401,F403,E402
-from minitf.ops.ctc import (ctc_beam_search_decoder, ctc_greedy_decoder, ctc_loss,  # noqa: F401,E402
+from minitf.sparse.ctc import (ctc_beam_search_decoder, ctc_greedy_decoder, ctc_loss,  # noqa: F401,E402
                              ctc_unique_labels)

@@ -1,10 +1,10 @@
 """tf.train: checkpoints (Checkpoint, CheckpointManager, latest_checkpoint, readers) and the
-tf.train.Example protobuf messages (see minitf.example_proto)."""
+tf.train.Example protobuf messages (see minitf.example.proto)."""
 from minitf.checkpoint import (Checkpoint, CheckpointManager, latest_checkpoint,  # noqa: F401
                                list_variables, load_checkpoint, load_variable)
 from minitf.checkpoint.checkpoint import CheckpointLoadStatus  # noqa: F401
 from minitf.checkpoint.manager import get_checkpoint_state  # noqa: F401
-from minitf import example_proto as _example_proto
+from minitf.example import proto as _example_proto
 
 
 class CheckpointOptions:

@@ -1,4 +1,10 @@
-"""The package's shape: imports flow one way, few imports hide inside functions, modules stay small.
+"""The package's shape: imports flow one way between modules and between rooms, and few imports
+hide inside functions.
+
+A room is what sits directly under minitf/: a package (`minitf.ops`, `minitf.layers`, ...) or a
+top-level module (`minitf.tensor`, `minitf.tape`, ...). Rooms are cut by concept, not by size, so
+no module size limit is checked; what is checked is that no two rooms import each other, however
+indirectly.
 
 The import graph is read from the source with `ast`, module-level and function-level imports
 alike, so a cycle cannot hide behind a lazy import. Run this file as a script for a report:
@@ -12,7 +18,6 @@ import sys
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "minitf"
 MAX_FUNCTION_IMPORTS = 40
-MAX_MODULE_LINES = 600
 REASON_MARK = "# lazy:"  # a function-level import says why on its own line
 
 
@@ -139,9 +144,27 @@ def test_few_imports_inside_functions_each_with_a_reason():
     assert len(inner) < MAX_FUNCTION_IMPORTS
 
 
-def test_no_module_over_the_size_limit():
-    _, _, lines = scan()
-    assert {m: n for m, n in lines.items() if n > MAX_MODULE_LINES} == {}
+def room_of(module):
+    """The room a module belongs to: `minitf.ops.math` -> `minitf.ops`; `minitf.tensor` itself."""
+    return ".".join(module.split(".")[:2])
+
+
+def room_edges(edges):
+    """{room: rooms it imports}, leaving out the facade `minitf` (its __init__ imports everything
+    and nothing may import it) and imports inside one room."""
+    found = collections.defaultdict(set)
+    for module, targets in edges.items():
+        for target in targets:
+            source_room, target_room = room_of(module), room_of(target)
+            if source_room != target_room and "minitf" not in (source_room, target_room):
+                found[source_room].add(target_room)
+    return found
+
+
+def test_rooms_import_one_way():
+    """No package knot: between rooms, as between modules, imports never run in a loop."""
+    edges, _, _ = scan()
+    assert cycles(room_edges(edges)) == []
 
 
 def test_no_module_imports_the_facade():
@@ -164,6 +187,9 @@ def test_the_scanner_sees_cycles_and_lazy_imports(tmp_path):
     """The checks above could fail: a lazy import that closes a loop is a cycle."""
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
+    rooms = room_edges({"minitf.ops.math": {"minitf.ragged.ops", "minitf.ops.core"},
+                        "minitf.ragged.ops": {"minitf.ops.core"}, "minitf": {"minitf.ops"}})
+    assert cycles(rooms) == [["minitf.ops", "minitf.ragged"]]
     collector = _ImportCollector()
     collector.visit(ast.parse("import os\ndef f():\n    import json\n"))
     assert [inside for _, inside in collector.imports] == [False, True]
@@ -175,12 +201,16 @@ def _report():
     for module, count in collections.Counter(m for m, *_ in inner).most_common():
         print(f"  {count:4d} {module}")
     found = cycles(edges)
-    print(f"cycles: {len(found)}")
+    print(f"module cycles: {len(found)}")
     for component in found:
         print(f"  {len(component)}: {' '.join(component)}")
-    big = sorted(((n, m) for m, n in lines.items() if n > MAX_MODULE_LINES), reverse=True)
-    print(f"modules over {MAX_MODULE_LINES} lines: {len(big)}")
-    for n, m in big:
+    knots = cycles(room_edges(edges))
+    print(f"room knots: {len(knots)}")
+    for component in knots:
+        print(f"  {len(component)}: {' '.join(component)}")
+    rooms = sorted({room_of(m) for m in lines})
+    print(f"rooms: {len(rooms)}; modules: {len(lines)}; largest modules:")
+    for n, m in sorted(((n, m) for m, n in lines.items()), reverse=True)[:10]:
         print(f"  {n:5d} {m}")
 
 

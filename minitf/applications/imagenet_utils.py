@@ -18,7 +18,7 @@ import numpy as np
 from minitf.checkpoint import safe_h5
 from minitf.convert import convert_to_tensor
 from minitf.models.functional import Input, InputLayer
-from minitf.models.keras_tensor import KerasTensor
+from minitf.keras_core.keras_tensor import KerasTensor
 from minitf.ops.constant import cast, constant
 from minitf.utils.data_utils import get_file
 

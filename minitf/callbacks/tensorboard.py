@@ -22,7 +22,7 @@ import numpy as np
 from minitf import summary
 from minitf.callbacks.callback import Callback
 from minitf.distribution_context import is_chief
-from minitf.keras.backend import image_data_format
+from minitf.keras_core.config import image_data_format
 from minitf.summary._proto import messages
 from minitf.summary.ops import write as write_summary
 

@@ -28,7 +28,7 @@ import warnings
 
 
 from minitf import backend, errors
-from minitf._keras_naming import to_snake_case
+from minitf.keras_core.naming import to_snake_case
 from minitf.checkpoint import h5format, safe_h5, tensor_bundle
 from minitf.checkpoint.checkpoint import Checkpoint, restore_into
 from minitf.layers.base import Layer

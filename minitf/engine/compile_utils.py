@@ -9,7 +9,7 @@ one metric whose `result()` is a dict.
 import numpy as np
 
 from minitf import losses, metrics
-from minitf._keras_naming import to_snake_case
+from minitf.keras_core.naming import to_snake_case
 from minitf.convert import convert_to_tensor
 from minitf.engine.data_adapter import to_numpy
 from minitf.losses.reduction import unscale_loss_for_distribution

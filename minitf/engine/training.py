@@ -26,7 +26,7 @@ from minitf.engine.data_adapter import (DataHandler, is_dataset, is_iterator, is
 from minitf.engine.logs import flatten_logs, floats, resolve_verbose, should_validate
 from minitf.engine.loop_args import check_loop_args
 from minitf.function import function
-from minitf.keras.call_context import spec_of, spec_of_function
+from minitf.keras_core.call_context import spec_of, spec_of_function
 from minitf.losses.reduction import scale_loss_for_distribution, unscale_loss_for_distribution
 from minitf.metrics import Mean
 from minitf.ops import reduce as reduce_ops

@@ -4,7 +4,7 @@ import importlib
 # Each namespace is a module of this package (a thin re-export of the defining package), so
 # `import minitf.keras.layers`, `from minitf.keras.layers import Dense` and the attribute
 # `tf.keras.layers` all give one module object, as in TF. They load on first use: the layers
-# import minitf.keras.node, so this package must not import them when it loads.
+# import minitf.keras_core.node, so this package must not import them when it loads.
 _SUBMODULES = {name: f"minitf.keras.{name}" for name in (
     "layers", "models", "optimizers", "losses", "metrics", "activations", "initializers",
     "regularizers", "constraints", "callbacks", "datasets", "utils", "applications", "backend",

@@ -1,15 +1,15 @@
 """tf.keras.backend: Keras' global settings (float type, epsilon, image layout, clear_session)
 and the backend functions TF 2.21's tf.keras.backend still exports (Keras 2's, from
 keras.src.legacy.backend), with TF's dtypes and results. Re-exports only: the settings live in
-minitf.keras_ops.config (the bottom of the Keras tier, which every Keras module may import), the
+minitf.keras_core.config (the bottom of the Keras tier, which every Keras module may import), the
 functions in minitf.keras_ops.legacy*, dtypes and config.
 
 `on_clear_session(reset)` registers a function clear_session() runs (minitf's own hook).
 """
-from minitf.keras_ops.config import on_clear_session  # noqa: F401
+from minitf.keras_core.config import on_clear_session  # noqa: F401
 from minitf.keras_ops.nn_ctc import (ctc_batch_cost, ctc_label_dense_to_sparse,  # noqa: F401
                                      legacy_ctc_decode as ctc_decode)
-from minitf.keras_ops.config import (  # noqa: F401,A004
+from minitf.keras_core.config import (  # noqa: F401,A004
     backend, clear_session, epsilon, floatx, image_data_format, set_epsilon, set_floatx,
     set_image_data_format)
 from minitf.keras_ops.dtypes import (  # noqa: F401,A004

@@ -12,7 +12,7 @@ import numpy as np
 from minitf import dtypes as tf_dtypes
 from minitf import nest
 from minitf.backend import array_module
-from minitf.keras import keras_tensor
+from minitf.keras_core import keras_tensor
 from minitf.keras_ops.dtypes import FLOAT_TYPES, INT_TYPES, is_int_dtype, standardize_dtype
 from minitf.ops import array as A
 from minitf.ops import constant as C

@@ -6,7 +6,7 @@ a weak float alone resolves to `floatx()`. On the TensorFlow backend 64-bit type
 """
 import functools
 
-from minitf.keras_ops import config
+from minitf.keras_core import config
 
 __all__ = ["ALLOWED_DTYPES", "FLOAT_TYPES", "INT_TYPES", "standardize_dtype", "result_type",
            "is_float_dtype", "is_int_dtype", "dtype_name"]

@@ -1,6 +1,6 @@
 """keras.ops.image: colour conversions, resizing, padding and cropping, patches, Gaussian blur
 and Sobel edges (rank-3 single images or rank-4 batches)."""
-from minitf.keras_ops.config import standardize_data_format
+from minitf.keras_core.config import standardize_data_format
 from minitf.keras_ops.core import convert, keras_op, saturate_cast
 from minitf.keras_ops.dtypes import is_float_dtype, is_int_dtype, result_type
 from minitf.keras_ops.nn_conv import conv

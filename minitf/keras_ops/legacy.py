@@ -9,7 +9,7 @@ import builtins
 import numpy as np
 
 from minitf.custom_gradient import custom_gradient
-from minitf.keras_ops import config
+from minitf.keras_core import config
 from minitf.keras_ops.legacy_state import to_dense
 from minitf.ops import array as A
 from minitf.ops import compare as CMP

@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 
-from minitf.keras import keras_tensor
-from minitf.keras_ops import config
+from minitf.keras_core import keras_tensor
+from minitf.keras_core import config
 from minitf.ops import array as A
 from minitf.ops import compare as CMP
 from minitf.ops import constant as C

@@ -4,7 +4,7 @@ import numpy as np
 
 from minitf import errors, nest
 from minitf.autodiff import ForwardAccumulator
-from minitf.keras_ops import config
+from minitf.keras_core import config
 from minitf.keras_ops.core import convert, keras_op
 from minitf.keras_ops.dtypes import result_type
 from minitf.keras_ops.np_shape import moveaxis

@@ -2,13 +2,13 @@
 ctc_batch_cost, ctc_decode and ctc_label_dense_to_sparse, over minitf's CTC ops."""
 import numpy as np
 
-from minitf.keras_ops import config
+from minitf.keras_core import config
 from minitf.keras_ops.core import convert, keras_op
 from minitf.keras_ops.dtypes import result_type
 from minitf.ops import array as A
 from minitf.ops import compare as CMP
 from minitf.ops import constant as C
-from minitf.ops import ctc as CTC
+from minitf.sparse import ctc as CTC
 from minitf.ops import math as M
 from minitf.ops.gather import where as tf_where
 from minitf.sparse.conversion import to_dense

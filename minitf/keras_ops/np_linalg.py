@@ -8,7 +8,7 @@ import string
 
 import numpy as np
 
-from minitf.keras_ops import config
+from minitf.keras_core import config
 from minitf.keras_ops.core import canonical_axis, convert, keras_op
 from minitf.keras_ops.dtypes import result_type
 from minitf.keras_ops.np_shape import moveaxis

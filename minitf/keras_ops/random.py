@@ -12,7 +12,7 @@ import random as python_random
 
 import numpy as np
 
-from minitf.keras_ops import config
+from minitf.keras_core import config
 from minitf.keras_ops.core import convert, keras_op
 from minitf.keras_ops.dtypes import is_float_dtype, is_int_dtype, standardize_dtype
 from minitf.ops import array as A

@@ -12,14 +12,19 @@ from minitf.layers.reshaping import *  # noqa: F401,F403
 from minitf.layers.merging import *  # noqa: F401,F403
 from minitf.layers.activation import *  # noqa: F401,F403
 from minitf.layers.embedding import *  # noqa: F401,F403
-from minitf.layers.preprocessing import *  # noqa: F401,F403
+from minitf.layers.preprocessing.rescaling import *  # noqa: F401,F403
+from minitf.layers.preprocessing.numeric import *  # noqa: F401,F403
+from minitf.layers.preprocessing.image import *  # noqa: F401,F403
+from minitf.layers.preprocessing.augment import *  # noqa: F401,F403
+from minitf.layers.preprocessing.lookup import *  # noqa: F401,F403
+from minitf.layers.preprocessing.text import *  # noqa: F401,F403
 from minitf.layers.einsum_dense import EinsumDense  # noqa: F401
 from minitf.layers.attention import AdditiveAttention, Attention  # noqa: F401
 from minitf.layers.multi_head_attention import MultiHeadAttention  # noqa: F401
 from minitf.layers.group_normalization import GroupNormalization  # noqa: F401
 from minitf.layers.serialization import deserialize, serialize  # noqa: F401
 
-from minitf.layers.masking_layer import Masking  # noqa: F401
+from minitf.layers.masking import Masking  # noqa: F401
 from minitf.layers.rnn import *  # noqa: F401,F403
 from minitf.layers.convolutional_3d import *  # noqa: F401,F403,E402
 from minitf.layers.pooling_3d import *  # noqa: F401,F403,E402

@@ -1,7 +1,7 @@
 """Attention and AdditiveAttention (Keras 3), and the mask helpers the attention layers share.
 
 Padding masks travel on tensors as `_keras_mask` (Embedding(mask_zero=True), Masking; see
-minitf.layers.masking): Attention receives them as its `mask` list, MultiHeadAttention as its
+minitf.layers.mask_propagation): Attention receives them as its `mask` list, MultiHeadAttention as its
 query/value/key masks. The mask helpers here are shared by both modules.
 """
 import numpy as np
@@ -9,7 +9,7 @@ import numpy as np
 from minitf import dtypes
 from minitf.convert import convert_to_tensor
 from minitf.layers.base import Layer
-from minitf.layers.masking import set_keras_mask
+from minitf.layers.mask_propagation import set_keras_mask
 from minitf.ops import array as array_ops
 from minitf.ops import compare as compare_ops
 from minitf.ops import math as math_ops

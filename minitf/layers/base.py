@@ -6,23 +6,22 @@ Before that first call `layer.variables` is empty, exactly as in TensorFlow, so 
 `watch_accessed_variables=False` cannot watch the weights of an unbuilt layer.
 
 Called on KerasTensors (symbolic inputs from `tf.keras.Input`), a layer computes nothing: it
-records a Node (minitf.keras.node) whose output KerasTensors carry the inferred shapes.
+records a Node (minitf.keras_core.node) whose output KerasTensors carry the inferred shapes.
 Weights and sublayers are found from the attributes (see minitf.layers.tracking); the input
-checks are in minitf.layers.input_spec; names come from minitf._keras_naming.
+checks are in minitf.layers.input_spec; names come from minitf.keras_core.naming.
 """
 import inspect
 
 import numpy as np
 
-from minitf import _keras_naming, dtypes, initializers, nest, regularizers
+from minitf import dtypes, initializers, nest, regularizers
 
-# The naming helpers are Keras-wide (minitf._keras_naming); they stay importable from here.
-from minitf._keras_naming import clear_session, to_snake_case, unique_layer_name  # noqa: F401
 from minitf.function import TensorSpec
-from minitf.keras import backend as keras_backend
-from minitf.keras import node as node_module
-from minitf.keras.keras_tensor import any_symbolic
-from minitf.layers import auto_config, layer_call, masking
+from minitf.keras_core import config as keras_config
+from minitf.keras_core import naming
+from minitf.keras_core import node as node_module
+from minitf.keras_core.keras_tensor import any_symbolic
+from minitf.layers import auto_config, layer_call, mask_propagation
 from minitf.layers.call_checks import check_positional_inputs, naming_errors
 from minitf.layers.input_spec import InputSpec, assert_input_compatibility, shape_of, shapes_of
 from minitf.layers.tracking import AttributeTracking, LayerWeight
@@ -34,15 +33,10 @@ from minitf.trackable import Trackable
 from minitf.tensor import Tensor
 from minitf.variable import VariableAggregation, VariableSynchronization, _scopes
 
-__all__ = ["Layer", "InputSpec", "BUILTIN_LAYER_CLASSES", "clear_session", "unique_layer_name",
-           "to_snake_case", "floatx"]
+__all__ = ["Layer", "InputSpec", "BUILTIN_LAYER_CLASSES"]
 
 # tf.keras.backend.clear_session() restarts the automatic names ('dense', 'dense_1', ...).
-keras_backend.on_clear_session(_keras_naming.clear_session)
-
-def floatx():
-    """The default float type of layer weights ('float32' unless keras.backend says otherwise)."""
-    return keras_backend.floatx()
+keras_config.on_clear_session(naming.clear_session)
 
 
 # Every Layer subclass defined inside minitf (layers, InputLayer, Model, Sequential), by class
@@ -122,7 +116,7 @@ class Layer(AttributeTracking, Module, Trackable):
         if unknown:  # Keras 3's ValueError
             raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: {unknown}")
         if name is None:
-            name = unique_layer_name(to_snake_case(type(self).__name__))
+            name = naming.unique_layer_name(naming.to_snake_case(type(self).__name__))
         elif not isinstance(name, str):
             raise TypeError(f"Layer name must be a string, got {type(name).__name__}.")
         object.__setattr__(self, "_attr_order", [])
@@ -226,14 +220,14 @@ class Layer(AttributeTracking, Module, Trackable):
 
     @property
     def supports_masking(self):
-        """Whether outputs get `compute_mask(inputs, mask)` (see minitf.layers.masking); settable."""
-        return masking.supports_masking(self)
+        """Whether outputs get `compute_mask(inputs, mask)` (see minitf.layers.mask_propagation); settable."""
+        return mask_propagation.supports_masking(self)
 
     @supports_masking.setter
     def supports_masking(self, value):
         self._supports_masking = bool(value)
 
-    compute_mask = masking.default_compute_mask
+    compute_mask = mask_propagation.default_compute_mask
 
     # -- weights ---------------------------------------------------------------------------
     def add_weight(self, name=None, shape=None, dtype=None, initializer=None, regularizer=None,
@@ -415,7 +409,7 @@ class Layer(AttributeTracking, Module, Trackable):
         passed, else the one of the outermost layer call running (see
         minitf.layers.call_context), else the default of `call`'s own `training` parameter, and
         reaches `call` only when it takes `training`; masks attached to the inputs fill the
-        `mask` argument when `call` takes one (see minitf.layers.masking). On KerasTensors
+        `mask` argument when `call` takes one (see minitf.layers.mask_propagation). On KerasTensors
         (symbolic inputs) the layer computes nothing: it builds, infers the output shapes and
         records the call as a Node of the functional graph.
 
@@ -456,7 +450,7 @@ class Layer(AttributeTracking, Module, Trackable):
         self._maybe_build(inputs)
         self._check_inputs(inputs)
         outputs = node_module.symbolic_call(self, self._run_on_values, inputs, args, kwargs)
-        return masking.symbolic_masks(self, inputs, kwargs, outputs)
+        return mask_propagation.symbolic_masks(self, inputs, kwargs, outputs)
 
     # -- shapes ----------------------------------------------------------------------------
     def compute_output_shape(self, input_shape):

@@ -3,7 +3,7 @@
 Each takes data_format 'channels_last' (NWC / NHWC inputs) or 'channels_first' (NCW / NCHW);
 kernels have the same shape in both layouts, as in Keras."""
 from minitf import nest
-from minitf.keras import backend as keras_backend
+from minitf.keras_core import config as keras_config
 from minitf.layers import _utils as U
 from minitf.layers.base import BUILTIN_LAYER_CLASSES, InputSpec, Layer
 from minitf.layers.input_spec import shape_of
@@ -51,7 +51,7 @@ def standardize_data_format(data_format, name):
     """'channels_first' or 'channels_last' (case-insensitive); None means the Keras backend's
     image_data_format(). Anything else is a ValueError naming the layer, as in Keras."""
     if data_format is None:
-        return keras_backend.image_data_format()
+        return keras_config.image_data_format()
     value = str(data_format).lower()
     if value not in ("channels_first", "channels_last"):
         raise ValueError(f"Layer {name!r}: the `data_format` argument must be one of "

@@ -1,7 +1,7 @@
 """Core layers: Dense, Activation, Lambda."""
 from minitf import nest
-from minitf.keras.call_context import spec_of_function
-from minitf.keras.keras_tensor import set_operator_layer
+from minitf.keras_core.call_context import spec_of_function
+from minitf.keras_core.keras_tensor import set_operator_layer
 from minitf.layers import _utils as U
 from minitf.layers import serialization as S
 from minitf.layers.base import InputSpec, Layer

@@ -3,9 +3,9 @@
 `Input(shape)` makes an InputLayer and returns its output, a KerasTensor with a free batch
 dimension; calling layers on it records the graph that `Model(inputs, outputs)` runs.
 """
-from minitf._keras_naming import unique_layer_name
-from minitf.keras.keras_tensor import KerasTensor
-from minitf.keras.node import Node
+from minitf.keras_core.naming import unique_layer_name
+from minitf.keras_core.keras_tensor import KerasTensor
+from minitf.keras_core.node import Node
 from minitf.layers.base import Layer
 
 __all__ = ["Input", "InputLayer"]

@@ -6,7 +6,7 @@
 2. check the InputSpec and build the layer on its first call;
 3. enter the call context (the outermost call opens it and clears the losses of earlier calls)
    and resolve `training` (minitf.layers.call_context);
-4. fill the mask arguments and find the mask the layer received (minitf.layers.masking);
+4. fill the mask arguments and find the mask the layer received (minitf.layers.mask_propagation);
 5. `call`, in the layer's name scope and autocast scope;
 6. attach the output masks, add the activity regularizer's loss, leave the context.
 
@@ -19,9 +19,9 @@ import numpy as np
 
 from minitf import errors, nest, regularizers
 from minitf.convert import convert_to_tensor
-from minitf.keras.keras_tensor import KerasTensor
-from minitf.keras import call_context
-from minitf.layers import masking
+from minitf.keras_core.keras_tensor import KerasTensor
+from minitf.keras_core import call_context
+from minitf.layers import mask_propagation
 from minitf.layers import dtype_policy as layer_dtypes
 from minitf import dtypes
 from minitf.ops.constant import cast
@@ -49,7 +49,7 @@ def convert_inputs(layer, inputs):
         if isinstance(x, Tensor):
             if not (autocast and x.dtype != target and x.dtype.is_floating):
                 return x
-            mask = masking.get_keras_mask(x)
+            mask = mask_propagation.get_keras_mask(x)
         elif isinstance(x, Variable):
             x = x.value()
         else:
@@ -60,7 +60,7 @@ def convert_inputs(layer, inputs):
         if autocast and x.dtype.is_floating and x.dtype != target:
             x = cast(x, target)
         if mask is not None:
-            masking.set_keras_mask(x, mask)
+            mask_propagation.set_keras_mask(x, mask)
         return x
     if isinstance(inputs, Tensor):
         return convert(inputs)
@@ -106,13 +106,13 @@ def run(layer, inputs, args, kwargs):
     context, opened = call_context.enter(layer)
     try:
         call_context.resolve_training(spec, context, args, kwargs)
-        previous_mask = masking.prepare_call(layer, spec, inputs, args, kwargs)
+        previous_mask = mask_propagation.prepare_call(layer, spec, inputs, args, kwargs)
         with layer._scope(), layer_dtypes.autocast_scope(layer):
             try:
                 outputs = layer.call(inputs, *args, **kwargs)
             except (TypeError, ValueError, errors.OpError) as e:
                 raise _naming_layer(e, layer) from e
-        masking.finish_call(layer, inputs, outputs, previous_mask)
+        mask_propagation.finish_call(layer, inputs, outputs, previous_mask)
         if layer._activity_regularizer is not None:
             _activity_losses(layer, outputs)
     finally:

@@ -11,14 +11,14 @@ import math
 import numpy as np
 
 from minitf.convert import convert_to_tensor
-from minitf.keras.keras_tensor import any_symbolic
+from minitf.keras_core.keras_tensor import any_symbolic
 from minitf.layers import _utils as U
 from minitf.layers.activation import Softmax
 from minitf.layers.attention import and_masks, as_bool_mask, causal_mask, large_negative
 from minitf.layers.base import Layer
 from minitf.layers.einsum_dense import EinsumDense
 from minitf.layers.input_spec import shape_of
-from minitf.layers.masking import get_keras_mask, set_keras_mask
+from minitf.layers.mask_propagation import get_keras_mask, set_keras_mask
 from minitf.layers.regularization import Dropout
 from minitf.ops import array as array_ops
 from minitf.ops import nn as nn_ops

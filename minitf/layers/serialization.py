@@ -21,7 +21,7 @@ import types
 from minitf.activations import ACTIVATIONS
 from minitf.constraints import CONSTRAINTS
 from minitf.initializers import INITIALIZERS
-from minitf.keras.node import call_accepts
+from minitf.keras_core.node import call_accepts
 from minitf.layers.base import BUILTIN_LAYER_CLASSES, Layer
 from minitf.losses import LOSSES
 from minitf.metrics import METRICS

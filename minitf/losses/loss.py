@@ -7,7 +7,8 @@ their number). The built-in losses wrap the functions of `minitf.losses.function
 """
 from minitf import dtypes, errors
 from minitf.ops.arg_checks import named
-from minitf._keras_naming import floatx, to_snake_case, unique_layer_name
+from minitf.keras_core.config import floatx
+from minitf.keras_core.naming import to_snake_case, unique_layer_name
 from minitf.convert import convert_to_tensor
 from minitf.tensor import Tensor
 from minitf.losses.functions import (binary_crossentropy, categorical_crossentropy, categorical_hinge,

@@ -9,10 +9,10 @@ Averages follow Keras 3: a batch's values are reduced to one value per sample (t
 its entries) before weighting, so Mean and the MeanMetricWrapper metrics count samples.
 
 The package splits by concern: `base` (Metric, Mean, Sum, MeanMetricWrapper), `accuracy`,
-`regression` (errors and cross-entropies) and `confusion` (Precision, Recall, AUC, the four counts); this
+`regression` (errors), `probabilistic` (cross-entropies) and `confusion` (Precision, Recall, AUC, the four counts); this
 module adds the name lookup.
 """
-from minitf._keras_naming import to_snake_case
+from minitf.keras_core.naming import to_snake_case
 from minitf._keras_objects import Registry
 from minitf.metrics.accuracy import (  # noqa: F401
     Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy,
@@ -22,12 +22,13 @@ from minitf.metrics.accuracy import (  # noqa: F401
 from minitf.metrics.base import Mean, MeanMetricWrapper, Metric, Reduce, Sum  # noqa: F401
 from minitf.metrics.confusion import (AUC, FalseNegatives, FalsePositives, Precision, Recall,  # noqa: F401
                                       TrueNegatives, TruePositives)
+from minitf.metrics.probabilistic import (  # noqa: F401
+    BinaryCrossentropy, CategoricalCrossentropy, SparseCategoricalCrossentropy, binary_crossentropy,
+    categorical_crossentropy, sparse_categorical_crossentropy)
 from minitf.metrics.regression import (  # noqa: F401
-    MAE, MAPE, MSE, BinaryCrossentropy, CategoricalCrossentropy, MeanAbsoluteError,
-    MeanAbsolutePercentageError, MeanSquaredError, RootMeanSquaredError,
-    SparseCategoricalCrossentropy, binary_crossentropy, categorical_crossentropy, mae, mape,
-    mean_absolute_error, mean_absolute_percentage_error, mean_squared_error, mse,
-    sparse_categorical_crossentropy)
+    MAE, MAPE, MSE, MeanAbsoluteError, MeanAbsolutePercentageError, MeanSquaredError,
+    RootMeanSquaredError, mae, mape, mean_absolute_error, mean_absolute_percentage_error,
+    mean_squared_error, mse)
 
 __all__ = ["Metric", "Mean", "Sum", "MeanMetricWrapper", "MeanSquaredError",
            "MeanAbsoluteError", "MeanAbsolutePercentageError", "RootMeanSquaredError",

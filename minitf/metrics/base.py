@@ -8,7 +8,8 @@ weighting, so Mean and the MeanMetricWrapper metrics count samples.
 import functools
 
 from minitf import dtypes, errors, initializers
-from minitf._keras_naming import floatx, to_snake_case, unique_layer_name
+from minitf.keras_core.config import floatx
+from minitf.keras_core.naming import to_snake_case, unique_layer_name
 from minitf.backend import array_module
 from minitf.convert import convert_to_tensor
 from minitf import distribution_context as distribute_context

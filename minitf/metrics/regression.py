@@ -1,14 +1,12 @@
-"""Metrics that average a loss function over every example seen: the errors (MSE, MAE,
-MAPE, RMSE) and the cross-entropies. The metric functions are the losses' own functions."""
+"""Regression metrics: the mean of a per-example error over every example seen (MSE, MAE, MAPE)
+and RMSE. The metric functions are the losses' own functions."""
 from minitf.losses import functions as loss_functions
 from minitf.metrics.base import (Mean, Reduce, _divide_no_nan, _raw, _same_rank, _tensor, _wrapper_class,
                                  _xp)
 
 __all__ = ["mean_squared_error", "mean_absolute_error", "mean_absolute_percentage_error",
-           "binary_crossentropy", "categorical_crossentropy", "sparse_categorical_crossentropy",
            "mse", "mae", "mape", "MSE", "MAE", "MAPE", "MeanSquaredError", "MeanAbsoluteError",
-           "MeanAbsolutePercentageError", "RootMeanSquaredError", "CategoricalCrossentropy",
-           "BinaryCrossentropy", "SparseCategoricalCrossentropy"]
+           "MeanAbsolutePercentageError", "RootMeanSquaredError"]
 
 
 def mean_squared_error(y_true, y_pred):
@@ -26,22 +24,6 @@ def mean_absolute_percentage_error(y_true, y_pred):
     return loss_functions.mean_absolute_percentage_error(y_true, y_pred)
 
 
-def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
-    """Per-example binary cross-entropy (see tf.keras.losses.binary_crossentropy)."""
-    return loss_functions.binary_crossentropy(y_true, y_pred, from_logits, label_smoothing, axis)
-
-
-def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
-    """Per-example categorical cross-entropy."""
-    return loss_functions.categorical_crossentropy(y_true, y_pred, from_logits, label_smoothing, axis)
-
-
-def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1, ignore_class=None):
-    """Per-example cross-entropy with integer labels."""
-    return loss_functions.sparse_categorical_crossentropy(y_true, y_pred, from_logits=from_logits,
-                                                     ignore_class=ignore_class, axis=axis)
-
-
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
 mape = MAPE = mean_absolute_percentage_error
@@ -54,18 +36,6 @@ MeanAbsoluteError = _wrapper_class("MeanAbsoluteError", mean_absolute_error, "me
 MeanAbsolutePercentageError = _wrapper_class(
     "MeanAbsolutePercentageError", mean_absolute_percentage_error, "mean_absolute_percentage_error",
     "The mean of per-example absolute percentage errors.")
-CategoricalCrossentropy = _wrapper_class(
-    "CategoricalCrossentropy", categorical_crossentropy, "categorical_crossentropy",
-    "Mean categorical cross-entropy; (from_logits=False, label_smoothing=0, axis=-1).",
-    from_logits=False, label_smoothing=0.0, axis=-1)
-BinaryCrossentropy = _wrapper_class(
-    "BinaryCrossentropy", binary_crossentropy, "binary_crossentropy",
-    "Mean binary cross-entropy; (from_logits=False, label_smoothing=0).",
-    from_logits=False, label_smoothing=0.0)
-SparseCategoricalCrossentropy = _wrapper_class(
-    "SparseCategoricalCrossentropy", sparse_categorical_crossentropy, "sparse_categorical_crossentropy",
-    "Mean cross-entropy with integer labels; (from_logits=False, ignore_class=None, axis=-1).",
-    from_logits=False, ignore_class=None, axis=-1)
 
 
 class RootMeanSquaredError(Mean):

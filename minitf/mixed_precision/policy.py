@@ -10,7 +10,7 @@ held as float32), so a policy computing in bfloat16 can be named and inspected b
 can run under it: `check_usable` refuses it with NotImplementedError.
 """
 from minitf import dtypes
-from minitf.keras import backend as keras_backend
+from minitf.keras_core import config as keras_config
 
 __all__ = ["DTypePolicy", "Policy", "FloatDTypePolicy", "set_global_policy", "global_policy",
            "set_dtype_policy", "dtype_policy", "get", "serialize", "check_usable", "floatx_policy"]
@@ -114,7 +114,7 @@ _FLOATX_POLICIES = {}  # floatx name -> its policy: layers without a policy ask 
 
 def floatx_policy():
     """The (shared) policy named after `tf.keras.backend.floatx()`."""
-    name = keras_backend.floatx()
+    name = keras_config.floatx()
     policy = _FLOATX_POLICIES.get(name)
     if policy is None:
         policy = _FLOATX_POLICIES[name] = DTypePolicy(name)
@@ -151,7 +151,7 @@ def _reset():
     _state["policy"] = None
 
 
-keras_backend.on_clear_session(_reset)
+keras_config.on_clear_session(_reset)
 
 
 def get(identifier):

@@ -1,14 +1,14 @@
 """The functional API: running a graph of layer calls recorded on KerasTensors.
 
 `Input` and `InputLayer` (minitf.layers.input_layer) start a graph; layers called on
-KerasTensors record Nodes (minitf.keras.node); `GraphRunner` orders those nodes between some
+KerasTensors record Nodes (minitf.keras_core.node); `GraphRunner` orders those nodes between some
 inputs and outputs and evaluates them on concrete values, which is what a functional `Model`
 does when called.
 """
 from minitf import nest
 from minitf.convert import convert_to_tensor
-from minitf.keras.keras_tensor import KerasTensor
-from minitf.layers.masking import set_keras_mask
+from minitf.keras_core.keras_tensor import KerasTensor
+from minitf.layers.mask_propagation import set_keras_mask
 from minitf.layers.input_layer import Input, InputLayer
 from minitf.ops import array as array_ops
 from minitf.ops.constant import cast

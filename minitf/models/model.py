@@ -5,11 +5,11 @@ defining `call` gives a subclassed one. Training (`compile`, `fit`, ...) is adde
 this class holds the structure: layers, weights, summary, checkpoint names, weights files.
 """
 from minitf import nest
-from minitf._keras_naming import unique_layer_name
+from minitf.keras_core.naming import unique_layer_name
 from minitf.checkpoint import keras_weights
 from minitf.convert import convert_to_tensor
 from minitf.engine.training import TrainingMixin
-from minitf.keras.keras_tensor import KerasTensor
+from minitf.keras_core.keras_tensor import KerasTensor
 from minitf.layers.base import BUILTIN_LAYER_CLASSES, Layer
 from minitf.layers.input_spec import InputSpec, shapes_of
 from minitf.models import serialization

@@ -1,6 +1,6 @@
 """tf.keras.Sequential: a plain stack of layers, each feeding the next."""
-from minitf._keras_naming import unique_layer_name
-from minitf.keras.keras_tensor import KerasTensor
+from minitf.keras_core.naming import unique_layer_name
+from minitf.keras_core.keras_tensor import KerasTensor
 from minitf.layers.base import Layer
 from minitf.layers.input_layer import Input, InputLayer
 from minitf.layers.input_spec import shape_of

@@ -16,8 +16,8 @@ import contextlib
 import threading
 
 from minitf import nest
-from minitf.keras.keras_tensor import KerasTensor
-from minitf.keras.node import call_accepts
+from minitf.keras_core.keras_tensor import KerasTensor
+from minitf.keras_core.node import call_accepts
 from minitf.layers.core import Lambda
 from minitf.layers.input_layer import InputLayer
 from minitf.layers.serialization import builtin_layer_class, deserialize as deserialize_object

@@ -14,7 +14,7 @@ import shutil
 import sys
 
 from minitf import nest
-from minitf.keras.keras_tensor import KerasTensor
+from minitf.keras_core.keras_tensor import KerasTensor
 from minitf.layers.tracking import dedup
 from minitf.tensor_shape import TensorShape
 

@@ -1,9 +1,9 @@
 """tf.strings on tf.string tensors (object arrays of bytes): lengths, case, joins, regular
-expressions, splitting, numbers to and from text, substrings, Unicode decoding.
+expressions, numbers to and from text, substrings.
 
 Elementwise functions broadcast like numpy and keep the input's shape; given a RaggedTensor they
-map its flat values (minitf.dispatch). split and unicode_decode of one string give a 1-D tensor,
-of a batch a RaggedTensor with one more ragged dimension, as in TF.
+map its flat values (minitf.dispatch). The functions that split strings into RaggedTensors are
+in minitf.ragged.string_ops.
 """
 import re
 
@@ -12,16 +12,14 @@ import numpy as np
 from minitf import dispatch, dtypes, errors
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Tensor, as_tensor
-from minitf.ragged.ragged_tensor import RaggedTensor
 
 _length = len  # `substr` takes an argument named `len`, as in TF
 
-__all__ = ["bytes_split", "unicode_split", "length", "lower", "upper", "join", "reduce_join", "regex_replace",
-           "regex_full_match",
-           "to_number", "split", "unicode_decode", "as_string", "substr", "strip"]
+__all__ = ["length", "lower", "upper", "join", "reduce_join", "regex_replace", "regex_full_match",
+           "to_number", "as_string", "substr", "strip"]
 
 
-def _strings(value, op):
+def string_array(value, op):
     """The object array of bytes of a string tensor (Python strings are UTF-8 encoded)."""
     t = as_tensor(value) if not isinstance(value, (str, bytes)) else convert_to_tensor(value)
     if t.dtype != dtypes.string:
@@ -48,7 +46,7 @@ def length(input, unit="BYTE", name=None):  # noqa: A002
     """The length of each string in bytes (unit 'BYTE') or Unicode characters ('UTF8_CHAR'), int32."""
     if unit not in ("BYTE", "UTF8_CHAR"):
         raise ValueError(f"unit must be 'BYTE' or 'UTF8_CHAR', got {unit!r}")
-    arr = _strings(input, "StringLength")
+    arr = string_array(input, "StringLength")
     count = len if unit == "BYTE" else (lambda b: len(b.decode("utf-8", errors="replace")))
     return Tensor(_map(count, arr, np.int32))
 
@@ -56,7 +54,7 @@ def length(input, unit="BYTE", name=None):  # noqa: A002
 @dispatch.add_dispatch_support(elementwise="unary")
 def lower(input, encoding="", name=None):  # noqa: A002
     """Each string in lower case: ASCII letters only, or all of Unicode with encoding='utf-8'."""
-    arr = _strings(input, "StringLower")
+    arr = string_array(input, "StringLower")
     if encoding:
         return _text(_map(lambda b: b.decode("utf-8").lower().encode("utf-8"), arr))
     return _text(_map(lambda b: b.lower(), arr))  # bytes.lower changes ASCII letters only
@@ -65,7 +63,7 @@ def lower(input, encoding="", name=None):  # noqa: A002
 @dispatch.add_dispatch_support(elementwise="unary")
 def upper(input, encoding="", name=None):  # noqa: A002
     """Each string in upper case: ASCII letters only, or all of Unicode with encoding='utf-8'."""
-    arr = _strings(input, "StringUpper")
+    arr = string_array(input, "StringUpper")
     if encoding:
         return _text(_map(lambda b: b.decode("utf-8").upper().encode("utf-8"), arr))
     return _text(_map(lambda b: b.upper(), arr))
@@ -74,13 +72,13 @@ def upper(input, encoding="", name=None):  # noqa: A002
 @dispatch.add_dispatch_support(elementwise="unary")
 def strip(input, name=None):  # noqa: A002
     """Each string without leading and trailing whitespace."""
-    return _text(_map(lambda b: b.strip(), _strings(input, "StringStrip")))
+    return _text(_map(lambda b: b.strip(), string_array(input, "StringStrip")))
 
 
 @dispatch.add_dispatch_support(elementwise="list")
 def join(inputs, separator="", name=None):
     """The strings of `inputs` (a list of string tensors, broadcast together) joined elementwise."""
-    arrays = np.broadcast_arrays(*[_strings(x, "StringJoin") for x in inputs])
+    arrays = np.broadcast_arrays(*[string_array(x, "StringJoin") for x in inputs])
     sep = separator.encode("utf-8") if isinstance(separator, str) else separator
     out = np.empty(arrays[0].shape, dtype=object)
     flat = out.reshape(-1)
@@ -92,7 +90,7 @@ def join(inputs, separator="", name=None):
 @dispatch.add_dispatch_support
 def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
     """The strings joined along `axis` (all axes when None) with `separator`."""
-    arr = _strings(inputs, "ReduceJoin")
+    arr = string_array(inputs, "ReduceJoin")
     sep = separator.encode("utf-8") if isinstance(separator, str) else separator
     axes = tuple(range(arr.ndim)) if axis is None else tuple(
         a % arr.ndim for a in (axis if isinstance(axis, (list, tuple)) else [axis]))
@@ -114,14 +112,14 @@ def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # n
     regex = re.compile(pattern.encode("utf-8") if isinstance(pattern, str) else pattern)
     repl = rewrite.encode("utf-8") if isinstance(rewrite, str) else rewrite
     count = 0 if replace_global else 1
-    return _text(_map(lambda b: regex.sub(repl, b, count=count), _strings(input, "StaticRegexReplace")))
+    return _text(_map(lambda b: regex.sub(repl, b, count=count), string_array(input, "StaticRegexReplace")))
 
 
 @dispatch.add_dispatch_support(elementwise="unary")
 def regex_full_match(input, pattern, name=None):  # noqa: A002
     """Whether each whole string matches regular expression `pattern` (bool)."""
     regex = re.compile(pattern.encode("utf-8") if isinstance(pattern, str) else pattern)
-    return Tensor(_map(lambda b: regex.fullmatch(b) is not None, _strings(input, "RegexFullMatch"), bool))
+    return Tensor(_map(lambda b: regex.fullmatch(b) is not None, string_array(input, "RegexFullMatch"), bool))
 
 
 @dispatch.add_dispatch_support(elementwise="unary")
@@ -132,7 +130,7 @@ def to_number(string_tensor, out_type=dtypes.float32, name=None):
       InvalidArgumentError: a string that is not a number of that type.
     """
     dtype = dtypes.as_dtype(out_type)
-    arr = _strings(string_tensor, "StringToNumber")
+    arr = string_array(string_tensor, "StringToNumber")
 
     def parse(b):
         text = b.decode("utf-8", errors="replace").strip()
@@ -143,71 +141,6 @@ def to_number(string_tensor, out_type=dtypes.float32, name=None):
                                                             f"string: {text}") from None
     values = _map(parse, arr)
     return Tensor(values.astype(dtype._np))
-
-
-def _batched(arr, pieces, dtype):
-    """The per-string results `pieces` as a 1-D tensor (one string) or a RaggedTensor (a batch)."""
-    flat = [p for piece in pieces for p in piece]
-    values = np.empty(len(flat), dtype=object) if dtype is object else np.asarray(flat, dtype=dtype)
-    if dtype is object:
-        values[:] = flat
-    values = Tensor(values.reshape(-1))
-    if arr.ndim == 0:
-        return values
-    rt = RaggedTensor.from_row_lengths(values, [len(p) for p in pieces], validate=False)
-    for size in reversed(arr.shape[1:]):  # the batch's own inner dimensions stay uniform
-        rt = RaggedTensor.from_uniform_row_length(rt, size)
-    return rt
-
-
-@dispatch.add_dispatch_support(elementwise="unary")
-def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002
-    """The pieces of each string split on `sep` (runs of whitespace when None): a 1-D tensor for
-    one string, a RaggedTensor (one more, ragged, dimension) for a batch."""
-    arr = _strings(input, "StringSplit")
-    d = sep.encode("utf-8") if isinstance(sep, str) else sep
-    pieces = [s.split(d, maxsplit) if d is not None else s.split(None, maxsplit) for s in arr.reshape(-1)]
-    return _batched(arr, pieces, object)
-
-
-@dispatch.add_dispatch_support(elementwise="unary")
-def unicode_decode(input, input_encoding, errors="replace", replacement_char=65533,  # noqa: A002
-                   replace_control_characters=False, name=None):
-    """The Unicode code points (int32) of each string in `input_encoding` ('UTF-8', 'UTF-16-BE',
-    ...): a 1-D tensor for one string, a RaggedTensor for a batch."""
-    arr = _strings(input, "UnicodeDecode")
-    policy = {"replace": "replace", "ignore": "ignore", "strict": "strict"}[errors]
-    pieces = []
-    for s in arr.reshape(-1):
-        points = [ord(c) for c in s.decode(input_encoding.lower(), errors=policy)]
-        if errors == "replace" and replacement_char != 65533:
-            points = [replacement_char if p == 0xFFFD else p for p in points]
-        pieces.append(points)
-    return _batched(arr, pieces, np.int32)
-
-
-@dispatch.add_dispatch_support(elementwise="unary")
-def bytes_split(input, name=None):  # noqa: A002
-    """Each string's bytes as one-byte strings: a 1-D tensor for one string, a RaggedTensor for a
-    batch."""
-    arr = _strings(input, "StringSplit")
-    return _batched(arr, [[s[i:i + 1] for i in range(len(s))] for s in arr.reshape(-1)], object)
-
-
-@dispatch.add_dispatch_support(elementwise="unary")
-def unicode_split(input, input_encoding, errors="replace", replacement_char=65533, name=None):  # noqa: A002
-    """Each string's characters, each encoded back in `input_encoding`: a 1-D tensor for one
-    string, a RaggedTensor for a batch (undecodable bytes become `replacement_char`)."""
-    arr = _strings(input, "UnicodeDecode")
-    policy = {"replace": "replace", "ignore": "ignore", "strict": "strict"}[errors]
-    encoding = input_encoding.lower()
-    pieces = []
-    for s in arr.reshape(-1):
-        chars = s.decode(encoding, errors=policy)
-        if errors == "replace" and replacement_char != 65533:
-            chars = chars.replace("\ufffd", chr(replacement_char))
-        pieces.append([c.encode(encoding) for c in chars])
-    return _batched(arr, pieces, object)
 
 
 @dispatch.add_dispatch_support(elementwise="unary")
@@ -234,7 +167,7 @@ def substr(input, pos, len, unit="BYTE", name=None):  # noqa: A002
     Raises:
       InvalidArgumentError: `pos` past the end of a string.
     """
-    arr = _strings(input, "Substr")
+    arr = string_array(input, "Substr")
 
     def cut(b):
         s = b if unit == "BYTE" else b.decode("utf-8")

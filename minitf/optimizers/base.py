@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 
 from minitf import backend, dtypes, recording as _recording
-from minitf._keras_naming import to_snake_case, unique_layer_name
+from minitf.keras_core.naming import to_snake_case, unique_layer_name
 from minitf.convert import convert_to_tensor
 from minitf import distribution_context as _distribute_context
 from minitf.indexed_slices import IndexedSlices

@@ -12,7 +12,7 @@ import os
 import time
 import warnings
 
-from minitf._keras_naming import to_snake_case
+from minitf.keras_core.naming import to_snake_case
 from minitf.checkpoint import keras_weights, safe_h5
 from minitf.layers import serialization
 from minitf.layers.serialization import SafeModeScope

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from minitf.keras import backend as keras_backend
+from minitf.keras_core import config as keras_config
 from minitf.utils import image_transforms as T
 from minitf.utils.image_iterators import DataFrameIterator, DirectoryIterator, NumpyArrayIterator
 
@@ -51,7 +51,7 @@ class ImageDataGenerator:
                  zoom_range=0.0, channel_shift_range=0.0, fill_mode="nearest", cval=0.0, horizontal_flip=False,
                  vertical_flip=False, rescale=None, preprocessing_function=None, data_format=None,
                  validation_split=0.0, interpolation_order=1, dtype=None):
-        data_format = data_format or keras_backend.image_data_format()
+        data_format = data_format or keras_config.image_data_format()
         self.featurewise_center = featurewise_center
         self.samplewise_center = samplewise_center
         self.featurewise_std_normalization = featurewise_std_normalization
@@ -70,7 +70,7 @@ class ImageDataGenerator:
         self.vertical_flip = vertical_flip
         self.rescale = rescale
         self.preprocessing_function = preprocessing_function
-        self.dtype = dtype or keras_backend.floatx()
+        self.dtype = dtype or keras_config.floatx()
         self.interpolation_order = interpolation_order
         if data_format not in {"channels_last", "channels_first"}:
             raise ValueError(f'`data_format` should be `"channels_last"` (channel after row and column) or '

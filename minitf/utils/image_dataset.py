@@ -11,7 +11,7 @@ import numpy as np
 
 from minitf import errors
 from minitf.data.dataset import AUTOTUNE, Dataset
-from minitf.keras import backend as keras_backend
+from minitf.keras_core import config as keras_config
 from minitf.ops import io_ops
 from minitf.ops.image import resize, resize_with_pad
 from minitf.ops.shaping import transpose
@@ -35,7 +35,7 @@ def _image_size(image_size):
 
 
 def _data_format(data_format):
-    value = keras_backend.image_data_format() if data_format is None else str(data_format).lower()
+    value = keras_config.image_data_format() if data_format is None else str(data_format).lower()
     if value not in ("channels_last", "channels_first"):
         raise ValueError("The `data_format` argument must be one of {'channels_first', 'channels_last'}. "
                          f"Received: data_format={data_format}")

@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from minitf.keras import backend as keras_backend
+from minitf.keras_core import config as keras_config
 from minitf.utils import image_utils
 
 __all__ = ["Iterator", "NumpyArrayIterator", "DirectoryIterator", "DataFrameIterator"]
@@ -139,8 +139,8 @@ class NumpyArrayIterator(Iterator):
     def __init__(self, x, y, image_data_generator, batch_size=32, shuffle=False, sample_weight=None,
                  seed=None, data_format=None, save_to_dir=None, save_prefix="", save_format="png",
                  subset=None, ignore_class_split=False, dtype=None):
-        data_format = data_format or keras_backend.image_data_format()
-        self.dtype = dtype or keras_backend.floatx()
+        data_format = data_format or keras_config.image_data_format()
+        self.dtype = dtype or keras_config.floatx()
         if isinstance(x, (tuple, list)):
             x_misc = [np.asarray(x[1])] if not isinstance(x[1], list) else [np.asarray(xx) for xx in x[1]]
             x = x[0]
@@ -331,7 +331,7 @@ class DirectoryIterator(BatchFromFilesMixin, Iterator):
                  classes=None, class_mode="categorical", batch_size=32, shuffle=True, seed=None,
                  data_format=None, save_to_dir=None, save_prefix="", save_format="png", follow_links=False,
                  subset=None, interpolation="nearest", keep_aspect_ratio=False, dtype=None):
-        data_format = data_format or keras_backend.image_data_format()
+        data_format = data_format or keras_config.image_data_format()
         self.set_processing_attrs(image_data_generator, target_size, color_mode, data_format, save_to_dir,
                                   save_prefix, save_format, subset, interpolation, keep_aspect_ratio)
         self.directory = directory
@@ -339,7 +339,7 @@ class DirectoryIterator(BatchFromFilesMixin, Iterator):
         if class_mode not in self.allowed_class_modes:
             raise ValueError(f"Invalid class_mode: {class_mode}; expected one of: {self.allowed_class_modes}")
         self.class_mode = class_mode
-        self.dtype = dtype or keras_backend.floatx()
+        self.dtype = dtype or keras_config.floatx()
         if not classes:
             classes = [d for d in sorted(os.listdir(directory)) if os.path.isdir(os.path.join(directory, d))]
         self.num_classes = len(classes)

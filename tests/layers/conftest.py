@@ -4,7 +4,7 @@ import pytest
 
 import minitf as tf
 from minitf.gradient_checker import assert_gradients_close
-from minitf.layers.base import clear_session
+from minitf.keras_core.naming import clear_session
 
 
 @pytest.fixture(autouse=True)

@@ -4,7 +4,7 @@ import pytest
 
 import minitf as tf
 from minitf import layers
-from minitf.layers.base import clear_session
+from minitf.keras_core.naming import clear_session
 from minitf.snake_case import keras_rule, tf_module_rule
 
 

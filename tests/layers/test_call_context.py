@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf.keras import call_context
+from minitf.keras_core import call_context
 
 L = tf.keras.layers
 

@@ -4,7 +4,7 @@ import pytest
 
 import minitf as tf
 from minitf import gradient_checker, layers
-from minitf.layers.preprocessing_image import affine_transform
+from minitf.layers.preprocessing.image import affine_transform
 
 AUGMENTATIONS = [
     lambda seed: layers.RandomFlip(seed=seed),

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf.layers import masking
+from minitf.layers import mask_propagation
 
 L = tf.keras.layers
 IDS = np.array([[3, 1, 4, 0, 0], [2, 7, 1, 8, 2], [5, 0, 0, 0, 0]], dtype="int32")
@@ -99,10 +99,10 @@ def test_layers_of_ones_own_receive_and_make_masks():
 def test_mask_table_forgets_dead_tensors():
     h = L.Embedding(10, 4, mask_zero=True)(tf.constant(IDS))
     key = id(h)
-    assert masking._MASKS[key][0]() is h
+    assert mask_propagation._MASKS[key][0]() is h
     del h
     gc.collect()
-    assert key not in masking._MASKS
+    assert key not in mask_propagation._MASKS
 
 
 def test_functional_and_sequential_models_propagate_masks():

@@ -439,7 +439,7 @@ def test_keras3_subclass_build_and_slots_match_sgd_momentum():
 
 
 def test_default_names_follow_keras_auto_name():
-    from minitf.layers.base import clear_session
+    from minitf.keras_core.naming import clear_session
     clear_session()
     assert [tf.keras.optimizers.SGD().name for _ in range(2)] == ["sgd", "sgd_1"]
     assert tf.keras.optimizers.RMSprop().name == "rm_sprop"

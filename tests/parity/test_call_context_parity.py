@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import minitf
-from minitf.keras import call_context
+from minitf.keras_core import call_context
 
 tf_ref = pytest.importorskip("tensorflow")
 LIBS = {"keras": tf_ref, "minitf": minitf}

@@ -8,7 +8,7 @@ steps) freezes the states at masked steps and repeats the previous output there 
 """
 from minitf import nest
 from minitf.convert import convert_to_tensor
-from minitf.keras.call_context import spec_of, spec_of_function
+from minitf.keras_core.call_context import spec_of, spec_of_function
 from minitf.layers import serialization as S
 from minitf.layers.base import Layer
 from minitf.layers.rnn.stacked import StackedRNNCells

@@ -1,6 +1,6 @@
 """StackedRNNCells: several cells run as one, each feeding its output to the next."""
 from minitf import nest
-from minitf.keras.call_context import spec_of, spec_of_function
+from minitf.keras_core.call_context import spec_of, spec_of_function
 from minitf.layers import serialization as S
 from minitf.layers.base import Layer
 from minitf.ops import creation

@@ -1,6 +1,6 @@
 """Bidirectional and TimeDistributed: layers that wrap another layer (Keras 3's wrappers)."""
 from minitf import nest
-from minitf.keras.call_context import spec_of
+from minitf.keras_core.call_context import spec_of
 from minitf.layers import serialization as S
 from minitf.layers.base import Layer
 from minitf.ops import reorder

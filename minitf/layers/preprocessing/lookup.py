@@ -16,10 +16,10 @@ import numpy as np
 
 from minitf import dispatch, dtypes
 from minitf.errors import FailedPreconditionError, InvalidArgumentError
-from minitf.keras import backend as keras_backend
-from minitf.layers import _preprocessing_utils as P
+from minitf.keras_core import config as keras_config
+from minitf.layers.preprocessing import utils as preprocessing_utils
 from minitf.layers.base import Layer
-from minitf.layers.preprocessing_numeric import encode_categorical
+from minitf.layers.preprocessing.numeric import encode_categorical
 from minitf.ops.constant import convert_to_tensor
 from minitf.ops.string_hash import to_hash_bucket_fast
 from minitf.ragged.ragged_tensor import RaggedTensor
@@ -66,7 +66,7 @@ class _IndexLookup(Layer):
             raise ValueError(f"{kind} {self.name!r}: `sparse` may only be true if `output_mode` is 'one_hot', "
                              f"'multi_hot', 'count' or 'tf_idf'. Received: sparse={sparse} and "
                              f"output_mode={output_mode}")
-        P.refuse_sparse(sparse, self)
+        preprocessing_utils.refuse_sparse(sparse, self)
         if idf_weights is not None and output_mode != "tf_idf":
             raise ValueError(f"{kind} {self.name!r}: `idf_weights` should only be set if `output_mode` is "
                              f"'tf_idf'. Received: idf_weights={idf_weights} and output_mode={output_mode}")
@@ -145,7 +145,7 @@ class _IndexLookup(Layer):
         'tf_idf' mode the IDF weights (one per index, OOV indices first) as 'idf_weights'."""
         if self.output_mode != "tf_idf" or self.idf_weights is None:
             return {}
-        return {"idf_weights": np.asarray(self.idf_weights, dtype=keras_backend.floatx())}
+        return {"idf_weights": np.asarray(self.idf_weights, dtype=keras_config.floatx())}
 
     def _load_keras_extra_weights(self, values):
         """Take the 'idf_weights' a weights file holds for this layer (in 'tf_idf' mode)."""
@@ -156,7 +156,7 @@ class _IndexLookup(Layer):
         if idf.ndim != 1:
             raise ValueError(f"{type(self).__name__} {self.name!r}: the stored `idf_weights` must be 1-D; "
                              f"received shape {idf.shape}.")
-        self.idf_weights = idf.astype(keras_backend.floatx())
+        self.idf_weights = idf.astype(keras_config.floatx())
 
     def set_vocabulary(self, vocabulary, idf_weights=None):
         """Replace the vocabulary (a list, array, tensor or a file path with one token a line) and,
@@ -173,7 +173,7 @@ class _IndexLookup(Layer):
             while lines and lines[-1] == "":
                 lines.pop()
             vocabulary = lines if self._string else [int(v) for v in lines]
-        keys = [self._key(v) for v in P.numpy_of(vocabulary).reshape(-1).tolist()]
+        keys = [self._key(v) for v in preprocessing_utils.numpy_of(vocabulary).reshape(-1).tolist()]
         if not keys:
             raise ValueError(f"{kind} {self.name!r}: cannot set an empty vocabulary. Received: "
                              f"vocabulary={vocabulary}")
@@ -202,7 +202,7 @@ class _IndexLookup(Layer):
                              f"{self.max_tokens}.")
         self._set_tokens(tokens)
         if self.output_mode == "tf_idf":
-            weights = np.asarray(P.numpy_of(idf_weights), dtype=np.float64)
+            weights = np.asarray(preprocessing_utils.numpy_of(idf_weights), dtype=np.float64)
             if weights.ndim != 1:
                 raise ValueError(f"{kind} {self.name!r}: TF-IDF data must be a 1-index array. Received: "
                                  f"idf_weights with shape {weights.shape}")
@@ -212,7 +212,7 @@ class _IndexLookup(Layer):
             front = 0 if found_special else start
             back = (self.max_tokens - front - len(weights)) if self.pad_to_max_tokens else 0
             weights = np.concatenate([np.full(front, np.average(weights)), weights, np.zeros(max(back, 0))])
-            self.idf_weights = weights.astype(keras_backend.floatx())
+            self.idf_weights = weights.astype(keras_config.floatx())
 
     def _maybe_key(self, token):
         return None if token is None else self._key(token)
@@ -235,7 +235,7 @@ class _IndexLookup(Layer):
     _table_ready = False
 
     # -- adapt ----------------------------------------------------------------------------------
-    @P.adapts_when_run()
+    @preprocessing_utils.adapts_when_run()
     def adapt(self, data, steps=None):
         """Learn the vocabulary (and, in 'tf_idf' mode, the IDF weights) from `data`: an array, list,
         tensor, RaggedTensor, tf.data.Dataset of batches or iterable of batches. An array or list of
@@ -245,7 +245,7 @@ class _IndexLookup(Layer):
                              f"static vocabulary via `vocabulary` argument or `set_vocabulary()` method.")
         single = isinstance(data, (np.ndarray, list, tuple, RaggedTensor)) or hasattr(data, "numpy") and \
             not hasattr(data, "element_spec")
-        batches, _ = P.adapt_batches(data, self.name, steps=steps)
+        batches, _ = preprocessing_utils.adapt_batches(data, self.name, steps=steps)
         self._learn([doc for batch in batches for doc in self._documents(batch, one_token_per_doc=single)])
 
     def _learn(self, documents):
@@ -279,13 +279,13 @@ class _IndexLookup(Layer):
             weights = np.concatenate([front, idf])
             if self.pad_to_max_tokens and self.max_tokens is not None:
                 weights = np.concatenate([weights, np.zeros(self.max_tokens - weights.size, np.float32)])
-            self.idf_weights = weights.astype(keras_backend.floatx())
+            self.idf_weights = weights.astype(keras_config.floatx())
 
     def _documents(self, batch, one_token_per_doc):
         """The documents of one adapt batch, each a list of table keys."""
         if isinstance(batch, RaggedTensor):
             return [[self._key(v) for v in np.asarray(row, dtype=object).reshape(-1)] for row in batch.to_list()]
-        arr = P.numpy_of(batch)
+        arr = preprocessing_utils.numpy_of(batch)
         if arr.ndim == 0:
             arr = arr.reshape(1, 1)
         elif arr.ndim == 1:
@@ -362,7 +362,7 @@ class _IndexLookup(Layer):
                                f"or call `adapt` with some sample data.")
         self._called = True
         if isinstance(inputs, RaggedTensor):
-            flat = P.numpy_of(inputs.flat_values)
+            flat = preprocessing_utils.numpy_of(inputs.flat_values)
             ids = self._lookup(flat.reshape(-1)).reshape(flat.shape)
             if self.output_mode == "int":
                 return inputs.with_flat_values(convert_to_tensor(ids, self._value_dtype()))
@@ -371,7 +371,7 @@ class _IndexLookup(Layer):
             out = np.stack([encode_categorical(ids[rows[i]:rows[i + 1]], self._encode_mode(), depth,
                                                dtype=np.int64) for i in range(len(rows) - 1)])
             return self._finish(out)
-        arr = P.numpy_of(inputs)
+        arr = preprocessing_utils.numpy_of(inputs)
         if self._string and not self.invert and arr.dtype != object:
             raise TypeError(f"{type(self).__name__} {self.name!r}: expected string inputs, got {arr.dtype}.")
         if (self.invert or not self._string) and arr.dtype.kind not in "iu":
@@ -397,7 +397,7 @@ class _IndexLookup(Layer):
 
     def compute_output_shape(self, input_shape):
         """The input shape ('int'), or the encoded shape with the vocabulary as depth."""
-        return P.encoded_shape(input_shape, self.output_mode, self._depth())
+        return preprocessing_utils.encoded_shape(input_shape, self.output_mode, self._depth())
 
     def get_config(self):
         """Keras' keys; an adapted vocabulary (and IDF weights) are written in too, so the config

@@ -8,11 +8,12 @@ unicode_split; the character split and n-gram joining are written here.
 import numpy as np
 
 from minitf import dispatch, dtypes
-from minitf.layers import _preprocessing_utils as P
+from minitf.layers.preprocessing import utils as preprocessing_utils
 from minitf.layers.base import Layer
-from minitf.layers.preprocessing_lookup import StringLookup
-from minitf.layers.preprocessing_numeric import encode_categorical
+from minitf.layers.preprocessing.lookup import StringLookup
+from minitf.layers.preprocessing.numeric import encode_categorical
 from minitf.ops import string_ops
+from minitf.ragged import string_ops as ragged_string_ops
 from minitf.ops.constant import convert_to_tensor
 from minitf.ragged.ragged_tensor import RaggedTensor
 from minitf.tensor import Tensor
@@ -37,7 +38,7 @@ def _rows(value):
     """A split result (RaggedTensor, tensor or list of lists) as a list of lists of bytes."""
     if isinstance(value, RaggedTensor):
         return [[t if isinstance(t, bytes) else str(t).encode() for t in row] for row in value.to_list()]
-    arr = P.numpy_of(value)
+    arr = preprocessing_utils.numpy_of(value)
     return [list(row) for row in arr.reshape(arr.shape[0], -1)] if arr.ndim else [[arr.item()]]
 
 
@@ -118,8 +119,8 @@ class TextVectorization(Layer):
         if isinstance(inputs, RaggedTensor):
             return _rows(inputs), False
         if isinstance(inputs, (list, tuple)) and inputs and all(isinstance(v, RaggedTensor) for v in inputs):
-            inputs = P.numpy_of([v.to_list() for v in inputs])
-        x = inputs if isinstance(inputs, Tensor) else convert_to_tensor(P.numpy_of(inputs), dtypes.string)
+            inputs = preprocessing_utils.numpy_of([v.to_list() for v in inputs])
+        x = inputs if isinstance(inputs, Tensor) else convert_to_tensor(preprocessing_utils.numpy_of(inputs), dtypes.string)
         if x.dtype != dtypes.string:
             raise TypeError(f"TextVectorization {self.name!r}: expected string inputs, got {x.dtype.name}.")
         if self._standardize in ("lower", "lower_and_strip_punctuation"):
@@ -129,30 +130,30 @@ class TextVectorization(Layer):
         if callable(self._standardize):
             x = self._standardize(x)
         if self._split is None:
-            arr = P.numpy_of(x)
+            arr = preprocessing_utils.numpy_of(x)
             if self._ngrams is not None:
                 raise ValueError(f"TextVectorization {self.name!r}: ngrams need split tokens; set `split`.")
             return arr, False
         scalar = len(x.shape) == 0
         if scalar:
-            x = convert_to_tensor(P.numpy_of(x).reshape(1), dtypes.string)
+            x = convert_to_tensor(preprocessing_utils.numpy_of(x).reshape(1), dtypes.string)
         if len(x.shape) > 1:
             if x.shape[-1] != 1:
                 raise ValueError(f"TextVectorization {self.name!r}: when using `TextVectorization` to tokenize "
                                  f"strings, the input rank must be 1 or the last shape dimension must be 1. "
                                  f"Received: inputs.shape={tuple(x.shape)} with rank={len(x.shape)}")
-            x = convert_to_tensor(P.numpy_of(x)[..., 0], dtypes.string)
+            x = convert_to_tensor(preprocessing_utils.numpy_of(x)[..., 0], dtypes.string)
         if self._split == "whitespace":
-            rows = _rows(string_ops.split(x))
+            rows = _rows(ragged_string_ops.split(x))
         elif self._split == "character":
-            rows = [[c.encode("utf-8") for c in s.decode("utf-8", errors="replace")] for s in P.numpy_of(x)]
+            rows = [[c.encode("utf-8") for c in s.decode("utf-8", errors="replace")] for s in preprocessing_utils.numpy_of(x)]
         else:
             rows = _rows(self._split(x))
         if self._ngrams is not None:
             rows = [_ngrams(row, self._ngrams) for row in rows]
         return rows, scalar
 
-    @P.adapts_when_run()
+    @preprocessing_utils.adapts_when_run()
     def adapt(self, data, batch_size=None, steps=None):
         """Learn the vocabulary (and IDF weights) from strings: an array or list (one document per
         string), a tensor, a tf.data.Dataset of batches or an iterable of batches."""
@@ -160,11 +161,11 @@ class TextVectorization(Layer):
         if lookup.input_vocabulary is not None:
             raise ValueError(f"TextVectorization {self.name!r}: cannot adapt the layer after setting a static "
                              f"vocabulary via `vocabulary` argument or `set_vocabulary()` method.")
-        batches, _ = P.adapt_batches(data, self.name, steps=steps)
+        batches, _ = preprocessing_utils.adapt_batches(data, self.name, steps=steps)
         documents = []
         for batch in batches:
-            if not isinstance(batch, RaggedTensor) and P.numpy_of(batch).ndim == 0:
-                batch = P.numpy_of(batch).reshape(1)
+            if not isinstance(batch, RaggedTensor) and preprocessing_utils.numpy_of(batch).ndim == 0:
+                batch = preprocessing_utils.numpy_of(batch).reshape(1)
             rows, _ = self._preprocess(batch)
             if self._split is None:
                 rows = [[t] for t in np.asarray(rows).reshape(-1)] if np.ndim(rows) <= 1 else \

@@ -2,7 +2,7 @@
 serialized tf.train.Example records to dicts of tensors (VarLenFeature: tf.SparseTensor,
 RaggedFeature: tf.RaggedTensor, see `ragged_feature`).
 
-The records are decoded with the protobuf classes of `minitf.example_proto` (protobuf is an
+The records are decoded with the protobuf classes of `minitf.example.proto` (protobuf is an
 optional dependency; without it these functions raise ImportError naming the extra). The errors
 are TF's: InvalidArgumentError with TF's wording ("Key: x.  Data types don't match. ...",
 "Feature: x (data type: int64) is required but could not be found."), ValueError for a bad
@@ -14,8 +14,8 @@ import numpy as np
 
 from minitf import dispatch, dtypes, errors
 from minitf.convert import convert_to_tensor
-from minitf.example_proto import message_class
-from minitf.ops.ragged_feature import RaggedFeature, parse_ragged
+from minitf.example.proto import message_class
+from minitf.example.ragged_feature import RaggedFeature, parse_ragged
 from minitf.sparse.sparse_tensor import SparseTensor
 from minitf.tensor import Tensor
 

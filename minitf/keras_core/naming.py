@@ -1,4 +1,4 @@
-"""Keras' naming rules and default float type, shared by every Keras object.
+"""Keras' naming rules, shared by every Keras object.
 
 Layers, models, losses, metrics and optimizers all take their default name from the class
 name in snake_case, made unique per process with one shared counter ('dense', 'dense_1',
@@ -7,10 +7,9 @@ below all of them so that losses and metrics need not import the layers.
 """
 import threading
 
-from minitf.keras import backend as _keras_backend
 from minitf.snake_case import keras_rule as to_snake_case
 
-__all__ = ["to_snake_case", "unique_layer_name", "clear_session", "floatx"]
+__all__ = ["to_snake_case", "unique_layer_name", "clear_session"]
 
 _name_counts = {}
 _name_lock = threading.Lock()
@@ -35,9 +34,3 @@ def clear_session():
     """Forget the names handed out so far: automatic names start again at 'dense', 'dense_1'."""
     with _name_lock:
         _name_counts.clear()
-
-
-def floatx():
-    """The default float type of weights, losses and metrics ('float32' unless
-    `tf.keras.backend.set_floatx` changed it)."""
-    return _keras_backend.floatx()

@@ -12,10 +12,10 @@ import numpy as np
 
 from minitf import dispatch, dtypes
 from minitf.errors import InvalidArgumentError
-from minitf.layers import _preprocessing_utils as P
+from minitf.layers.preprocessing import utils as preprocessing_utils
 from minitf.layers.base import Layer
 from minitf.layers.convolutional import standardize_data_format
-from minitf.layers.preprocessing_image import affine_transform, aspect_crop_box, resize_images
+from minitf.layers.preprocessing.image import affine_transform, aspect_crop_box, resize_images
 from minitf.ops.constant import cast, convert_to_tensor
 from minitf.tensor_shape import TensorShape
 
@@ -63,12 +63,12 @@ class _Augmentation(Layer):
         super().__init__(**kwargs)
         self.seed = seed
         self.data_format = standardize_data_format(data_format, self.name)
-        self._stream = P.SeedStream(seed)
+        self._stream = preprocessing_utils.SeedStream(seed)
 
     def _batch(self, inputs):
         """(numpy float batch [b, h, w, c] channels last, was it one image)."""
         x = inputs.numpy()
-        P.image_axes(x.ndim, self.data_format, self)
+        preprocessing_utils.image_axes(x.ndim, self.data_format, self)
         single = x.ndim == 3
         if single:
             x = x[None]
@@ -112,7 +112,7 @@ class RandomFlip(_Augmentation):
     @dispatch.stateful_op  # draws on the host: one graph node, drawing anew each run
     def call(self, inputs, training=True):
         x = cast(inputs, self.dtype)
-        if not P.is_training(training):
+        if not preprocessing_utils.is_training(training):
             return x
         batch, single = self._batch(x)
         out = batch.copy()
@@ -146,7 +146,7 @@ class _AffineAugmentation(_Augmentation):
     @dispatch.stateful_op  # draws on the host: one graph node, drawing anew each run
     def call(self, inputs, training=True):
         x = cast(inputs, self.dtype)
-        if not P.is_training(training):
+        if not preprocessing_utils.is_training(training):
             return x
         batch, single = self._batch(x)
         h, w = batch.shape[1], batch.shape[2]
@@ -287,17 +287,17 @@ class RandomCrop(_Augmentation):
     def __init__(self, height, width, seed=None, data_format=None, name=None, **kwargs):
         kwargs.setdefault("autocast", False)  # inference returns the input in its own dtype
         if seed is None:
-            seed = int(P.SeedStream(None).uniform(0, 1e9, ()))
+            seed = int(preprocessing_utils.SeedStream(None).uniform(0, 1e9, ()))
         super().__init__(seed=seed, data_format=data_format, name=name, **kwargs)
         self.height = height
         self.width = width
 
     @dispatch.stateful_op  # draws on the host: one graph node, drawing anew each run
     def call(self, inputs, training=True):
-        if not P.is_training(training):
+        if not preprocessing_utils.is_training(training):
             return inputs
         x = cast(inputs, self.dtype)
-        h_axis, w_axis = P.image_axes(len(x.shape), self.data_format, self)
+        h_axis, w_axis = preprocessing_utils.image_axes(len(x.shape), self.data_format, self)
         h, w = x.shape[h_axis], x.shape[w_axis]
         if h > self.height and w > self.width:
             h0 = int(self._stream.uniform(0, h - self.height + 1, ()))
@@ -332,7 +332,7 @@ class _ValueAugmentation(_Augmentation):
     """RandomContrast and RandomBrightness: inference returns the input in its own dtype."""
 
     def _factor_shape(self, x):
-        P.image_axes(len(x.shape), self.data_format, self)
+        preprocessing_utils.image_axes(len(x.shape), self.data_format, self)
         return (1, 1, 1) if len(x.shape) == 3 else (x.shape[0], 1, 1, 1)
 
 
@@ -353,14 +353,14 @@ class RandomContrast(_ValueAugmentation):
 
     @dispatch.stateful_op  # draws on the host: one graph node, drawing anew each run
     def call(self, inputs, training=True):
-        if not P.is_training(training):
+        if not preprocessing_utils.is_training(training):
             return inputs
         if not inputs.dtype.is_floating:
             raise InvalidArgumentError(None, None, f"RandomContrast {self.name!r}: cannot adjust the contrast of "
                                        f"{inputs.dtype.name} images (Keras computes in the image dtype); cast "
                                        f"them to float32 first.")
         x = inputs.numpy().astype(np.float32)
-        h_axis, w_axis = P.image_axes(x.ndim, self.data_format, self)
+        h_axis, w_axis = preprocessing_utils.image_axes(x.ndim, self.data_format, self)
         factor = self._stream.uniform(1.0 - self.factor[0], 1.0 + self.factor[1],
                                       self._factor_shape(x)).astype(np.float32)
         mean = x.mean(axis=h_axis, keepdims=True).mean(axis=w_axis, keepdims=True)
@@ -398,7 +398,7 @@ class RandomBrightness(_ValueAugmentation):
 
     @dispatch.stateful_op  # draws on the host: one graph node, drawing anew each run
     def call(self, inputs, training=True):
-        if not P.is_training(training):
+        if not preprocessing_utils.is_training(training):
             return inputs
         x = inputs.numpy()
         delta = self._stream.uniform(self.factor[0], self.factor[1], self._factor_shape(x))

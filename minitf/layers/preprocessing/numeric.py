@@ -9,8 +9,8 @@ import numpy as np
 
 from minitf import dispatch, dtypes
 from minitf.errors import InvalidArgumentError
-from minitf.keras import backend as keras_backend
-from minitf.layers import _preprocessing_utils as P
+from minitf.keras_core import config as keras_config
+from minitf.layers.preprocessing import utils as preprocessing_utils
 from minitf.layers.base import Layer
 from minitf.ops import math as math_ops
 from minitf.ops import shaping
@@ -128,7 +128,7 @@ class Normalization(Layer):
                              f"layer before using it.")
         x = cast(inputs, self.dtype)
         mean, variance = self._statistics()
-        scale = math_ops.maximum(math_ops.sqrt(variance), cast(keras_backend.epsilon(), self.dtype))
+        scale = math_ops.maximum(math_ops.sqrt(variance), cast(keras_config.epsilon(), self.dtype))
         if self.invert:
             return mean + x * scale
         return (x - mean) / scale
@@ -139,7 +139,7 @@ class Normalization(Layer):
         if not self.built:
             self.build(data.shape)
 
-    @P.adapts_when_run(abstract=_build_for_adapt)
+    @preprocessing_utils.adapts_when_run(abstract=_build_for_adapt)
     def adapt(self, data):
         """Compute the mean and variance of `data` (an array, tensor, tf.data.Dataset of batches
         or an iterable of batches) over the non-kept axes and store them in the layer's weights.
@@ -148,7 +148,7 @@ class Normalization(Layer):
         as Keras does. (features, labels) tuples contribute their features. Inside a tf.function
         it is a node of the graph that adapts on every run, as in Keras.
         """
-        batches, first_shape = P.adapt_batches(data, self.name, batch_rank1=True)
+        batches, first_shape = preprocessing_utils.adapt_batches(data, self.name, batch_rank1=True)
         if not self.built:
             self.build(first_shape)
         elif self._fixed is not None:
@@ -264,25 +264,25 @@ class CategoryEncoding(Layer):
         if num_tokens < 1:
             raise ValueError(f"CategoryEncoding {self.name!r}: `num_tokens` must be >= 1. "
                              f"Received: num_tokens={num_tokens}.")
-        P.refuse_sparse(sparse, self)
+        preprocessing_utils.refuse_sparse(sparse, self)
         self.num_tokens = num_tokens
         self.output_mode = output_mode
         self.sparse = sparse
 
     @dispatch.add_dispatch_support  # works on raw arrays: one graph node when traced
     def call(self, inputs, count_weights=None):
-        ids = P.numpy_of(inputs)
+        ids = preprocessing_utils.numpy_of(inputs)
         if ids.size and (ids.min() < 0 or ids.max() >= self.num_tokens):
             raise InvalidArgumentError(None, None, f"CategoryEncoding {self.name!r}: input values must be in "
                                        f"the range 0 <= values < num_tokens with num_tokens={self.num_tokens}; "
                                        f"got values in [{ids.min()}, {ids.max()}]")
-        weights = None if count_weights is None else P.numpy_of(count_weights)
+        weights = None if count_weights is None else preprocessing_utils.numpy_of(count_weights)
         out = encode_categorical(ids, self.output_mode, self.num_tokens, weights, self.dtype)
         return convert_to_tensor(out)
 
     def compute_output_shape(self, input_shape):
         """One bin axis: appended ('one_hot') or replacing the last axis."""
-        return P.encoded_shape(input_shape, self.output_mode, self.num_tokens)
+        return preprocessing_utils.encoded_shape(input_shape, self.output_mode, self.num_tokens)
 
     def get_config(self):
         """num_tokens and output_mode (Keras writes no `sparse`)."""
@@ -320,7 +320,7 @@ class Hashing(Layer):
         if salt is not None:
             raise NotImplementedError(f"Hashing {self.name!r}: a `salt` needs TF's keyed SipHash, which minitf "
                                       f"does not implement; leave salt=None.")
-        P.refuse_sparse(sparse, self)
+        preprocessing_utils.refuse_sparse(sparse, self)
         self.num_bins = num_bins
         self.mask_value = mask_value
         self.salt = salt
@@ -329,7 +329,7 @@ class Hashing(Layer):
 
     @dispatch.add_dispatch_support  # works on raw arrays: one graph node when traced
     def call(self, inputs):
-        values = P.numpy_of(inputs)
+        values = preprocessing_utils.numpy_of(inputs)
         if values.dtype.kind == "f":
             values = values.astype(np.int64)  # Keras hashes floats by their integer part
         text_mask = isinstance(self.mask_value, (str, bytes))
@@ -354,7 +354,7 @@ class Hashing(Layer):
 
     def compute_output_shape(self, input_shape):
         """The input shape ('int') or the encoded shape."""
-        return P.encoded_shape(input_shape, self.output_mode, self.num_bins)
+        return preprocessing_utils.encoded_shape(input_shape, self.output_mode, self.num_bins)
 
     def get_config(self):
         """num_bins, salt, mask_value, output_mode and sparse."""
@@ -413,7 +413,7 @@ class Discretization(Layer):
                 raise ValueError(f"Discretization {self.name!r}: both `num_bins` and `bin_boundaries` should "
                                  f"not be set. Received: `num_bins={num_bins}` and "
                                  f"`bin_boundaries={bin_boundaries}`")
-        P.refuse_sparse(sparse, self)
+        preprocessing_utils.refuse_sparse(sparse, self)
         self.input_bin_boundaries = bin_boundaries
         self.bin_boundaries = list(bin_boundaries) if bin_boundaries is not None else []
         self.num_bins = num_bins
@@ -421,7 +421,7 @@ class Discretization(Layer):
         self.output_mode = output_mode
         self.sparse = sparse
 
-    @P.adapts_when_run()
+    @preprocessing_utils.adapts_when_run()
     def adapt(self, data, steps=None):
         """Learn `num_bins - 1` boundaries from `data` with Keras' quantile summary: each batch is
         summarized to about 1/epsilon weighted points, summaries are merged, and the boundaries are
@@ -432,16 +432,16 @@ class Discretization(Layer):
         if isinstance(data, (list, tuple)):
             batches = list(data)[:steps] if steps is not None else list(data)  # Keras iterates lists
         else:
-            batches, _ = P.adapt_batches(data, self.name, batch_rank1=False, steps=steps)
+            batches, _ = preprocessing_utils.adapt_batches(data, self.name, batch_rank1=False, steps=steps)
         summary = np.zeros((2, 0), dtype=np.float32)
         for batch in batches:
-            merged = np.concatenate([summary, _summarize(P.numpy_of(batch), self.epsilon)], axis=1)
+            merged = np.concatenate([summary, _summarize(preprocessing_utils.numpy_of(batch), self.epsilon)], axis=1)
             summary = _compress(merged[:, np.argsort(merged[0], kind="stable")], self.epsilon)
         self.bin_boundaries = _compress(summary, 1.0 / self.num_bins)[0, :-1].tolist()
 
     @dispatch.add_dispatch_support  # works on raw arrays: one graph node when traced
     def call(self, inputs):
-        values = P.numpy_of(inputs)
+        values = preprocessing_utils.numpy_of(inputs)
         ids = np.searchsorted(np.asarray(self.bin_boundaries, dtype=np.float64), values, side="right")
         depth = len(self.bin_boundaries) + 1
         if self.output_mode == "int":
@@ -450,7 +450,7 @@ class Discretization(Layer):
 
     def compute_output_shape(self, input_shape):
         """The input shape ('int') or the encoded shape."""
-        return P.encoded_shape(input_shape, self.output_mode, len(self.bin_boundaries) + 1)
+        return preprocessing_utils.encoded_shape(input_shape, self.output_mode, len(self.bin_boundaries) + 1)
 
     def get_config(self):
         """bin_boundaries, num_bins, epsilon, output_mode, sparse, name and dtype (Keras' keys)."""

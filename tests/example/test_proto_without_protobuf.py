@@ -4,7 +4,7 @@ import sys
 import pytest
 
 import minitf as tf
-from minitf import example_proto
+from minitf.example import proto as example_proto
 
 
 def test_missing_protobuf_names_the_extra(monkeypatch):

@@ -8,7 +8,7 @@ so it lives here, privately, in numpy.
 """
 import numpy as np
 
-from minitf.layers import _preprocessing_utils as P
+from minitf.layers.preprocessing import utils as preprocessing_utils
 from minitf.layers.base import Layer
 from minitf.layers.convolutional import standardize_data_format
 from minitf.ops import array as array_ops
@@ -114,7 +114,7 @@ class Resizing(Layer):
         self.data_format = standardize_data_format(data_format, self.name)
 
     def call(self, inputs):
-        P.image_axes(len(inputs.shape), self.data_format, self)
+        preprocessing_utils.image_axes(len(inputs.shape), self.data_format, self)
         y = resize_images(inputs, (self.height, self.width), self.interpolation, self.antialias,
                           self.crop_to_aspect_ratio, self.pad_to_aspect_ratio, self.fill_value, self.data_format)
         if y.dtype == inputs.dtype:
@@ -166,7 +166,7 @@ class CenterCrop(Layer):
 
     def call(self, inputs):
         x = cast(inputs, self.dtype)
-        h_axis, w_axis = P.image_axes(len(x.shape), self.data_format, self)
+        h_axis, w_axis = preprocessing_utils.image_axes(len(x.shape), self.data_format, self)
         h, w = x.shape[h_axis], x.shape[w_axis]
         h_diff, w_diff = h - self.height, w - self.width
         if h_diff >= 0 and w_diff >= 0:

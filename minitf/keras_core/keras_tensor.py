@@ -2,7 +2,7 @@
 
 This module sits below the layers (as Keras 3 keeps it in backend/common/keras_tensor.py):
 it knows nothing about Layer. A layer called on KerasTensors records a `Node`
-(minitf.keras.node) instead of computing; `Model(inputs, outputs)` walks those nodes back.
+(minitf.keras_core.node) instead of computing; `Model(inputs, outputs)` walks those nodes back.
 
 Python operators on a KerasTensor (`x + 1`, `x[:, 0]`) become calls of an operator layer.
 That layer class (Lambda) lives above this module, so minitf.layers.core hands it over with
@@ -48,7 +48,7 @@ class KerasTensor:
     """
 
     __array_priority__ = 100
-    _keras_mask = None  # a KerasTensor standing for the mask, set by minitf.layers.masking
+    _keras_mask = None  # a KerasTensor standing for the mask, set by minitf.layers.mask_propagation
 
     def __init__(self, shape, dtype="float32", name=None, node=None, index=0):
         self._shape = TensorShape(shape)

@@ -6,8 +6,8 @@ the layer on concrete values (`run(values, args, kwargs)`), and `symbolic_call` 
 results into KerasTensors recorded on a new Node.
 """
 from minitf import nest
-from minitf.keras import call_context
-from minitf.keras.keras_tensor import KerasTensor
+from minitf.keras_core import call_context
+from minitf.keras_core.keras_tensor import KerasTensor
 from minitf.ops import array as array_ops
 from minitf.recording import stop_recording_all
 from minitf.tensor_shape import TensorShape
