@@ -10,8 +10,8 @@ import re
 from minitf import nest
 from minitf.custom_gradient import custom_gradient as tf_custom_gradient
 from minitf.keras_ops.core import canonical_axis, convert, keras_op
-from minitf.ops import array as A
-from minitf.ops import constant as C
+from minitf.ops import array as array_ops
+from minitf.ops import constant as constant_ops
 from minitf.ops.indexing import getitem
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "associative_scan",
@@ -19,7 +19,7 @@ __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "associat
 
 
 def _truth(pred):
-    if C.is_tensor(pred):
+    if constant_ops.is_tensor(pred):
         return bool(convert(pred).numpy())
     return bool(pred)
 
@@ -85,9 +85,9 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         ys[i] = _tensors(y)
     if n == 0 or ys[0] is None:
         template = nest.flatten(carry)
-        stacked = [A.zeros([n] + list(t.shape), t.dtype) for t in template]
+        stacked = [array_ops.zeros([n] + list(t.shape), t.dtype) for t in template]
         return carry, nest.pack_sequence_as(carry, stacked)
-    stacked = [A.stack([nest.flatten(y)[j] for y in ys], axis=0)
+    stacked = [array_ops.stack([nest.flatten(y)[j] for y in ys], axis=0)
                for j in range(len(nest.flatten(ys[0])))]
     return carry, nest.pack_sequence_as(ys[0], stacked)
 
@@ -100,7 +100,7 @@ def map(f, xs):  # noqa: A001 (Keras' name)
     if not outs:
         raise ValueError("keras.ops.map needs at least one element to infer the output.")
     leaves = [nest.flatten(o) for o in outs]
-    stacked = [A.stack([convert(leaf[j]) for leaf in leaves], axis=0)
+    stacked = [array_ops.stack([convert(leaf[j]) for leaf in leaves], axis=0)
                for j in range(len(leaves[0]))]
     return nest.pack_sequence_as(outs[0], stacked)
 
@@ -133,7 +133,7 @@ def associative_scan(f, elems, reverse=False, axis=0):
         results.append(acc)
     if reverse:
         results = results[::-1]
-    joined = [A.concat([r[j] for r in results], axis=axis) for j in range(len(flat))]
+    joined = [array_ops.concat([r[j] for r in results], axis=axis) for j in range(len(flat))]
     return nest.pack_sequence_as(elems, joined)
 
 
@@ -173,11 +173,11 @@ def vectorize(pyfunc, *, excluded=None, signature=None):
             lead = max(lead, len(outer))
             if any(d != 1 for d in outer):
                 raise ValueError("Not supported with `vectorize()` with the TensorFlow backend.")
-            squeezed.append(A.squeeze(arg, list(range(len(outer)))) if outer else arg)
+            squeezed.append(array_ops.squeeze(arg, list(range(len(outer)))) if outer else arg)
         out = pyfunc(*squeezed)
         for _ in range(lead):
-            out = tuple(A.expand_dims(o, 0) for o in out) if isinstance(out, tuple) else \
-                A.expand_dims(out, 0)
+            out = tuple(array_ops.expand_dims(o, 0) for o in out) if isinstance(out, tuple) else \
+                array_ops.expand_dims(out, 0)
         return out
     return wrapped
 

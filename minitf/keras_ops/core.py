@@ -14,9 +14,9 @@ from minitf import nest
 from minitf.backend import array_module
 from minitf.keras_core import keras_tensor
 from minitf.keras_ops.dtypes import FLOAT_TYPES, INT_TYPES, is_int_dtype, standardize_dtype
-from minitf.ops import array as A
-from minitf.ops import constant as C
-from minitf.ops import math as M
+from minitf.ops import array as array_ops
+from minitf.ops import constant as constant_ops
+from minitf.ops import math as math_ops
 from minitf.ops.gather import tensor_scatter_nd_add, tensor_scatter_nd_max, tensor_scatter_nd_min
 from minitf.recording import _state
 from minitf.symbolic_tensor import SymbolicTensor
@@ -82,7 +82,7 @@ def keras_op(fn):
 # -- conversion -------------------------------------------------------------------------------
 
 def _is_tensor_like(x):
-    return isinstance(x, (Tensor, Variable)) or C.is_tensor(x)
+    return isinstance(x, (Tensor, Variable)) or constant_ops.is_tensor(x)
 
 
 def convert(x, dtype=None):
@@ -95,14 +95,14 @@ def convert(x, dtype=None):
         dtype = standardize_dtype(dtype)
     if not _is_tensor_like(x):
         if dtype == "bool" or (dtype is not None and is_int_dtype(dtype)):
-            return C.cast(C.convert_to_tensor(x), dtype)
-        return C.convert_to_tensor(x, dtype=dtype)
+            return constant_ops.cast(constant_ops.convert_to_tensor(x), dtype)
+        return constant_ops.convert_to_tensor(x, dtype=dtype)
     if isinstance(x, Variable):
         x = x.value()
     elif type(x) is not Tensor:
-        x = C.convert_to_tensor(x)
+        x = constant_ops.convert_to_tensor(x)
     if dtype is not None and x.dtype.name != dtype:
-        return C.cast(x, dtype)
+        return constant_ops.cast(x, dtype)
     return x
 
 
@@ -151,7 +151,7 @@ def convert_to_numpy(x):
 
 def is_tensor(x):
     """Whether `x` is a backend tensor (a minitf Tensor or Variable)."""
-    return C.is_tensor(x)
+    return constant_ops.is_tensor(x)
 
 
 def shape(x):
@@ -159,7 +159,7 @@ def shape(x):
     if isinstance(x, keras_tensor.KerasTensor):
         return tuple(x.shape.as_list())
     if not _is_tensor_like(x):
-        x = C.convert_to_tensor(x)
+        x = constant_ops.convert_to_tensor(x)
     return tuple(int(d) for d in x.shape)
 
 
@@ -172,7 +172,7 @@ def dtype(x):
 def cast(x, dtype):
     """`x` cast elementwise to `dtype`."""
     dtype = standardize_dtype(dtype)
-    return C.cast(convert(x), dtype)
+    return constant_ops.cast(convert(x), dtype)
 
 
 def _limits(name):
@@ -198,28 +198,28 @@ def saturate_cast(x, dtype):
         if high > out_max:
             high = np.nextafter(high, 0, dtype=in_dtype)
     if in_dtype == "bool":
-        x = C.cast(x, "int32")
+        x = constant_ops.cast(x, "int32")
         low, high = low.astype("int32"), high.astype("int32")
-    x = M.clip_by_value(x, C.constant(low, dtype=x.dtype), C.constant(high, dtype=x.dtype))
-    return C.cast(x, dtype)
+    x = math_ops.clip_by_value(x, constant_ops.constant(low, dtype=x.dtype), constant_ops.constant(high, dtype=x.dtype))
+    return constant_ops.cast(x, dtype)
 
 
 @keras_op
 def stop_gradient(variable):
     """`variable` with no gradient flowing back through it."""
-    return C.stop_gradient(variable)
+    return constant_ops.stop_gradient(variable)
 
 
 @keras_op
 def unstack(x, num=None, axis=0):
     """The slices of `x` along `axis`, as a list."""
-    return A.unstack(convert(x), num=num, axis=axis)
+    return array_ops.unstack(convert(x), num=num, axis=axis)
 
 
 @keras_op
 def slice(inputs, start_indices, shape):  # noqa: A001 (Keras' name)
     """The block of `inputs` starting at `start_indices` with size `shape` (-1: to the end)."""
-    return A.slice(inputs, start_indices, shape)
+    return array_ops.slice(inputs, start_indices, shape)
 
 
 def _ints(values):
@@ -246,22 +246,22 @@ def slice_update(inputs, start_indices, updates):
     grids = np.meshgrid(*[np.arange(s, s + u) for s, u in zip(starts, up_shape)], indexing="ij")
     index = np.stack(grids, axis=-1).astype(np.int32) if grids else np.zeros((0,), np.int32)
     if updates.dtype != inputs.dtype:
-        updates = C.cast(updates, inputs.dtype)
-    return A.tensor_scatter_nd_update(inputs, index, updates)
+        updates = constant_ops.cast(updates, inputs.dtype)
+    return array_ops.tensor_scatter_nd_update(inputs, index, updates)
 
 
 @keras_op
 def scatter(indices, values, shape):
     """A zero tensor of `shape` with `values` added at `indices` (duplicates sum)."""
-    return A.scatter_nd(indices, values, shape)
+    return array_ops.scatter_nd(indices, values, shape)
 
 
 def _scatter_mul(inputs, indices, updates):
     result = inputs
     for i in range(int(indices.shape[0])):
         idx = indices[i:i + 1]
-        current = A.gather_nd(result, idx)
-        result = A.tensor_scatter_nd_update(result, idx, current * updates[i:i + 1])
+        current = array_ops.gather_nd(result, idx)
+        result = array_ops.tensor_scatter_nd_update(result, idx, current * updates[i:i + 1])
     return result
 
 
@@ -275,7 +275,7 @@ def scatter_update(inputs, indices, updates, reduction=None):
             raise ValueError(f"Invalid reduction: {reduction}. Supported values are: None, "
                              f"'add', 'max', 'min', 'mul'.")
     if reduction is None:
-        return A.tensor_scatter_nd_update(inputs, indices, updates)
+        return array_ops.tensor_scatter_nd_update(inputs, indices, updates)
     if reduction == "mul":
         inputs, updates = convert(inputs), convert(updates)
         return _scatter_mul(inputs, convert(indices), updates)

@@ -2,7 +2,7 @@
 import re
 
 from minitf.keras_ops.core import convert, keras_op
-from minitf.ops import array as A
+from minitf.ops import array as array_ops
 
 __all__ = ["rearrange"]
 
@@ -65,12 +65,12 @@ def rearrange(tensor, pattern, **axes_lengths):
     if sorted(elementary) != sorted(wanted):
         raise ValueError(f"Identifiers on the two sides of {pattern!r} must match: "
                          f"{elementary} vs {wanted}.")
-    x = A.reshape(x, [sizes[a] for a in elementary])
-    x = A.transpose(x, [elementary.index(a) for a in wanted])
+    x = array_ops.reshape(x, [sizes[a] for a in elementary])
+    x = array_ops.transpose(x, [elementary.index(a) for a in wanted])
     out_shape = []
     for group in out_groups:
         size = 1
         for a in group:
             size *= sizes[a]
         out_shape.append(size)
-    return A.reshape(x, out_shape)
+    return array_ops.reshape(x, out_shape)

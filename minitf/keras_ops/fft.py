@@ -11,10 +11,10 @@ from minitf import errors
 from minitf.custom_gradient import custom_gradient
 from minitf.keras_ops.core import convert, keras_op, xp_of
 from minitf.keras_ops.math_ops import frames
-from minitf.ops import array as A
-from minitf.ops import constant as C
-from minitf.ops import math as M
-from minitf.ops import reduce as R
+from minitf.ops import array as array_ops
+from minitf.ops import constant as constant_ops
+from minitf.ops import math as math_ops
+from minitf.ops import reduce as reduce_ops
 from minitf.ops.indexing import getitem
 from minitf.tensor import Tensor
 
@@ -41,8 +41,8 @@ def _fft1(xr, xi):
     yr, yi = _cfft_raw(xr, xi, (-1,))
 
     def grad(gr, gi):
-        a, b = _fft1(gr, M.negative(gi))
-        return a, M.negative(b)
+        a, b = _fft1(gr, math_ops.negative(gi))
+        return a, math_ops.negative(b)
     return (yr, yi), grad
 
 
@@ -51,8 +51,8 @@ def _fft2(xr, xi):
     yr, yi = _cfft_raw(xr, xi, (-2, -1))
 
     def grad(gr, gi):
-        a, b = _fft2(gr, M.negative(gi))
-        return a, M.negative(b)
+        a, b = _fft2(gr, math_ops.negative(gi))
+        return a, math_ops.negative(b)
     return (yr, yi), grad
 
 
@@ -103,11 +103,11 @@ def ifft2(x):
     """The inverse 2-D Fourier transform over the last two axes of (real, imag)."""
     real, imag = _pair(x)
     _at_least_2d(real, "StridedSlice")
-    h = C.cast(int(real.shape[-2]), real.dtype)
-    w = C.cast(int(real.shape[-1]), real.dtype)
-    fr, fi = _fft2(real, M.negative(imag))
-    scale = M.multiply(h, w)
-    return M.divide(fr, scale), M.divide(M.negative(fi), scale)
+    h = constant_ops.cast(int(real.shape[-2]), real.dtype)
+    w = constant_ops.cast(int(real.shape[-1]), real.dtype)
+    fr, fi = _fft2(real, math_ops.negative(imag))
+    scale = math_ops.multiply(h, w)
+    return math_ops.divide(fr, scale), math_ops.divide(math_ops.negative(fi), scale)
 
 
 @custom_gradient
@@ -119,7 +119,7 @@ def _rfft_core(x):
 
     def grad(gr, gi):
         pad = [[0, 0]] * (gr.shape.rank - 1) + [[0, n - int(gr.shape[-1])]]
-        a, _ = _fft1(A.pad(gr, pad), M.negative(A.pad(gi, pad)))
+        a, _ = _fft1(array_ops.pad(gr, pad), math_ops.negative(array_ops.pad(gi, pad)))
         return a
     return (yr, yi), grad
 
@@ -130,7 +130,7 @@ def _weights(n, m, dtype):
     w[0] = 1.0
     if n % 2 == 0 and m > 1:
         w[-1] = 1.0
-    return C.constant(w / n, dtype=dtype)
+    return constant_ops.constant(w / n, dtype=dtype)
 
 
 def _irfft_core(zr, zi, n):
@@ -143,7 +143,7 @@ def _irfft_core(zr, zi, n):
         def grad(g):
             gr, gi = _rfft_core(g)
             w = _weights(n, int(zr.shape[-1]), zr.dtype)
-            return M.multiply(gr, w), M.multiply(gi, w)
+            return math_ops.multiply(gr, w), math_ops.multiply(gi, w)
         return y, grad
     return core(zr, zi)
 
@@ -154,7 +154,7 @@ def _fit_last(x, length):
     if have > length:
         return getitem(x, (Ellipsis, slice(0, length)))
     if have < length:
-        return A.pad(x, [[0, 0]] * (x.shape.rank - 1) + [[0, length - have]])
+        return array_ops.pad(x, [[0, 0]] * (x.shape.rank - 1) + [[0, length - have]])
     return x
 
 
@@ -189,7 +189,7 @@ def _window(window, length, dtype, name):
         a, b = (0.5, 0.5) if window == "hann" else (0.54, 0.46)
         n = np.arange(length)
         values = a - b * np.cos(2 * np.pi * n / length)
-        return C.constant(values, dtype=dtype)
+        return constant_ops.constant(values, dtype=dtype)
     w = convert(window, dtype)
     if w.shape.rank != 1 or int(w.shape[-1]) != length:
         raise ValueError(f"The shape of `window` must be equal to [sequence_length].Received: "
@@ -215,13 +215,13 @@ def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=
         _window(window, sequence_length, x.dtype.name, "stft")
     if center:
         pad = [[0, 0]] * (x.shape.rank - 1) + [[fft_length // 2, fft_length // 2]]
-        x = A.pad(x, pad, mode="REFLECT")
+        x = array_ops.pad(x, pad, mode="REFLECT")
     left = (fft_length - sequence_length) // 2
     right = fft_length - sequence_length - left
     framed = frames(x, fft_length, sequence_stride)
     if window is not None:
-        w = A.pad(_window(window, sequence_length, x.dtype.name, "stft"), [[left, right]])
-        framed = M.multiply(framed, w)
+        w = array_ops.pad(_window(window, sequence_length, x.dtype.name, "stft"), [[left, right]])
+        framed = math_ops.multiply(framed, w)
     return _rfft_core(framed)
 
 
@@ -231,11 +231,11 @@ def _overlap_add(framed, step):
     total = (n - 1) * step + length if n else 0
     index = (np.arange(n)[:, None] * step + np.arange(length)[None, :]).reshape(-1)
     lead = list(framed.shape[:-2])
-    flat = A.reshape(framed, [-1, n * length])
-    moved = A.transpose(flat)  # (n*length, batch)
-    out = A.scatter_nd(index.reshape(-1, 1).astype(np.int32), moved,
+    flat = array_ops.reshape(framed, [-1, n * length])
+    moved = array_ops.transpose(flat)  # (n*length, batch)
+    out = array_ops.scatter_nd(index.reshape(-1, 1).astype(np.int32), moved,
                        [total, int(flat.shape[0])])
-    return A.reshape(A.transpose(out), lead + [total])
+    return array_ops.reshape(array_ops.transpose(out), lead + [total])
 
 
 @keras_op
@@ -254,13 +254,13 @@ def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="
     keep = fft_length // 2 + 1
     framed = _irfft_core(_fit_last(real, keep), _fit_last(imag, keep), fft_length)
     if window is not None:
-        w = A.pad(_window(window, sequence_length, dtype, "istft"), [[left, right]])
+        w = array_ops.pad(_window(window, sequence_length, dtype, "istft"), [[left, right]])
         overlaps = -(-fft_length // sequence_stride)
-        denom = A.pad(M.square(w), [[0, overlaps * sequence_stride - fft_length]])
-        denom = A.reshape(denom, [overlaps, sequence_stride])
-        denom = R.reduce_sum(denom, axis=0, keepdims=True)
-        denom = A.reshape(A.tile(denom, [overlaps, 1]), [-1])
-        framed = M.multiply(framed, M.divide(w, getitem(denom, slice(0, fft_length))))
+        denom = array_ops.pad(math_ops.square(w), [[0, overlaps * sequence_stride - fft_length]])
+        denom = array_ops.reshape(denom, [overlaps, sequence_stride])
+        denom = reduce_ops.reduce_sum(denom, axis=0, keepdims=True)
+        denom = array_ops.reshape(array_ops.tile(denom, [overlaps, 1]), [-1])
+        framed = math_ops.multiply(framed, math_ops.divide(w, getitem(denom, slice(0, fft_length))))
     signal = _overlap_add(framed, sequence_stride)
     start = 0 if center is False else fft_length // 2
     if length is not None:

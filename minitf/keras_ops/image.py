@@ -4,13 +4,13 @@ from minitf.keras_core.config import standardize_data_format
 from minitf.keras_ops.core import convert, keras_op, saturate_cast
 from minitf.keras_ops.dtypes import is_float_dtype, is_int_dtype, result_type
 from minitf.keras_ops.nn_conv import conv
-from minitf.ops import array as A
-from minitf.ops import constant as C
-from minitf.ops import conv as CV
+from minitf.ops import array as array_ops
+from minitf.ops import constant as constant_ops
+from minitf.ops import conv as conv_ops
 from minitf.ops import image as IMG
-from minitf.ops import linalg as L
-from minitf.ops import math as M
-from minitf.ops import reduce as R
+from minitf.ops import linalg as linalg_ops
+from minitf.ops import math as math_ops
+from minitf.ops import reduce as reduce_ops
 from minitf.ops.indexing import getitem
 
 __all__ = ["rgb_to_grayscale", "rgb_to_hsv", "hsv_to_rgb", "resize", "pad_images", "crop_images",
@@ -27,11 +27,11 @@ def _check_rank(images):
 
 
 def _to_last(images):
-    return A.transpose(images, (0, 2, 3, 1) if images.shape.rank == 4 else (1, 2, 0))
+    return array_ops.transpose(images, (0, 2, 3, 1) if images.shape.rank == 4 else (1, 2, 0))
 
 
 def _from_last(images):
-    return A.transpose(images, (0, 3, 1, 2) if images.shape.rank == 4 else (2, 0, 1))
+    return array_ops.transpose(images, (0, 3, 1, 2) if images.shape.rank == 4 else (2, 0, 1))
 
 
 @keras_op
@@ -45,12 +45,12 @@ def rgb_to_grayscale(images, data_format=None):
         raise ValueError(f"Invalid channel size: expected 3 (RGB) or 1 (Grayscale). Received "
                          f"input with shape: images.shape={tuple(images.shape)}")
     if int(images.shape[axis]) == 1:
-        return C.identity(images)
+        return constant_ops.identity(images)
     original = images.dtype
-    images = C.cast(images, result_type(images.dtype, float))
-    weights = C.constant([0.2989, 0.5870, 0.1140], dtype=images.dtype)
-    gray = L.tensordot(images, weights, axes=[[images.shape.rank + axis], [0]])
-    return C.cast(A.expand_dims(gray, axis), original)
+    images = constant_ops.cast(images, result_type(images.dtype, float))
+    weights = constant_ops.constant([0.2989, 0.5870, 0.1140], dtype=images.dtype)
+    gray = linalg_ops.tensordot(images, weights, axes=[[images.shape.rank + axis], [0]])
+    return constant_ops.cast(array_ops.expand_dims(gray, axis), original)
 
 
 def _colour(images, data_format, fn):
@@ -122,17 +122,17 @@ def resize(images, size, interpolation="bilinear", antialias=False, crop_to_aspe
                             f"{x.dtype.name}: Keras on TF multiplies the padding of integer "
                             f"images by fill_value; pass an int fill_value")
         lead = [[0, 0]] * (x.shape.rank - 3)
-        x = A.pad(x, lead + [[top, top], [left, left], [0, 0]],
-                  constant_values=C.cast(convert(fill_value), x.dtype))
+        x = array_ops.pad(x, lead + [[top, top], [left, left], [0, 0]],
+                  constant_values=constant_ops.cast(convert(fill_value), x.dtype))
     if interpolation != "nearest" and x.dtype.name == "float64":
-        x = C.cast(x, "float32")  # TF's resize kernels compute (and back-propagate) in float32
+        x = constant_ops.cast(x, "float32")  # TF's resize kernels compute (and back-propagate) in float32
     out = IMG.resize(x, [target_h, target_w], method=interpolation, antialias=antialias)
     if data_format == "channels_first":
         out = _from_last(out)
     if out.dtype == images.dtype:
         return out
     if is_int_dtype(images.dtype):
-        out = M.round(out)
+        out = math_ops.round(out)
     return saturate_cast(out, images.dtype.name)
 
 
@@ -172,7 +172,7 @@ def pad_images(images, top_padding=None, left_padding=None, bottom_padding=None,
     widths = widths + [[0, 0]] if data_format == "channels_last" else [[0, 0]] + widths
     if images.shape.rank == 4:
         widths = [[0, 0]] + widths
-    return A.pad(images, widths)
+    return array_ops.pad(images, widths)
 
 
 @keras_op
@@ -207,7 +207,7 @@ def crop_images(images, top_cropping=None, left_cropping=None, bottom_cropping=N
         starts, sizes = [0] + starts, [channels] + sizes
     if images.shape.rank == 4:
         starts, sizes = [0] + starts, [shape[0]] + sizes
-    return A.slice(images, starts, sizes)
+    return array_ops.slice(images, starts, sizes)
 
 
 def _patches(images, size, strides, dilation_rate, padding, data_format, dims):
@@ -219,13 +219,13 @@ def _patches(images, size, strides, dilation_rate, padding, data_format, dims):
     out_dim = channels
     for s in sizes:
         out_dim *= s
-    kernel = A.reshape(A.eye(out_dim, dtype=images.dtype), list(sizes) + [channels, out_dim])
+    kernel = array_ops.reshape(array_ops.eye(out_dim, dtype=images.dtype), list(sizes) + [channels, out_dim])
     unbatched = images.shape.rank == dims + 1
     if unbatched:
-        images = A.expand_dims(images, 0)
+        images = array_ops.expand_dims(images, 0)
     out = conv(images, kernel, strides=strides if strides else sizes, padding=padding,
                data_format=data_format, dilation_rate=dilation_rate)
-    return A.squeeze(out, [0]) if unbatched else out
+    return array_ops.squeeze(out, [0]) if unbatched else out
 
 
 @keras_op
@@ -265,23 +265,23 @@ def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None
     s0, s1 = (float(s) for s in sigma)
     squeeze = images.shape.rank == 3
     if squeeze:
-        images = A.expand_dims(images, 0)
+        images = array_ops.expand_dims(images, 0)
     if data_format == "channels_first":
-        images = A.transpose(images, (0, 2, 3, 1))
+        images = array_ops.transpose(images, (0, 2, 3, 1))
 
     def kernel1d(size, s):
-        x = M.subtract(A.range(0.0, float(size), 1.0, dtype=dtype), (size - 1) / 2)
-        k = M.exp(M.multiply(M.square(M.divide(x, s)), -0.5))
-        return M.divide(k, R.reduce_sum(k))
+        x = math_ops.subtract(array_ops.range(0.0, float(size), 1.0, dtype=dtype), (size - 1) / 2)
+        k = math_ops.exp(math_ops.multiply(math_ops.square(math_ops.divide(x, s)), -0.5))
+        return math_ops.divide(k, reduce_ops.reduce_sum(k))
     # as Keras: the outer product of the (size[1], sigma[1]) and (size[0], sigma[0]) kernels,
     # read as a kernel_size[0] x kernel_size[1] window
-    kernel = L.tensordot(kernel1d(kw, s1), kernel1d(kh, s0), axes=0)
+    kernel = linalg_ops.tensordot(kernel1d(kw, s1), kernel1d(kh, s0), axes=0)
     channels = int(images.shape[-1])
-    kernel = A.tile(A.reshape(kernel, [kh, kw, 1, 1]), [1, 1, channels, 1])
-    out = CV.depthwise_conv2d(images, C.cast(kernel, dtype), [1, 1, 1, 1], "SAME")
+    kernel = array_ops.tile(array_ops.reshape(kernel, [kh, kw, 1, 1]), [1, 1, channels, 1])
+    out = conv_ops.depthwise_conv2d(images, constant_ops.cast(kernel, dtype), [1, 1, 1, 1], "SAME")
     if data_format == "channels_first":
-        out = A.transpose(out, (0, 3, 1, 2))
-    return A.squeeze(out, [0]) if squeeze else out
+        out = array_ops.transpose(out, (0, 3, 1, 2))
+    return array_ops.squeeze(out, [0]) if squeeze else out
 
 
 @keras_op
@@ -290,8 +290,8 @@ def sobel_edges(images, data_format=None):
     images = convert(images)
     data_format = standardize_data_format(data_format)
     if data_format == "channels_first":
-        images = A.transpose(images, (0, 2, 3, 1))
+        images = array_ops.transpose(images, (0, 2, 3, 1))
     edges = IMG.sobel_edges(images)
     if data_format == "channels_first":
-        edges = A.transpose(edges, (0, 3, 1, 2, 4))
+        edges = array_ops.transpose(edges, (0, 3, 1, 2, 4))
     return edges

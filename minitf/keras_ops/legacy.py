@@ -11,14 +11,14 @@ import numpy as np
 from minitf.custom_gradient import custom_gradient
 from minitf.keras_core import config
 from minitf.keras_ops.legacy_state import to_dense
-from minitf.ops import array as A
+from minitf.ops import array as array_ops
 from minitf.ops import compare as CMP
-from minitf.ops import constant as C
-from minitf.ops import control_flow as CF
-from minitf.ops import linalg as L
-from minitf.ops import math as M
-from minitf.ops import nn as NN
-from minitf.ops import reduce as R
+from minitf.ops import constant as constant_ops
+from minitf.ops import control_flow as control_flow_ops
+from minitf.ops import linalg as linalg_ops
+from minitf.ops import math as math_ops
+from minitf.ops import nn as nn_ops
+from minitf.ops import reduce as reduce_ops
 from minitf.ops.gather import where as tf_where
 
 __all__ = ["abs", "all", "any", "argmax", "argmin", "arange", "batch_dot", "batch_flatten",
@@ -32,40 +32,40 @@ __all__ = ["abs", "all", "any", "argmax", "argmin", "arange", "batch_dot", "batc
            "stop_gradient", "sum", "switch", "tanh", "tile", "transpose", "var", "zeros_like"]
 
 def _t(x):
-    return C.convert_to_tensor(x)
+    return constant_ops.convert_to_tensor(x)
 
 
 def abs(x):  # noqa: A001 (Keras' name)
     """|x|."""
-    return M.abs(x)
+    return math_ops.abs(x)
 
 
 def all(x, axis=None, keepdims=False):  # noqa: A001
     """Logical AND over `axis` (x cast to bool)."""
-    return R.reduce_all(C.cast(x, "bool"), axis, keepdims)
+    return reduce_ops.reduce_all(constant_ops.cast(x, "bool"), axis, keepdims)
 
 
 def any(x, axis=None, keepdims=False):  # noqa: A001
     """Logical OR over `axis` (x cast to bool)."""
-    return R.reduce_any(C.cast(x, "bool"), axis, keepdims)
+    return reduce_ops.reduce_any(constant_ops.cast(x, "bool"), axis, keepdims)
 
 
 def argmax(x, axis=-1):
     """The index of the maximum along `axis` (int64)."""
-    return R.argmax(x, axis)
+    return reduce_ops.argmax(x, axis)
 
 
 def argmin(x, axis=-1):
     """The index of the minimum along `axis` (int64)."""
-    return R.argmin(x, axis)
+    return reduce_ops.argmin(x, axis)
 
 
 def arange(start, stop=None, step=1, dtype="int32"):
     """tf.range(start, stop, step) as `dtype` (a negative start alone gives an empty range)."""
     if stop is None and start < 0:
         start = 0
-    result = A.range(start, stop, step)
-    return result if dtype == "int32" else C.cast(result, dtype)
+    result = array_ops.range(start, stop, step)
+    return result if dtype == "int32" else constant_ops.cast(result, dtype)
 
 
 def batch_dot(x, y, axes=None):
@@ -99,49 +99,49 @@ def batch_dot(x, y, axes=None):
                          f"({x_shape[a0]} != {y_shape[a1]}).")
     orig_x, orig_y = x_ndim, y_ndim
     if x_ndim == 2:
-        x, a0, x_ndim = A.expand_dims(x, 1), a0 + 1, x_ndim + 1
+        x, a0, x_ndim = array_ops.expand_dims(x, 1), a0 + 1, x_ndim + 1
     if y_ndim == 2:
-        y, y_ndim = A.expand_dims(y, 2), y_ndim + 1
+        y, y_ndim = array_ops.expand_dims(y, 2), y_ndim + 1
     if a0 != x_ndim - 1:
         pattern = list(range(x_ndim))
         for i in range(a0, x_ndim - 1):
             pattern[i] = pattern[i + 1]
         pattern[-1] = a0
-        x = A.transpose(x, pattern)
+        x = array_ops.transpose(x, pattern)
     if a1 != 1:
         pattern = list(range(y_ndim))
         for i in range(a1, 1, -1):
             pattern[i] = pattern[i - 1]
         pattern[1] = a1
-        y = A.transpose(y, pattern)
+        y = array_ops.transpose(y, pattern)
     xs, ys = list(x.shape), list(y.shape)
     if x_ndim > 3:
-        x = A.reshape(x, [xs[0], -1, xs[-1]])
+        x = array_ops.reshape(x, [xs[0], -1, xs[-1]])
     if y_ndim > 3:
-        y = A.reshape(y, [ys[0], ys[1], -1])
-    result = L.matmul(x, y)
+        y = array_ops.reshape(y, [ys[0], ys[1], -1])
+    result = linalg_ops.matmul(x, y)
     out_shape = list(result.shape)
     if x_ndim > 3:
         out_shape = out_shape[:1] + xs[1:-1] + out_shape[-1:]
     if y_ndim > 3:
         out_shape = out_shape[:-1] + ys[2:]
-    result = A.reshape(result, out_shape)
+    result = array_ops.reshape(result, out_shape)
     if orig_x == 2:
-        result = A.squeeze(result, [1])
+        result = array_ops.squeeze(result, [1])
     elif orig_y == 2:
-        result = A.squeeze(result, [-1])
+        result = array_ops.squeeze(result, [-1])
     return result
 
 
 def batch_flatten(x):
     """x reshaped to (batch, everything else)."""
     x = _t(x)
-    return A.reshape(x, [-1, int(np.prod(x.shape[1:], dtype=np.int64))])
+    return array_ops.reshape(x, [-1, int(np.prod(x.shape[1:], dtype=np.int64))])
 
 
 def cast(x, dtype):
     """x cast to `dtype`."""
-    return C.cast(x, dtype)
+    return constant_ops.cast(x, dtype)
 
 
 def clip(x, min_value, max_value):
@@ -151,7 +151,7 @@ def clip(x, min_value, max_value):
             max_value = min_value
     min_value = -np.inf if min_value is None else min_value
     max_value = np.inf if max_value is None else max_value
-    return M.clip_by_value(x, min_value, max_value)
+    return math_ops.clip_by_value(x, min_value, max_value)
 
 
 def concatenate(tensors, axis=-1):
@@ -159,22 +159,22 @@ def concatenate(tensors, axis=-1):
     if axis < 0:
         rank = ndim(tensors[0])
         axis = axis % rank if rank else 0
-    return A.concat([to_dense(t) for t in tensors], axis)
+    return array_ops.concat([to_dense(t) for t in tensors], axis)
 
 
 def cos(x):
     """cos(x)."""
-    return M.cos(x)
+    return math_ops.cos(x)
 
 
 def cumprod(x, axis=0):
     """The running product along `axis`."""
-    return R.cumprod(x, axis=axis)
+    return reduce_ops.cumprod(x, axis=axis)
 
 
 def cumsum(x, axis=0):
     """The running sum along `axis`."""
-    return R.cumsum(x, axis=axis)
+    return reduce_ops.cumsum(x, axis=axis)
 
 
 def dot(x, y):
@@ -184,17 +184,17 @@ def dot(x, y):
         xs, ys = list(x.shape), list(y.shape)
         perm = list(range(len(ys)))
         perm = [perm.pop(-2)] + perm
-        xt = A.reshape(x, [-1, xs[-1]])
-        yt = A.reshape(A.transpose(y, perm), [ys[-2], -1])
-        return A.reshape(L.matmul(xt, yt), xs[:-1] + ys[:-2] + ys[-1:])
-    return L.matmul(x, y)
+        xt = array_ops.reshape(x, [-1, xs[-1]])
+        yt = array_ops.reshape(array_ops.transpose(y, perm), [ys[-2], -1])
+        return array_ops.reshape(linalg_ops.matmul(xt, yt), xs[:-1] + ys[:-2] + ys[-1:])
+    return linalg_ops.matmul(x, y)
 
 
 def elu(x, alpha=1.0):
     """x above 0, alpha * (exp(x) - 1) below."""
     x = _t(x)
-    out = NN.elu(x)
-    return out if alpha == 1 else tf_where(CMP.greater(x, 0), out, M.multiply(out, alpha))
+    out = nn_ops.elu(x)
+    return out if alpha == 1 else tf_where(CMP.greater(x, 0), out, math_ops.multiply(out, alpha))
 
 
 def equal(x, y):
@@ -204,32 +204,32 @@ def equal(x, y):
 
 def exp(x):
     """e ** x."""
-    return M.exp(x)
+    return math_ops.exp(x)
 
 
 def expand_dims(x, axis=-1):
     """x with a size-1 axis inserted at `axis`."""
-    return A.expand_dims(x, axis)
+    return array_ops.expand_dims(x, axis)
 
 
 def flatten(x):
     """x reshaped to one dimension."""
-    return A.reshape(x, [-1])
+    return array_ops.reshape(x, [-1])
 
 
 def foldl(fn, elems, initializer=None, name=None):
     """fn folded over the first axis of elems, left to right."""
-    return CF.foldl(fn, elems, initializer=initializer)
+    return control_flow_ops.foldl(fn, elems, initializer=initializer)
 
 
 def foldr(fn, elems, initializer=None, name=None):
     """fn folded over the first axis of elems, right to left."""
-    return CF.foldr(fn, elems, initializer=initializer)
+    return control_flow_ops.foldr(fn, elems, initializer=initializer)
 
 
 def gather(reference, indices):
     """The rows of `reference` at `indices`."""
-    return A.gather(reference, indices)
+    return array_ops.gather(reference, indices)
 
 
 def greater(x, y):
@@ -245,18 +245,18 @@ def greater_equal(x, y):
 def hard_sigmoid(x):
     """The Keras 2 hard sigmoid: clip(0.2 x + 0.5, 0, 1)."""
     x = _t(x)
-    out = M.add(M.multiply(x, C.constant(0.2, dtype=x.dtype)), C.constant(0.5, dtype=x.dtype))
-    return M.clip_by_value(out, 0.0, 1.0)
+    out = math_ops.add(math_ops.multiply(x, constant_ops.constant(0.2, dtype=x.dtype)), constant_ops.constant(0.5, dtype=x.dtype))
+    return math_ops.clip_by_value(out, 0.0, 1.0)
 
 
 def in_top_k(predictions, targets, k):
     """Whether each target is among the k highest predictions of its row."""
-    return NN.in_top_k(targets, predictions, k)
+    return nn_ops.in_top_k(targets, predictions, k)
 
 
 def l2_normalize(x, axis=None):
     """x / ||x||_2 along `axis`."""
-    return L.l2_normalize(x, axis=axis)
+    return linalg_ops.l2_normalize(x, axis=axis)
 
 
 def less(x, y):
@@ -271,40 +271,40 @@ def less_equal(x, y):
 
 def log(x):
     """The natural logarithm."""
-    return M.log(x)
+    return math_ops.log(x)
 
 
 def map_fn(fn, elems, name=None, dtype=None):
     """fn applied to each slice of elems along the first axis."""
-    return CF.map_fn(fn, elems, dtype=dtype)
+    return control_flow_ops.map_fn(fn, elems, dtype=dtype)
 
 
 def max(x, axis=None, keepdims=False):  # noqa: A001
     """The maximum over `axis`."""
-    return R.reduce_max(x, axis, keepdims)
+    return reduce_ops.reduce_max(x, axis, keepdims)
 
 
 def maximum(x, y):
     """The elementwise maximum."""
-    return M.maximum(x, y)
+    return math_ops.maximum(x, y)
 
 
 def mean(x, axis=None, keepdims=False):
     """The mean over `axis` (bools as floatx; ints stay ints, as in TF)."""
     x = _t(x)
     if x.dtype.name == "bool":
-        x = C.cast(x, config.floatx())
-    return R.reduce_mean(x, axis, keepdims)
+        x = constant_ops.cast(x, config.floatx())
+    return reduce_ops.reduce_mean(x, axis, keepdims)
 
 
 def min(x, axis=None, keepdims=False):  # noqa: A001
     """The minimum over `axis`."""
-    return R.reduce_min(x, axis, keepdims)
+    return reduce_ops.reduce_min(x, axis, keepdims)
 
 
 def minimum(x, y):
     """The elementwise minimum."""
-    return M.minimum(x, y)
+    return math_ops.minimum(x, y)
 
 
 def ndim(x):
@@ -319,32 +319,32 @@ def not_equal(x, y):
 
 def one_hot(indices, num_classes):
     """The integer `indices` as one-hot float32 vectors of length `num_classes`."""
-    return A.one_hot(indices, depth=num_classes, axis=-1)
+    return array_ops.one_hot(indices, depth=num_classes, axis=-1)
 
 
 def ones_like(x, dtype=None, name=None):
     """Ones shaped like x."""
-    return A.ones_like(x, dtype=dtype)
+    return array_ops.ones_like(x, dtype=dtype)
 
 
 def zeros_like(x, dtype=None, name=None):
     """Zeros shaped like x."""
-    return A.zeros_like(x, dtype=dtype)
+    return array_ops.zeros_like(x, dtype=dtype)
 
 
 def permute_dimensions(x, pattern):
     """x with its axes permuted by `pattern`."""
-    return A.transpose(x, perm=pattern)
+    return array_ops.transpose(x, perm=pattern)
 
 
 def pow(x, a):  # noqa: A001
     """x ** a."""
-    return M.pow(x, a)
+    return math_ops.pow(x, a)
 
 
 def prod(x, axis=None, keepdims=False):
     """The product over `axis`."""
-    return R.reduce_prod(x, axis, keepdims)
+    return reduce_ops.reduce_prod(x, axis, keepdims)
 
 
 def relu(x, alpha=0.0, max_value=None, threshold=0.0):
@@ -352,19 +352,19 @@ def relu(x, alpha=0.0, max_value=None, threshold=0.0):
     x = _t(x)
     if alpha != 0.0:
         if max_value is None and threshold == 0:
-            return NN.leaky_relu(x, alpha=alpha)
-        negative = NN.relu(M.add(M.negative(x), threshold) if threshold != 0 else M.negative(x))
+            return nn_ops.leaky_relu(x, alpha=alpha)
+        negative = nn_ops.relu(math_ops.add(math_ops.negative(x), threshold) if threshold != 0 else math_ops.negative(x))
     clip_max = max_value is not None
     if threshold != 0:
-        x = M.multiply(x, C.cast(CMP.greater(x, threshold), x.dtype))
+        x = math_ops.multiply(x, constant_ops.cast(CMP.greater(x, threshold), x.dtype))
     elif max_value == 6:
-        x, clip_max = NN.relu6(x), False
+        x, clip_max = nn_ops.relu6(x), False
     else:
-        x = NN.relu(x)
+        x = nn_ops.relu(x)
     if clip_max:
-        x = M.clip_by_value(x, C.constant(0, dtype=x.dtype), C.constant(max_value, dtype=x.dtype))
+        x = math_ops.clip_by_value(x, constant_ops.constant(0, dtype=x.dtype), constant_ops.constant(max_value, dtype=x.dtype))
     if alpha != 0.0:
-        x = M.subtract(x, M.multiply(C.constant(alpha, dtype=x.dtype), negative))
+        x = math_ops.subtract(x, math_ops.multiply(constant_ops.constant(alpha, dtype=x.dtype), negative))
     return x
 
 
@@ -372,49 +372,49 @@ def repeat(x, n):
     """A rank-2 x repeated n times along a new axis 1: (batch, n, features)."""
     if ndim(_t(x)) != 2:
         raise ValueError(f"Expected input `x` to have rank 2. Received: rank(x)={ndim(_t(x))}")
-    return A.tile(A.expand_dims(x, 1), [1, n, 1])
+    return array_ops.tile(array_ops.expand_dims(x, 1), [1, n, 1])
 
 
 def repeat_elements(x, rep, axis):
     """Each slice of x along `axis` repeated `rep` times (numpy's repeat)."""
     x = _t(x)
-    parts = A.split(x, int(x.shape[axis]), axis=axis)
+    parts = array_ops.split(x, int(x.shape[axis]), axis=axis)
     return concatenate([p for p in parts for _ in range(rep)], axis)
 
 
 def reshape(x, shape):
     """x with shape `shape`."""
-    return A.reshape(x, shape)
+    return array_ops.reshape(x, shape)
 
 
 def reverse(x, axes):
     """x reversed along `axes`."""
-    return A.reverse(x, [axes] if isinstance(axes, int) else axes)
+    return array_ops.reverse(x, [axes] if isinstance(axes, int) else axes)
 
 
 def round(x):  # noqa: A001
     """x rounded half to even."""
-    return M.round(x)
+    return math_ops.round(x)
 
 
 def shape(x):
     """The shape of x as an int32 tensor."""
-    return A.shape(x)
+    return array_ops.shape(x)
 
 
 def sigmoid(x):
     """1 / (1 + exp(-x))."""
-    return M.sigmoid(x)
+    return math_ops.sigmoid(x)
 
 
 def sign(x):
     """The sign of x."""
-    return M.sign(x)
+    return math_ops.sign(x)
 
 
 def sin(x):
     """sin(x)."""
-    return M.sin(x)
+    return math_ops.sin(x)
 
 
 def softmax(x, axis=-1):
@@ -423,28 +423,28 @@ def softmax(x, axis=-1):
     if x.shape.rank <= 1:
         raise ValueError(f"Cannot apply softmax to a tensor that is 1D. Received input: {x}")
     if isinstance(axis, int):
-        return NN.softmax(x, axis=axis)
-    e = M.exp(M.subtract(x, R.reduce_max(x, axis=axis, keepdims=True)))
-    return M.divide(e, R.reduce_sum(e, axis=axis, keepdims=True))
+        return nn_ops.softmax(x, axis=axis)
+    e = math_ops.exp(math_ops.subtract(x, reduce_ops.reduce_max(x, axis=axis, keepdims=True)))
+    return math_ops.divide(e, reduce_ops.reduce_sum(e, axis=axis, keepdims=True))
 
 
 def softplus(x):
     """log(1 + exp(x))."""
-    return M.softplus(x)
+    return math_ops.softplus(x)
 
 
 def softsign(x):
     """x / (1 + |x|)."""
-    return NN.softsign(x)
+    return nn_ops.softsign(x)
 
 
 @custom_gradient
 def _sqrt_of_positive(x):
-    y = M.sqrt(M.maximum(x, C.constant(0.0, dtype=x.dtype)))
+    y = math_ops.sqrt(math_ops.maximum(x, constant_ops.constant(0.0, dtype=x.dtype)))
 
     def grad(g):
         # TF's Maximum gradient selects (zeros below 0, never inf * 0 = NaN)
-        return tf_where(CMP.greater_equal(x, 0), M.divide(M.multiply(g, 0.5), y), A.zeros_like(g))
+        return tf_where(CMP.greater_equal(x, 0), math_ops.divide(math_ops.multiply(g, 0.5), y), array_ops.zeros_like(g))
     return y, grad
 
 
@@ -455,45 +455,45 @@ def sqrt(x):
 
 def square(x):
     """x * x."""
-    return M.square(x)
+    return math_ops.square(x)
 
 
 def squeeze(x, axis):
     """x without its size-1 axis `axis`."""
-    return A.squeeze(x, [axis])
+    return array_ops.squeeze(x, [axis])
 
 
 def stack(x, axis=0):
     """The tensors x stacked along a new axis."""
-    return A.stack(x, axis=axis)
+    return array_ops.stack(x, axis=axis)
 
 
 def std(x, axis=None, keepdims=False):
     """The standard deviation over `axis` (bools as floatx)."""
     x = _t(x)
     if x.dtype.name == "bool":
-        x = C.cast(x, config.floatx())
-    return R.reduce_std(x, axis=axis, keepdims=keepdims)
+        x = constant_ops.cast(x, config.floatx())
+    return reduce_ops.reduce_std(x, axis=axis, keepdims=keepdims)
 
 
 def var(x, axis=None, keepdims=False):
     """The variance over `axis` (bools as floatx)."""
     x = _t(x)
     if x.dtype.name == "bool":
-        x = C.cast(x, config.floatx())
-    return R.reduce_variance(x, axis=axis, keepdims=keepdims)
+        x = constant_ops.cast(x, config.floatx())
+    return reduce_ops.reduce_variance(x, axis=axis, keepdims=keepdims)
 
 
 def stop_gradient(variables):
     """x with no gradient flowing back (a list gives a map object, as Keras 2 did)."""
     if isinstance(variables, (list, tuple)):
-        return map(C.stop_gradient, variables)
-    return C.stop_gradient(variables)
+        return map(constant_ops.stop_gradient, variables)
+    return constant_ops.stop_gradient(variables)
 
 
 def sum(x, axis=None, keepdims=False):  # noqa: A001
     """The sum over `axis`."""
-    return R.reduce_sum(x, axis, keepdims)
+    return reduce_ops.reduce_sum(x, axis, keepdims)
 
 
 def switch(condition, then_expression, else_expression):
@@ -501,12 +501,12 @@ def switch(condition, then_expression, else_expression):
     one whole branch; callables are called)."""
     condition = _t(condition)
     if condition.dtype.name != "bool":
-        condition = C.cast(condition, "bool")
+        condition = constant_ops.cast(condition, "bool")
     cond_ndim = condition.shape.rank
     if not cond_ndim:
         then_fn = then_expression if callable(then_expression) else (lambda: then_expression)
         else_fn = else_expression if callable(else_expression) else (lambda: else_expression)
-        return CF.cond(condition, then_fn, else_fn)
+        return control_flow_ops.cond(condition, then_fn, else_fn)
     then_expression = then_expression() if callable(then_expression) else then_expression
     else_expression = else_expression() if callable(else_expression) else else_expression
     expr_ndim = ndim(_t(then_expression))
@@ -516,25 +516,25 @@ def switch(condition, then_expression, else_expression):
                          f"ndim(then_expression)={expr_ndim}")
     if cond_ndim > 1:
         cond_shape = list(condition.shape) + [1] * (expr_ndim - cond_ndim)
-        condition = A.reshape(condition, cond_shape)
+        condition = array_ops.reshape(condition, cond_shape)
         expr_shape = list(_t(then_expression).shape)
         tiles = [e if e - c > 0 else 1 for e, c in zip(expr_shape, cond_shape)]
-        condition = A.tile(condition, tiles)
+        condition = array_ops.tile(condition, tiles)
     return tf_where(condition, then_expression, else_expression)
 
 
 def tanh(x):
     """tanh(x)."""
-    return M.tanh(x)
+    return math_ops.tanh(x)
 
 
 def tile(x, n):
     """x tiled n times (an int tiles the first axis)."""
-    return A.tile(x, [n] if isinstance(n, int) else n)
+    return array_ops.tile(x, [n] if isinstance(n, int) else n)
 
 
 def transpose(x):
     """x with its axes reversed."""
-    return A.transpose(x)
+    return array_ops.transpose(x)
 
 

@@ -7,14 +7,14 @@ from minitf.keras_core import config
 from minitf.keras_ops.legacy import repeat_elements
 from minitf.keras_ops.nn_conv import conv, depthwise_conv, separable_conv
 from minitf.keras_ops.nn_conv import average_pool, max_pool
-from minitf.ops import array as A
+from minitf.ops import array as array_ops
 from minitf.ops import compare as CMP
-from minitf.ops import constant as C
-from minitf.ops import conv as CV
+from minitf.ops import constant as constant_ops
+from minitf.ops import conv as conv_ops
 from minitf.ops import image as IMG
-from minitf.ops import math as M
-from minitf.ops import nn as NN
-from minitf.ops import reduce as R
+from minitf.ops import math as math_ops
+from minitf.ops import nn as nn_ops
+from minitf.ops import reduce as reduce_ops
 from minitf.ops.gather import where as tf_where
 
 __all__ = ["batch_normalization", "bias_add", "binary_crossentropy", "binary_focal_crossentropy",
@@ -25,7 +25,7 @@ __all__ = ["batch_normalization", "bias_add", "binary_crossentropy", "binary_foc
 
 
 def _t(x):
-    return C.convert_to_tensor(x)
+    return constant_ops.convert_to_tensor(x)
 
 
 def _format(data_format):
@@ -43,7 +43,7 @@ def _padding(padding):
 
 def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=0.001):
     """(x - mean) / sqrt(var + epsilon) * gamma + beta."""
-    return NN.batch_normalization(x, mean, var, beta, gamma, epsilon)
+    return nn_ops.batch_normalization(x, mean, var, beta, gamma, epsilon)
 
 
 def bias_add(x, bias, data_format=None):
@@ -56,39 +56,39 @@ def bias_add(x, bias, data_format=None):
         raise ValueError(f"Unexpected bias dimensions {len(bias_shape)}. Expected it to be 1 or "
                          f"{rank - 1} dimensions")
     if len(bias_shape) == 1:
-        return NN.bias_add(x, bias, data_format="NCHW" if data_format == "channels_first"
+        return nn_ops.bias_add(x, bias, data_format="NCHW" if data_format == "channels_first"
                            else "NHWC")
     if rank in (3, 4, 5):
         if data_format == "channels_first":
-            return M.add(x, A.reshape(bias, [1, bias_shape[-1]] + bias_shape[:-1]))
-        return M.add(x, A.reshape(bias, [1] + bias_shape))
-    return NN.bias_add(x, bias)
+            return math_ops.add(x, array_ops.reshape(bias, [1, bias_shape[-1]] + bias_shape[:-1]))
+        return math_ops.add(x, array_ops.reshape(bias, [1] + bias_shape))
+    return nn_ops.bias_add(x, bias)
 
 
 def binary_crossentropy(target, output, from_logits=False):
     """Keras 2's binary crossentropy: -(t log(o + eps) + (1 - t) log(1 - o + eps)), o clipped."""
     target, output = _t(target), _t(output)
     if from_logits:
-        return NN.sigmoid_cross_entropy_with_logits(labels=target, logits=output)
+        return nn_ops.sigmoid_cross_entropy_with_logits(labels=target, logits=output)
     eps = config.epsilon()
-    output = M.clip_by_value(output, C.constant(eps, dtype=output.dtype),
-                             C.constant(1.0 - eps, dtype=output.dtype))
-    bce = M.multiply(target, M.log(M.add(output, eps)))
-    bce = M.add(bce, M.multiply(M.subtract(1, target), M.log(M.add(M.subtract(1, output), eps))))
-    return M.negative(bce)
+    output = math_ops.clip_by_value(output, constant_ops.constant(eps, dtype=output.dtype),
+                             constant_ops.constant(1.0 - eps, dtype=output.dtype))
+    bce = math_ops.multiply(target, math_ops.log(math_ops.add(output, eps)))
+    bce = math_ops.add(bce, math_ops.multiply(math_ops.subtract(1, target), math_ops.log(math_ops.add(math_ops.subtract(1, output), eps))))
+    return math_ops.negative(bce)
 
 
 def binary_focal_crossentropy(target, output, apply_class_balancing=False, alpha=0.25, gamma=2.0,
                               from_logits=False):
     """The binary crossentropy weighted by (1 - p_t) ** gamma (and alpha when balancing)."""
     target, output = _t(target), _t(output)
-    probs = M.sigmoid(output) if from_logits else output
-    p_t = M.add(M.multiply(target, probs), M.multiply(M.subtract(1, target), M.subtract(1, probs)))
-    focal = M.multiply(M.pow(M.subtract(1.0, p_t), gamma),
+    probs = math_ops.sigmoid(output) if from_logits else output
+    p_t = math_ops.add(math_ops.multiply(target, probs), math_ops.multiply(math_ops.subtract(1, target), math_ops.subtract(1, probs)))
+    focal = math_ops.multiply(math_ops.pow(math_ops.subtract(1.0, p_t), gamma),
                        binary_crossentropy(target, output, from_logits=from_logits))
     if apply_class_balancing:
-        weight = M.add(M.multiply(target, alpha), M.multiply(M.subtract(1, target), 1 - alpha))
-        focal = M.multiply(weight, focal)
+        weight = math_ops.add(math_ops.multiply(target, alpha), math_ops.multiply(math_ops.subtract(1, target), 1 - alpha))
+        focal = math_ops.multiply(weight, focal)
     return focal
 
 
@@ -103,11 +103,11 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     target, output = _t(target), _t(output)
     _check_compatible(target, output)
     if from_logits:
-        return NN.softmax_cross_entropy_with_logits(labels=target, logits=output, axis=axis)
-    output = M.divide(output, R.reduce_sum(output, axis, True))
-    eps = C.constant(config.epsilon(), dtype=output.dtype)
-    output = M.clip_by_value(output, eps, M.subtract(1.0, eps))
-    return M.negative(R.reduce_sum(M.multiply(target, M.log(output)), axis))
+        return nn_ops.softmax_cross_entropy_with_logits(labels=target, logits=output, axis=axis)
+    output = math_ops.divide(output, reduce_ops.reduce_sum(output, axis, True))
+    eps = constant_ops.constant(config.epsilon(), dtype=output.dtype)
+    output = math_ops.clip_by_value(output, eps, math_ops.subtract(1.0, eps))
+    return math_ops.negative(reduce_ops.reduce_sum(math_ops.multiply(target, math_ops.log(output)), axis))
 
 
 def categorical_focal_crossentropy(target, output, alpha=0.25, gamma=2.0, from_logits=False,
@@ -116,42 +116,42 @@ def categorical_focal_crossentropy(target, output, alpha=0.25, gamma=2.0, from_l
     target, output = _t(target), _t(output)
     _check_compatible(target, output)
     if from_logits:
-        output = NN.softmax(output, axis=axis)
-    output = M.divide(output, R.reduce_sum(output, axis=axis, keepdims=True))
-    eps = C.constant(config.epsilon(), dtype=output.dtype)
-    output = M.clip_by_value(output, eps, M.subtract(1.0, eps))
-    cce = M.multiply(M.negative(target), M.log(output))
-    weight = M.multiply(M.pow(M.subtract(1.0, output), gamma), alpha)
-    return R.reduce_sum(M.multiply(weight, cce), axis=axis)
+        output = nn_ops.softmax(output, axis=axis)
+    output = math_ops.divide(output, reduce_ops.reduce_sum(output, axis=axis, keepdims=True))
+    eps = constant_ops.constant(config.epsilon(), dtype=output.dtype)
+    output = math_ops.clip_by_value(output, eps, math_ops.subtract(1.0, eps))
+    cce = math_ops.multiply(math_ops.negative(target), math_ops.log(output))
+    weight = math_ops.multiply(math_ops.pow(math_ops.subtract(1.0, output), gamma), alpha)
+    return reduce_ops.reduce_sum(math_ops.multiply(weight, cce), axis=axis)
 
 
 def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1,
                                     ignore_class=None):
     """Keras 2's crossentropy of integer labels against class scores along `axis`; labels
     equal to `ignore_class` contribute 0."""
-    target, output = C.cast(_t(target), "int64"), _t(output)
+    target, output = constant_ops.cast(_t(target), "int64"), _t(output)
     if not from_logits:
-        eps = C.constant(config.epsilon(), dtype=output.dtype)
-        output = M.log(M.clip_by_value(output, eps, M.subtract(1, eps)))
+        eps = constant_ops.constant(config.epsilon(), dtype=output.dtype)
+        output = math_ops.log(math_ops.clip_by_value(output, eps, math_ops.subtract(1, eps)))
     rank = output.shape.rank
     axis %= rank
     if axis != rank - 1:
-        output = A.transpose(output, list(itertools.chain(range(axis), range(axis + 1, rank),
+        output = array_ops.transpose(output, list(itertools.chain(range(axis), range(axis + 1, rank),
                                                           [axis])))
     out_shape = list(output.shape)
     reshaped = target.shape.rank != rank - 1
     if reshaped:
-        target = A.reshape(target, [-1])
-        output = A.reshape(output, [-1, out_shape[-1]])
+        target = array_ops.reshape(target, [-1])
+        output = array_ops.reshape(output, [-1, out_shape[-1]])
     if ignore_class is not None:
-        valid = CMP.not_equal(target, C.cast(ignore_class, target.dtype))
-        safe = tf_where(valid, target, A.zeros_like(target))
-        res = NN.sparse_softmax_cross_entropy_with_logits(labels=safe, logits=output)
-        res = tf_where(valid, res, A.zeros_like(res))
-        return A.reshape(res, out_shape[:-1])
-    res = NN.sparse_softmax_cross_entropy_with_logits(labels=target, logits=output)
+        valid = CMP.not_equal(target, constant_ops.cast(ignore_class, target.dtype))
+        safe = tf_where(valid, target, array_ops.zeros_like(target))
+        res = nn_ops.sparse_softmax_cross_entropy_with_logits(labels=safe, logits=output)
+        res = tf_where(valid, res, array_ops.zeros_like(res))
+        return array_ops.reshape(res, out_shape[:-1])
+    res = nn_ops.sparse_softmax_cross_entropy_with_logits(labels=target, logits=output)
     if reshaped and rank >= 3:
-        res = A.reshape(res, out_shape[:-1])
+        res = array_ops.reshape(res, out_shape[:-1])
     return res
 
 
@@ -188,17 +188,17 @@ def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding="valid", d
     padding = _padding(padding)
     x, kernel = _t(x), _t(kernel)
     if data_format == "channels_first":
-        x = A.transpose(x, (0, 2, 3, 1))
+        x = array_ops.transpose(x, (0, 2, 3, 1))
         output_shape = (output_shape[0], output_shape[2], output_shape[3], output_shape[1])
     if output_shape[0] is None:
         output_shape = (int(x.shape[0]),) + tuple(output_shape[1:])
     if dilation_rate != (1, 1) and dilation_rate[0] != dilation_rate[1]:
         raise ValueError(f"Expected the 2 dimensions of the `dilation_rate` argument to be equal "
                          f"to each other. Received: dilation_rate={dilation_rate}")
-    out = CV.conv2d_transpose(x, kernel, [int(d) for d in output_shape],
+    out = conv_ops.conv2d_transpose(x, kernel, [int(d) for d in output_shape],
                               [1, strides[0], strides[1], 1], padding.upper(), "NHWC",
                               list(dilation_rate))
-    return A.transpose(out, (0, 3, 1, 2)) if data_format == "channels_first" else out
+    return array_ops.transpose(out, (0, 3, 1, 2)) if data_format == "channels_first" else out
 
 
 def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding="valid", data_format=None,
@@ -246,7 +246,7 @@ def temporal_padding(x, padding=(1, 1)):
     if len(padding) != 2:
         raise ValueError(f"Expected `padding` to be a tuple of 2 integers. Received: "
                          f"padding={padding}")
-    return A.pad(x, [[0, 0], [padding[0], padding[1]], [0, 0]])
+    return array_ops.pad(x, [[0, 0], [padding[0], padding[1]], [0, 0]])
 
 
 def spatial_2d_padding(x, padding=((1, 1), (1, 1)), data_format=None):
@@ -258,7 +258,7 @@ def spatial_2d_padding(x, padding=((1, 1), (1, 1)), data_format=None):
     spatial = [list(padding[0]), list(padding[1])]
     pattern = [[0, 0], [0, 0]] + spatial if data_format == "channels_first" else \
         [[0, 0]] + spatial + [[0, 0]]
-    return A.pad(x, pattern)
+    return array_ops.pad(x, pattern)
 
 
 def spatial_3d_padding(x, padding=((1, 1), (1, 1), (1, 1)), data_format=None):
@@ -270,7 +270,7 @@ def spatial_3d_padding(x, padding=((1, 1), (1, 1), (1, 1)), data_format=None):
     spatial = [list(p) for p in padding]
     pattern = [[0, 0], [0, 0]] + spatial if data_format == "channels_first" else \
         [[0, 0]] + spatial + [[0, 0]]
-    return A.pad(x, pattern)
+    return array_ops.pad(x, pattern)
 
 
 _INTERPOLATIONS = {"area": "area", "bicubic": "bicubic", "bilinear": "bilinear",
@@ -293,9 +293,9 @@ def resize_images(x, height_factor, width_factor, data_format, interpolation="ne
         raise ValueError(f'`interpolation` argument should be one of: {names}. Received: '
                          f'"{interpolation}".')
     if data_format == "channels_first":
-        x = A.transpose(x, [0, 2, 3, 1])
+        x = array_ops.transpose(x, [0, 2, 3, 1])
     x = IMG.resize(x, size, method=_INTERPOLATIONS[interpolation])
-    return A.transpose(x, [0, 3, 1, 2]) if data_format == "channels_first" else x
+    return array_ops.transpose(x, [0, 3, 1, 2]) if data_format == "channels_first" else x
 
 
 def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
@@ -322,7 +322,7 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None, co
     def swap(t):
         axes = list(range(t.shape.rank))
         axes[0], axes[1] = 1, 0
-        return A.transpose(t, axes)
+        return array_ops.transpose(t, axes)
     flat = [_t(i) for i in nest.flatten(inputs)]
     if not time_major:
         flat = [swap(t) for t in flat]
@@ -331,9 +331,9 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None, co
             raise ValueError(f"Shape {list(t.shape)} must have rank at least 3")
     steps = int(flat[0].shape[0])
     if mask is not None:
-        mask = C.cast(_t(mask), "bool")
+        mask = constant_ops.cast(_t(mask), "bool")
         if mask.shape.rank == 2:
-            mask = A.expand_dims(mask, -1)
+            mask = array_ops.expand_dims(mask, -1)
         if not time_major:
             mask = swap(mask)
     constants = list(constants or [])
@@ -347,8 +347,8 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None, co
         if mask is not None:
             m = mask[t]
             if prev is None:
-                prev = A.zeros_like(output)
-            keep_prev = A.zeros_like(output) if zero_output_for_mask else prev
+                prev = array_ops.zeros_like(output)
+            keep_prev = array_ops.zeros_like(output) if zero_output_for_mask else prev
             output = tf_where(_widen(m, output), output, keep_prev)
             old_flat = nest.flatten(states)
             new_flat = [tf_where(_widen(m, n), n, o) for n, o in zip(new_flat, old_flat)]
@@ -356,7 +356,7 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None, co
             nest.pack_sequence_as(new_states, new_flat)
         prev = output
         outputs.append(output)
-    stacked = A.stack(outputs if return_all_outputs else outputs[-1:], axis=0)
+    stacked = array_ops.stack(outputs if return_all_outputs else outputs[-1:], axis=0)
     last = outputs[-1]
     if not time_major:
         stacked = swap(stacked)
@@ -366,5 +366,5 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None, co
 def _widen(mask_t, like):
     mask_t = _t(mask_t)
     while mask_t.shape.rank < like.shape.rank:
-        mask_t = A.expand_dims(mask_t, -1)
-    return A.broadcast_to(mask_t, list(like.shape))
+        mask_t = array_ops.expand_dims(mask_t, -1)
+    return array_ops.broadcast_to(mask_t, list(like.shape))

@@ -8,10 +8,10 @@ import numpy as np
 
 from minitf.keras_core import keras_tensor
 from minitf.keras_core import config
-from minitf.ops import array as A
+from minitf.ops import array as array_ops
 from minitf.ops import compare as CMP
-from minitf.ops import constant as C
-from minitf.ops import math as M
+from minitf.ops import constant as constant_ops
+from minitf.ops import math as math_ops
 from minitf.ops import random as RND
 from minitf.ops.gather import where as tf_where
 from minitf.sparse.conversion import to_dense as sparse_to_dense
@@ -46,14 +46,14 @@ def batch_set_value(tuples):
 
 def cast_to_floatx(x):
     """x cast to floatx (a tensor stays a tensor; anything else becomes a numpy array)."""
-    if isinstance(x, (Variable, SparseTensor)) or C.is_tensor(x):
-        return C.cast(x, config.floatx())
+    if isinstance(x, (Variable, SparseTensor)) or constant_ops.is_tensor(x):
+        return constant_ops.cast(x, config.floatx())
     return np.asarray(x, dtype=config.floatx())
 
 
 def constant(value, dtype=None, shape=None, name=None):
     """A constant tensor (floatx by default)."""
-    return C.constant(value, dtype=dtype or config.floatx(), shape=shape)
+    return constant_ops.constant(value, dtype=dtype or config.floatx(), shape=shape)
 
 
 def count_params(x):
@@ -64,7 +64,7 @@ def count_params(x):
 def dropout(x, level, noise_shape=None, seed=None):
     """x with elements zeroed with probability `level` and the rest scaled up (TF 2's dropout:
     a stateful uniform draw seeded by `seed`, kept where it is >= level)."""
-    x = C.convert_to_tensor(x)
+    x = constant_ops.convert_to_tensor(x)
     if not x.dtype.is_floating:
         raise ValueError(f"x has to be a floating point tensor since it's going to be scaled. "
                          f"Got a {x.dtype.name} tensor instead.")
@@ -75,10 +75,10 @@ def dropout(x, level, noise_shape=None, seed=None):
         return x
     shape = list(x.shape) if noise_shape is None else \
         [int(x.shape[i]) if d is None else int(d) for i, d in enumerate(noise_shape)]
-    scaled = M.multiply(x, C.constant(1 / (1 - level), dtype=x.dtype))
+    scaled = math_ops.multiply(x, constant_ops.constant(1 / (1 - level), dtype=x.dtype))
     draws = RND.uniform(shape, dtype=x.dtype, seed=_random_seed(seed))
-    keep = CMP.greater_equal(draws, C.constant(level, dtype=x.dtype))
-    return tf_where(keep, scaled, C.constant(0, dtype=x.dtype))
+    keep = CMP.greater_equal(draws, constant_ops.constant(level, dtype=x.dtype))
+    return tf_where(keep, scaled, constant_ops.constant(0, dtype=x.dtype))
 
 
 def dtype(x):
@@ -88,7 +88,7 @@ def dtype(x):
 
 def get_value(x):
     """The value of a tensor or variable as numpy (anything else unchanged)."""
-    if not C.is_tensor(x):
+    if not constant_ops.is_tensor(x):
         return x
     return x.numpy()
 
@@ -101,7 +101,7 @@ def eval(x):  # noqa: A001 (Keras' name)
 def eye(size, dtype=None, name=None):
     """An identity-matrix variable."""
     dtype = dtype or config.floatx()
-    return variable(A.eye(size, dtype=dtype), dtype, name)
+    return variable(array_ops.eye(size, dtype=dtype), dtype, name)
 
 
 def get_uid(prefix=""):
@@ -137,9 +137,9 @@ def is_sparse(tensor):
 
 def moving_average_update(x, value, momentum):
     """x <- x * momentum + value * (1 - momentum), in place."""
-    momentum = C.cast(momentum, x.dtype)
-    value = C.cast(value, x.dtype)
-    return x.assign_sub(M.multiply(M.subtract(x.value(), value), M.subtract(1.0, momentum)))
+    momentum = constant_ops.cast(momentum, x.dtype)
+    value = constant_ops.cast(value, x.dtype)
+    return x.assign_sub(math_ops.multiply(math_ops.subtract(x.value(), value), math_ops.subtract(1.0, momentum)))
 
 
 def name_scope(name):
@@ -157,19 +157,19 @@ def _filled(fill, shape, dtype):
 
 def ones(shape, dtype=None, name=None):
     """A variable of ones (a plain tensor when a dimension is 0)."""
-    return _filled(A.ones, shape, dtype)
+    return _filled(array_ops.ones, shape, dtype)
 
 
 def zeros(shape, dtype=None, name=None):
     """A variable of zeros (a plain tensor when a dimension is 0)."""
-    return _filled(A.zeros, shape, dtype)
+    return _filled(array_ops.zeros, shape, dtype)
 
 
 def random_bernoulli(shape, p=0.0, dtype=None, seed=None):
     """1 with probability p, else 0 (a stateful draw seeded by `seed`)."""
     dtype = dtype or config.floatx()
     draws = RND.uniform(shape, dtype=dtype, seed=_random_seed(seed))
-    return tf_where(CMP.less_equal(draws, p), A.ones(shape, dtype=dtype), A.zeros(shape, dtype=dtype))
+    return tf_where(CMP.less_equal(draws, p), array_ops.ones(shape, dtype=dtype), array_ops.zeros(shape, dtype=dtype))
 
 
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):

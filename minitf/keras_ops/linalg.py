@@ -8,14 +8,14 @@ from minitf.keras_core import config
 from minitf.keras_ops.core import convert, keras_op
 from minitf.keras_ops.dtypes import result_type
 from minitf.keras_ops.np_shape import moveaxis
-from minitf.ops import array as A
+from minitf.ops import array as array_ops
 from minitf.ops import compare as CMP
-from minitf.ops import constant as C
-from minitf.ops import linalg as L
-from minitf.ops import linalg_decompositions as LD
-from minitf.ops import linalg_lu as LU
-from minitf.ops import math as M
-from minitf.ops import reduce as R
+from minitf.ops import constant as constant_ops
+from minitf.ops import linalg as linalg_ops
+from minitf.ops import linalg_decompositions as decompositions
+from minitf.ops import linalg_lu
+from minitf.ops import math as math_ops
+from minitf.ops import reduce as reduce_ops
 from minitf.ops.gather import where as tf_where
 
 __all__ = ["cholesky", "cholesky_inverse", "det", "eigh", "inv", "lu_factor", "solve",
@@ -65,40 +65,40 @@ def _matrix(x):
 def cholesky(x, upper=False):
     """The Cholesky factor of the Hermitian positive-definite x (lower, or upper)."""
     x = _matrix(x)
-    out = L.cholesky(x)
+    out = linalg_ops.cholesky(x)
     if not bool(np.all(np.isfinite(out.numpy()))):
         raise ValueError("Cholesky decomposition failed: the input is not positive definite "
                          "(Cholesky : Tensor had NaN values)")
-    return L.adjoint(out) if upper else out
+    return linalg_ops.adjoint(out) if upper else out
 
 
 @keras_op
 def cholesky_inverse(x, upper=False):
     """The inverse of A from its Cholesky factor x (A = x x^H, or x^H x when upper)."""
     x = _matrix(x)
-    eye = A.eye(int(x.shape[-1]), dtype=x.dtype)
-    inv_chol = LD.triangular_solve(x, eye, lower=not upper)
+    eye = array_ops.eye(int(x.shape[-1]), dtype=x.dtype)
+    inv_chol = decompositions.triangular_solve(x, eye, lower=not upper)
     if upper:
-        return L.matmul(inv_chol, inv_chol, transpose_b=True)
-    return L.matmul(inv_chol, inv_chol, transpose_a=True)
+        return linalg_ops.matmul(inv_chol, inv_chol, transpose_b=True)
+    return linalg_ops.matmul(inv_chol, inv_chol, transpose_a=True)
 
 
 @keras_op
 def det(x):
     """The determinant of the square matrices x."""
-    return L.det(_matrix(x))
+    return linalg_ops.det(_matrix(x))
 
 
 @keras_op
 def eigh(x):
     """(eigenvalues, eigenvectors) of the Hermitian matrices x, eigenvalues ascending."""
-    return tuple(LD.eigh(_matrix(x)))
+    return tuple(decompositions.eigh(_matrix(x)))
 
 
 @keras_op
 def inv(x):
     """The inverse of the square matrices x."""
-    return L.inv(_matrix(x))
+    return linalg_ops.inv(_matrix(x))
 
 
 @keras_op
@@ -117,10 +117,10 @@ def lu_factor(x):
                                                            f"vector: Keras on TF factors one "
                                                            f"matrix at a time (received shape "
                                                            f"{list(x.shape)})")
-    lu, p = LU.lu(x)
+    lu, p = linalg_lu.lu(x)
     host = p.numpy()
     inverse = np.argsort(host, axis=-1).astype(host.dtype)
-    return lu, C.constant(inverse)
+    return lu, constant_ops.constant(inverse)
 
 
 def _solve_inputs(a, b):
@@ -137,8 +137,8 @@ def solve(a, b):
     """x with a x = b (b a vector or a matrix of right-hand sides)."""
     a, b = _solve_inputs(a, b)
     if b.shape.rank == a.shape.rank - 1:
-        return A.squeeze(L.solve(a, A.expand_dims(b, -1)), [-1])
-    return L.solve(a, b)
+        return array_ops.squeeze(linalg_ops.solve(a, array_ops.expand_dims(b, -1)), [-1])
+    return linalg_ops.solve(a, b)
 
 
 @keras_op
@@ -146,8 +146,8 @@ def solve_triangular(a, b, lower=False):
     """x with a x = b for a triangular `a` (upper by default)."""
     a, b = _solve_inputs(a, b)
     if b.shape.rank == a.shape.rank - 1:
-        return A.squeeze(LD.triangular_solve(a, A.expand_dims(b, -1), lower=lower), [-1])
-    return LD.triangular_solve(a, b, lower=lower)
+        return array_ops.squeeze(decompositions.triangular_solve(a, array_ops.expand_dims(b, -1), lower=lower), [-1])
+    return decompositions.triangular_solve(a, b, lower=lower)
 
 
 @keras_op
@@ -156,9 +156,9 @@ def svd(x, full_matrices=True, compute_uv=True):
     x = convert(x)
     _at_least_2d(x)
     if not compute_uv:
-        return LD.svd(x, full_matrices=full_matrices, compute_uv=False)
-    s, u, v = LD.svd(x, full_matrices=full_matrices, compute_uv=True)
-    return u, s, L.adjoint(v)
+        return decompositions.svd(x, full_matrices=full_matrices, compute_uv=False)
+    s, u, v = decompositions.svd(x, full_matrices=full_matrices, compute_uv=True)
+    return u, s, linalg_ops.adjoint(v)
 
 
 @keras_op
@@ -167,7 +167,7 @@ def qr(x, mode="reduced"):
     if mode not in ("reduced", "complete"):
         raise ValueError(f"`mode` argument value not supported. Expected one of {{'reduced', "
                          f"'complete'}}. Received: mode={mode}")
-    return tuple(LD.qr(convert(x), full_matrices=mode == "complete"))
+    return tuple(decompositions.qr(convert(x), full_matrices=mode == "complete"))
 
 
 def _norm_dtype(x):
@@ -184,45 +184,45 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 (numpy's name)
     if any(a < -ndim or a >= ndim for a in axes):
         raise ValueError(f"All `axis` values must be in the range [-ndim, ndim). Received inputs "
                          f"with ndim={ndim}, while axis={axes}")
-    x = C.cast(x, _norm_dtype(x))
+    x = constant_ops.cast(x, _norm_dtype(x))
     if len(axes) == 1:
         ax = axes[0]
         if ord is None or ord == 2:
-            return M.sqrt(R.reduce_sum(M.square(x), axis=ax, keepdims=keepdims))
+            return math_ops.sqrt(reduce_ops.reduce_sum(math_ops.square(x), axis=ax, keepdims=keepdims))
         if ord == float("inf"):
-            return R.reduce_max(M.abs(x), axis=ax, keepdims=keepdims)
+            return reduce_ops.reduce_max(math_ops.abs(x), axis=ax, keepdims=keepdims)
         if ord == float("-inf"):
-            return R.reduce_min(M.abs(x), axis=ax, keepdims=keepdims)
+            return reduce_ops.reduce_min(math_ops.abs(x), axis=ax, keepdims=keepdims)
         if ord == 0:
-            return R.reduce_sum(C.cast(CMP.not_equal(x, 0), x.dtype), axis=ax, keepdims=keepdims)
+            return reduce_ops.reduce_sum(constant_ops.cast(CMP.not_equal(x, 0), x.dtype), axis=ax, keepdims=keepdims)
         if isinstance(ord, str):
             raise ValueError(f"Invalid `ord` argument for vector norm. Received: ord={ord}")
-        order = C.cast(convert(ord), x.dtype)
-        total = R.reduce_sum(M.pow(M.abs(x), order), axis=ax, keepdims=keepdims)
-        return M.pow(total, M.divide(C.constant(1.0, dtype=x.dtype), order))
+        order = constant_ops.cast(convert(ord), x.dtype)
+        total = reduce_ops.reduce_sum(math_ops.pow(math_ops.abs(x), order), axis=ax, keepdims=keepdims)
+        return math_ops.pow(total, math_ops.divide(constant_ops.constant(1.0, dtype=x.dtype), order))
     if len(axes) != 2:
         raise ValueError(f"Invalid axis values. Received: axis={axis}")
     row, col = (a + ndim if a < 0 else a for a in axes)
     if ord is None or ord == "fro":
-        return M.sqrt(R.reduce_sum(M.square(x), axis=list(axes), keepdims=keepdims))
+        return math_ops.sqrt(reduce_ops.reduce_sum(math_ops.square(x), axis=list(axes), keepdims=keepdims))
     if ord in (1, -1):
-        reduce = R.reduce_max if ord == 1 else R.reduce_min
+        reduce = reduce_ops.reduce_max if ord == 1 else reduce_ops.reduce_min
         if not keepdims and col > row:
             col -= 1
-        return reduce(R.reduce_sum(M.abs(x), axis=row, keepdims=keepdims), axis=col,
+        return reduce(reduce_ops.reduce_sum(math_ops.abs(x), axis=row, keepdims=keepdims), axis=col,
                       keepdims=keepdims)
     if ord in (float("inf"), float("-inf")):
-        reduce = R.reduce_max if ord > 0 else R.reduce_min
+        reduce = reduce_ops.reduce_max if ord > 0 else reduce_ops.reduce_min
         if not keepdims and row > col:
             row -= 1
-        return reduce(R.reduce_sum(M.abs(x), axis=col, keepdims=keepdims), axis=row,
+        return reduce(reduce_ops.reduce_sum(math_ops.abs(x), axis=col, keepdims=keepdims), axis=row,
                       keepdims=keepdims)
     if ord in ("nuc", 2, -2):
         moved = moveaxis(x, axes, (-2, -1))
-        s = LD.svd(moved, compute_uv=False)
-        out = {"nuc": R.reduce_sum, 2: R.reduce_max, -2: R.reduce_min}[ord](s, axis=-1)
+        s = decompositions.svd(moved, compute_uv=False)
+        out = {"nuc": reduce_ops.reduce_sum, 2: reduce_ops.reduce_max, -2: reduce_ops.reduce_min}[ord](s, axis=-1)
         if keepdims:
-            out = A.expand_dims(A.expand_dims(out, axes[0]), axes[1])
+            out = array_ops.expand_dims(array_ops.expand_dims(out, axes[0]), axes[1])
         return out
     raise ValueError(f"Invalid `ord` argument for matrix norm. Received: ord={ord}")
 
@@ -235,7 +235,7 @@ def lstsq(a, b, rcond=None):
         raise ValueError("Leading dimensions of input arrays must match")
     vector = b.shape.rank == 1
     if vector:
-        b = A.expand_dims(b, -1)
+        b = array_ops.expand_dims(b, -1)
     if a.shape.rank != 2:
         raise TypeError(f"{a.shape.rank}-dimensional array given. Array must be two-dimensional")
     if b.shape.rank != 2:
@@ -245,30 +245,30 @@ def lstsq(a, b, rcond=None):
     eps = float(np.finfo(a.dtype.as_numpy_dtype).eps)
     rcond = eps * max(n, m) if rcond is None else (eps if rcond < 0 else rcond)
     u, s, vt = svd(a, full_matrices=False)
-    big = CMP.greater_equal(s, M.multiply(s[0], rcond))
-    safe = tf_where(big, s, A.ones_like(s))
-    s_inv = A.expand_dims(tf_where(big, M.divide(1.0, safe), A.zeros_like(s)), -1)
-    x = L.matmul(L.adjoint(vt), M.multiply(s_inv, L.matmul(L.adjoint(u), b)))
-    return A.reshape(x, [-1]) if vector else x
+    big = CMP.greater_equal(s, math_ops.multiply(s[0], rcond))
+    safe = tf_where(big, s, array_ops.ones_like(s))
+    s_inv = array_ops.expand_dims(tf_where(big, math_ops.divide(1.0, safe), array_ops.zeros_like(s)), -1)
+    x = linalg_ops.matmul(linalg_ops.adjoint(vt), math_ops.multiply(s_inv, linalg_ops.matmul(linalg_ops.adjoint(u), b)))
+    return array_ops.reshape(x, [-1]) if vector else x
 
 
 @keras_op
 def matrix_rank(x, tol=None):
     """The number of singular values of x above `tol` (a size-dependent default)."""
-    return LD.matrix_rank(convert(x), tol=tol)
+    return decompositions.matrix_rank(convert(x), tol=tol)
 
 
 @keras_op
 def pinv(x, rcond=None):
     """The Moore-Penrose pseudo-inverse of x."""
-    return LD.pinv(convert(x), rcond=rcond)
+    return decompositions.pinv(convert(x), rcond=rcond)
 
 
 def jvp(fun, primals, tangents, has_aux=False):
     """(fun(*primals), the derivative of fun at primals along tangents) by forward-mode
     differentiation; with has_aux, fun returns (output, aux) and aux comes back third."""
     primal_flat = [convert(p) for p in nest.flatten(primals)]
-    tangent_flat = [C.cast(convert(t), p.dtype) for t, p in zip(nest.flatten(tangents),
+    tangent_flat = [constant_ops.cast(convert(t), p.dtype) for t, p in zip(nest.flatten(tangents),
                                                                 primal_flat)]
     primals = nest.pack_sequence_as(primals, primal_flat)
     with ForwardAccumulator(primal_flat, tangent_flat) as acc:

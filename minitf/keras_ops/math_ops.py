@@ -12,12 +12,12 @@ import numpy as np
 from minitf.custom_gradient import custom_gradient
 from minitf.keras_ops.core import convert, keras_op, xp_of
 from minitf.ops import _special
-from minitf.ops import array as A
-from minitf.ops import constant as C
-from minitf.ops import linalg as L
-from minitf.ops import math as M
-from minitf.ops import nn as NN
-from minitf.ops import reduce as R
+from minitf.ops import array as array_ops
+from minitf.ops import constant as constant_ops
+from minitf.ops import linalg as linalg_ops
+from minitf.ops import math as math_ops
+from minitf.ops import nn as nn_ops
+from minitf.ops import reduce as reduce_ops
 from minitf.ops import segment as SEG
 from minitf.tensor import Tensor
 
@@ -29,26 +29,26 @@ __all__ = ["top_k", "in_top_k", "logsumexp", "erf", "erfc", "erfinv", "rsqrt", "
 @keras_op
 def top_k(x, k, sorted=True):  # noqa: A002 (Keras' name)
     """The k largest values along the last axis and their indices."""
-    return NN.top_k(convert(x), k, sorted=sorted)
+    return nn_ops.top_k(convert(x), k, sorted=sorted)
 
 
 @keras_op
 def in_top_k(targets, predictions, k):
     """Whether each target class is among the k highest predictions of its row."""
-    return NN.in_top_k(targets, predictions, k)
+    return nn_ops.in_top_k(targets, predictions, k)
 
 
 @keras_op
 def logsumexp(x, axis=None, keepdims=False):
     """log(sum(exp(x))) over `axis`, computed without overflow."""
     axis = list(axis) if isinstance(axis, tuple) else axis
-    return R.reduce_logsumexp(convert(x), axis=axis, keepdims=keepdims)
+    return reduce_ops.reduce_logsumexp(convert(x), axis=axis, keepdims=keepdims)
 
 
 @keras_op
 def erf(x):
     """The error function."""
-    return M.erf(convert(x))
+    return math_ops.erf(convert(x))
 
 
 def _erfc_raw(xp, x):
@@ -80,7 +80,7 @@ def _erfc(x):
     y = Tensor(_erfc_raw(xp, x._value).astype(x._value.dtype))
 
     def grad(g):
-        return M.multiply(g, M.multiply(M.exp(M.negative(M.square(x))), -2.0 / math.sqrt(math.pi)))
+        return math_ops.multiply(g, math_ops.multiply(math_ops.exp(math_ops.negative(math_ops.square(x))), -2.0 / math.sqrt(math.pi)))
     return y, grad
 
 
@@ -124,7 +124,7 @@ def _erfinv(x):
     y = Tensor(_erfinv_raw(xp, x._value).astype(x._value.dtype))
 
     def grad(g):
-        return M.multiply(g, M.multiply(M.exp(M.square(_erfinv(x))), math.sqrt(math.pi) / 2.0))
+        return math_ops.multiply(g, math_ops.multiply(math_ops.exp(math_ops.square(_erfinv(x))), math.sqrt(math.pi) / 2.0))
     return y, grad
 
 
@@ -140,13 +140,13 @@ def erfinv(x):
 @keras_op
 def rsqrt(x):
     """1 / sqrt(x)."""
-    return M.rsqrt(convert(x))
+    return math_ops.rsqrt(convert(x))
 
 
 @keras_op
 def logdet(x):
     """log(det(x)) of Hermitian positive-definite matrices."""
-    return L.logdet(convert(x))
+    return linalg_ops.logdet(convert(x))
 
 
 @keras_op
@@ -157,8 +157,8 @@ def cdist(x, y):
         raise ValueError("`cdist` inputs must have rank >= 2")
     if int(x.shape[-1]) != int(y.shape[-1]):
         raise ValueError("Last dimension of inputs to `cdist` must match")
-    diff = M.subtract(A.expand_dims(x, -2), A.expand_dims(y, -3))
-    return M.sqrt(R.reduce_sum(M.square(diff), axis=-1))
+    diff = math_ops.subtract(array_ops.expand_dims(x, -2), array_ops.expand_dims(y, -3))
+    return math_ops.sqrt(reduce_ops.reduce_sum(math_ops.square(diff), axis=-1))
 
 
 def frames(x, length, step):
@@ -166,7 +166,7 @@ def frames(x, length, step):
     n = int(x.shape[-1])
     count = 0 if n < length else 1 + (n - length) // step
     index = (np.arange(count)[:, None] * step + np.arange(length)[None, :]).astype(np.int32)
-    return A.gather(x, index, axis=x.shape.rank - 1)
+    return array_ops.gather(x, index, axis=x.shape.rank - 1)
 
 
 @keras_op
@@ -184,8 +184,8 @@ def view_as_real(x):
     if x.dtype.is_complex:
         real, imag = Tensor(xp.real(x._value).copy()), Tensor(xp.imag(x._value).copy())
     else:
-        real, imag = x, A.zeros_like(x)
-    return A.stack([real, imag], axis=-1)
+        real, imag = x, array_ops.zeros_like(x)
+    return array_ops.stack([real, imag], axis=-1)
 
 
 @keras_op
@@ -224,9 +224,9 @@ def _segment(kind, data, segment_ids, num_segments, sorted):  # noqa: A002
         return getattr(SEG, f"segment_{kind}")(data, ids)
     if num_segments is None:
         if kind == "sum":  # Keras counts the distinct ids here (not max + 1)
-            num_segments = int(A.unique(ids)[0].shape[0])
+            num_segments = int(array_ops.unique(ids)[0].shape[0])
         else:
-            num_segments = int(C.cast(R.reduce_max(ids), "int32").numpy()) + 1
+            num_segments = int(constant_ops.cast(reduce_ops.reduce_max(ids), "int32").numpy()) + 1
     return getattr(SEG, f"unsorted_segment_{kind}")(data, ids, num_segments)
 
 

@@ -6,12 +6,12 @@ crossentropy functions can work from the logits (more accurate) when given their
 import weakref
 
 from minitf.keras_ops.core import canonical_axis, convert, keras_op
-from minitf.ops import array as A
+from minitf.ops import array as array_ops
 from minitf.ops import compare as CMP
-from minitf.ops import constant as C
-from minitf.ops import math as M
-from minitf.ops import nn as NN
-from minitf.ops import reduce as R
+from minitf.ops import constant as constant_ops
+from minitf.ops import math as math_ops
+from minitf.ops import nn as nn_ops
+from minitf.ops import reduce as reduce_ops
 from minitf.ops.gather import where as tf_where
 
 __all__ = ["relu", "relu6", "sigmoid", "sparse_sigmoid", "tanh_shrink", "softplus", "softsign",
@@ -46,26 +46,26 @@ def _no_list(x, name):
 
 
 def _like(value, x):
-    return C.constant(value, dtype=x.dtype)
+    return constant_ops.constant(value, dtype=x.dtype)
 
 
 @keras_op
 def relu(x):
     """max(x, 0)."""
-    return NN.relu(convert(x))
+    return nn_ops.relu(convert(x))
 
 
 @keras_op
 def relu6(x):
     """min(max(x, 0), 6)."""
-    return NN.relu6(convert(x))
+    return nn_ops.relu6(convert(x))
 
 
 @keras_op
 def sigmoid(x):
     """1 / (1 + exp(-x))."""
     x = convert(x)
-    return _remember_logits(M.sigmoid(x), x)
+    return _remember_logits(math_ops.sigmoid(x), x)
 
 
 @keras_op
@@ -74,26 +74,26 @@ def sparse_sigmoid(x):
     x = convert(x)
     return tf_where(CMP.less_equal(x, -1), _like(0.0, x),
                     tf_where(CMP.greater_equal(x, 1), _like(1.0, x),
-                             M.multiply(M.add(x, 1.0), 0.5)))
+                             math_ops.multiply(math_ops.add(x, 1.0), 0.5)))
 
 
 @keras_op
 def tanh_shrink(x):
     """x - tanh(x)."""
     x = convert(x)
-    return M.subtract(x, M.tanh(x))
+    return math_ops.subtract(x, math_ops.tanh(x))
 
 
 @keras_op
 def softplus(x):
     """log(1 + exp(x))."""
-    return M.softplus(convert(x))
+    return math_ops.softplus(convert(x))
 
 
 @keras_op
 def softsign(x):
     """x / (1 + |x|)."""
-    return NN.softsign(convert(x))
+    return nn_ops.softsign(convert(x))
 
 
 @keras_op
@@ -101,8 +101,8 @@ def soft_shrink(x, threshold=0.5):
     """x - threshold above it, x + threshold below -threshold, 0 between."""
     _no_list(x, "soft_shrink")
     x = convert(x)
-    return tf_where(CMP.greater(x, threshold), M.subtract(x, threshold),
-                    tf_where(CMP.less(x, -threshold), M.add(x, threshold), A.zeros_like(x)))
+    return tf_where(CMP.greater(x, threshold), math_ops.subtract(x, threshold),
+                    tf_where(CMP.less(x, -threshold), math_ops.add(x, threshold), array_ops.zeros_like(x)))
 
 
 @keras_op
@@ -110,15 +110,15 @@ def sparse_plus(x):
     """0 below -1, (x + 1)^2 / 4 up to 1, x above."""
     _no_list(x, "sparse_plus")
     x = convert(x)
-    return tf_where(CMP.less_equal(x, -1), A.zeros_like(x),
-                    tf_where(CMP.less(x, 1), M.multiply(M.pow(M.add(x, 1.0), _like(2, x)), 0.25),
+    return tf_where(CMP.less_equal(x, -1), array_ops.zeros_like(x),
+                    tf_where(CMP.less(x, 1), math_ops.multiply(math_ops.pow(math_ops.add(x, 1.0), _like(2, x)), 0.25),
                              x))
 
 
 @keras_op
 def silu(x):
     """x * sigmoid(x) (also called swish)."""
-    return NN.silu(convert(x))
+    return nn_ops.silu(convert(x))
 
 
 swish = silu
@@ -129,33 +129,33 @@ def squareplus(x, b=4):
     """(x + sqrt(x^2 + b)) / 2, a smooth relu."""
     x = convert(x)
     b = convert(b, x.dtype.name)
-    return M.divide(M.add(x, M.sqrt(M.add(M.square(x), b))), 2.0)
+    return math_ops.divide(math_ops.add(x, math_ops.sqrt(math_ops.add(math_ops.square(x), b))), 2.0)
 
 
 @keras_op
 def log_sigmoid(x):
     """log(sigmoid(x)), computed stably."""
-    return M.log_sigmoid(convert(x))
+    return math_ops.log_sigmoid(convert(x))
 
 
 @keras_op
 def leaky_relu(x, negative_slope=0.2):
     """x above 0, negative_slope * x below."""
-    return NN.leaky_relu(convert(x), alpha=negative_slope)
+    return nn_ops.leaky_relu(convert(x), alpha=negative_slope)
 
 
 @keras_op
 def hard_sigmoid(x):
     """relu6(x + 3) / 6, a piecewise-linear sigmoid."""
     x = convert(x)
-    return M.divide(NN.relu6(M.add(x, _like(3.0, x))), _like(6.0, x))
+    return math_ops.divide(nn_ops.relu6(math_ops.add(x, _like(3.0, x))), _like(6.0, x))
 
 
 @keras_op
 def hard_silu(x):
     """x * hard_sigmoid(x) (also called hard_swish)."""
     x = convert(x)
-    return M.multiply(x, hard_sigmoid(x))
+    return math_ops.multiply(x, hard_sigmoid(x))
 
 
 hard_swish = hard_silu
@@ -165,29 +165,29 @@ hard_swish = hard_silu
 def elu(x, alpha=1.0):
     """x above 0, alpha * (exp(x) - 1) below."""
     x = convert(x)
-    out = NN.elu(x)
+    out = nn_ops.elu(x)
     if alpha == 1:
         return out
-    return tf_where(CMP.greater(x, 0), out, M.multiply(out, alpha))
+    return tf_where(CMP.greater(x, 0), out, math_ops.multiply(out, alpha))
 
 
 @keras_op
 def selu(x):
     """The scaled exponential linear unit."""
-    return NN.selu(convert(x))
+    return nn_ops.selu(convert(x))
 
 
 @keras_op
 def gelu(x, approximate=True):
     """x * Phi(x), with the tanh approximation by default (Keras' default)."""
-    return NN.gelu(convert(x), approximate=approximate)
+    return nn_ops.gelu(convert(x), approximate=approximate)
 
 
 @keras_op
 def celu(x, alpha=1.0):
     """max(x, 0) + alpha * expm1(min(x, 0) / alpha)."""
     x = convert(x)
-    return M.add(M.maximum(x, 0.0), M.multiply(M.expm1(M.divide(M.minimum(x, 0.0), alpha)), alpha))
+    return math_ops.add(math_ops.maximum(x, 0.0), math_ops.multiply(math_ops.expm1(math_ops.divide(math_ops.minimum(x, 0.0), alpha)), alpha))
 
 
 @keras_op
@@ -200,21 +200,21 @@ def glu(x, axis=-1):
     if int(x.shape[axis]) % 2 != 0:
         raise ValueError(f"axis size must be divisible by 2. Received: x.shape={tuple(x.shape)} "
                          f"with axis={axis}")
-    a, b = A.split(x, 2, axis=axis)
-    return M.multiply(a, M.sigmoid(b))
+    a, b = array_ops.split(x, 2, axis=axis)
+    return math_ops.multiply(a, math_ops.sigmoid(b))
 
 
 @keras_op
 def hard_tanh(x):
     """x limited to [-1, 1]."""
-    return M.clip_by_value(convert(x), -1.0, 1.0)
+    return math_ops.clip_by_value(convert(x), -1.0, 1.0)
 
 
 @keras_op
 def hard_shrink(x, threshold=0.5):
     """x where |x| > threshold, else 0."""
     x = convert(x)
-    return tf_where(CMP.greater(M.abs(x), threshold), x, A.zeros_like(x))
+    return tf_where(CMP.greater(math_ops.abs(x), threshold), x, array_ops.zeros_like(x))
 
 
 @keras_op
@@ -222,7 +222,7 @@ def threshold(x, threshold, default_value):
     """x where x > threshold, else default_value."""
     _no_list(x, "threshold")
     x = convert(x)
-    return tf_where(CMP.greater(x, threshold), x, C.cast(convert(default_value), x.dtype))
+    return tf_where(CMP.greater(x, threshold), x, constant_ops.cast(convert(default_value), x.dtype))
 
 
 def _over_axes(fn, x, axis):
@@ -230,23 +230,23 @@ def _over_axes(fn, x, axis):
     rank = x.shape.rank
     axes = [canonical_axis(a, rank) for a in axis]
     keep = [i for i in range(rank) if i not in axes]
-    moved = A.transpose(x, keep + axes)
-    flat = A.reshape(moved, [int(x.shape[i]) for i in keep] + [-1])
-    out = A.reshape(fn(flat, axis=-1), list(moved.shape))
+    moved = array_ops.transpose(x, keep + axes)
+    flat = array_ops.reshape(moved, [int(x.shape[i]) for i in keep] + [-1])
+    out = array_ops.reshape(fn(flat, axis=-1), list(moved.shape))
     order = keep + axes
-    return A.transpose(out, sorted(range(rank), key=order.__getitem__))
+    return array_ops.transpose(out, sorted(range(rank), key=order.__getitem__))
 
 
 def _softmax(x, axis):
     if axis is None:
-        return A.reshape(NN.softmax(A.reshape(x, [-1]), axis=-1), list(x.shape))
-    return NN.softmax(x, axis=axis)
+        return array_ops.reshape(nn_ops.softmax(array_ops.reshape(x, [-1]), axis=-1), list(x.shape))
+    return nn_ops.softmax(x, axis=axis)
 
 
 def _log_softmax(x, axis):
     if axis is None:
-        return A.reshape(NN.log_softmax(A.reshape(x, [-1]), axis=-1), list(x.shape))
-    return NN.log_softmax(x, axis=axis)
+        return array_ops.reshape(nn_ops.log_softmax(array_ops.reshape(x, [-1]), axis=-1), list(x.shape))
+    return nn_ops.log_softmax(x, axis=axis)
 
 
 @keras_op
@@ -273,16 +273,16 @@ def sparsemax(x, axis=-1):
     """The Euclidean projection of x onto the probability simplex along `axis` (sparse
     probabilities: many exactly 0)."""
     x = convert(x)
-    ordered = A.sort(x, axis=axis, direction="DESCENDING")
-    running = R.cumsum(ordered, axis=axis)
+    ordered = array_ops.sort(x, axis=axis, direction="DESCENDING")
+    running = reduce_ops.cumsum(ordered, axis=axis)
     n = int(x.shape[axis])
-    ranks = A.range(1, n + 1, dtype=x.dtype.name)
+    ranks = array_ops.range(1, n + 1, dtype=x.dtype.name)
     shape = [1] * x.shape.rank
     shape[axis] = -1
-    ranks = A.reshape(ranks, shape)
-    support = CMP.greater(M.subtract(ordered, M.divide(M.subtract(running, 1.0), ranks)), 0)
-    kept = tf_where(support, running, A.zeros_like(running))
-    k = R.reduce_sum(C.cast(support, x.dtype), axis=axis, keepdims=True)
-    tau = M.divide(M.subtract(R.reduce_sum(kept, axis=axis, keepdims=True), 1.0), k)
-    return M.maximum(M.subtract(x, tau), 0.0)
+    ranks = array_ops.reshape(ranks, shape)
+    support = CMP.greater(math_ops.subtract(ordered, math_ops.divide(math_ops.subtract(running, 1.0), ranks)), 0)
+    kept = tf_where(support, running, array_ops.zeros_like(running))
+    k = reduce_ops.reduce_sum(constant_ops.cast(support, x.dtype), axis=axis, keepdims=True)
+    tau = math_ops.divide(math_ops.subtract(reduce_ops.reduce_sum(kept, axis=axis, keepdims=True), 1.0), k)
+    return math_ops.maximum(math_ops.subtract(x, tau), 0.0)
 

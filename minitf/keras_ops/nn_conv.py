@@ -12,10 +12,10 @@ import numpy as np
 from minitf import errors
 from minitf.keras_core.config import standardize_data_format
 from minitf.keras_ops.core import convert, keras_op
-from minitf.ops import array as A
-from minitf.ops import constant as C
-from minitf.ops import conv as CV
-from minitf.ops import math as M
+from minitf.ops import array as array_ops
+from minitf.ops import constant as constant_ops
+from minitf.ops import conv as conv_ops
+from minitf.ops import math as math_ops
 from minitf.ops.indexing import getitem
 
 __all__ = ["conv", "conv_transpose", "depthwise_conv", "separable_conv", "max_pool",
@@ -51,13 +51,13 @@ def _cpu_kernel_check(x, data_format, dims, op, dilation=None):
 def to_channels_last(x):
     """(N, C, *spatial) -> (N, *spatial, C)."""
     rank = x.shape.rank
-    return A.transpose(x, [0] + list(range(2, rank)) + [1])
+    return array_ops.transpose(x, [0] + list(range(2, rank)) + [1])
 
 
 def from_channels_last(x):
     """(N, *spatial, C) -> (N, C, *spatial)."""
     rank = x.shape.rank
-    return A.transpose(x, [0, rank - 1] + list(range(1, rank - 1)))
+    return array_ops.transpose(x, [0, rank - 1] + list(range(1, rank - 1)))
 
 
 def _tuple(value, n, name):
@@ -88,14 +88,14 @@ def _conv_nd(x, w, strides, padding, dilation):
     """channels_last convolution of rank 1, 2 or 3 (3-D as a sum over the depth taps)."""
     dims = x.shape.rank - 2
     if dims == 1:
-        return CV.conv1d(x, w, strides[0], padding, "NWC", dilation[0])
+        return conv_ops.conv1d(x, w, strides[0], padding, "NWC", dilation[0])
     if dims == 2:
-        return CV.conv2d(x, w, list(strides), padding, "NHWC", list(dilation))
+        return conv_ops.conv2d(x, w, list(strides), padding, "NHWC", list(dilation))
     n, depth = int(x.shape[0]), int(x.shape[1])
     k, s, d = int(w.shape[0]), strides[0], dilation[0]
     if padding == "SAME":
         before, after = _same_pads(depth, k, s, d)
-        x = A.pad(x, [[0, 0], [before, after], [0, 0], [0, 0], [0, 0]])
+        x = array_ops.pad(x, [[0, 0], [before, after], [0, 0], [0, 0], [0, 0]])
         depth += before + after
     out_depth = (depth - ((k - 1) * d + 1)) // s + 1
     if out_depth <= 0:
@@ -105,10 +105,10 @@ def _conv_nd(x, w, strides, padding, dilation):
     for tap in range(k):
         start = tap * d
         slab = getitem(x, (slice(None), slice(start, start + s * (out_depth - 1) + 1, s)))
-        flat = A.reshape(slab, [n * out_depth] + list(slab.shape[2:]))
-        part = CV.conv2d(flat, w[tap], list(strides[1:]), padding, "NHWC", list(dilation[1:]))
-        total = part if total is None else M.add(total, part)
-    return A.reshape(total, [n, out_depth] + list(total.shape[1:]))
+        flat = array_ops.reshape(slab, [n * out_depth] + list(slab.shape[2:]))
+        part = conv_ops.conv2d(flat, w[tap], list(strides[1:]), padding, "NHWC", list(dilation[1:]))
+        total = part if total is None else math_ops.add(total, part)
+    return array_ops.reshape(total, [n, out_depth] + list(total.shape[1:]))
 
 
 @keras_op
@@ -131,9 +131,9 @@ def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_
     channels, per_group = int(x.shape[-1]), int(w.shape[-2])
     if per_group and channels != per_group and channels % per_group == 0:
         groups = channels // per_group
-        xs = A.split(x, groups, axis=-1)
-        ws = A.split(w, groups, axis=-1)
-        out = A.concat([_conv_nd(a, b, strides, padding, dilation) for a, b in zip(xs, ws)],
+        xs = array_ops.split(x, groups, axis=-1)
+        ws = array_ops.split(w, groups, axis=-1)
+        out = array_ops.concat([_conv_nd(a, b, strides, padding, dilation) for a, b in zip(xs, ws)],
                        axis=-1)
     else:
         out = _conv_nd(x, w, strides, padding, dilation)
@@ -183,9 +183,9 @@ def conv_transpose(inputs, kernel, strides=1, padding="valid", output_padding=No
                                dilation[i]) for i in range(dims)]
     shape = [int(x.shape[0])] + spatial + [int(w.shape[-2])]
     if dims == 1:
-        out = CV.conv1d_transpose(x, w, shape, strides[0], padding, "NWC", dilation[0])
+        out = conv_ops.conv1d_transpose(x, w, shape, strides[0], padding, "NWC", dilation[0])
     else:
-        out = CV.conv2d_transpose(x, w, shape, list(strides), padding, "NHWC", list(dilation))
+        out = conv_ops.conv2d_transpose(x, w, shape, list(strides), padding, "NHWC", list(dilation))
     return from_channels_last(out) if data_format == "channels_first" else out
 
 
@@ -201,9 +201,9 @@ def _depthwise(x, dw, pw, strides, padding, dilation):
     """channels_last depthwise (then pointwise) convolution of rank 1 or 2 via the 2-D kernel."""
     one_d = x.shape.rank == 3
     if one_d:
-        x = A.expand_dims(x, 1)
-        dw = A.expand_dims(dw, 0)
-        pw = None if pw is None else A.expand_dims(pw, 0)
+        x = array_ops.expand_dims(x, 1)
+        dw = array_ops.expand_dims(dw, 0)
+        pw = None if pw is None else array_ops.expand_dims(pw, 0)
         strides, dilation = (1,) + strides, (1,) + dilation
     if padding == "VALID":
         sizes = [(int(x.shape[1 + i]) - (int(dw.shape[i]) - 1) * dilation[i] - 1) // strides[i] + 1
@@ -213,25 +213,25 @@ def _depthwise(x, dw, pw, strides, padding, dilation):
                                      [int(x.shape[0])] + [max(s, 0) for s in sizes] +
                                      [int(dw.shape[2]) * int(dw.shape[3]) if pw is None
                                       else int(pw.shape[-1])])
-            return A.squeeze(out, [1]) if one_d else out
+            return array_ops.squeeze(out, [1]) if one_d else out
     if any(s > 1 for s in strides) and any(d > 1 for d in dilation):
         # TF refuses strides and dilations > 1 together: dilated at stride 1, then subsample
         if padding == "SAME":
             pads = [_same_pads(int(x.shape[1 + i]), int(dw.shape[i]), strides[i], dilation[i])
                     for i in range(2)]
-            x = A.pad(x, [[0, 0], list(pads[0]), list(pads[1]), [0, 0]])
-        out = CV.depthwise_conv2d(x, dw, [1, 1, 1, 1], "VALID", "NHWC", list(dilation))
+            x = array_ops.pad(x, [[0, 0], list(pads[0]), list(pads[1]), [0, 0]])
+        out = conv_ops.depthwise_conv2d(x, dw, [1, 1, 1, 1], "VALID", "NHWC", list(dilation))
         out = getitem(out, (slice(None), slice(None, None, strides[0]),
                             slice(None, None, strides[1])))
         if pw is not None:
-            out = CV.conv2d(out, pw, [1, 1, 1, 1], "VALID", "NHWC")
+            out = conv_ops.conv2d(out, pw, [1, 1, 1, 1], "VALID", "NHWC")
     elif pw is None:
-        out = CV.depthwise_conv2d(x, dw, [1, strides[0], strides[1], 1], padding, "NHWC",
+        out = conv_ops.depthwise_conv2d(x, dw, [1, strides[0], strides[1], 1], padding, "NHWC",
                                   list(dilation))
     else:
-        out = CV.separable_conv2d(x, dw, pw, [1, strides[0], strides[1], 1], padding, "NHWC",
+        out = conv_ops.separable_conv2d(x, dw, pw, [1, strides[0], strides[1], 1], padding, "NHWC",
                                   list(dilation))
-    return A.squeeze(out, [1]) if one_d else out
+    return array_ops.squeeze(out, [1]) if one_d else out
 
 
 def _empty_like_inputs(tensors, shape):
@@ -239,8 +239,8 @@ def _empty_like_inputs(tensors, shape):
     their gradients are zeros rather than missing."""
     out = None
     for t in tensors:
-        part = A.reshape(getitem(t, slice(0, 0)), shape)
-        out = part if out is None else M.add(out, part)
+        part = array_ops.reshape(getitem(t, slice(0, 0)), shape)
+        out = part if out is None else math_ops.add(out, part)
     return out
 
 
@@ -282,14 +282,14 @@ def _pool_along(x, axis, size, stride, padding, kind):
     """1-D pooling of channels_last `x` along spatial `axis` (1-based in x's axes)."""
     rank = x.shape.rank
     order = [0] + [i for i in range(1, rank - 1) if i != axis] + [axis, rank - 1]
-    moved = A.transpose(x, order)
+    moved = array_ops.transpose(x, order)
     shape = list(moved.shape)
-    flat = A.reshape(moved, [-1, shape[-2], shape[-1]])
-    fn = CV.max_pool1d if kind == "max" else CV.avg_pool1d
+    flat = array_ops.reshape(moved, [-1, shape[-2], shape[-1]])
+    fn = conv_ops.max_pool1d if kind == "max" else conv_ops.avg_pool1d
     pooled = fn(flat, size, stride, padding, "NWC")
-    pooled = A.reshape(pooled, shape[:-2] + list(pooled.shape[1:]))
+    pooled = array_ops.reshape(pooled, shape[:-2] + list(pooled.shape[1:]))
     back = sorted(range(rank), key=order.__getitem__)
-    return A.transpose(pooled, back)
+    return array_ops.transpose(pooled, back)
 
 
 def _pool(inputs, pool_size, strides, padding, data_format, kind):
@@ -306,10 +306,10 @@ def _pool(inputs, pool_size, strides, padding, data_format, kind):
     if data_format == "channels_first":
         x = to_channels_last(x)
     if dims == 1:
-        fn = CV.max_pool1d if kind == "max" else CV.avg_pool1d
+        fn = conv_ops.max_pool1d if kind == "max" else conv_ops.avg_pool1d
         out = fn(x, size[0], strides[0], padding, "NWC")
     elif dims == 2:
-        fn = CV.max_pool2d if kind == "max" else CV.avg_pool2d
+        fn = conv_ops.max_pool2d if kind == "max" else conv_ops.avg_pool2d
         out = fn(x, list(size), list(strides), padding, "NHWC")
     else:
         out = x
@@ -343,8 +343,8 @@ def _adaptive_along(x, axis, out_size, kind):
     pick = [s + small_len if e - s == big else s for s, e in zip(starts, ends)]
     pooled_small = _pool_along(x, axis, small, 1, "VALID", kind)
     pooled_big = _pool_along(x, axis, big, 1, "VALID", kind)
-    both = A.concat([pooled_small, pooled_big], axis=axis)
-    return A.gather(both, C.constant(pick, dtype="int32"), axis=axis)
+    both = array_ops.concat([pooled_small, pooled_big], axis=axis)
+    return array_ops.gather(both, constant_ops.constant(pick, dtype="int32"), axis=axis)
 
 
 def _adaptive(inputs, output_size, data_format, kind):
@@ -389,12 +389,12 @@ def unfold(x, kernel_size, dilation=1, padding=0, stride=1):
     k, d, p, s = _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride)
     n, c = int(x.shape[0]), int(x.shape[1])
     if any(v > 0 for v in p):
-        x = A.pad(x, [[0, 0], [0, 0], [p[0], p[0]], [p[1], p[1]]])
+        x = array_ops.pad(x, [[0, 0], [0, 0], [p[0], p[0]], [p[1], p[1]]])
     h, w = int(x.shape[2]), int(x.shape[3])
     nh = max((h - d[0] * (k[0] - 1) - 1) // s[0] + 1, 0)
     nw = max((w - d[1] * (k[1] - 1) - 1) // s[1] + 1, 0)
     if nh == 0 or nw == 0:  # no block fits: an empty result, still connected to x
-        return A.reshape(getitem(x, (slice(None), slice(None), slice(0, 0), slice(0, 0))),
+        return array_ops.reshape(getitem(x, (slice(None), slice(None), slice(0, 0), slice(0, 0))),
                          [n, c * k[0] * k[1], 0])
     blocks = []
     for i in range(k[0]):
@@ -402,8 +402,8 @@ def unfold(x, kernel_size, dilation=1, padding=0, stride=1):
             blocks.append(getitem(x, (slice(None), slice(None),
                                       slice(i * d[0], i * d[0] + s[0] * (nh - 1) + 1, s[0]),
                                       slice(j * d[1], j * d[1] + s[1] * (nw - 1) + 1, s[1]))))
-    stacked = A.stack(blocks, axis=2)  # (N, C, kH*kW, nH, nW)
-    return A.reshape(stacked, [n, c * k[0] * k[1], nh * nw])
+    stacked = array_ops.stack(blocks, axis=2)  # (N, C, kH*kW, nH, nW)
+    return array_ops.reshape(stacked, [n, c * k[0] * k[1], nh * nw])
 
 
 @keras_op
@@ -418,17 +418,17 @@ def fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1):
     c = ckk // (k[0] * k[1])
     nh = (o[0] + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1
     nw = (o[1] + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1
-    x = A.reshape(x, [n, c, k[0], k[1], nh, nw])
+    x = array_ops.reshape(x, [n, c, k[0], k[1], nh, nw])
     hp, wp = o[0] + 2 * p[0], o[1] + 2 * p[1]
-    out = A.zeros([hp, wp, n, c], dtype=x.dtype)
+    out = array_ops.zeros([hp, wp, n, c], dtype=x.dtype)
     for i in range(k[0]):
         for j in range(k[1]):
             rows = np.arange(nh) * s[0] + i * d[0]
             cols = np.arange(nw) * s[1] + j * d[1]
             index = np.stack(np.meshgrid(rows, cols, indexing="ij"), axis=-1).astype(np.int32)
-            patch = A.transpose(x[:, :, i, j], [2, 3, 0, 1])  # (nH, nW, N, C)
-            out = A.tensor_scatter_nd_add(out, index, patch)
-    out = A.transpose(out, [2, 3, 0, 1])
+            patch = array_ops.transpose(x[:, :, i, j], [2, 3, 0, 1])  # (nH, nW, N, C)
+            out = array_ops.tensor_scatter_nd_add(out, index, patch)
+    out = array_ops.transpose(out, [2, 3, 0, 1])
     if p[0] or p[1]:
         out = getitem(out, (slice(None), slice(None), slice(p[0], hp - p[0]),
                             slice(p[1], wp - p[1])))
@@ -453,8 +453,8 @@ def depth_to_space(x, block_size, data_format="channels_last"):
     if c % (b * b):
         raise ValueError(f"depth_to_space: the depth {c} is not divisible by block_size^2 = "
                          f"{b * b}.")
-    y = A.reshape(x, [n, h, w, b, b, c // (b * b)])
-    y = A.reshape(A.transpose(y, [0, 1, 3, 2, 4, 5]), [n, h * b, w * b, c // (b * b)])
+    y = array_ops.reshape(x, [n, h, w, b, b, c // (b * b)])
+    y = array_ops.reshape(array_ops.transpose(y, [0, 1, 3, 2, 4, 5]), [n, h * b, w * b, c // (b * b)])
     return from_channels_last(y) if data_format == "channels_first" else y
 
 
@@ -470,6 +470,6 @@ def space_to_depth(x, block_size, data_format="channels_last"):
     if h % b or w % b:
         raise ValueError(f"space_to_depth: the height {h} and width {w} must be divisible by "
                          f"block_size {b}.")
-    y = A.reshape(x, [n, h // b, b, w // b, b, c])
-    y = A.reshape(A.transpose(y, [0, 1, 3, 2, 4, 5]), [n, h // b, w // b, b * b * c])
+    y = array_ops.reshape(x, [n, h // b, b, w // b, b, c])
+    y = array_ops.reshape(array_ops.transpose(y, [0, 1, 3, 2, 4, 5]), [n, h // b, w // b, b * b * c])
     return from_channels_last(y) if data_format == "channels_first" else y

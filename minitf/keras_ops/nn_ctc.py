@@ -5,11 +5,11 @@ import numpy as np
 from minitf.keras_core import config
 from minitf.keras_ops.core import convert, keras_op
 from minitf.keras_ops.dtypes import result_type
-from minitf.ops import array as A
+from minitf.ops import array as array_ops
 from minitf.ops import compare as CMP
-from minitf.ops import constant as C
+from minitf.ops import constant as constant_ops
 from minitf.sparse import ctc as CTC
-from minitf.ops import math as M
+from minitf.ops import math as math_ops
 from minitf.ops.gather import where as tf_where
 from minitf.sparse.conversion import to_dense
 from minitf.sparse.sparse_tensor import SparseTensor
@@ -22,13 +22,13 @@ __all__ = ["ctc_loss", "ctc_decode", "ctc_batch_cost", "legacy_ctc_decode",
 def ctc_loss(target, output, target_length, output_length, mask_index=0):
     """The CTC loss of the padded integer labels `target` (batch, max_label) under the logits
     `output` (batch, frames, classes); `mask_index` is the blank class."""
-    target, output = C.cast(convert(target), "int32"), convert(output)
+    target, output = constant_ops.cast(convert(target), "int32"), convert(output)
     out_dtype = result_type(output.dtype, "float32")
     compute = "float32" if out_dtype == "float64" else out_dtype
-    loss = CTC.ctc_loss(labels=target, logits=C.cast(output, compute), label_length=target_length,
+    loss = CTC.ctc_loss(labels=target, logits=constant_ops.cast(output, compute), label_length=target_length,
                         logit_length=output_length, blank_index=mask_index,
                         logits_time_major=False)
-    return C.cast(loss, out_dtype)
+    return constant_ops.cast(loss, out_dtype)
 
 
 def _dense(decoded, shape):
@@ -42,8 +42,8 @@ def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_
     ('greedy' or 'beam_search'); returns (labels [paths, batch, frames] padded with -1, scores)."""
     inputs = convert(inputs)
     samples, steps = int(inputs.shape[0]), int(inputs.shape[1])
-    x = A.transpose(inputs, [1, 0, 2])
-    x = C.cast(x, result_type(x.dtype, "float32"))
+    x = array_ops.transpose(inputs, [1, 0, 2])
+    x = constant_ops.cast(x, result_type(x.dtype, "float32"))
     lengths = convert(sequence_lengths, "int32")
     if strategy == "greedy":
         decoded, scores = CTC.ctc_greedy_decoder(x, lengths, merge_repeated=merge_repeated,
@@ -52,16 +52,16 @@ def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_
         if mask_index is not None:  # the beam decoder's blank is the last class
             classes = int(x.shape[-1])
             order = [i for i in range(classes) if i != mask_index % classes] + [mask_index % classes]
-            x = A.gather(x, order, axis=-1)
+            x = array_ops.gather(x, order, axis=-1)
         decoded, scores = CTC.ctc_beam_search_decoder(x, lengths, beam_width=beam_width,
                                                       top_paths=top_paths)
     else:
         raise ValueError(f"Invalid strategy {strategy}. Supported values are 'greedy' and "
                          f"'beam_search'.")
-    dense = C.cast(A.stack(_dense(decoded, [samples, steps]), axis=0), "int32")
+    dense = constant_ops.cast(array_ops.stack(_dense(decoded, [samples, steps]), axis=0), "int32")
     if strategy == "beam_search" and mask_index is not None:
         blank = mask_index % int(inputs.shape[-1])
-        dense = tf_where(CMP.greater_equal(dense, blank), M.add(dense, 1), dense)
+        dense = tf_where(CMP.greater_equal(dense, blank), math_ops.add(dense, 1), dense)
     return dense, scores
 
 
@@ -74,7 +74,7 @@ def ctc_label_dense_to_sparse(labels, label_lengths):
     keep = np.arange(cols)[None, :] < n[:, None]
     index = np.argwhere(keep).astype(np.int64)
     values = host[keep]
-    return SparseTensor(index, C.constant(values, dtype=labels.dtype), np.array([rows, cols],
+    return SparseTensor(index, constant_ops.constant(values, dtype=labels.dtype), np.array([rows, cols],
                                                                                 np.int64))
 
 
@@ -82,14 +82,14 @@ def ctc_label_dense_to_sparse(labels, label_lengths):
 def ctc_batch_cost(y_true, y_pred, input_length, label_length):
     """Keras 2's CTC loss of the softmax outputs y_pred (batch, frames, classes; the blank is the
     last class) per batch entry, shape (batch, 1)."""
-    label_length = C.cast(A.squeeze(convert(label_length), [-1]), "int32")
-    input_length = C.cast(A.squeeze(convert(input_length), [-1]), "int32")
+    label_length = constant_ops.cast(array_ops.squeeze(convert(label_length), [-1]), "int32")
+    input_length = constant_ops.cast(array_ops.squeeze(convert(input_length), [-1]), "int32")
     sparse = ctc_label_dense_to_sparse(y_true, label_length)
-    sparse = SparseTensor(sparse.indices, C.cast(sparse.values, "int32"), sparse.dense_shape)
-    y_pred = M.log(M.add(A.transpose(convert(y_pred), [1, 0, 2]), config.epsilon()))
+    sparse = SparseTensor(sparse.indices, constant_ops.cast(sparse.values, "int32"), sparse.dense_shape)
+    y_pred = math_ops.log(math_ops.add(array_ops.transpose(convert(y_pred), [1, 0, 2]), config.epsilon()))
     loss = CTC.ctc_loss(labels=sparse, logits=y_pred, label_length=None,
                         logit_length=input_length, blank_index=-1)
-    return A.expand_dims(loss, 1)
+    return array_ops.expand_dims(loss, 1)
 
 
 @keras_op
@@ -98,8 +98,8 @@ def legacy_ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_pat
     padded], log probabilities). Beam-search paths merge repeated labels, as TF 1's decoder."""
     y_pred = convert(y_pred)
     samples, steps = int(y_pred.shape[0]), int(y_pred.shape[1])
-    logp = M.log(M.add(A.transpose(y_pred, [1, 0, 2]), config.epsilon()))
-    lengths = C.cast(convert(input_length), "int32")
+    logp = math_ops.log(math_ops.add(array_ops.transpose(y_pred, [1, 0, 2]), config.epsilon()))
+    lengths = constant_ops.cast(convert(input_length), "int32")
     if greedy:
         decoded, log_prob = CTC.ctc_greedy_decoder(logp, lengths)
     else:

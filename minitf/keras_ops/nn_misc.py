@@ -10,13 +10,13 @@ from minitf.keras_core import config
 from minitf.keras_ops.core import axis_tuple, convert, keras_op
 from minitf.keras_ops.dtypes import result_type, standardize_dtype
 from minitf.keras_ops.nn_activations import logits_of
-from minitf.ops import array as A
+from minitf.ops import array as array_ops
 from minitf.ops import compare as CMP
-from minitf.ops import constant as C
-from minitf.ops import linalg as L
-from minitf.ops import math as M
-from minitf.ops import nn as NN
-from minitf.ops import reduce as R
+from minitf.ops import constant as constant_ops
+from minitf.ops import linalg as linalg_ops
+from minitf.ops import math as math_ops
+from minitf.ops import nn as nn_ops
+from minitf.ops import reduce as reduce_ops
 from minitf.ops.gather import where as tf_where
 from minitf.tensor import Tensor
 
@@ -34,8 +34,8 @@ def one_hot(x, num_classes, axis=-1, dtype=None, sparse=False):
     dtype = standardize_dtype(dtype) or config.floatx()
     x = convert(x, "int64")
     if dtype == "bool":
-        return A.one_hot(x, num_classes, on_value=True, off_value=False, axis=axis, dtype=dtype)
-    return A.one_hot(x, num_classes, axis=axis, dtype=dtype)
+        return array_ops.one_hot(x, num_classes, on_value=True, off_value=False, axis=axis, dtype=dtype)
+    return array_ops.one_hot(x, num_classes, axis=axis, dtype=dtype)
 
 
 @keras_op
@@ -52,8 +52,8 @@ def multi_hot(inputs, num_classes=None, axis=-1, dtype=None, sparse=False, **kwa
     reduction = 1 if x.shape.rank > 1 else 0
     hot = one_hot(x, num_classes, axis=axis, dtype=dtype)
     if dtype == "bool":
-        return R.reduce_any(hot, axis=reduction)
-    return R.reduce_max(hot, axis=reduction)
+        return reduce_ops.reduce_any(hot, axis=reduction)
+    return reduce_ops.reduce_max(hot, axis=reduction)
 
 
 def _logits(output, from_logits, fn_name, kind):
@@ -83,17 +83,17 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     """-sum(target * log(output)) along `axis` (output renormalised and clipped to
     [epsilon, 1 - epsilon] unless it holds logits)."""
     logits, from_logits = _logits(output, from_logits, "categorical_crossentropy", "Softmax")
-    target, output = C.convert_to_tensor(target), C.convert_to_tensor(output)
+    target, output = constant_ops.convert_to_tensor(target), constant_ops.convert_to_tensor(output)
     if target.shape.rank < 1:
         raise ValueError(f"Arguments `target` and `output` must be at least rank 1. Received: "
                          f"target.shape={tuple(target.shape)}, output.shape={tuple(output.shape)}")
     _same_shape(target, output)
     if from_logits:
-        return NN.softmax_cross_entropy_with_logits(labels=target, logits=logits, axis=axis)
-    output = M.divide(output, R.reduce_sum(output, axis=axis, keepdims=True))
+        return nn_ops.softmax_cross_entropy_with_logits(labels=target, logits=logits, axis=axis)
+    output = math_ops.divide(output, reduce_ops.reduce_sum(output, axis=axis, keepdims=True))
     eps = config.epsilon()
-    output = M.clip_by_value(output, eps, 1.0 - eps)
-    return M.negative(R.reduce_sum(M.multiply(target, M.log(output)), axis=axis))
+    output = math_ops.clip_by_value(output, eps, 1.0 - eps)
+    return math_ops.negative(reduce_ops.reduce_sum(math_ops.multiply(target, math_ops.log(output)), axis=axis))
 
 
 @keras_op
@@ -104,10 +104,10 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
         raise ValueError(f"Only axis=-1 is currently supported. Received: axis={axis}")
     output, from_logits = _logits(output, from_logits, "sparse_categorical_crossentropy",
                                   "Softmax")
-    target = C.cast(C.convert_to_tensor(target), "int64")
-    output = C.convert_to_tensor(output)
+    target = constant_ops.cast(constant_ops.convert_to_tensor(target), "int64")
+    output = constant_ops.convert_to_tensor(output)
     if target.shape.rank == output.shape.rank and int(target.shape[-1]) == 1:
-        target = A.squeeze(target, axis=[-1])
+        target = array_ops.squeeze(target, axis=[-1])
     if output.shape.rank < 1:
         raise ValueError(f"Argument `output` must be at least rank 1. Received: "
                          f"output.shape={tuple(output.shape)}")
@@ -120,8 +120,8 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
                          f"{tuple(output.shape)}")
     if not from_logits:
         eps = config.epsilon()
-        output = M.log(M.clip_by_value(output, eps, 1 - eps))
-    return NN.sparse_softmax_cross_entropy_with_logits(labels=target, logits=output)
+        output = math_ops.log(math_ops.clip_by_value(output, eps, 1 - eps))
+    return nn_ops.sparse_softmax_cross_entropy_with_logits(labels=target, logits=output)
 
 
 @keras_op
@@ -129,15 +129,15 @@ def binary_crossentropy(target, output, from_logits=False):
     """-(target log(output) + (1 - target) log(1 - output)), elementwise (output clipped to
     [epsilon, 1 - epsilon] unless it holds logits)."""
     logits, from_logits = _logits(output, from_logits, "binary_crossentropy", "Sigmoid")
-    target, output = C.convert_to_tensor(target), C.convert_to_tensor(output)
+    target, output = constant_ops.convert_to_tensor(target), constant_ops.convert_to_tensor(output)
     _same_shape(target, output)
     if from_logits:
-        return NN.sigmoid_cross_entropy_with_logits(labels=target, logits=logits)
+        return nn_ops.sigmoid_cross_entropy_with_logits(labels=target, logits=logits)
     eps = config.epsilon()
-    output = M.clip_by_value(output, eps, 1.0 - eps)
-    bce = M.multiply(target, M.log(output))
-    bce = M.add(bce, M.multiply(M.subtract(1.0, target), M.log(M.subtract(1.0, output))))
-    return M.negative(bce)
+    output = math_ops.clip_by_value(output, eps, 1.0 - eps)
+    bce = math_ops.multiply(target, math_ops.log(output))
+    bce = math_ops.add(bce, math_ops.multiply(math_ops.subtract(1.0, target), math_ops.log(math_ops.subtract(1.0, output))))
+    return math_ops.negative(bce)
 
 
 @keras_op
@@ -147,12 +147,12 @@ def moments(x, axes, keepdims=False, synchronized=False):
     name = x.dtype.name
     half = name in ("float16", "bfloat16")
     if half:
-        x = C.cast(x, "float32")
-    mean, variance = NN.moments(x, list(axis_tuple(axes)), keepdims=keepdims)
+        x = constant_ops.cast(x, "float32")
+    mean, variance = nn_ops.moments(x, list(axis_tuple(axes)), keepdims=keepdims)
     if half:
         limit = float(np.finfo(np.float16).max)
-        mean = C.cast(M.clip_by_value(mean, -limit, limit), name)
-        variance = C.cast(M.clip_by_value(variance, -limit, limit), name)
+        mean = constant_ops.cast(math_ops.clip_by_value(mean, -limit, limit), name)
+        variance = constant_ops.cast(math_ops.clip_by_value(variance, -limit, limit), name)
     return mean, variance
 
 
@@ -166,10 +166,10 @@ def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilo
     if axis != -1:
         shape = [1] * x.shape.rank
         shape[axis] = int(mean.shape[0])
-        mean, variance = A.reshape(mean, shape), A.reshape(variance, shape)
-        offset = None if offset is None else A.reshape(offset, shape)
-        scale = None if scale is None else A.reshape(scale, shape)
-    return NN.batch_normalization(x, mean, variance, offset, scale, epsilon)
+        mean, variance = array_ops.reshape(mean, shape), array_ops.reshape(variance, shape)
+        offset = None if offset is None else array_ops.reshape(offset, shape)
+        scale = None if scale is None else array_ops.reshape(scale, shape)
+    return nn_ops.batch_normalization(x, mean, variance, offset, scale, epsilon)
 
 
 @keras_op
@@ -185,7 +185,7 @@ def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwarg
     epsilon = config.epsilon() if epsilon is None else epsilon
     x = convert(x)
     original = x.dtype.name
-    x = C.cast(x, result_type(x.dtype, "float32"))
+    x = constant_ops.cast(x, result_type(x.dtype, "float32"))
     gamma = None if gamma is None else convert(gamma, x.dtype.name)
     beta = None if beta is None else convert(beta, x.dtype.name)
     ndim = x.shape.rank
@@ -196,23 +196,23 @@ def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwarg
 
     def widen(v):
         if v is not None and v.shape.rank != ndim and axes != [ndim - 1]:
-            return A.reshape(v, broadcast)
+            return array_ops.reshape(v, broadcast)
         return v
     if rms_scaling:
-        variance = R.reduce_variance(x, axis=axes, keepdims=True)
-        out = M.multiply(x, M.rsqrt(M.add(variance, epsilon)))
+        variance = reduce_ops.reduce_variance(x, axis=axes, keepdims=True)
+        out = math_ops.multiply(x, math_ops.rsqrt(math_ops.add(variance, epsilon)))
         if gamma is not None:
-            out = M.multiply(out, widen(gamma))
-        return C.cast(out, original)
+            out = math_ops.multiply(out, widen(gamma))
+        return constant_ops.cast(out, original)
     mean, variance = moments(x, axes=axes, keepdims=True)
     gamma, beta = widen(gamma), widen(beta)
-    inv = M.rsqrt(M.add(variance, epsilon))
+    inv = math_ops.rsqrt(math_ops.add(variance, epsilon))
     if gamma is not None:
-        inv = M.multiply(inv, gamma)
-    res = M.multiply(M.negative(mean), inv)
+        inv = math_ops.multiply(inv, gamma)
+    res = math_ops.multiply(math_ops.negative(mean), inv)
     if beta is not None:
-        res = M.add(res, beta)
-    return C.cast(M.add(M.multiply(x, inv), res), original)
+        res = math_ops.add(res, beta)
+    return constant_ops.cast(math_ops.add(math_ops.multiply(x, inv), res), original)
 
 
 @keras_op
@@ -222,18 +222,18 @@ def rms_normalization(x, scale=None, axis=-1, epsilon=None):
     epsilon = config.epsilon() if epsilon is None else epsilon
     x = convert(x)
     original = x.dtype.name
-    x = C.cast(x, result_type(x.dtype, "float32"))
+    x = constant_ops.cast(x, result_type(x.dtype, "float32"))
     if scale is not None:
         scale = convert(scale, x.dtype.name)
     if isinstance(axis, (tuple, list)):
         axis = sorted(axis)
     if x.shape.rank == 0:
-        x = A.expand_dims(x, 0)
-    rrms = M.rsqrt(M.add(R.reduce_mean(M.square(x), axis=axis, keepdims=True), epsilon))
-    out = M.multiply(x, rrms)
+        x = array_ops.expand_dims(x, 0)
+    rrms = math_ops.rsqrt(math_ops.add(reduce_ops.reduce_mean(math_ops.square(x), axis=axis, keepdims=True), epsilon))
+    out = math_ops.multiply(x, rrms)
     if scale is not None:
-        out = M.multiply(out, scale)
-    return C.cast(out, original)
+        out = math_ops.multiply(out, scale)
+    return constant_ops.cast(out, original)
 
 
 @keras_op
@@ -243,14 +243,14 @@ def normalize(x, axis=-1, order=2, epsilon=None):
         raise ValueError(f"Argument `order` must be an int >= 1. Received: order={order}")
     x = convert(x)
     if x.shape.rank == 0:
-        x = A.expand_dims(x, 0)
+        x = array_ops.expand_dims(x, 0)
     epsilon = config.epsilon() if epsilon is None else epsilon
     if order == 2:
-        inv = M.rsqrt(R.reduce_sum(M.square(x), axis=axis, keepdims=True))
-        return M.multiply(x, M.minimum(inv, 1.0 / epsilon))
-    norm = M.pow(R.reduce_sum(M.pow(M.abs(x), C.constant(order, dtype=x.dtype)), axis=axis,
-                              keepdims=True), C.constant(1.0 / order, dtype=x.dtype))
-    return M.divide(x, M.maximum(norm, epsilon))
+        inv = math_ops.rsqrt(reduce_ops.reduce_sum(math_ops.square(x), axis=axis, keepdims=True))
+        return math_ops.multiply(x, math_ops.minimum(inv, 1.0 / epsilon))
+    norm = math_ops.pow(reduce_ops.reduce_sum(math_ops.pow(math_ops.abs(x), constant_ops.constant(order, dtype=x.dtype)), axis=axis,
+                              keepdims=True), constant_ops.constant(1.0 / order, dtype=x.dtype))
+    return math_ops.divide(x, math_ops.maximum(norm, epsilon))
 
 
 @keras_op
@@ -261,15 +261,15 @@ def psnr(x1, x2, max_val):
         raise ValueError(f"Input shapes {tuple(x1.shape)} and {tuple(x2.shape)} must match for "
                          f"PSNR calculation. ")
     max_val = convert(max_val, x2.dtype.name)
-    mse = R.reduce_mean(M.square(M.subtract(x1, x2)))
-    ln10 = M.log(C.constant(10, dtype=mse.dtype))
-    return M.subtract(M.multiply(M.divide(M.log(max_val), ln10), 20.0),
-                      M.multiply(M.divide(M.log(mse), ln10), 10.0))
+    mse = reduce_ops.reduce_mean(math_ops.square(math_ops.subtract(x1, x2)))
+    ln10 = math_ops.log(constant_ops.constant(10, dtype=mse.dtype))
+    return math_ops.subtract(math_ops.multiply(math_ops.divide(math_ops.log(max_val), ln10), 20.0),
+                      math_ops.multiply(math_ops.divide(math_ops.log(mse), ln10), 10.0))
 
 
 def _large_negative(dtype):
     value = 65500.0 if dtype == "float16" else 3.38953e38
-    return C.constant(value * -0.7, dtype=dtype)
+    return constant_ops.constant(value * -0.7, dtype=dtype)
 
 
 @keras_op
@@ -288,11 +288,11 @@ def dot_product_attention(query, key, value, bias=None, mask=None, scale=None, i
                          f"query.shape={tuple(query.shape)}, key.shape={tuple(key.shape)}, "
                          f"value.shape={tuple(value.shape)}.")
     dtype = result_type(query.dtype, key.dtype, value.dtype)
-    query, key, value = C.cast(query, dtype), C.cast(key, dtype), C.cast(value, dtype)
+    query, key, value = constant_ops.cast(query, dtype), constant_ops.cast(key, dtype), constant_ops.cast(value, dtype)
     q_heads, kv_heads = int(query.shape[2]), int(key.shape[2])
     if q_heads > kv_heads > 1:
-        key = A.repeat(key, q_heads // kv_heads, axis=2)
-        value = A.repeat(value, q_heads // kv_heads, axis=2)
+        key = array_ops.repeat(key, q_heads // kv_heads, axis=2)
+        value = array_ops.repeat(value, q_heads // kv_heads, axis=2)
     if int(key.shape[2]) != q_heads:
         raise errors.invalid_argument("Einsum", f"query has {q_heads} heads but key and value "
                                                 f"have {int(key.shape[2])}; the query heads must "
@@ -302,30 +302,30 @@ def dot_product_attention(query, key, value, bias=None, mask=None, scale=None, i
     if scale is None:
         scale = 1.0 / math.sqrt(float(int(key.shape[-1])))
     logits_dtype = result_type(query.dtype, "float32")
-    logits = C.cast(L.einsum("BTNH,BSNH->BNTS", query, key), logits_dtype)
-    logits = M.multiply(logits, C.cast(convert(scale), logits_dtype))
+    logits = constant_ops.cast(linalg_ops.einsum("BTNH,BSNH->BNTS", query, key), logits_dtype)
+    logits = math_ops.multiply(logits, constant_ops.cast(convert(scale), logits_dtype))
     if bias is not None:
-        logits = M.add(logits, C.cast(bias, logits_dtype))
+        logits = math_ops.add(logits, constant_ops.cast(bias, logits_dtype))
     if mask is not None or is_causal:
-        keep = A.ones_like(logits, dtype="bool")
+        keep = array_ops.ones_like(logits, dtype="bool")
         if mask is not None:
-            keep = CMP.logical_and(keep, C.cast(convert(mask), "bool"))
+            keep = CMP.logical_and(keep, constant_ops.cast(convert(mask), "bool"))
         if is_causal:
             t, s = int(logits.shape[2]), int(logits.shape[3])
-            causal = L.band_part(A.ones([t, s], "bool"), -1, 0)
-            keep = CMP.logical_and(keep, A.reshape(causal, [1, 1, t, s]))
+            causal = linalg_ops.band_part(array_ops.ones([t, s], "bool"), -1, 0)
+            keep = CMP.logical_and(keep, array_ops.reshape(causal, [1, 1, t, s]))
         logits = tf_where(keep, logits, _large_negative(logits.dtype.name))
     probs_dtype = result_type(logits.dtype, "float32")
-    probs = C.cast(NN.softmax(C.cast(logits, probs_dtype), axis=-1), key.dtype)
-    return L.einsum("BNTS,BSNH->BTNH", probs, value)
+    probs = constant_ops.cast(nn_ops.softmax(constant_ops.cast(logits, probs_dtype), axis=-1), key.dtype)
+    return linalg_ops.einsum("BNTS,BSNH->BTNH", probs, value)
 
 
 @keras_op
 def polar(abs_, angle):
     """The complex numbers abs_ * (cos(angle) + i sin(angle))."""
     abs_, angle = convert(abs_), convert(angle)
-    real = M.multiply(abs_, M.cos(angle))
-    imag = M.multiply(abs_, M.sin(angle))
+    real = math_ops.multiply(abs_, math_ops.cos(angle))
+    imag = math_ops.multiply(abs_, math_ops.sin(angle))
     if list(real.shape) != list(imag.shape):
         raise ValueError(f"Input `x` should be a tuple of two tensors - real and imaginary.Both "
                          f"the real and imaginary parts should have the same shape. Received: "

@@ -9,12 +9,12 @@ from minitf.keras_ops.dtypes import FLOAT_TYPES, result_type, standardize_dtype
 from minitf.keras_ops.np_math import i0
 from minitf.keras_ops.np_reduce import accumulating_dtype
 from minitf.keras_ops.np_shape import moveaxis
-from minitf.ops import array as A
+from minitf.ops import array as array_ops
 from minitf.ops import compare as CMP
-from minitf.ops import constant as C
-from minitf.ops import linalg as L
+from minitf.ops import constant as constant_ops
+from minitf.ops import linalg as linalg_ops
 from minitf.ops import math as tfm
-from minitf.ops import reduce as R
+from minitf.ops import reduce as reduce_ops
 from minitf.ops.gather import where as tf_where
 from minitf.ops.indexing import getitem
 
@@ -44,8 +44,8 @@ def arange(start, stop=None, step=None, dtype=None):
                                                f"double, int8, int16, int32, int64, uint16, "
                                                f"uint32, uint64; pass another dtype")
     if dtype in _RANGE_DTYPES:
-        return A.range(start, stop, step, dtype=dtype)
-    return C.cast(A.range(start, stop, step, dtype="float32"), dtype)
+        return array_ops.range(start, stop, step, dtype=dtype)
+    return constant_ops.cast(array_ops.range(start, stop, step, dtype="float32"), dtype)
 
 
 @keras_op
@@ -62,20 +62,20 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     start, stop = convert(start, dtype), convert(stop, dtype)
     step = convert(np.nan)
     if endpoint:
-        result = A.linspace(start, stop, num, axis=axis)
+        result = array_ops.linspace(start, stop, num, axis=axis)
         if num > 1:
-            step = tfm.divide(tfm.subtract(stop, start), C.cast(num - 1, dtype))
+            step = tfm.divide(tfm.subtract(stop, start), constant_ops.cast(num - 1, dtype))
     else:
         if num > 0:
-            step = tfm.divide(tfm.subtract(stop, start), C.cast(num, dtype))
+            step = tfm.divide(tfm.subtract(stop, start), constant_ops.cast(num, dtype))
         if num > 1:
-            new_stop = tfm.subtract(C.cast(stop, step.dtype), step)
-            result = A.linspace(C.cast(start, new_stop.dtype), new_stop, num, axis=axis)
+            new_stop = tfm.subtract(constant_ops.cast(stop, step.dtype), step)
+            result = array_ops.linspace(constant_ops.cast(start, new_stop.dtype), new_stop, num, axis=axis)
         else:
-            result = A.linspace(start, stop, num, axis=axis)
+            result = array_ops.linspace(start, stop, num, axis=axis)
     if "int" in dtype:
         result = tfm.floor(result)
-    result = C.cast(result, dtype)
+    result = constant_ops.cast(result, dtype)
     return (result, step) if retstep else result
 
 
@@ -83,7 +83,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 def logspace(start, stop, num=50, endpoint=True, base=10, dtype=None, axis=0):
     """base ** linspace(start, stop, num)."""
     result = linspace(start, stop, num=num, endpoint=endpoint, dtype=dtype, axis=axis)
-    return tfm.pow(C.cast(convert(base), result.dtype), result)
+    return tfm.pow(constant_ops.cast(convert(base), result.dtype), result)
 
 
 @keras_op
@@ -91,12 +91,12 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """`num` values evenly spaced on a log scale from start to stop (same signs)."""
     start, stop = convert(start), convert(stop)
     float_dtype = dtype or config.floatx()
-    log_start = tfm.log(C.cast(tfm.abs(start), float_dtype))
-    log_stop = tfm.log(C.cast(tfm.abs(stop), float_dtype))
-    log_base = tfm.log(C.constant(10.0, dtype=log_start.dtype))
+    log_start = tfm.log(constant_ops.cast(tfm.abs(start), float_dtype))
+    log_stop = tfm.log(constant_ops.cast(tfm.abs(stop), float_dtype))
+    log_base = tfm.log(constant_ops.constant(10.0, dtype=log_start.dtype))
     result = logspace(tfm.divide(log_start, log_base), tfm.divide(log_stop, log_base), num=num,
                       endpoint=endpoint, base=10, dtype=dtype, axis=axis)
-    sign = C.cast(tfm.sign(C.cast(start, log_start.dtype)), result.dtype)
+    sign = constant_ops.cast(tfm.sign(constant_ops.cast(start, log_start.dtype)), result.dtype)
     return tfm.multiply(result, sign)
 
 
@@ -107,26 +107,26 @@ def _dtype_or_floatx(dtype):
 @keras_op
 def ones(shape, dtype=None):
     """A tensor of ones (floatx by default)."""
-    return A.ones(shape, dtype=_dtype_or_floatx(dtype))
+    return array_ops.ones(shape, dtype=_dtype_or_floatx(dtype))
 
 
 @keras_op
 def zeros(shape, dtype=None):
     """A tensor of zeros (floatx by default)."""
-    return A.zeros(shape, dtype=_dtype_or_floatx(dtype))
+    return array_ops.zeros(shape, dtype=_dtype_or_floatx(dtype))
 
 
 @keras_op
 def empty(shape, dtype=None):
     """A tensor of `shape` (filled with zeros, as Keras on TF does)."""
-    return A.zeros(shape, dtype=_dtype_or_floatx(dtype))
+    return array_ops.zeros(shape, dtype=_dtype_or_floatx(dtype))
 
 
 @keras_op
 def full(shape, fill_value, dtype=None):
     """A tensor of `shape` filled with `fill_value` (floatx unless `dtype` says otherwise)."""
     dtype = _dtype_or_floatx(dtype)
-    return A.broadcast_to(convert(fill_value, dtype), shape)
+    return array_ops.broadcast_to(convert(fill_value, dtype), shape)
 
 
 def _like_dtype(dtype):
@@ -136,19 +136,19 @@ def _like_dtype(dtype):
 @keras_op
 def ones_like(x, dtype=None):
     """Ones shaped like `x` (its dtype unless `dtype` is given)."""
-    return A.ones_like(convert(x), dtype=_like_dtype(dtype))
+    return array_ops.ones_like(convert(x), dtype=_like_dtype(dtype))
 
 
 @keras_op
 def zeros_like(x, dtype=None):
     """Zeros shaped like `x` (its dtype unless `dtype` is given)."""
-    return A.zeros_like(convert(x), dtype=_like_dtype(dtype))
+    return array_ops.zeros_like(convert(x), dtype=_like_dtype(dtype))
 
 
 @keras_op
 def empty_like(x, dtype=None):
     """A tensor shaped like `x` (zeros, as Keras on TF does)."""
-    return A.zeros_like(convert(x), dtype=_like_dtype(dtype))
+    return array_ops.zeros_like(convert(x), dtype=_like_dtype(dtype))
 
 
 @keras_op
@@ -156,12 +156,12 @@ def full_like(x, fill_value, dtype=None):
     """`fill_value` broadcast to the shape of `x` (its dtype unless `dtype` is given)."""
     x = convert(x)
     dtype = result_type(_like_dtype(dtype) or x.dtype)
-    return A.broadcast_to(convert(fill_value, dtype), list(x.shape))
+    return array_ops.broadcast_to(convert(fill_value, dtype), list(x.shape))
 
 
 def _band(n, m, k, upper):
-    rows = A.reshape(A.range(n), [n, 1])
-    cols = A.reshape(A.range(m), [1, m])
+    rows = array_ops.reshape(array_ops.range(n), [n, 1])
+    cols = array_ops.reshape(array_ops.range(m), [1, m])
     diff = tfm.subtract(cols, rows)
     return CMP.greater_equal(diff, k) if upper else CMP.less_equal(diff, k)
 
@@ -180,9 +180,9 @@ def eye(N, M=None, k=0, dtype=None):  # noqa: N803 (Keras' names)
     if min(m - k, n + k) < 0:
         raise errors.invalid_argument("Fill", f"Dimension {min(m - k, n + k)} must be >= 0 "
                                               f"(eye({n}, {m}, k={k}) has no diagonal {k})")
-    rows = A.reshape(A.range(n), [n, 1])
-    cols = A.reshape(A.range(m), [1, m])
-    return C.cast(CMP.equal(tfm.subtract(cols, rows), k), dtype)
+    rows = array_ops.reshape(array_ops.range(n), [n, 1])
+    cols = array_ops.reshape(array_ops.range(m), [1, m])
+    return constant_ops.cast(CMP.equal(tfm.subtract(cols, rows), k), dtype)
 
 
 @keras_op
@@ -195,7 +195,7 @@ def identity(n, dtype=None):
 def tri(N, M=None, k=0, dtype=None):  # noqa: N803 (Keras' names)
     """An N x M matrix of ones at and below diagonal `k`, zeros above."""
     m = N if M is None else M
-    return C.cast(_band(N, m, k, upper=False), _dtype_or_floatx(dtype))
+    return constant_ops.cast(_band(N, m, k, upper=False), _dtype_or_floatx(dtype))
 
 
 def _triangle(x, k, upper):
@@ -211,7 +211,7 @@ def _triangle(x, k, upper):
                                                         f"equal to number of rows ({rows}) got: "
                                                         f"{-k}")
     mask = _band(shape[-2], shape[-1], int(k), upper)
-    return tf_where(A.broadcast_to(mask, shape), x, A.zeros_like(x))
+    return tf_where(array_ops.broadcast_to(mask, shape), x, array_ops.zeros_like(x))
 
 
 @keras_op
@@ -234,7 +234,7 @@ def meshgrid(*x, indexing="xy"):
         raise errors.invalid_argument("Mul", f"meshgrid needs vectors of one dtype (TF multiplies "
                                              f"them by ones of the first one's dtype); received "
                                              f"{[v.dtype.name for v in xs]}")
-    return A.meshgrid(*xs, indexing=indexing)
+    return array_ops.meshgrid(*xs, indexing=indexing)
 
 
 def _window_length(x):
@@ -246,10 +246,10 @@ def bartlett(x):
     """The Bartlett (triangular) window of length x."""
     n = _window_length(x)
     if n == 0:
-        return A.zeros([0], config.floatx())
+        return array_ops.zeros([0], config.floatx())
     if n == 1:
-        return A.ones([1], config.floatx())
-    i = A.range(0.0, float(n), 1.0, dtype=config.floatx())
+        return array_ops.ones([1], config.floatx())
+    i = array_ops.range(0.0, float(n), 1.0, dtype=config.floatx())
     half = (n - 1) / 2
     up = tfm.divide(tfm.multiply(i, 2.0), float(n - 1))
     return tf_where(CMP.less_equal(i, half), up, tfm.subtract(2.0, up))
@@ -260,19 +260,19 @@ def blackman(x):
     """The Blackman window of length x."""
     dtype = config.floatx()
     n = _window_length(x)
-    i = A.range(0.0, float(n), 1.0, dtype=dtype)
+    i = array_ops.range(0.0, float(n), 1.0, dtype=dtype)
     denominator = float(n - 1) if n != 1 else 1.0
     w = tfm.add(tfm.add(0.42, tfm.multiply(tfm.cos(tfm.divide(tfm.multiply(i, 2 * np.pi), denominator)),
                                      -0.5)),
               tfm.multiply(tfm.cos(tfm.divide(tfm.multiply(i, 4 * np.pi), denominator)), 0.08))
-    return A.ones_like(w) if n == 1 else w
+    return array_ops.ones_like(w) if n == 1 else w
 
 
 def _raised_cosine(n, a, b):
     dtype = config.floatx()
     if n == 1:
-        return A.ones([1], dtype)
-    i = A.range(0.0, float(n), 1.0, dtype=dtype)
+        return array_ops.ones([1], dtype)
+    i = array_ops.range(0.0, float(n), 1.0, dtype=dtype)
     return tfm.subtract(a, tfm.multiply(tfm.cos(tfm.divide(tfm.multiply(i, 2 * np.pi), float(n - 1))), b))
 
 
@@ -294,11 +294,11 @@ def kaiser(x, beta):
     n = _window_length(x)
     dtype = config.floatx()
     if n == 1:
-        return A.ones([1], dtype)
+        return array_ops.ones([1], dtype)
     half = (n - 1) / 2.0
-    arg = A.range(-half, half + 0.1, 1.0, dtype="float32")
-    arg = C.cast(arg, dtype)
-    beta_t = C.cast(convert(beta), dtype)
+    arg = array_ops.range(-half, half + 0.1, 1.0, dtype="float32")
+    arg = constant_ops.cast(arg, dtype)
+    beta_t = constant_ops.cast(convert(beta), dtype)
     num = tfm.multiply(beta_t, tfm.sqrt(tfm.maximum(tfm.subtract(1.0, tfm.square(tfm.divide(arg, half))),
                                               0.0)))
     return tfm.divide(i0(num), i0(beta_t))
@@ -321,10 +321,10 @@ def vander(x, N=None, increasing=False):  # noqa: N803 (Keras' name)
                         f"{increasing} of type {type(increasing)}")
     out_dtype = result_type(x.dtype)
     n = int(x.shape[0]) if N is None else N
-    powers = A.range(n) if increasing else A.range(n - 1, -1, -1)
+    powers = array_ops.range(n) if increasing else array_ops.range(n - 1, -1, -1)
     compute = result_type(x.dtype, "float32")
-    out = tfm.pow(C.cast(A.expand_dims(x, -1), compute), C.cast(powers, compute))
-    return C.cast(out, out_dtype)
+    out = tfm.pow(constant_ops.cast(array_ops.expand_dims(x, -1), compute), constant_ops.cast(powers, compute))
+    return constant_ops.cast(out, out_dtype)
 
 
 @keras_op
@@ -332,10 +332,10 @@ def diag(x, k=0):
     """The matrix with `x` on diagonal k (1-D x), or diagonal k of the matrix x (2-D x)."""
     x = convert(x)
     if x.shape.rank == 1:
-        out = _through_wide(x, L.diag)
+        out = _through_wide(x, linalg_ops.diag)
         if k:
             pad = [[0, k], [k, 0]] if k > 0 else [[-k, 0], [0, -k]]
-            out = _through_wide(out, lambda v: A.pad(v, pad))
+            out = _through_wide(out, lambda v: array_ops.pad(v, pad))
         return out
     if x.shape.rank == 2:
         return diagonal(x, offset=k)
@@ -345,7 +345,7 @@ def diag(x, k=0):
 @keras_op
 def diagflat(x, k=0):
     """The matrix with the flattened `x` on diagonal k."""
-    return diag(A.reshape(convert(x), [-1]), k)
+    return diag(array_ops.reshape(convert(x), [-1]), k)
 
 
 @keras_op
@@ -366,14 +366,14 @@ def diagonal(x, offset=0, axis1=0, axis2=1):
         x = getitem(x, (Ellipsis, slice(None), slice(offset, None)))
     elif offset < 0:
         x = getitem(x, (Ellipsis, slice(-offset, None), slice(None)))
-    return _through_wide(x, L.diag_part)
+    return _through_wide(x, linalg_ops.diag_part)
 
 
 def _through_wide(x, fn):
     """fn(x) for dtypes minitf's diag ops lack a kernel for (small ints, bool), via int32."""
     name = x.dtype.name
     if name in ("bool", "int8", "int16", "uint8", "uint16"):
-        return C.cast(fn(C.cast(x, "int32")), name)
+        return constant_ops.cast(fn(constant_ops.cast(x, "int32")), name)
     return fn(x)
 
 
@@ -381,7 +381,7 @@ def _through_wide(x, fn):
 def trace(x, offset=0, axis1=0, axis2=1):
     """The sum along diagonal `offset` of the matrices spanned by (axis1, axis2)."""
     x = convert(x)
-    x = C.cast(x, accumulating_dtype(x.dtype.name))
+    x = constant_ops.cast(x, accumulating_dtype(x.dtype.name))
     shape = list(x.shape)
     rows, cols = shape[axis1], shape[axis2]
     if min(cols - offset, rows + offset) < 0:
@@ -389,7 +389,7 @@ def trace(x, offset=0, axis1=0, axis2=1):
                                               f"must be >= 0 (offset {offset} lies outside the "
                                               f"{rows} x {cols} matrices)")
     x = moveaxis(x, (axis1, axis2), (-2, -1))
-    mask = CMP.equal(tfm.subtract(A.reshape(A.range(cols), [1, cols]),
-                                A.reshape(A.range(rows), [rows, 1])), offset)
-    x = tf_where(A.broadcast_to(mask, list(x.shape)), x, A.zeros_like(x))
-    return R.reduce_sum(x, axis=[-2, -1])
+    mask = CMP.equal(tfm.subtract(array_ops.reshape(array_ops.range(cols), [1, cols]),
+                                array_ops.reshape(array_ops.range(rows), [rows, 1])), offset)
+    x = tf_where(array_ops.broadcast_to(mask, list(x.shape)), x, array_ops.zeros_like(x))
+    return reduce_ops.reduce_sum(x, axis=[-2, -1])

@@ -5,12 +5,12 @@ from minitf import errors
 from minitf.keras_ops.core import canonical_axis, convert, keras_op, np_dtype, xp_of
 from minitf.keras_ops.dtypes import result_type
 from minitf.keras_ops.np_shape import swapaxes
-from minitf.ops import array as A
+from minitf.ops import array as array_ops
 from minitf.ops import compare as CMP
-from minitf.ops import constant as C
-from minitf.ops import math as M
-from minitf.ops import nn as NN
-from minitf.ops import reduce as R
+from minitf.ops import constant as constant_ops
+from minitf.ops import math as math_ops
+from minitf.ops import nn as nn_ops
+from minitf.ops import reduce as reduce_ops
 from minitf.ops.gather import where as tf_where
 from minitf.tensor import Tensor
 
@@ -24,11 +24,11 @@ def take(x, indices, axis=None):
     indices count from the end."""
     x = convert(x)
     if axis is None:
-        x, axis = A.reshape(x, [-1]), 0
+        x, axis = array_ops.reshape(x, [-1]), 0
     indices = convert(indices)
     size = int(x.shape[axis])
-    indices = tf_where(CMP.less(indices, 0), M.add(indices, C.cast(size, indices.dtype)), indices)
-    return A.gather(x, indices, axis=axis)
+    indices = tf_where(CMP.less(indices, 0), math_ops.add(indices, constant_ops.cast(size, indices.dtype)), indices)
+    return array_ops.gather(x, indices, axis=axis)
 
 
 @keras_op
@@ -41,7 +41,7 @@ def take_along_axis(x, indices, axis=None):
         if indices.shape.rank != 1:
             raise ValueError(f"`indices` must be 1D if axis=None. Received: indices.shape="
                              f"{tuple(indices.shape)}")
-        return take_along_axis(A.reshape(x, [-1]), indices, 0)
+        return take_along_axis(array_ops.reshape(x, [-1]), indices, 0)
     rank = x.shape.rank
     if indices.shape.rank != rank:
         raise ValueError(f"`x` and `indices` must have the same number of dimensions, but "
@@ -59,15 +59,15 @@ def take_along_axis(x, indices, axis=None):
     except ValueError:
         raise ValueError(f"Cannot broadcast shape {tuple(xs)} and {tuple(ids)} (take_along_axis "
                          f"along axis {static_axis}).") from None
-    x = A.broadcast_to(x, common[:axis] + [xs[axis]] + common[axis + 1:])
-    indices = A.broadcast_to(indices, common[:axis] + [ids[axis]] + common[axis + 1:])
-    indices = tf_where(CMP.less(indices, 0), M.add(indices, xs[axis]), indices)
+    x = array_ops.broadcast_to(x, common[:axis] + [xs[axis]] + common[axis + 1:])
+    indices = array_ops.broadcast_to(indices, common[:axis] + [ids[axis]] + common[axis + 1:])
+    indices = tf_where(CMP.less(indices, 0), math_ops.add(indices, xs[axis]), indices)
     x = swapaxes(x, axis, -1)
     indices = swapaxes(indices, axis, -1)
     out_shape = list(indices.shape)
-    flat_x = A.reshape(x, [-1, xs[axis]])
-    flat_i = A.reshape(indices, [-1, out_shape[-1]])
-    result = A.reshape(A.gather(flat_x, flat_i, batch_dims=1), out_shape)
+    flat_x = array_ops.reshape(x, [-1, xs[axis]])
+    flat_i = array_ops.reshape(indices, [-1, out_shape[-1]])
+    result = array_ops.reshape(array_ops.gather(flat_x, flat_i, batch_dims=1), out_shape)
     return swapaxes(result, axis, -1)
 
 
@@ -75,8 +75,8 @@ def take_along_axis(x, indices, axis=None):
 def nonzero(x):
     """The indices of the nonzero elements, one int32 vector per axis."""
     x = convert(x)
-    found = tf_where(C.cast(x, "bool"))
-    return [C.cast(found[:, i], "int32") for i in range(x.shape.rank)]
+    found = tf_where(constant_ops.cast(x, "bool"))
+    return [constant_ops.cast(found[:, i], "int32") for i in range(x.shape.rank)]
 
 
 @keras_op
@@ -116,11 +116,11 @@ def digitize(x, bins):
     edges = np.asarray([float(b) for b in bins], dtype=np.float32)
     name = x.dtype.name
     if name in ("bool", "int8", "int16", "uint8", "uint16"):
-        x = C.cast(x, "int32")
+        x = constant_ops.cast(x, "int32")
     elif name == "uint32":
-        x = C.cast(x, "int64")
+        x = constant_ops.cast(x, "int64")
     elif name in ("bfloat16", "float16"):
-        x = C.cast(x, "float32")
+        x = constant_ops.cast(x, "float32")
     xp = xp_of(x)
     out = xp.searchsorted(xp.asarray(edges.astype(np.float64)), x._value.astype("float64"),
                           side="right")
@@ -133,10 +133,10 @@ def sort(x, axis=-1):
     x = convert(x)
     name = x.dtype.name
     if axis is None:
-        x, axis = A.reshape(x, [-1]), 0
+        x, axis = array_ops.reshape(x, [-1]), 0
     if name == "bool":
-        return C.cast(A.sort(C.cast(x, "int8"), axis=axis), "bool")
-    return A.sort(x, axis=axis)
+        return constant_ops.cast(array_ops.sort(constant_ops.cast(x, "int8"), axis=axis), "bool")
+    return array_ops.sort(x, axis=axis)
 
 
 @keras_op
@@ -144,13 +144,13 @@ def argsort(x, axis=-1):
     """The indices that sort `x` ascending along `axis` (of the flattened x for None)."""
     x = convert(x)
     if x.dtype.name == "bool":
-        x = C.cast(x, "uint8")
+        x = constant_ops.cast(x, "uint8")
     if x.shape.rank == 0:
-        return C.constant([0], dtype="int32")
+        return constant_ops.constant([0], dtype="int32")
     if axis is None:
-        x, axis = A.reshape(x, [-1]), 0
+        x, axis = array_ops.reshape(x, [-1]), 0
     # TF's ascending argsort negates and takes top_k, which keeps ties in index order: stable
-    return A.argsort(x, axis=axis, stable=True)
+    return array_ops.argsort(x, axis=axis, stable=True)
 
 
 @keras_op
@@ -160,16 +160,16 @@ def argpartition(x, kth, axis=-1):
     x = convert(x, "int32")
     original_axis = axis
     if axis is None:
-        x, axis = A.reshape(x, [-1]), 0
+        x, axis = array_ops.reshape(x, [-1]), 0
     x = swapaxes(x, axis, -1)
     n = int(x.shape[-1])
     kth = min(max(int(kth), 0), n - 1)
-    bottom = NN.top_k(M.negative(x), kth + 1).indices
-    mask = R.reduce_sum(A.one_hot(bottom, n, dtype="int32"), axis=0)
+    bottom = nn_ops.top_k(math_ops.negative(x), kth + 1).indices
+    mask = reduce_ops.reduce_sum(array_ops.one_hot(bottom, n, dtype="int32"), axis=0)
     found = tf_where(mask)
-    cleared = A.tensor_scatter_nd_update(x, found, A.zeros([int(found.shape[0])], "int32"))
-    top = NN.top_k(cleared, n - kth - 1).indices
-    out = A.concat([bottom, top], axis=-1)
+    cleared = array_ops.tensor_scatter_nd_update(x, found, array_ops.zeros([int(found.shape[0])], "int32"))
+    top = nn_ops.top_k(cleared, n - kth - 1).indices
+    out = array_ops.concat([bottom, top], axis=-1)
     if original_axis is None:
         return out
     return swapaxes(out, -1, axis)
@@ -236,7 +236,7 @@ def bincount(x, weights=None, minlength=0, sparse=False):
     x = convert(x)
     kinds = [x.dtype]
     if x.dtype.name not in ("int32", "int64"):
-        x = C.cast(x, "int32")
+        x = constant_ops.cast(x, "int32")
     if weights is not None:
         weights = convert(weights)
         kinds.append(weights.dtype)
@@ -281,11 +281,11 @@ def histogram(x, bins=10, range=None):  # noqa: A002 (numpy's name)
         raise ValueError(f"Input tensor must be 1-dimensional. Received: input.shape="
                          f"{tuple(x.shape)}")
     if range is None:
-        low, high = R.reduce_min(x), R.reduce_max(x)
+        low, high = reduce_ops.reduce_min(x), reduce_ops.reduce_max(x)
     else:
         low, high = range
-    x = A.boolean_mask(x, CMP.logical_and(CMP.greater_equal(x, low), CMP.less_equal(x, high)))
-    edges = C.cast(A.linspace(C.cast(convert(low), "float32") if not C.is_tensor(low) else low,
+    x = array_ops.boolean_mask(x, CMP.logical_and(CMP.greater_equal(x, low), CMP.less_equal(x, high)))
+    edges = constant_ops.cast(array_ops.linspace(constant_ops.cast(convert(low), "float32") if not constant_ops.is_tensor(low) else low,
                               high, bins + 1), x.dtype)
     xp = xp_of(x)
     idx = xp.searchsorted(edges._value[1:-1], x._value, side="right")
@@ -298,7 +298,7 @@ def isin(x1, x2, assume_unique=False, invert=False):
     """Whether each element of x1 occurs in x2."""
     x1, x2 = convert(x1), convert(x2)
     dtype = result_type(x1.dtype, x2.dtype)
-    x1, x2 = C.cast(x1, dtype), C.cast(x2, dtype)
+    x1, x2 = constant_ops.cast(x1, dtype), constant_ops.cast(x2, dtype)
     xp = xp_of(x1)
     out = xp.isin(x1._value, x2._value, invert=invert)
     return Tensor(xp.asarray(out))
@@ -307,19 +307,19 @@ def isin(x1, x2, assume_unique=False, invert=False):
 @keras_op
 def unravel_index(indices, shape):
     """The coordinates in an array of `shape` of each flat index, one tensor per axis."""
-    indices = C.convert_to_tensor(indices)
+    indices = constant_ops.convert_to_tensor(indices)
     if any(d is None for d in shape):
         raise ValueError(f"`shape` argument cannot contain `None`. Received: shape={shape}")
     coords = []
     rest = indices
     for dim in reversed(shape):
-        coords.append(C.cast(M.floormod(rest, dim), indices.dtype))
-        rest = M.floordiv(rest, dim)
+        coords.append(constant_ops.cast(math_ops.floormod(rest, dim), indices.dtype))
+        rest = math_ops.floordiv(rest, dim)
     if indices.shape.rank == 1:
         return tuple(reversed(coords))
     # Keras reads the dimensions in the opposite order for non-1-D indices
     coords, rest = [], indices
     for dim in shape:
-        coords.append(A.reshape(C.cast(M.floormod(rest, dim), indices.dtype), list(indices.shape)))
-        rest = M.floordiv(rest, dim)
+        coords.append(array_ops.reshape(constant_ops.cast(math_ops.floormod(rest, dim), indices.dtype), list(indices.shape)))
+        rest = math_ops.floordiv(rest, dim)
     return tuple(reversed(coords))

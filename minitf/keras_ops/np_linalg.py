@@ -12,14 +12,14 @@ from minitf.keras_core import config
 from minitf.keras_ops.core import canonical_axis, convert, keras_op
 from minitf.keras_ops.dtypes import result_type
 from minitf.keras_ops.np_shape import moveaxis
-from minitf.ops import array as A
+from minitf.ops import array as array_ops
 from minitf.ops import compare as CMP
-from minitf.ops import constant as C
-from minitf.ops import conv as CV
-from minitf.ops import linalg as L
-from minitf.ops import linalg_decompositions as LD
-from minitf.ops import math as M
-from minitf.ops import reduce as R
+from minitf.ops import constant as constant_ops
+from minitf.ops import conv as conv_ops
+from minitf.ops import linalg as linalg_ops
+from minitf.ops import linalg_decompositions as decompositions
+from minitf.ops import math as math_ops
+from minitf.ops import reduce as reduce_ops
 from minitf.ops.indexing import getitem
 
 __all__ = ["matmul", "dot", "tensordot", "einsum", "inner", "outer", "vdot", "kron", "cross",
@@ -37,18 +37,18 @@ def matmul(x1, x2):
     else:
         compute = result_type(x1.dtype, x2.dtype, float)
         out_dtype = result_type(x1.dtype, x2.dtype)
-    x1, x2 = C.cast(x1, compute), C.cast(x2, compute)
+    x1, x2 = constant_ops.cast(x1, compute), constant_ops.cast(x2, compute)
     if r1 == 2 and r2 == 2:
-        out = L.matmul(x1, x2)
+        out = linalg_ops.matmul(x1, x2)
     elif r2 == 1:
-        out = L.tensordot(x1, x2, axes=1)
+        out = linalg_ops.tensordot(x1, x2, axes=1)
     elif r1 == 1:
-        out = L.tensordot(x1, x2, axes=[[0], [-2]])
+        out = linalg_ops.tensordot(x1, x2, axes=[[0], [-2]])
     elif r2 == 2 and r1 > 2:
-        out = L.tensordot(x1, x2, axes=[[-1], [0]])
+        out = linalg_ops.tensordot(x1, x2, axes=[[-1], [0]])
     else:
-        out = L.matmul(x1, x2)
-    return C.cast(out, out_dtype)
+        out = linalg_ops.matmul(x1, x2)
+    return constant_ops.cast(out, out_dtype)
 
 
 @keras_op
@@ -57,14 +57,14 @@ def dot(x1, x2):
     x1, x2 = convert(x1), convert(x2)
     out_dtype = result_type(x1.dtype, x2.dtype)
     compute = result_type(out_dtype, float)
-    x1, x2 = C.cast(x1, compute), C.cast(x2, compute)
+    x1, x2 = constant_ops.cast(x1, compute), constant_ops.cast(x2, compute)
     if x1.shape.rank == 0 or x2.shape.rank == 0:
-        out = M.multiply(x1, x2)
+        out = math_ops.multiply(x1, x2)
     elif x2.shape.rank == 1:
-        out = L.tensordot(x1, x2, axes=[[-1], [-1]])
+        out = linalg_ops.tensordot(x1, x2, axes=[[-1], [-1]])
     else:
-        out = L.tensordot(x1, x2, axes=[[-1], [-2]])
-    return C.cast(out, out_dtype)
+        out = linalg_ops.tensordot(x1, x2, axes=[[-1], [-2]])
+    return constant_ops.cast(out, out_dtype)
 
 
 _NATIVE_TENSORDOT = ("int32", "int64", "float16", "float32", "float64", "bfloat16", "complex64",
@@ -77,7 +77,7 @@ def tensordot(x1, x2, axes=2):
     x1, x2 = convert(x1), convert(x2)
     out_dtype = result_type(x1.dtype, x2.dtype)
     compute = out_dtype if out_dtype in _NATIVE_TENSORDOT else result_type(out_dtype, float)
-    return C.cast(L.tensordot(C.cast(x1, compute), C.cast(x2, compute), axes=axes), out_dtype)
+    return constant_ops.cast(linalg_ops.tensordot(constant_ops.cast(x1, compute), constant_ops.cast(x2, compute), axes=axes), out_dtype)
 
 
 def _normalize_subscripts(subscripts):
@@ -104,15 +104,15 @@ def einsum(subscripts, *operands, **kwargs):
         out_dtype = result_type(*names)
         compute = config.floatx() if "int" in out_dtype else out_dtype
     kwargs.pop("optimize", None)
-    out = L.einsum(subscripts, *[C.cast(x, compute) for x in operands], **kwargs)
-    return C.cast(out, out_dtype)
+    out = linalg_ops.einsum(subscripts, *[constant_ops.cast(x, compute) for x in operands], **kwargs)
+    return constant_ops.cast(out, out_dtype)
 
 
 def _float_pair(x1, x2):
     x1, x2 = convert(x1), convert(x2)
     out_dtype = result_type(x1.dtype, x2.dtype)
     compute = result_type(out_dtype, float)
-    return C.cast(x1, compute), C.cast(x2, compute), out_dtype
+    return constant_ops.cast(x1, compute), constant_ops.cast(x2, compute), out_dtype
 
 
 @keras_op
@@ -120,8 +120,8 @@ def inner(x1, x2):
     """The sum of products over the last axes (a product when either is a scalar)."""
     x1, x2, out_dtype = _float_pair(x1, x2)
     if x1.shape.rank == 0 or x2.shape.rank == 0:
-        return C.cast(M.multiply(x1, x2), out_dtype)
-    return C.cast(L.tensordot(x1, x2, axes=[[-1], [-1]]), out_dtype)
+        return constant_ops.cast(math_ops.multiply(x1, x2), out_dtype)
+    return constant_ops.cast(linalg_ops.tensordot(x1, x2, axes=[[-1], [-1]]), out_dtype)
 
 
 @keras_op
@@ -129,14 +129,14 @@ def outer(x1, x2):
     """The outer product of the flattened x1 and x2."""
     x1, x2 = convert(x1), convert(x2)
     dtype = result_type(x1.dtype, x2.dtype)
-    return M.multiply(A.reshape(C.cast(x1, dtype), [-1, 1]), A.reshape(C.cast(x2, dtype), [-1]))
+    return math_ops.multiply(array_ops.reshape(constant_ops.cast(x1, dtype), [-1, 1]), array_ops.reshape(constant_ops.cast(x2, dtype), [-1]))
 
 
 @keras_op
 def vdot(x1, x2):
     """The dot product of the flattened x1 and x2."""
     x1, x2, out_dtype = _float_pair(x1, x2)
-    return C.cast(dot(A.reshape(x1, [-1]), A.reshape(x2, [-1])), out_dtype)
+    return constant_ops.cast(dot(array_ops.reshape(x1, [-1]), array_ops.reshape(x2, [-1])), out_dtype)
 
 
 @keras_op
@@ -144,15 +144,15 @@ def kron(x1, x2):
     """The Kronecker product: blocks of x1[i] * x2."""
     x1, x2 = convert(x1), convert(x2)
     dtype = result_type(x1.dtype, x2.dtype)
-    x1, x2 = C.cast(x1, dtype), C.cast(x2, dtype)
+    x1, x2 = constant_ops.cast(x1, dtype), constant_ops.cast(x2, dtype)
     while x1.shape.rank < x2.shape.rank:
-        x1 = A.expand_dims(x1, 0)
+        x1 = array_ops.expand_dims(x1, 0)
     while x2.shape.rank < x1.shape.rank:
-        x2 = A.expand_dims(x2, 0)
+        x2 = array_ops.expand_dims(x2, 0)
     s1, s2 = list(x1.shape), list(x2.shape)
-    a = A.reshape(x1, [d for pair in zip(s1, [1] * len(s1)) for d in pair])
-    b = A.reshape(x2, [d for pair in zip([1] * len(s2), s2) for d in pair])
-    return A.reshape(M.multiply(a, b), [p * q for p, q in zip(s1, s2)])
+    a = array_ops.reshape(x1, [d for pair in zip(s1, [1] * len(s1)) for d in pair])
+    b = array_ops.reshape(x2, [d for pair in zip([1] * len(s2), s2) for d in pair])
+    return array_ops.reshape(math_ops.multiply(a, b), [p * q for p, q in zip(s1, s2)])
 
 
 @keras_op
@@ -161,7 +161,7 @@ def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
     the z component)."""
     x1, x2 = convert(x1), convert(x2)
     dtype = result_type(x1.dtype, x2.dtype)
-    x1, x2 = C.cast(x1, dtype), C.cast(x2, dtype)
+    x1, x2 = constant_ops.cast(x1, dtype), constant_ops.cast(x2, dtype)
     if axis is not None:
         axisa = axisb = axisc = axis
     x1, x2 = moveaxis(x1, axisa, -1), moveaxis(x2, axisb, -1)
@@ -172,15 +172,15 @@ def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
                              f"or 3); received vectors of size {d1} and {d2}.")
 
     def lift(x, d):
-        return A.pad(x, [[0, 0]] * (x.shape.rank - 1) + [[0, 1]]) if d == 2 else x
+        return array_ops.pad(x, [[0, 0]] * (x.shape.rank - 1) + [[0, 1]]) if d == 2 else x
     x1, x2 = lift(x1, d1), lift(x2, d2)
     try:
         shape = list(np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape)))
     except ValueError:
         raise ValueError(f"cross: the vectors' other axes do not broadcast: shapes "
                          f"{tuple(x1.shape)} and {tuple(x2.shape)}") from None
-    x1, x2 = A.broadcast_to(x1, shape), A.broadcast_to(x2, shape)
-    c = LD.cross(x1, x2)
+    x1, x2 = array_ops.broadcast_to(x1, shape), array_ops.broadcast_to(x2, shape)
+    c = decompositions.cross(x1, x2)
     if d1 == 2 and d2 == 2:
         return c[..., 2]
     return moveaxis(c, -1, axisc)
@@ -195,23 +195,23 @@ def correlate(x1, x2, mode="valid"):
         dtype = "float64"
     elif dtype not in ("bfloat16", "float16", "float64"):
         dtype = "float32"
-    x1, x2 = C.cast(x1, dtype), C.cast(x2, dtype)
+    x1, x2 = constant_ops.cast(x1, dtype), constant_ops.cast(x2, dtype)
     if mode not in ("valid", "same", "full"):
         raise ValueError(f"Invalid mode: '{mode}'. Mode must be one of: 'full', 'same', 'valid'.")
     n, m = int(x1.shape[0]), int(x2.shape[0])
 
     def corr(a, b):
-        out = CV.conv1d(A.reshape(a, [1, -1, 1]), A.reshape(b, [-1, 1, 1]), 1, "VALID")
-        return A.reshape(out, [-1])
+        out = conv_ops.conv1d(array_ops.reshape(a, [1, -1, 1]), array_ops.reshape(b, [-1, 1, 1]), 1, "VALID")
+        return array_ops.reshape(out, [-1])
     if mode == "valid":
         return corr(x1, x2)
     pad = max(m - 1, 0)
-    full = corr(A.pad(x1, [[pad, pad]]), x2)
+    full = corr(array_ops.pad(x1, [[pad, pad]]), x2)
     if mode == "full":
         return full
     length = max(n, m)
     start = (n + m - 1 - length) // 2
-    return A.slice(full, [start], [length])
+    return array_ops.slice(full, [start], [length])
 
 
 @keras_op
@@ -220,15 +220,15 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     spacing dx)."""
     y = convert(y)
     dtype = result_type(y.dtype, float)
-    y = C.cast(y, dtype)
+    y = constant_ops.cast(y, dtype)
     if x is None:
-        spacing = C.cast(convert(dx), dtype)
+        spacing = constant_ops.cast(convert(dx), dtype)
     else:
         spacing = moveaxis(diff(convert(x, dtype), axis=axis), axis, -1)
     y = moveaxis(y, axis, -1)
-    heights = M.multiply(M.add(getitem(y, (Ellipsis, slice(1, None))),
+    heights = math_ops.multiply(math_ops.add(getitem(y, (Ellipsis, slice(1, None))),
                                getitem(y, (Ellipsis, slice(None, -1)))), 0.5)
-    return R.reduce_sum(M.multiply(heights, spacing), axis=-1)
+    return reduce_ops.reduce_sum(math_ops.multiply(heights, spacing), axis=-1)
 
 
 @keras_op
@@ -248,7 +248,7 @@ def diff(a, n=1, axis=-1):
         if a.dtype.name == "bool":
             a = CMP.not_equal(getitem(a, later), getitem(a, earlier))
         else:
-            a = M.subtract(getitem(a, later), getitem(a, earlier))
+            a = math_ops.subtract(getitem(a, later), getitem(a, earlier))
     return a
 
 
@@ -259,16 +259,16 @@ def corrcoef(x):
     x = convert(x, config.floatx() if name in ("bool", "int8", "int16", "int32", "uint8",
                                                "uint16", "uint32") else None)
     if x.shape.rank == 0:
-        return C.constant(float("nan"), dtype=config.floatx())
-    centred = M.subtract(x, R.reduce_mean(x, axis=-1, keepdims=True))
-    samples = C.cast(int(x.shape[-1]), x.dtype)
-    cov = M.divide(L.matmul(centred, centred, adjoint_b=True), M.subtract(samples, 1))
-    stddev = M.sqrt(L.diag_part(cov) if cov.shape.rank == 2 else cov)
-    outer_std = L.tensordot(stddev, stddev, axes=0)
-    return M.clip_by_value(M.divide(cov, outer_std), -1.0, 1.0)
+        return constant_ops.constant(float("nan"), dtype=config.floatx())
+    centred = math_ops.subtract(x, reduce_ops.reduce_mean(x, axis=-1, keepdims=True))
+    samples = constant_ops.cast(int(x.shape[-1]), x.dtype)
+    cov = math_ops.divide(linalg_ops.matmul(centred, centred, adjoint_b=True), math_ops.subtract(samples, 1))
+    stddev = math_ops.sqrt(linalg_ops.diag_part(cov) if cov.shape.rank == 2 else cov)
+    outer_std = linalg_ops.tensordot(stddev, stddev, axes=0)
+    return math_ops.clip_by_value(math_ops.divide(cov, outer_std), -1.0, 1.0)
 
 
 @keras_op
 def slogdet(x):
     """(sign, log|det|) of the square matrices x."""
-    return tuple(L.slogdet(convert(x)))
+    return tuple(linalg_ops.slogdet(convert(x)))

@@ -7,12 +7,12 @@ from minitf.keras_core import config
 from minitf.keras_ops.core import convert, keras_op, xp_of
 from minitf.keras_ops.dtypes import result_type
 from minitf.keras_ops.np_math import strong_pair, weak_pair
-from minitf.ops import array as A
+from minitf.ops import array as array_ops
 from minitf.ops import compare as CMP
-from minitf.ops import constant as C
-from minitf.ops import creation as CR
-from minitf.ops import math as M
-from minitf.ops import reduce as R
+from minitf.ops import constant as constant_ops
+from minitf.ops import creation as creation_ops
+from minitf.ops import math as math_ops
+from minitf.ops import reduce as reduce_ops
 from minitf.ops.gather import where as tf_where
 from minitf.tensor import Tensor
 
@@ -40,7 +40,7 @@ greater_equal = _compare(CMP.greater_equal, "x1 >= x2, elementwise.", "greater_e
 
 
 def _bools(*xs):
-    return [C.cast(convert(x), "bool") for x in xs]
+    return [constant_ops.cast(convert(x), "bool") for x in xs]
 
 
 @keras_op
@@ -144,21 +144,21 @@ def _not_float(x):
 def isnan(x):
     """Whether each element is NaN (never for ints and bools)."""
     x = convert(x)
-    return CR.zeros(x.shape, "bool") if _not_float(x) else CMP.is_nan(x)
+    return creation_ops.zeros(x.shape, "bool") if _not_float(x) else CMP.is_nan(x)
 
 
 @keras_op
 def isinf(x):
     """Whether each element is +-infinity."""
     x = convert(x)
-    return CR.zeros(x.shape, "bool") if _not_float(x) else CMP.is_inf(x)
+    return creation_ops.zeros(x.shape, "bool") if _not_float(x) else CMP.is_inf(x)
 
 
 @keras_op
 def isfinite(x):
     """Whether each element is neither NaN nor infinite."""
     x = convert(x)
-    return CR.ones(x.shape, "bool") if _not_float(x) else CMP.is_finite(x)
+    return creation_ops.ones(x.shape, "bool") if _not_float(x) else CMP.is_finite(x)
 
 
 @keras_op
@@ -166,8 +166,8 @@ def isneginf(x):
     """Whether each element is -infinity."""
     x = convert(x)
     if _not_float(x):
-        return CR.zeros(x.shape, "bool")
-    return CMP.equal(x, C.constant(-np.inf, dtype=x.dtype))
+        return creation_ops.zeros(x.shape, "bool")
+    return CMP.equal(x, constant_ops.constant(-np.inf, dtype=x.dtype))
 
 
 @keras_op
@@ -175,8 +175,8 @@ def isposinf(x):
     """Whether each element is +infinity."""
     x = convert(x)
     if _not_float(x):
-        return CR.zeros(x.shape, "bool")
-    return CMP.equal(x, C.constant(np.inf, dtype=x.dtype))
+        return creation_ops.zeros(x.shape, "bool")
+    return CMP.equal(x, constant_ops.constant(np.inf, dtype=x.dtype))
 
 
 @keras_op
@@ -185,7 +185,7 @@ def isreal(x):
     x = convert(x)
     if x.dtype.is_complex:
         return Tensor(xp_of(x).imag(x._value) == 0)
-    return CR.ones(x.shape, "bool")
+    return creation_ops.ones(x.shape, "bool")
 
 
 @keras_op
@@ -194,7 +194,7 @@ def isclose(x1, x2, rtol=1e-5, atol=1e-8, equal_nan=False):
     x1, x2 = strong_pair(x1, x2)
     if "float" not in x1.dtype.name:
         return CMP.equal(x1, x2)
-    out = CMP.less_equal(M.abs(M.subtract(x1, x2)), M.add(M.multiply(M.abs(x2), rtol), atol))
+    out = CMP.less_equal(math_ops.abs(math_ops.subtract(x1, x2)), math_ops.add(math_ops.multiply(math_ops.abs(x2), rtol), atol))
     if equal_nan:
         out = CMP.logical_or(out, CMP.logical_and(CMP.is_nan(x1), CMP.is_nan(x2)))
     return out
@@ -205,13 +205,13 @@ def allclose(x1, x2, rtol=1e-5, atol=1e-8, equal_nan=False):
     """Whether every element of x1 is close to x2 (see `isclose`; equal infinities count)."""
     x1, x2 = strong_pair(x1, x2)
     if "float" not in x1.dtype.name:
-        return R.reduce_all(CMP.equal(x1, x2))
+        return reduce_ops.reduce_all(CMP.equal(x1, x2))
     finite = CMP.logical_and(CMP.is_finite(x1), CMP.is_finite(x2))
-    close = CMP.less_equal(M.abs(M.subtract(x1, x2)), M.add(M.multiply(M.abs(x2), rtol), atol))
+    close = CMP.less_equal(math_ops.abs(math_ops.subtract(x1, x2)), math_ops.add(math_ops.multiply(math_ops.abs(x2), rtol), atol))
     out = CMP.logical_or(CMP.logical_and(finite, close), CMP.equal(x1, x2))
     if equal_nan:
         out = CMP.logical_or(out, CMP.logical_and(CMP.is_nan(x1), CMP.is_nan(x2)))
-    return R.reduce_all(out)
+    return reduce_ops.reduce_all(out)
 
 
 @keras_op
@@ -220,7 +220,7 @@ def signbit(x):
     x = convert(x)
     name = x.dtype.name
     if name == "bool":
-        return CR.zeros(x.shape, "bool")
+        return creation_ops.zeros(x.shape, "bool")
     if "int" in name:
         return CMP.less(x, 0)
     xp = xp_of(x)
@@ -238,13 +238,13 @@ def nextafter(x1, x2):
     except ValueError:
         raise errors.invalid_argument("NextAfter", f"Incompatible shapes: {list(x1.shape)} vs. "
                                                    f"{list(x2.shape)}") from None
-    return C.cast(Tensor(xp.nextafter(a, b)), dtype)
+    return constant_ops.cast(Tensor(xp.nextafter(a, b)), dtype)
 
 
 def _integer_pair(x1, x2, name):
     x1, x2 = convert(x1), convert(x2)
     dtype = result_type(x1.dtype, x2.dtype)
-    x1, x2 = C.cast(x1, dtype), C.cast(x2, dtype)
+    x1, x2 = constant_ops.cast(x1, dtype), constant_ops.cast(x2, dtype)
     if not x1.dtype.is_integer:
         raise TypeError(f"Arguments to {name} must be integers. Received: x1.dtype="
                         f"{x1.dtype.name}, x2.dtype={x2.dtype.name}")
@@ -287,11 +287,11 @@ def clip(x, x_min, x_max):
     _need_dtype(x, "clip")
     x = convert(x)
     if x.dtype.name == "bool":
-        x = C.cast(x, "int32")
-    low = x_min if C.is_tensor(x_min) else C.convert_to_tensor(x_min, dtype=x.dtype)
-    high = x_max if C.is_tensor(x_max) else C.convert_to_tensor(x_max, dtype=x.dtype)
+        x = constant_ops.cast(x, "int32")
+    low = x_min if constant_ops.is_tensor(x_min) else constant_ops.convert_to_tensor(x_min, dtype=x.dtype)
+    high = x_max if constant_ops.is_tensor(x_max) else constant_ops.convert_to_tensor(x_max, dtype=x.dtype)
     # tf.clip_by_value takes the minimum first, so x_min wins where the bounds cross
-    return M.maximum(M.minimum(x, high), low)
+    return math_ops.maximum(math_ops.minimum(x, high), low)
 
 
 @keras_op
@@ -301,10 +301,10 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     if _not_float(x):
         return x
     info = np.finfo(x.dtype.as_numpy_dtype)
-    x = tf_where(CMP.is_nan(x), C.constant(nan, dtype=x.dtype), x)
-    high = C.constant(info.max if posinf is None else posinf, dtype=x.dtype)
+    x = tf_where(CMP.is_nan(x), constant_ops.constant(nan, dtype=x.dtype), x)
+    high = constant_ops.constant(info.max if posinf is None else posinf, dtype=x.dtype)
     x = tf_where(CMP.logical_and(CMP.is_inf(x), CMP.greater(x, 0)), high, x)
-    low = C.constant(info.min if neginf is None else neginf, dtype=x.dtype)
+    low = constant_ops.constant(info.min if neginf is None else neginf, dtype=x.dtype)
     return tf_where(CMP.logical_and(CMP.is_inf(x), CMP.less(x, 0)), low, x)
 
 
@@ -323,7 +323,7 @@ def imag(x):
     x = convert(x)
     if x.dtype.is_complex:
         return Tensor(xp_of(x).imag(x._value).copy())
-    return CR.zeros_like(x)
+    return creation_ops.zeros_like(x)
 
 
 @keras_op
@@ -348,8 +348,8 @@ def angle(x):
     if x.dtype.is_complex:
         return Tensor(xp_of(x).angle(x._value))
     dtype = config.floatx() if x.dtype.name == "int64" else result_type(x.dtype, float)
-    x = C.cast(x, dtype)
-    return tf_where(CMP.less(x, 0), M.add(A.zeros_like(x), np.pi), A.zeros_like(x))
+    x = constant_ops.cast(x, dtype)
+    return tf_where(CMP.less(x, 0), math_ops.add(array_ops.zeros_like(x), np.pi), array_ops.zeros_like(x))
 
 
 @keras_op
@@ -358,10 +358,10 @@ def where(condition, x1=None, x2=None):
     if (x1 is None) != (x2 is None):
         raise ValueError("`x1` and `x2` either both should be `None` or both should have "
                          "non-None value.")
-    condition = C.cast(convert(condition), "bool")
+    condition = constant_ops.cast(convert(condition), "bool")
     if x1 is None:
         from_nonzero = tf_where(condition)
-        return [C.cast(col, "int32") for col in _columns(from_nonzero, condition.shape.rank)]
+        return [constant_ops.cast(col, "int32") for col in _columns(from_nonzero, condition.shape.rank)]
     x1, x2 = weak_pair(x1, x2)
     return tf_where(condition, x1, x2)
 
@@ -395,7 +395,7 @@ def select(condlist, choicelist, default=0):
         default = convert(default)
         dtype = np.result_type(dtype, default.dtype.as_numpy_dtype)
     dtype = dtype.name
-    out = A.broadcast_to(C.cast(convert(default), dtype), list(choices[0].shape))
+    out = array_ops.broadcast_to(constant_ops.cast(convert(default), dtype), list(choices[0].shape))
     for cond, choice in reversed(list(zip(condlist, choices))):
-        out = tf_where(C.cast(convert(cond), "bool"), C.cast(choice, dtype), out)
+        out = tf_where(constant_ops.cast(convert(cond), "bool"), constant_ops.cast(choice, dtype), out)
     return out

@@ -12,10 +12,10 @@ from minitf import errors
 from minitf.keras_core import config
 from minitf.keras_ops.core import convert, keras_op
 from minitf.keras_ops.dtypes import result_type
-from minitf.ops import array as A
+from minitf.ops import array as array_ops
 from minitf.ops import compare as CMP
-from minitf.ops import constant as C
-from minitf.ops import math as M
+from minitf.ops import constant as constant_ops
+from minitf.ops import math as math_ops
 from minitf.ops.gather import where as tf_where
 
 __all__ = ["add", "subtract", "multiply", "divide", "true_divide", "divide_no_nan", "power",
@@ -59,7 +59,7 @@ def _floatx_if_int(x):
     x = convert(x)
     name = x.dtype.name
     if "int" in name or name == "bool":
-        return C.cast(x, config.floatx())
+        return constant_ops.cast(x, config.floatx())
     return x
 
 
@@ -87,12 +87,12 @@ def _bias_like(x1, x2):
     first, last = int(x1.shape[1]), int(x1.shape[-1])
     if dims[0] not in (first, last):
         return None
-    bias = A.squeeze(x2) if x2.shape.rank > 1 else x2
+    bias = array_ops.squeeze(x2) if x2.shape.rank > 1 else x2
     if bias.shape.rank != 1:
         raise errors.invalid_argument("BiasAdd", f"Biases must be 1D: {list(bias.shape)}")
     if last == dims[0]:
-        return M.add(x1, bias)
-    return M.add(x1, A.reshape(bias, [1, dims[0]] + [1] * (x1.shape.rank - 2)))
+        return math_ops.add(x1, bias)
+    return math_ops.add(x1, array_ops.reshape(bias, [1, dims[0]] + [1] * (x1.shape.rank - 2)))
 
 
 @keras_op
@@ -101,37 +101,37 @@ def add(x1, x2):
     channel axis, as Keras on TF does)."""
     x1, x2 = weak_pair(x1, x2)
     out = _bias_like(x1, x2)
-    return M.add(x1, x2) if out is None else out
+    return math_ops.add(x1, x2) if out is None else out
 
 
 @keras_op
 def subtract(x1, x2):
     """x1 - x2, elementwise."""
-    return M.subtract(*weak_pair(x1, x2))
+    return math_ops.subtract(*weak_pair(x1, x2))
 
 
 @keras_op
 def multiply(x1, x2):
     """x1 * x2, elementwise."""
-    return M.multiply(*weak_pair(x1, x2))
+    return math_ops.multiply(*weak_pair(x1, x2))
 
 
 @keras_op
 def divide(x1, x2):
     """x1 / x2, elementwise, always in a float type."""
-    return M.divide(*weak_pair(x1, x2, float))
+    return math_ops.divide(*weak_pair(x1, x2, float))
 
 
 @keras_op
 def true_divide(x1, x2):
     """Alias of `divide`."""
-    return M.divide(*weak_pair(x1, x2, float))
+    return math_ops.divide(*weak_pair(x1, x2, float))
 
 
 @keras_op
 def divide_no_nan(x1, x2):
     """x1 / x2, with 0 where x2 is 0."""
-    return M.divide_no_nan(*weak_pair(x1, x2, float))
+    return math_ops.divide_no_nan(*weak_pair(x1, x2, float))
 
 
 @keras_op
@@ -143,14 +143,14 @@ def power(x1, x2):
         x2 = convert(x2)
     dtype = result_type(getattr(x1, "dtype", type(x1)), getattr(x2, "dtype", type(x2)))
     if "uint" in dtype:
-        return C.cast(M.pow(convert(x1, "int32"), convert(x2, "int32")), dtype)
-    return M.pow(convert(x1, dtype), convert(x2, dtype))
+        return constant_ops.cast(math_ops.pow(convert(x1, "int32"), convert(x2, "int32")), dtype)
+    return math_ops.pow(convert(x1, dtype), convert(x2, dtype))
 
 
 @keras_op
 def floor_divide(x1, x2):
     """x1 // x2, elementwise."""
-    return M.floordiv(*weak_pair(x1, x2))
+    return math_ops.floordiv(*weak_pair(x1, x2))
 
 
 @keras_op
@@ -160,7 +160,7 @@ def mod(x1, x2):
     dtype = result_type(x1.dtype, x2.dtype)
     if dtype == "bool":
         dtype = "int32"
-    return M.floormod(convert(x1, dtype), convert(x2, dtype))
+    return math_ops.floormod(convert(x1, dtype), convert(x2, dtype))
 
 
 @keras_op
@@ -172,20 +172,20 @@ def fmod(x1, x2):
         dtype = "int32"
     compute = "int32" if dtype in ("uint8", "uint16", "uint32") else dtype
     x1, x2 = convert(x1, compute), convert(x2, compute)
-    out = M.multiply(M.sign(x1), M.floormod(M.abs(x1), M.abs(x2)))
-    return C.cast(out, dtype)
+    out = math_ops.multiply(math_ops.sign(x1), math_ops.floormod(math_ops.abs(x1), math_ops.abs(x2)))
+    return constant_ops.cast(out, dtype)
 
 
 @keras_op
 def maximum(x1, x2):
     """The elementwise maximum (NaN wins)."""
-    return M.maximum(*weak_pair(x1, x2))
+    return math_ops.maximum(*weak_pair(x1, x2))
 
 
 @keras_op
 def minimum(x1, x2):
     """The elementwise minimum (NaN wins)."""
-    return M.minimum(*weak_pair(x1, x2))
+    return math_ops.minimum(*weak_pair(x1, x2))
 
 
 def _nan_ignoring(fn, x1, x2):
@@ -201,19 +201,19 @@ def _nan_ignoring(fn, x1, x2):
 @keras_op
 def fmax(x1, x2):
     """The elementwise maximum, ignoring a NaN on one side."""
-    return _nan_ignoring(M.maximum, x1, x2)
+    return _nan_ignoring(math_ops.maximum, x1, x2)
 
 
 @keras_op
 def fmin(x1, x2):
     """The elementwise minimum, ignoring a NaN on one side."""
-    return _nan_ignoring(M.minimum, x1, x2)
+    return _nan_ignoring(math_ops.minimum, x1, x2)
 
 
 @keras_op
 def negative(x):
     """-x, elementwise."""
-    return M.negative(convert(x))
+    return math_ops.negative(convert(x))
 
 
 @keras_op
@@ -222,7 +222,7 @@ def absolute(x):
     x = convert(x)
     if "uint" in x.dtype.name or x.dtype.name == "bool":
         return x
-    return M.abs(x)
+    return math_ops.abs(x)
 
 
 @keras_op
@@ -237,7 +237,7 @@ def fabs(x):
     x = convert(x)
     if "complex" in x.dtype.name:
         raise TypeError(f"fabs does not support complex inputs. Received: x.dtype={x.dtype.name}")
-    return M.abs(_floatx_if_int(x))
+    return math_ops.abs(_floatx_if_int(x))
 
 
 @keras_op
@@ -245,14 +245,14 @@ def square(x):
     """x * x, elementwise (bools compute in int32)."""
     x = convert(x)
     if x.dtype.name == "bool":
-        x = C.cast(x, "int32")
-    return M.square(x)
+        x = constant_ops.cast(x, "int32")
+    return math_ops.square(x)
 
 
 @keras_op
 def sqrt(x):
     """The square root, in a float type."""
-    return M.sqrt(_float(x))
+    return math_ops.sqrt(_float(x))
 
 
 @keras_op
@@ -261,16 +261,16 @@ def cbrt(x):
     x = convert(x)
     name = x.dtype.name
     if name == "int64":
-        x = C.cast(x, "float64")
+        x = constant_ops.cast(x, "float64")
     elif name not in ("bfloat16", "float16", "float64"):
-        x = C.cast(x, config.floatx())
-    return M.multiply(M.sign(x), M.pow(M.abs(x), C.constant(1.0 / 3.0, dtype=x.dtype)))
+        x = constant_ops.cast(x, config.floatx())
+    return math_ops.multiply(math_ops.sign(x), math_ops.pow(math_ops.abs(x), constant_ops.constant(1.0 / 3.0, dtype=x.dtype)))
 
 
 @keras_op
 def reciprocal(x):
     """1 / x, elementwise."""
-    return M.reciprocal(convert(x))
+    return math_ops.reciprocal(convert(x))
 
 
 @keras_op
@@ -279,72 +279,72 @@ def sign(x):
     x = convert(x)
     name = x.dtype.name
     if name in ("uint8", "uint16", "uint32"):
-        return C.cast(M.sign(C.cast(x, "int32")), name)
-    return M.sign(x)
+        return constant_ops.cast(math_ops.sign(constant_ops.cast(x, "int32")), name)
+    return math_ops.sign(x)
 
 
 @keras_op
 def exp(x):
     """e ** x (ints and bools give floatx)."""
-    return M.exp(_floatx_if_int(x))
+    return math_ops.exp(_floatx_if_int(x))
 
 
 @keras_op
 def exp2(x):
     """2 ** x (ints and bools give floatx)."""
     x = _floatx_if_int(x)
-    return M.pow(C.constant(2.0, dtype=x.dtype), x)
+    return math_ops.pow(constant_ops.constant(2.0, dtype=x.dtype), x)
 
 
 @keras_op
 def expm1(x):
     """e ** x - 1, accurate near 0."""
-    return M.expm1(_floatx_if_int(x))
+    return math_ops.expm1(_floatx_if_int(x))
 
 
 @keras_op
 def log(x):
     """The natural logarithm, in a float type."""
-    return M.log(_float(x))
+    return math_ops.log(_float(x))
 
 
 @keras_op
 def log10(x):
     """The base-10 logarithm."""
     x = _float(x)
-    return M.divide(M.log(x), M.log(C.constant(10, dtype=x.dtype)))
+    return math_ops.divide(math_ops.log(x), math_ops.log(constant_ops.constant(10, dtype=x.dtype)))
 
 
 @keras_op
 def log2(x):
     """The base-2 logarithm."""
     x = _float(x)
-    return M.divide(M.log(x), M.log(C.constant(2, dtype=x.dtype)))
+    return math_ops.divide(math_ops.log(x), math_ops.log(constant_ops.constant(2, dtype=x.dtype)))
 
 
 @keras_op
 def log1p(x):
     """log(1 + x), accurate near 0."""
-    return M.log1p(_float(x))
+    return math_ops.log1p(_float(x))
 
 
 @keras_op
 def logaddexp(x1, x2):
     """log(exp(x1) + exp(x2)) without overflow."""
     x1, x2 = strong_pair(x1, x2, float)
-    delta = M.subtract(x1, x2)
-    safe = M.add(M.maximum(x1, x2), M.log1p(M.exp(M.negative(M.abs(delta)))))
-    return tf_where(CMP.is_nan(delta), M.add(x1, x2), safe)
+    delta = math_ops.subtract(x1, x2)
+    safe = math_ops.add(math_ops.maximum(x1, x2), math_ops.log1p(math_ops.exp(math_ops.negative(math_ops.abs(delta)))))
+    return tf_where(CMP.is_nan(delta), math_ops.add(x1, x2), safe)
 
 
 @keras_op
 def logaddexp2(x1, x2):
     """log2(2 ** x1 + 2 ** x2) without overflow."""
     x1, x2 = strong_pair(x1, x2, float)
-    delta = M.subtract(x1, x2)
-    ln2 = C.cast(C.constant(math.log(2.0), dtype="float32"), x1.dtype)  # Keras: float32 log(2)
-    tail = M.divide(M.log1p(M.exp(M.multiply(M.negative(M.abs(delta)), ln2))), ln2)
-    return tf_where(CMP.is_nan(delta), M.add(x1, x2), M.add(M.maximum(x1, x2), tail))
+    delta = math_ops.subtract(x1, x2)
+    ln2 = constant_ops.cast(constant_ops.constant(math.log(2.0), dtype="float32"), x1.dtype)  # Keras: float32 log(2)
+    tail = math_ops.divide(math_ops.log1p(math_ops.exp(math_ops.multiply(math_ops.negative(math_ops.abs(delta)), ln2))), ln2)
+    return tf_where(CMP.is_nan(delta), math_ops.add(x1, x2), math_ops.add(math_ops.maximum(x1, x2), tail))
 
 
 def _trig(fn, doc):
@@ -354,29 +354,29 @@ def _trig(fn, doc):
     return op
 
 
-sin = keras_op(_trig(M.sin, "The sine, in a float type."))
-cos = keras_op(_trig(M.cos, "The cosine, in a float type."))
-tan = keras_op(_trig(M.tan, "The tangent, in a float type."))
-arcsin = keras_op(_trig(M.asin, "The inverse sine, in a float type."))
-arccos = keras_op(_trig(M.acos, "The inverse cosine, in a float type."))
-arctan = keras_op(_trig(M.atan, "The inverse tangent, in a float type."))
-sinh = keras_op(_trig(M.sinh, "The hyperbolic sine, in a float type."))
-cosh = keras_op(_trig(M.cosh, "The hyperbolic cosine, in a float type."))
-tanh = keras_op(_trig(M.tanh, "The hyperbolic tangent, in a float type."))
+sin = keras_op(_trig(math_ops.sin, "The sine, in a float type."))
+cos = keras_op(_trig(math_ops.cos, "The cosine, in a float type."))
+tan = keras_op(_trig(math_ops.tan, "The tangent, in a float type."))
+arcsin = keras_op(_trig(math_ops.asin, "The inverse sine, in a float type."))
+arccos = keras_op(_trig(math_ops.acos, "The inverse cosine, in a float type."))
+arctan = keras_op(_trig(math_ops.atan, "The inverse tangent, in a float type."))
+sinh = keras_op(_trig(math_ops.sinh, "The hyperbolic sine, in a float type."))
+cosh = keras_op(_trig(math_ops.cosh, "The hyperbolic cosine, in a float type."))
+tanh = keras_op(_trig(math_ops.tanh, "The hyperbolic tangent, in a float type."))
 for _f, _n in ((sin, "sin"), (cos, "cos"), (tan, "tan"), (arcsin, "arcsin"), (arccos, "arccos"),
                (arctan, "arctan"), (sinh, "sinh"), (cosh, "cosh"), (tanh, "tanh")):
     _f.__name__ = _f.__qualname__ = _n
 
 
 def _asinh(x):
-    a = M.abs(x)
-    big = M.add(M.log(a), C.constant(math.log(2.0), dtype=x.dtype))
-    huge = CMP.greater(a, C.constant(np.sqrt(np.finfo(x.dtype.as_numpy_dtype).max) / 2,
+    a = math_ops.abs(x)
+    big = math_ops.add(math_ops.log(a), constant_ops.constant(math.log(2.0), dtype=x.dtype))
+    huge = CMP.greater(a, constant_ops.constant(np.sqrt(np.finfo(x.dtype.as_numpy_dtype).max) / 2,
                                      dtype=x.dtype))
-    safe = tf_where(huge, C.constant(1.0, dtype=x.dtype), a)
+    safe = tf_where(huge, constant_ops.constant(1.0, dtype=x.dtype), a)
     # log1p(a + a^2 / (1 + sqrt(a^2 + 1))) keeps precision near 0; log(2a) where a^2 overflows
-    inner = M.add(safe, M.divide(M.square(safe), M.add(M.sqrt(M.add(M.square(safe), 1.0)), 1.0)))
-    return M.multiply(M.sign(x), tf_where(huge, big, M.log1p(inner)))
+    inner = math_ops.add(safe, math_ops.divide(math_ops.square(safe), math_ops.add(math_ops.sqrt(math_ops.add(math_ops.square(safe), 1.0)), 1.0)))
+    return math_ops.multiply(math_ops.sign(x), tf_where(huge, big, math_ops.log1p(inner)))
 
 
 @keras_op
@@ -389,30 +389,30 @@ def arcsinh(x):
 def arccosh(x):
     """The inverse hyperbolic cosine (NaN below 1), in a float type."""
     x = _float(x)
-    return M.log(M.add(x, M.multiply(M.sqrt(M.subtract(x, 1.0)), M.sqrt(M.add(x, 1.0)))))
+    return math_ops.log(math_ops.add(x, math_ops.multiply(math_ops.sqrt(math_ops.subtract(x, 1.0)), math_ops.sqrt(math_ops.add(x, 1.0)))))
 
 
 @keras_op
 def arctanh(x):
     """The inverse hyperbolic tangent (NaN outside [-1, 1]), in a float type."""
     x = _float(x)
-    return M.multiply(M.log1p(M.divide(M.multiply(x, 2.0), M.subtract(1.0, x))), 0.5)
+    return math_ops.multiply(math_ops.log1p(math_ops.divide(math_ops.multiply(x, 2.0), math_ops.subtract(1.0, x))), 0.5)
 
 
 @keras_op
 def arctan2(x1, x2):
     """The angle of the point (x2, x1), in a float type."""
-    return M.atan2(*strong_pair(x1, x2, float))
+    return math_ops.atan2(*strong_pair(x1, x2, float))
 
 
 @keras_op
 def sinc(x):
     """sin(pi x) / (pi x), with 1 at 0."""
     x = _float(x)
-    pix = M.multiply(x, C.constant(np.pi, dtype=x.dtype))
+    pix = math_ops.multiply(x, constant_ops.constant(np.pi, dtype=x.dtype))
     zero = CMP.equal(x, 0)
-    safe = tf_where(zero, C.constant(1.0, dtype=x.dtype), pix)
-    return tf_where(zero, C.constant(1.0, dtype=x.dtype), M.divide(M.sin(safe), safe))
+    safe = tf_where(zero, constant_ops.constant(1.0, dtype=x.dtype), pix)
+    return tf_where(zero, constant_ops.constant(1.0, dtype=x.dtype), math_ops.divide(math_ops.sin(safe), safe))
 
 
 @keras_op
@@ -420,46 +420,46 @@ def hypot(x1, x2):
     """sqrt(x1**2 + x2**2) without overflow."""
     x1, x2 = convert(x1), convert(x2)
     dtype = _wide_float(result_type(x1.dtype, x2.dtype), bools=False)
-    x1, x2 = C.cast(x1, dtype), C.cast(x2, dtype)
-    a1, a2 = M.abs(x1), M.abs(x2)
-    big, small = M.maximum(a1, a2), M.minimum(a1, a2)
-    ratio = M.divide_no_nan(small, big)
-    return M.multiply(big, M.sqrt(M.add(M.square(ratio), 1.0)))
+    x1, x2 = constant_ops.cast(x1, dtype), constant_ops.cast(x2, dtype)
+    a1, a2 = math_ops.abs(x1), math_ops.abs(x2)
+    big, small = math_ops.maximum(a1, a2), math_ops.minimum(a1, a2)
+    ratio = math_ops.divide_no_nan(small, big)
+    return math_ops.multiply(big, math_ops.sqrt(math_ops.add(math_ops.square(ratio), 1.0)))
 
 
 @keras_op
 def deg2rad(x):
     """Degrees to radians."""
     x = convert(x)
-    x = C.cast(x, _wide_float(x.dtype.name))
-    return M.multiply(x, C.constant(math.pi, dtype=x.dtype) / C.constant(180.0, dtype=x.dtype))
+    x = constant_ops.cast(x, _wide_float(x.dtype.name))
+    return math_ops.multiply(x, constant_ops.constant(math.pi, dtype=x.dtype) / constant_ops.constant(180.0, dtype=x.dtype))
 
 
 @keras_op
 def rad2deg(x):
     """Radians to degrees."""
     x = convert(x)
-    x = C.cast(x, _wide_float(x.dtype.name))
-    return M.multiply(x, C.constant(180.0, dtype=x.dtype) / C.constant(math.pi, dtype=x.dtype))
+    x = constant_ops.cast(x, _wide_float(x.dtype.name))
+    return math_ops.multiply(x, constant_ops.constant(180.0, dtype=x.dtype) / constant_ops.constant(math.pi, dtype=x.dtype))
 
 
 @keras_op
 def floor(x):
     """The largest integer not above x, in a float type."""
-    return M.floor(_float(x))
+    return math_ops.floor(_float(x))
 
 
 @keras_op
 def ceil(x):
     """The smallest integer not below x, in a float type."""
-    return M.ceil(_float(x))
+    return math_ops.ceil(_float(x))
 
 
 @keras_op
 def round(x, decimals=0):  # noqa: A001 (Keras' name)
     """x rounded half to even to `decimals` places (negative: to tens, hundreds, ...)."""
     if decimals == 0:
-        return M.round(convert(x))
+        return math_ops.round(convert(x))
     if not hasattr(x, "dtype"):
         raise AttributeError(f"keras.ops.round with decimals needs `x` with a dtype (a tensor or "
                              f"an array), as Keras on TensorFlow does; received a "
@@ -470,12 +470,12 @@ def round(x, decimals=0):  # noqa: A001 (Keras' name)
     if dtype.is_integer:
         if decimals > 0:
             return x
-        factor = C.constant(math.pow(10, decimals), dtype=config.floatx())
-        x = C.cast(x, config.floatx())
+        factor = constant_ops.constant(math.pow(10, decimals), dtype=config.floatx())
+        x = constant_ops.cast(x, config.floatx())
     else:
         # as tf.cast(python_float, dtype): the factor passes through float32 first
-        factor = C.cast(C.constant(math.pow(10, decimals), dtype="float32"), dtype)
-    return C.cast(M.divide(M.round(M.multiply(x, factor)), factor), dtype)
+        factor = constant_ops.cast(constant_ops.constant(math.pow(10, decimals), dtype="float32"), dtype)
+    return constant_ops.cast(math_ops.divide(math_ops.round(math_ops.multiply(x, factor)), factor), dtype)
 
 
 @keras_op
@@ -484,7 +484,7 @@ def trunc(x):
     x = convert(x)
     if x.dtype.name == "bool" or "int" in x.dtype.name:
         return x
-    return tf_where(CMP.less(x, 0), M.ceil(x), M.floor(x))
+    return tf_where(CMP.less(x, 0), math_ops.ceil(x), math_ops.floor(x))
 
 
 @keras_op
@@ -495,9 +495,9 @@ def ldexp(x1, x2):
     if x2.dtype.name not in ("uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32",
                              "int64"):
         raise TypeError(f"ldexp exponent must be an integer type. Received: x2 dtype={x2.dtype}")
-    x1 = C.cast(x1, dtype)
-    x2 = C.cast(x2, dtype)
-    out = M.multiply(x1, M.pow(C.constant(2.0, dtype=dtype), x2))
+    x1 = constant_ops.cast(x1, dtype)
+    x2 = constant_ops.cast(x2, dtype)
+    out = math_ops.multiply(x1, math_ops.pow(constant_ops.constant(2.0, dtype=dtype), x2))
     keep = CMP.logical_or(CMP.is_inf(x1), CMP.equal(x1, 0))
     return tf_where(keep, x1, out)
 
@@ -507,9 +507,9 @@ def heaviside(x1, x2):
     """0 where x1 < 0, 1 where x1 > 0, x2 where x1 == 0."""
     x1, x2 = convert(x1), convert(x2)
     dtype = _wide_float(result_type(x1.dtype, x2.dtype), bools=False)
-    x1, x2 = C.cast(x1, dtype), C.cast(x2, dtype)
-    zeros, ones = A.zeros_like(x1), A.ones_like(x1)
-    return tf_where(CMP.less(x1, 0), zeros, tf_where(CMP.greater(x1, 0), ones, M.add(zeros, x2)))
+    x1, x2 = constant_ops.cast(x1, dtype), constant_ops.cast(x2, dtype)
+    zeros, ones = array_ops.zeros_like(x1), array_ops.ones_like(x1)
+    return tf_where(CMP.less(x1, 0), zeros, tf_where(CMP.greater(x1, 0), ones, math_ops.add(zeros, x2)))
 
 
 @keras_op
@@ -519,13 +519,13 @@ def i0(x):
     name = x.dtype.name
     dtype = "float64" if name in ("int64", "float64") else (
         name if name in ("bfloat16", "float16") else config.floatx())
-    x = C.cast(x, "float32" if dtype in ("bfloat16", "float16") else dtype)
+    x = constant_ops.cast(x, "float32" if dtype in ("bfloat16", "float16") else dtype)
     # sum_k (x^2/4)^k / (k!)^2: all terms positive, enough of them for the largest |x|
     top = float(np.max(np.abs(x.numpy()), initial=0.0))
-    quarter = M.multiply(M.square(x), 0.25)
-    term = A.ones_like(x)
+    quarter = math_ops.multiply(math_ops.square(x), 0.25)
+    term = array_ops.ones_like(x)
     total = term
     for k in range(1, int(top) + 30):
-        term = M.divide(M.multiply(term, quarter), float(k * k))
-        total = M.add(total, term)
-    return C.cast(total, dtype)
+        term = math_ops.divide(math_ops.multiply(term, quarter), float(k * k))
+        total = math_ops.add(total, term)
+    return constant_ops.cast(total, dtype)

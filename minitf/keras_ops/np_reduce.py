@@ -13,11 +13,11 @@ from minitf import errors
 from minitf.keras_core import config
 from minitf.keras_ops.core import axis_tuple, canonical_axis, convert, keras_op, xp_of
 from minitf.keras_ops.dtypes import result_type
-from minitf.ops import array as A
+from minitf.ops import array as array_ops
 from minitf.ops import compare as CMP
-from minitf.ops import constant as C
-from minitf.ops import math as M
-from minitf.ops import reduce as R
+from minitf.ops import constant as constant_ops
+from minitf.ops import math as math_ops
+from minitf.ops import reduce as reduce_ops
 from minitf.ops.gather import where as tf_where
 from minitf.tensor import Tensor
 
@@ -44,8 +44,8 @@ def _axis(axis):
 def sum(x, axis=None, keepdims=False):  # noqa: A001 (Keras' name)
     """The sum over `axis` (all axes by default)."""
     x = convert(x)
-    x = C.cast(x, accumulating_dtype(x.dtype.name))
-    return R.reduce_sum(x, axis=_axis(axis), keepdims=keepdims)
+    x = constant_ops.cast(x, accumulating_dtype(x.dtype.name))
+    return reduce_ops.reduce_sum(x, axis=_axis(axis), keepdims=keepdims)
 
 
 @keras_op
@@ -55,8 +55,8 @@ def mean(x, axis=None, keepdims=False):
     name = x.dtype.name
     compute = result_type(name, "float32")
     out_dtype = compute if ("int" in name or name == "bool") else name
-    out = R.reduce_mean(C.cast(x, compute), axis=_axis(axis), keepdims=keepdims)
-    return C.cast(out, out_dtype)
+    out = reduce_ops.reduce_mean(constant_ops.cast(x, compute), axis=_axis(axis), keepdims=keepdims)
+    return constant_ops.cast(out, out_dtype)
 
 
 def _check_nonempty(x, what):
@@ -71,7 +71,7 @@ def _extreme(x, axis, keepdims, initial, reduce, logic, pick, what):
     if initial is not None:
         if x.dtype.name == "bool":
             out = logic(x, axis=axis, keepdims=keepdims)
-            return C.cast(pick(C.cast(out, "int32"), C.cast(convert(initial), "int32")), "bool")
+            return constant_ops.cast(pick(constant_ops.cast(out, "int32"), constant_ops.cast(convert(initial), "int32")), "bool")
         return pick(reduce(x, axis=axis, keepdims=keepdims), initial)
     _check_nonempty(x, what)
     if x.dtype.name == "bool":
@@ -82,13 +82,13 @@ def _extreme(x, axis, keepdims, initial, reduce, logic, pick, what):
 @keras_op
 def max(x, axis=None, keepdims=False, initial=None):  # noqa: A001 (Keras' name)
     """The maximum over `axis`, at least `initial` when given (empty input: error)."""
-    return _extreme(x, axis, keepdims, initial, R.reduce_max, R.reduce_any, M.maximum, "max")
+    return _extreme(x, axis, keepdims, initial, reduce_ops.reduce_max, reduce_ops.reduce_any, math_ops.maximum, "max")
 
 
 @keras_op
 def min(x, axis=None, keepdims=False, initial=None):  # noqa: A001 (Keras' name)
     """The minimum over `axis`, at most `initial` when given (empty input: error)."""
-    return _extreme(x, axis, keepdims, initial, R.reduce_min, R.reduce_all, M.minimum, "min")
+    return _extreme(x, axis, keepdims, initial, reduce_ops.reduce_min, reduce_ops.reduce_all, math_ops.minimum, "min")
 
 
 @keras_op
@@ -108,8 +108,8 @@ def prod(x, axis=None, keepdims=False, dtype=None):
     """The product over `axis` (small ints widen unless `dtype` is given, as in Keras)."""
     x = convert(x)
     if dtype is None:
-        x = C.cast(x, accumulating_dtype(result_type(x.dtype)))
-    return R.reduce_prod(x, axis=_axis(axis), keepdims=keepdims)
+        x = constant_ops.cast(x, accumulating_dtype(result_type(x.dtype)))
+    return reduce_ops.reduce_prod(x, axis=_axis(axis), keepdims=keepdims)
 
 
 @keras_op
@@ -117,8 +117,8 @@ def std(x, axis=None, keepdims=False):
     """The population standard deviation over `axis` (ints give floatx)."""
     x = convert(x)
     if "int" in x.dtype.name or x.dtype.name == "bool":
-        x = C.cast(x, config.floatx())
-    return R.reduce_std(x, axis=_axis(axis), keepdims=keepdims)
+        x = constant_ops.cast(x, config.floatx())
+    return reduce_ops.reduce_std(x, axis=_axis(axis), keepdims=keepdims)
 
 
 @keras_op
@@ -126,20 +126,20 @@ def var(x, axis=None, keepdims=False):
     """The population variance over `axis` (half floats accumulate in float32)."""
     x = convert(x)
     compute, out = result_type(x.dtype, "float32"), result_type(x.dtype, float)
-    v = R.reduce_variance(C.cast(x, compute), axis=_axis(axis), keepdims=keepdims)
-    return C.cast(v, out)
+    v = reduce_ops.reduce_variance(constant_ops.cast(x, compute), axis=_axis(axis), keepdims=keepdims)
+    return constant_ops.cast(v, out)
 
 
 @keras_op
 def any(x, axis=None, keepdims=False):  # noqa: A001 (Keras' name)
     """Whether any element along `axis` is true (nonzero)."""
-    return R.reduce_any(C.cast(convert(x), "bool"), axis=_axis(axis), keepdims=keepdims)
+    return reduce_ops.reduce_any(constant_ops.cast(convert(x), "bool"), axis=_axis(axis), keepdims=keepdims)
 
 
 @keras_op
 def all(x, axis=None, keepdims=False):  # noqa: A001 (Keras' name)
     """Whether every element along `axis` is true (nonzero)."""
-    return R.reduce_all(C.cast(convert(x), "bool"), axis=_axis(axis), keepdims=keepdims)
+    return reduce_ops.reduce_all(constant_ops.cast(convert(x), "bool"), axis=_axis(axis), keepdims=keepdims)
 
 
 def _arg(x, axis, keepdims, fn):
@@ -147,20 +147,20 @@ def _arg(x, axis, keepdims, fn):
     name = x.dtype.name
     original_shape = list(x.shape)
     if "float" in name and x.shape.rank:
-        x = C.cast(x, result_type(name, "float32"))
+        x = constant_ops.cast(x, result_type(name, "float32"))
         # -0.0 ranks below +0.0 (as JAX, which Keras follows)
         negative_zero = CMP.logical_and(CMP.equal(x, 0.0), signbit_raw(x))
         tiny = np.finfo(x.dtype.as_numpy_dtype).tiny
-        x = tf_where(negative_zero, C.constant(-tiny, dtype=x.dtype), x)
+        x = tf_where(negative_zero, constant_ops.constant(-tiny, dtype=x.dtype), x)
     if axis is None:
-        y = fn(A.reshape(x, [-1]), axis=0, output_type="int32")
+        y = fn(array_ops.reshape(x, [-1]), axis=0, output_type="int32")
     else:
         y = fn(x, axis=axis, output_type="int32")
     if keepdims:
         shape = [1] * len(original_shape) if axis is None else list(original_shape)
         if axis is not None:
             shape[axis] = 1
-        y = A.reshape(y, shape)
+        y = array_ops.reshape(y, shape)
     return y
 
 
@@ -172,48 +172,48 @@ def signbit_raw(x):
 @keras_op
 def argmax(x, axis=None, keepdims=False):
     """The index of the largest element along `axis` (of the flattened tensor for None)."""
-    return _arg(x, axis, keepdims, R.argmax)
+    return _arg(x, axis, keepdims, reduce_ops.argmax)
 
 
 @keras_op
 def argmin(x, axis=None, keepdims=False):
     """The index of the smallest element along `axis` (of the flattened tensor for None)."""
-    return _arg(x, axis, keepdims, R.argmin)
+    return _arg(x, axis, keepdims, reduce_ops.argmin)
 
 
 def _cumulative(x, axis, dtype, fn):
     x = convert(x, dtype)
     if x.dtype.name == "bool":
-        x = C.cast(x, "int32")
+        x = constant_ops.cast(x, "int32")
     if axis is None:
-        x, axis = A.reshape(x, [-1]), 0
+        x, axis = array_ops.reshape(x, [-1]), 0
     return fn(x, axis=axis)
 
 
 @keras_op
 def cumsum(x, axis=None, dtype=None):
     """The running sum along `axis` (of the flattened tensor for None)."""
-    return _cumulative(x, axis, dtype, R.cumsum)
+    return _cumulative(x, axis, dtype, reduce_ops.cumsum)
 
 
 @keras_op
 def cumprod(x, axis=None, dtype=None):
     """The running product along `axis` (of the flattened tensor for None)."""
-    return _cumulative(x, axis, dtype, R.cumprod)
+    return _cumulative(x, axis, dtype, reduce_ops.cumprod)
 
 
 @keras_op
 def count_nonzero(x, axis=None):
     """The number of nonzero elements along `axis`, as int32."""
-    return R.count_nonzero(convert(x), axis=_axis(axis), dtype="int32")
+    return reduce_ops.count_nonzero(convert(x), axis=_axis(axis), dtype="int32")
 
 
 @keras_op
 def ptp(x, axis=None, keepdims=False):
     """max - min along `axis`."""
     x = convert(x)
-    return M.subtract(R.reduce_max(x, axis=_axis(axis), keepdims=keepdims),
-                      R.reduce_min(x, axis=_axis(axis), keepdims=keepdims))
+    return math_ops.subtract(reduce_ops.reduce_max(x, axis=_axis(axis), keepdims=keepdims),
+                      reduce_ops.reduce_min(x, axis=_axis(axis), keepdims=keepdims))
 
 
 @keras_op
@@ -221,83 +221,83 @@ def average(x, axis=None, weights=None):
     """The (weighted) mean along `axis`; 1-D weights apply along `axis` of a larger x."""
     x = convert(x)
     if weights is None:
-        x = C.cast(x, result_type(x.dtype, float))
-        return R.reduce_mean(x, axis=axis)
+        x = constant_ops.cast(x, result_type(x.dtype, float))
+        return reduce_ops.reduce_mean(x, axis=axis)
     weights = convert(weights)
     dtype = result_type(x.dtype, weights.dtype, float)
-    x, weights = C.cast(x, dtype), C.cast(weights, dtype)
+    x, weights = constant_ops.cast(x, dtype), constant_ops.cast(weights, dtype)
     if axis is None or x.shape.rank == weights.shape.rank:
-        return M.divide(R.reduce_sum(M.multiply(x, weights), axis=axis),
-                        R.reduce_sum(weights, axis=axis))
-    total = R.reduce_sum(weights)
+        return math_ops.divide(reduce_ops.reduce_sum(math_ops.multiply(x, weights), axis=axis),
+                        reduce_ops.reduce_sum(weights, axis=axis))
+    total = reduce_ops.reduce_sum(weights)
     from_axis = canonical_axis(axis, x.shape.rank)
-    moved = A.transpose(x, [i for i in range(x.shape.rank) if i != from_axis] + [from_axis])
-    return M.divide(R.reduce_sum(M.multiply(moved, weights), axis=-1), total)
+    moved = array_ops.transpose(x, [i for i in range(x.shape.rank) if i != from_axis] + [from_axis])
+    return math_ops.divide(reduce_ops.reduce_sum(math_ops.multiply(moved, weights), axis=-1), total)
 
 
 # -- quantiles ---------------------------------------------------------------------------------
 
 def _quantile(x, q, axis, method, keepdims):
     """Keras' port of tfp.stats.percentile: `x` float, `q` in [0, 1] (scalar or 1-D)."""
-    q64 = C.cast(q, "float64")
+    q64 = constant_ops.cast(q, "float64")
     ndim = x.shape.rank
     if axis is None:
-        y = A.reshape(x, [-1])
+        y = array_ops.reshape(x, [-1])
     else:
         axis = [canonical_axis(a, ndim) for a in axis]
         other = sorted(set(range(ndim)) - set(axis))
         shape = list(x.shape)
-        y = A.reshape(A.transpose(x, other + list(axis)),
+        y = array_ops.reshape(array_ops.transpose(x, other + list(axis)),
                       [shape[i] for i in other] + [int(np.prod([shape[i] for i in axis]))])
-    sorted_y = A.sort(y, axis=-1)
+    sorted_y = array_ops.sort(y, axis=-1)
     n = int(y.shape[-1])
     d = float(n)
 
     def index(how):
-        raw = {"lower": M.floor, "higher": M.ceil, "nearest": M.round}[how](M.multiply(q64, d - 1))
-        return M.clip_by_value(C.cast(raw, "int32"), 0, n - 1)
+        raw = {"lower": math_ops.floor, "higher": math_ops.ceil, "nearest": math_ops.round}[how](math_ops.multiply(q64, d - 1))
+        return math_ops.clip_by_value(constant_ops.cast(raw, "int32"), 0, n - 1)
 
     def take(idx):
-        return A.gather(sorted_y, idx, axis=-1)
+        return array_ops.gather(sorted_y, idx, axis=-1)
     if method in ("nearest", "lower", "higher"):
         out = take(index(method))
     elif method == "midpoint":
-        out = M.multiply(M.add(take(index("lower")), take(index("higher"))), 0.5)
+        out = math_ops.multiply(math_ops.add(take(index("lower")), take(index("higher"))), 0.5)
     elif method == "linear":
         larger = index("higher")
-        smaller = M.maximum(M.subtract(larger, 1), 0)
-        larger = M.minimum(M.add(smaller, 1), n - 1)
-        fraction = C.cast(M.subtract(C.cast(larger, "float64"), M.multiply(q64, d - 1)), y.dtype)
-        out = M.add(M.multiply(take(larger), M.subtract(1.0, fraction)),
-                    M.multiply(take(smaller), fraction))
+        smaller = math_ops.maximum(math_ops.subtract(larger, 1), 0)
+        larger = math_ops.minimum(math_ops.add(smaller, 1), n - 1)
+        fraction = constant_ops.cast(math_ops.subtract(constant_ops.cast(larger, "float64"), math_ops.multiply(q64, d - 1)), y.dtype)
+        out = math_ops.add(math_ops.multiply(take(larger), math_ops.subtract(1.0, fraction)),
+                    math_ops.multiply(take(smaller), fraction))
     else:
         raise ValueError(f"Invalid `method` {method!r}; use one of 'linear', 'lower', 'higher', "
                          f"'midpoint', 'nearest'.")
     q_rank = q.shape.rank
     if x.dtype.is_floating:
-        nans = R.reduce_any(CMP.is_nan(x), axis=axis)
-        nans = A.reshape(nans, list(nans.shape) + [1] * q_rank)
-        out = tf_where(nans, C.constant(np.nan, dtype=x.dtype), out)
+        nans = reduce_ops.reduce_any(CMP.is_nan(x), axis=axis)
+        nans = array_ops.reshape(nans, list(nans.shape) + [1] * q_rank)
+        out = tf_where(nans, constant_ops.constant(np.nan, dtype=x.dtype), out)
     if keepdims:
         if axis is None:
-            out = M.multiply(out, A.ones([1] * (ndim + q_rank), dtype=out.dtype))
+            out = math_ops.multiply(out, array_ops.ones([1] * (ndim + q_rank), dtype=out.dtype))
         else:
             for a in sorted(axis):
-                out = A.expand_dims(out, a)
+                out = array_ops.expand_dims(out, a)
     rank = out.shape.rank
     if rank < 2 or q_rank == 0:
         return out
     shift = q_rank % rank
     perm = list(range(rank))
     perm = perm[-shift:] + perm[:-shift]
-    return A.transpose(out, perm)
+    return array_ops.transpose(out, perm)
 
 
 @keras_op
 def quantile(x, q, axis=None, method="linear", keepdims=False):
     """The q-th quantile(s) along `axis` (q in [0, 1]; `method` as numpy's)."""
     x, q = convert(x), convert(q)
-    x = C.cast(x, result_type(x.dtype, float))
+    x = constant_ops.cast(x, result_type(x.dtype, float))
     return _quantile(x, q, axis_tuple(axis), method, keepdims)
 
 
@@ -305,8 +305,8 @@ def quantile(x, q, axis=None, method="linear", keepdims=False):
 def percentile(x, q, axis=None, method="linear", keepdims=False):
     """The q-th percentile(s) along `axis` (q in [0, 100])."""
     x = convert(x)
-    q = M.divide(convert(q, config.floatx()), 100.0)
-    x = C.cast(x, result_type(x.dtype, float))
+    q = math_ops.divide(convert(q, config.floatx()), 100.0)
+    x = constant_ops.cast(x, result_type(x.dtype, float))
     return _quantile(x, q, axis_tuple(axis), method, keepdims)
 
 
@@ -327,9 +327,9 @@ def _nan_arg(x, axis, keepdims, fn, fill):
     if not _is_float(x):
         return fn(x, axis=axis, keepdims=keepdims)
     nan = CMP.is_nan(x)
-    all_nan = R.reduce_all(nan, axis=axis, keepdims=keepdims)  # first, as Keras: its axis errors come first
-    best = fn(tf_where(nan, C.constant(fill, dtype=x.dtype), x), axis=axis, keepdims=keepdims)
-    return tf_where(all_nan, C.constant(-1, "int32"), best)
+    all_nan = reduce_ops.reduce_all(nan, axis=axis, keepdims=keepdims)  # first, as Keras: its axis errors come first
+    best = fn(tf_where(nan, constant_ops.constant(fill, dtype=x.dtype), x), axis=axis, keepdims=keepdims)
+    return tf_where(all_nan, constant_ops.constant(-1, "int32"), best)
 
 
 @keras_op
@@ -348,7 +348,7 @@ def _replace_nan(x, value):
     x = convert(x)
     if not _is_float(x):
         return x
-    return tf_where(CMP.is_nan(x), C.constant(value, dtype=x.dtype), x)
+    return tf_where(CMP.is_nan(x), constant_ops.constant(value, dtype=x.dtype), x)
 
 
 @keras_op
@@ -371,21 +371,21 @@ def _nan_extreme(x, axis, keepdims, reduce, logic, fill):
             return logic(x, axis=axis, keepdims=keepdims)
         return reduce(x, axis=axis, keepdims=keepdims)
     nan = CMP.is_nan(x)
-    out = reduce(tf_where(nan, C.constant(fill, dtype=x.dtype), x), axis=axis, keepdims=keepdims)
-    return tf_where(R.reduce_all(nan, axis=axis, keepdims=keepdims),
-                    C.constant(np.nan, dtype=x.dtype), out)
+    out = reduce(tf_where(nan, constant_ops.constant(fill, dtype=x.dtype), x), axis=axis, keepdims=keepdims)
+    return tf_where(reduce_ops.reduce_all(nan, axis=axis, keepdims=keepdims),
+                    constant_ops.constant(np.nan, dtype=x.dtype), out)
 
 
 @keras_op
 def nanmax(x, axis=None, keepdims=False):
     """`max` ignoring NaNs (NaN where a slice is all NaN)."""
-    return _nan_extreme(x, axis, keepdims, R.reduce_max, R.reduce_any, -np.inf)
+    return _nan_extreme(x, axis, keepdims, reduce_ops.reduce_max, reduce_ops.reduce_any, -np.inf)
 
 
 @keras_op
 def nanmin(x, axis=None, keepdims=False):
     """`min` ignoring NaNs (NaN where a slice is all NaN)."""
-    return _nan_extreme(x, axis, keepdims, R.reduce_min, R.reduce_all, np.inf)
+    return _nan_extreme(x, axis, keepdims, reduce_ops.reduce_min, reduce_ops.reduce_all, np.inf)
 
 
 @keras_op
@@ -394,8 +394,8 @@ def nansum(x, axis=None, keepdims=False):
     x = convert(x)
     name = x.dtype.name
     if _is_float(x):
-        x = tf_where(CMP.is_nan(x), C.constant(0, dtype=x.dtype), x)
-    return R.reduce_sum(C.cast(x, accumulating_dtype(name)), axis=_axis(axis), keepdims=keepdims)
+        x = tf_where(CMP.is_nan(x), constant_ops.constant(0, dtype=x.dtype), x)
+    return reduce_ops.reduce_sum(constant_ops.cast(x, accumulating_dtype(name)), axis=_axis(axis), keepdims=keepdims)
 
 
 @keras_op
@@ -411,36 +411,36 @@ def nanmean(x, axis=None, keepdims=False):
     if axis == () or axis == []:
         return x
     if not _is_float(x):
-        return R.reduce_mean(C.cast(x, "float32"), axis=_axis(axis), keepdims=keepdims)
+        return reduce_ops.reduce_mean(constant_ops.cast(x, "float32"), axis=_axis(axis), keepdims=keepdims)
     dtype = result_type(x.dtype, float)
-    total = C.cast(nansum(x, axis=axis, keepdims=keepdims), dtype)
-    count = R.reduce_sum(C.cast(CMP.logical_not(CMP.is_nan(x)), dtype), axis=_axis(axis),
+    total = constant_ops.cast(nansum(x, axis=axis, keepdims=keepdims), dtype)
+    count = reduce_ops.reduce_sum(constant_ops.cast(CMP.logical_not(CMP.is_nan(x)), dtype), axis=_axis(axis),
                          keepdims=keepdims)
-    return M.divide(total, count)
+    return math_ops.divide(total, count)
 
 
 @keras_op
 def nanvar(x, axis=None, keepdims=False):
     """`var` over the non-NaN elements."""
     x = convert(x)
-    x = C.cast(x, result_type(x.dtype, float))
+    x = constant_ops.cast(x, result_type(x.dtype, float))
     centre = nanmean(x, axis=axis, keepdims=True)
     valid = CMP.logical_not(CMP.is_nan(x))
-    centred = tf_where(valid, M.subtract(x, centre), A.zeros_like(x))
-    count = R.reduce_sum(C.cast(valid, x.dtype), axis=_axis(axis), keepdims=keepdims)
-    return M.divide(R.reduce_sum(M.square(centred), axis=_axis(axis), keepdims=keepdims), count)
+    centred = tf_where(valid, math_ops.subtract(x, centre), array_ops.zeros_like(x))
+    count = reduce_ops.reduce_sum(constant_ops.cast(valid, x.dtype), axis=_axis(axis), keepdims=keepdims)
+    return math_ops.divide(reduce_ops.reduce_sum(math_ops.square(centred), axis=_axis(axis), keepdims=keepdims), count)
 
 
 @keras_op
 def nanstd(x, axis=None, keepdims=False):
     """`std` over the non-NaN elements."""
-    return M.sqrt(nanvar(x, axis=axis, keepdims=keepdims))
+    return math_ops.sqrt(nanvar(x, axis=axis, keepdims=keepdims))
 
 
 def _nanquantile_1d(v, q, method, dtype):
-    valid = A.boolean_mask(v, CMP.logical_not(CMP.is_nan(C.cast(v, config.floatx()))))
+    valid = array_ops.boolean_mask(v, CMP.logical_not(CMP.is_nan(constant_ops.cast(v, config.floatx()))))
     if int(valid.shape[0]) == 0:
-        return C.constant(np.nan, dtype=dtype)  # a scalar whatever q's shape, as Keras does
+        return constant_ops.constant(np.nan, dtype=dtype)  # a scalar whatever q's shape, as Keras does
     return quantile(valid, q, method=method)
 
 
@@ -449,9 +449,9 @@ def nanquantile(x, q, axis=None, method="linear", keepdims=False):
     """`quantile` over the non-NaN elements (NaN where a slice is all NaN)."""
     x, q = convert(x), convert(q, config.floatx())
     if axis is None:
-        out = _nanquantile_1d(A.reshape(x, [-1]), q, method, x.dtype)
+        out = _nanquantile_1d(array_ops.reshape(x, [-1]), q, method, x.dtype)
         if keepdims:
-            out = A.reshape(out, list(out.shape) + [1] * x.shape.rank)
+            out = array_ops.reshape(out, list(out.shape) + [1] * x.shape.rank)
         return out
     rank = x.shape.rank
     if not x.dtype.is_floating:
@@ -465,26 +465,26 @@ def nanquantile(x, q, axis=None, method="linear", keepdims=False):
                                                    f"for a tensor of rank {rank}")
     other = [i for i in range(rank) if i not in axis]
     shape = list(x.shape)
-    rows = A.reshape(A.transpose(x, other + axis),
+    rows = array_ops.reshape(array_ops.transpose(x, other + axis),
                      [int(np.prod([shape[i] for i in other])), -1])
-    results = A.stack([_nanquantile_1d(r, q, method, x.dtype)
-                       for r in A.unstack(rows, num=int(rows.shape[0]))], axis=0) \
-        if int(rows.shape[0]) else A.zeros([0] + list(q.shape), x.dtype)
+    results = array_ops.stack([_nanquantile_1d(r, q, method, x.dtype)
+                       for r in array_ops.unstack(rows, num=int(rows.shape[0]))], axis=0) \
+        if int(rows.shape[0]) else array_ops.zeros([0] + list(q.shape), x.dtype)
     other_shape = [shape[i] for i in other]
     if q.shape.rank:
-        results = A.reshape(A.transpose(results), list(q.shape) + other_shape)
+        results = array_ops.reshape(array_ops.transpose(results), list(q.shape) + other_shape)
     else:
-        results = A.reshape(results, other_shape)
+        results = array_ops.reshape(results, other_shape)
     if keepdims:
         for a in sorted(axis):
-            results = A.expand_dims(results, a + q.shape.rank)
+            results = array_ops.expand_dims(results, a + q.shape.rank)
     return results
 
 
 @keras_op
 def nanpercentile(x, q, axis=None, method="linear", keepdims=False):
     """`percentile` over the non-NaN elements."""
-    q = M.divide(convert(q, config.floatx()), 100.0)
+    q = math_ops.divide(convert(q, config.floatx()), 100.0)
     return nanquantile(x, q, axis=axis, method=method, keepdims=keepdims)
 
 

@@ -5,8 +5,8 @@ import numpy as np
 from minitf import dtypes as tf_dtypes
 from minitf.keras_ops.core import axis_tuple, canonical_axis, convert, keras_op, xp_of
 from minitf.keras_ops.dtypes import result_type, standardize_dtype
-from minitf.ops import array as A
-from minitf.ops import constant as C
+from minitf.ops import array as array_ops
+from minitf.ops import constant as constant_ops
 from minitf.ops.indexing import getitem
 from minitf.tensor import Tensor
 
@@ -20,7 +20,7 @@ __all__ = ["reshape", "transpose", "moveaxis", "swapaxes", "expand_dims", "squee
 @keras_op
 def reshape(x, newshape):
     """`x` with shape `newshape` (one dimension may be -1)."""
-    if not C.is_tensor(newshape):
+    if not constant_ops.is_tensor(newshape):
         try:
             newshape = tuple(newshape)
         except TypeError:
@@ -33,7 +33,7 @@ def reshape(x, newshape):
             raise ValueError(f"There must be at most one unknown dimension (-1) in `newshape`. "
                              f"Received: newshape={newshape}.")
         newshape = list(newshape)
-    return A.reshape(convert(x), newshape)
+    return array_ops.reshape(convert(x), newshape)
 
 
 @keras_op
@@ -47,7 +47,7 @@ def transpose(x, axes=None):
                              f"duplicates). Received: axes={list(axes)} for input of rank "
                              f"{x.shape.rank}.")
         axes = list(axes)
-    return A.transpose(x, perm=axes)
+    return array_ops.transpose(x, perm=axes)
 
 
 @keras_op
@@ -65,7 +65,7 @@ def moveaxis(x, source, destination):
     perm = [i for i in range(ndim) if i not in src]
     for d, s in sorted(zip(dst, src)):
         perm.insert(d, s)
-    return A.transpose(x, perm)
+    return array_ops.transpose(x, perm)
 
 
 @keras_op
@@ -77,7 +77,7 @@ def swapaxes(x, axis1, axis2):
         return x
     perm = list(range(x.shape.rank))
     perm[a1], perm[a2] = a2, a1
-    return A.transpose(x, perm)
+    return array_ops.transpose(x, perm)
 
 
 @keras_op
@@ -87,7 +87,7 @@ def expand_dims(x, axis):
     axes = axis_tuple(axis)
     out_ndim = x.shape.rank + len(axes)
     for a in sorted(canonical_axis(a, out_ndim) for a in axes):
-        x = A.expand_dims(x, a)
+        x = array_ops.expand_dims(x, a)
     return x
 
 
@@ -102,19 +102,19 @@ def squeeze(x, axis=None):
             if shape[a] != 1:
                 raise ValueError(f"Cannot squeeze axis={a}, because the dimension is not 1.")
         axes = sorted(canonical_axis(a, len(shape)) for a in axes)
-    return A.squeeze(x, axis=axes)
+    return array_ops.squeeze(x, axis=axes)
 
 
 @keras_op
 def ravel(x):
     """`x` flattened to one dimension."""
-    return A.reshape(convert(x), [-1])
+    return array_ops.reshape(convert(x), [-1])
 
 
 @keras_op
 def broadcast_to(x, shape):
     """`x` broadcast to `shape`."""
-    return A.broadcast_to(x, shape)
+    return array_ops.broadcast_to(x, shape)
 
 
 def _common(xs):
@@ -122,7 +122,7 @@ def _common(xs):
     names = {x.dtype.name for x in xs}
     if len(names) > 1:
         dtype = result_type(*names)
-        xs = [C.cast(x, dtype) for x in xs]
+        xs = [constant_ops.cast(x, dtype) for x in xs]
     return xs
 
 
@@ -138,13 +138,13 @@ def _weak_common(xs):
 @keras_op
 def concatenate(xs, axis=0):
     """The tensors `xs` joined along `axis` (dtypes promoted to a common one)."""
-    return A.concat(_common(xs), axis=axis)
+    return array_ops.concat(_common(xs), axis=axis)
 
 
 @keras_op
 def stack(x, axis=0):
     """The tensors `x` stacked along a new axis."""
-    return A.stack(_weak_common(x), axis=axis)
+    return array_ops.stack(_weak_common(x), axis=axis)
 
 
 @keras_op
@@ -152,13 +152,13 @@ def hstack(xs):
     """The tensors joined along axis 1 (axis 0 for 1-D tensors)."""
     xs = _weak_common(xs)
     first = convert(xs[0])
-    return A.concat(xs, axis=0 if first.shape.rank == 1 else 1)
+    return array_ops.concat(xs, axis=0 if first.shape.rank == 1 else 1)
 
 
 @keras_op
 def vstack(xs):
     """The tensors joined along axis 0."""
-    return A.concat(_weak_common(xs), axis=0)
+    return array_ops.concat(_weak_common(xs), axis=0)
 
 
 @keras_op
@@ -171,13 +171,13 @@ def dstack(xs):
     for x in xs:
         rank = x.shape.rank
         if rank == 0:
-            x = A.reshape(x, [1, 1, 1])
+            x = array_ops.reshape(x, [1, 1, 1])
         elif rank == 1:
-            x = A.expand_dims(A.expand_dims(x, 0), 2)
+            x = array_ops.expand_dims(array_ops.expand_dims(x, 0), 2)
         elif rank == 2:
-            x = A.expand_dims(x, 2)
+            x = array_ops.expand_dims(x, 2)
         lifted.append(x)
-    return A.concat(lifted, axis=2)
+    return array_ops.concat(lifted, axis=2)
 
 
 @keras_op
@@ -185,8 +185,8 @@ def append(x1, x2, axis=None):
     """x2 appended to x1 along `axis` (both flattened for None)."""
     x1, x2 = _common([x1, x2])
     if axis is None:
-        return A.concat([A.reshape(x1, [-1]), A.reshape(x2, [-1])], axis=0)
-    return A.concat([x1, x2], axis=axis)
+        return array_ops.concat([array_ops.reshape(x1, [-1]), array_ops.reshape(x2, [-1])], axis=0)
+    return array_ops.concat([x1, x2], axis=axis)
 
 
 @keras_op
@@ -194,13 +194,13 @@ def split(x, indices_or_sections, axis=0):
     """`x` cut into equal sections (an int) or at the given indices along `axis`."""
     x = convert(x)
     if isinstance(indices_or_sections, int):
-        return A.split(x, indices_or_sections, axis=axis)
+        return array_ops.split(x, indices_or_sections, axis=axis)
     total = int(x.shape[axis])
-    cuts = [int(i) for i in (indices_or_sections.numpy() if C.is_tensor(indices_or_sections)
+    cuts = [int(i) for i in (indices_or_sections.numpy() if constant_ops.is_tensor(indices_or_sections)
                              else indices_or_sections)]
     sizes = [cuts[0]] + [b - a for a, b in zip(cuts, cuts[1:])] + [total - cuts[-1]] \
         if cuts else [total]
-    return A.split(x, sizes, axis=axis)
+    return array_ops.split(x, sizes, axis=axis)
 
 
 @keras_op
@@ -219,7 +219,7 @@ def array_split(x, indices_or_sections, axis=0):
     total = int(x.shape[axis])
     base, extra = divmod(total, indices_or_sections)
     sizes = [base + 1] * extra + [base] * (indices_or_sections - extra)
-    return A.split(x, sizes, axis=axis)
+    return array_ops.split(x, sizes, axis=axis)
 
 
 @keras_op
@@ -246,12 +246,12 @@ def tile(x, repeats):
     """`x` repeated `repeats` times along each axis (new leading axes when repeats is longer)."""
     x = convert(x)
     reps = [repeats] if isinstance(repeats, int) else \
-        [int(r.numpy()) if C.is_tensor(r) and r.shape.rank == 0 else int(r) for r in repeats]
+        [int(r.numpy()) if constant_ops.is_tensor(r) and r.shape.rank == 0 else int(r) for r in repeats]
     if len(reps) < x.shape.rank:
         reps = [1] * (x.shape.rank - len(reps)) + reps
     while len(reps) > x.shape.rank:
-        x = A.expand_dims(x, 0)
-    return A.tile(x, reps)
+        x = array_ops.expand_dims(x, 0)
+    return array_ops.tile(x, reps)
 
 
 @keras_op
@@ -259,8 +259,8 @@ def repeat(x, repeats, axis=None):
     """Each element of `x` repeated `repeats` times along `axis` (flattened for None)."""
     x = convert(x)
     if x.dtype.name == "uint16":
-        return C.cast(A.repeat(C.cast(x, "uint32"), repeats, axis=axis), "uint16")
-    return A.repeat(x, repeats, axis=axis)
+        return constant_ops.cast(array_ops.repeat(constant_ops.cast(x, "uint32"), repeats, axis=axis), "uint16")
+    return array_ops.repeat(x, repeats, axis=axis)
 
 
 @keras_op
@@ -270,19 +270,19 @@ def flip(x, axis=None):
     rank = x.shape.rank
     axes = list(range(rank)) if axis is None else \
         [canonical_axis(a, rank) for a in axis_tuple(axis)]
-    return A.reverse(x, axes)
+    return array_ops.reverse(x, axes)
 
 
 @keras_op
 def fliplr(x):
     """`x` reversed along axis 1."""
-    return A.reverse(convert(x), [1])
+    return array_ops.reverse(convert(x), [1])
 
 
 @keras_op
 def flipud(x):
     """`x` reversed along axis 0."""
-    return A.reverse(convert(x), [0])
+    return array_ops.reverse(convert(x), [0])
 
 
 @keras_op
@@ -290,8 +290,8 @@ def roll(x, shift, axis=None):
     """`x` rolled by `shift` along `axis` (over the flattened tensor for None)."""
     x = convert(x)
     if axis is not None:
-        return A.roll(x, shift=shift, axis=axis)
-    return A.reshape(A.roll(A.reshape(x, [-1]), shift, 0), list(x.shape))
+        return array_ops.roll(x, shift=shift, axis=axis)
+    return array_ops.reshape(array_ops.roll(array_ops.reshape(x, [-1]), shift, 0), list(x.shape))
 
 
 @keras_op
@@ -309,12 +309,12 @@ def rot90(array, k=1, axes=(0, 1)):
         return array
     a0, a1 = (a if a >= 0 else a + rank for a in axes)
     if k == 2:
-        return A.reverse(array, [a0, a1])
+        return array_ops.reverse(array, [a0, a1])
     perm = list(range(rank))
     perm[a0], perm[a1] = perm[a1], perm[a0]
     if k == 1:
-        return A.transpose(A.reverse(array, [a1]), perm)
-    return A.reverse(A.transpose(array, perm), [a1])
+        return array_ops.transpose(array_ops.reverse(array, [a1]), perm)
+    return array_ops.reverse(array_ops.transpose(array, perm), [a1])
 
 
 def _pad_width(pad_width):
@@ -350,10 +350,10 @@ def pad(x, pad_width, mode="constant", constant_values=None):
         kwargs["constant_values"] = constant_values
     if x.dtype.name == "bool":  # minitf's pad has no bool kernel: pad as int8
         if "constant_values" in kwargs:
-            kwargs["constant_values"] = C.cast(convert(kwargs["constant_values"]), "int8")
-        out = A.pad(C.cast(x, "int8"), convert(list(widths), "int32"), mode.upper(), **kwargs)
-        return C.cast(out, "bool")
-    return A.pad(x, convert(list(widths), "int32"), mode.upper(), **kwargs)
+            kwargs["constant_values"] = constant_ops.cast(convert(kwargs["constant_values"]), "int8")
+        out = array_ops.pad(constant_ops.cast(x, "int8"), convert(list(widths), "int32"), mode.upper(), **kwargs)
+        return constant_ops.cast(out, "bool")
+    return array_ops.pad(x, convert(list(widths), "int32"), mode.upper(), **kwargs)
 
 
 @keras_op
@@ -365,7 +365,7 @@ def get_item(x, key):
 @keras_op
 def size(x):
     """The number of elements of `x`, as an int32 tensor."""
-    return A.size(convert(x))
+    return array_ops.size(convert(x))
 
 
 def ndim(x):
@@ -376,14 +376,14 @@ def ndim(x):
 @keras_op
 def copy(x):
     """A copy of `x`."""
-    return C.identity(convert(x))
+    return constant_ops.identity(convert(x))
 
 
 @keras_op
 def array(x, dtype=None):
     """`x` as a tensor of `dtype`."""
     dtype = None if dtype is None else standardize_dtype(dtype)
-    if C.is_tensor(x) and (dtype is None or x.dtype.name == dtype):
+    if constant_ops.is_tensor(x) and (dtype is None or x.dtype.name == dtype):
         return x
     return convert(x, dtype)
 

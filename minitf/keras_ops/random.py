@@ -15,11 +15,11 @@ import numpy as np
 from minitf.keras_core import config
 from minitf.keras_ops.core import convert, keras_op
 from minitf.keras_ops.dtypes import is_float_dtype, is_int_dtype, standardize_dtype
-from minitf.ops import array as A
+from minitf.ops import array as array_ops
 from minitf.ops import compare as CMP
-from minitf.ops import constant as C
-from minitf.ops import math as M
-from minitf.ops import stateless_random as SR
+from minitf.ops import constant as constant_ops
+from minitf.ops import math as math_ops
+from minitf.ops import stateless_random
 from minitf.ops.gather import where as tf_where
 from minitf.variable import Variable
 
@@ -63,11 +63,11 @@ class SeedGenerator:
     def next(self, ordered=True):
         """The current state, then the state advanced ([s, c] -> [s, c + 1]; unordered:
         (state + 1) * 5387 % 933199, the global generator's scramble)."""
-        current = C.identity(self.state.value())
+        current = constant_ops.identity(self.state.value())
         if ordered:
-            self.state.assign(M.add(current, C.constant([0, 1], dtype="int64")))
+            self.state.assign(math_ops.add(current, constant_ops.constant([0, 1], dtype="int64")))
         else:
-            self.state.assign(M.floormod(M.multiply(M.add(current, 1), 5387), 933199))
+            self.state.assign(math_ops.floormod(math_ops.multiply(math_ops.add(current, 1), 5387), 933199))
         return current
 
     def get_config(self):
@@ -105,7 +105,7 @@ def draw_seed(seed):
     if isinstance(seed, SeedGenerator):
         return seed.next()
     if isinstance(seed, int) and not isinstance(seed, bool):
-        return C.constant([seed, 0], dtype="int64")
+        return constant_ops.constant([seed, 0], dtype="int64")
     if seed is None:
         return global_seed_generator().next(ordered=False)
     raise ValueError(f"Argument `seed` must be either an integer or an instance of "
@@ -117,18 +117,18 @@ def _seed(seed):
     s = draw_seed(seed)
     if s.dtype.name == "int32":
         return s
-    return C.cast(M.floormod(s, np.iinfo(np.int32).max - 1), "int32")
+    return constant_ops.cast(math_ops.floormod(s, np.iinfo(np.int32).max - 1), "int32")
 
 
 def _shape(shape):
-    return [int(d) for d in (shape.numpy() if C.is_tensor(shape) else shape)]
+    return [int(d) for d in (shape.numpy() if constant_ops.is_tensor(shape) else shape)]
 
 
 @keras_op
 def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     """Samples of the normal distribution N(mean, stddev^2)."""
     dtype = standardize_dtype(dtype or config.floatx())
-    return SR.stateless_normal(_shape(shape), seed=_seed(seed), mean=mean, stddev=stddev,
+    return stateless_random.stateless_normal(_shape(shape), seed=_seed(seed), mean=mean, stddev=stddev,
                                dtype=dtype)
 
 
@@ -139,15 +139,15 @@ def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
         raise ValueError(f"`keras.random.uniform` requires a floating point `dtype`. Received: "
                          f"dtype={dtype} ")
     dtype = standardize_dtype(dtype or config.floatx())
-    return SR.stateless_uniform(_shape(shape), seed=_seed(seed), minval=C.cast(convert(minval),
-                                dtype), maxval=C.cast(convert(maxval), dtype), dtype=dtype)
+    return stateless_random.stateless_uniform(_shape(shape), seed=_seed(seed), minval=constant_ops.cast(convert(minval),
+                                dtype), maxval=constant_ops.cast(convert(maxval), dtype), dtype=dtype)
 
 
 @keras_op
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     """Samples of N(mean, stddev^2) redrawn until within two standard deviations."""
     dtype = standardize_dtype(dtype or config.floatx())
-    return SR.stateless_truncated_normal(_shape(shape), seed=_seed(seed), mean=mean,
+    return stateless_random.stateless_truncated_normal(_shape(shape), seed=_seed(seed), mean=mean,
                                          stddev=stddev, dtype=dtype)
 
 
@@ -159,9 +159,9 @@ def randint(shape, minval, maxval, dtype="int32", seed=None):
                          f"dtype={dtype} ")
     dtype = standardize_dtype(dtype)
     inner = dtype if dtype in ("int32", "int64") else "int64"
-    out = SR.stateless_uniform(_shape(shape), seed=_seed(seed), minval=minval, maxval=maxval,
+    out = stateless_random.stateless_uniform(_shape(shape), seed=_seed(seed), minval=minval, maxval=maxval,
                                dtype=inner)
-    return C.cast(out, dtype)
+    return constant_ops.cast(out, dtype)
 
 
 @keras_op
@@ -171,8 +171,8 @@ def categorical(logits, num_samples, dtype="int32", seed=None):
     if logits.shape.rank != 2:
         raise ValueError(f"`logits` should be a 2-D tensor with shape [batch_size, num_classes]. "
                          f"Received: logits={logits}")
-    out = SR.stateless_categorical(logits, num_samples, seed=_seed(seed))
-    return C.cast(out, standardize_dtype(dtype))
+    out = stateless_random.stateless_categorical(logits, num_samples, seed=_seed(seed))
+    return constant_ops.cast(out, standardize_dtype(dtype))
 
 
 @keras_op
@@ -180,7 +180,7 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
     """`inputs` with each element (or each slice, per `noise_shape`) zeroed with probability
     `rate` and the rest scaled by 1 / (1 - rate)."""
     if rate == 1.0:
-        return A.zeros_like(convert(inputs))
+        return array_ops.zeros_like(convert(inputs))
     x = convert(inputs)
     if rate == 0.0:
         return inputs
@@ -193,10 +193,10 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
     seed = _seed(seed)
     shape = list(x.shape) if noise_shape is None else \
         [int(x.shape[i]) if d is None else int(d) for i, d in enumerate(noise_shape)]
-    scaled = M.multiply(x, C.constant(1 / (1 - rate), dtype=x.dtype))
-    draws = SR.stateless_uniform(shape, seed=seed, dtype=x.dtype.name)
-    keep = CMP.greater_equal(draws, C.constant(rate, dtype=x.dtype))
-    return tf_where(keep, scaled, C.constant(0, dtype=x.dtype))
+    scaled = math_ops.multiply(x, constant_ops.constant(1 / (1 - rate), dtype=x.dtype))
+    draws = stateless_random.stateless_uniform(shape, seed=seed, dtype=x.dtype.name)
+    keep = CMP.greater_equal(draws, constant_ops.constant(rate, dtype=x.dtype))
+    return tf_where(keep, scaled, constant_ops.constant(0, dtype=x.dtype))
 
 
 @keras_op
@@ -204,8 +204,8 @@ def shuffle(x, axis=0, seed=None):
     """`x` with its slices along `axis` in a random order."""
     x = convert(x)
     seed = _seed(seed)
-    order = A.argsort(SR.stateless_uniform([int(x.shape[axis])], seed=seed))
-    return A.gather(x, order, axis=axis)
+    order = array_ops.argsort(stateless_random.stateless_uniform([int(x.shape[axis])], seed=seed))
+    return array_ops.gather(x, order, axis=axis)
 
 
 def _gamma_raw(shape, alpha, dtype, seed):
@@ -219,10 +219,10 @@ def _gamma_raw(shape, alpha, dtype, seed):
     pending = np.ones(shape, dtype=bool)
     rounds = 0
     while pending.any() and rounds < 64:
-        keys = SR.split(seed, 3)
+        keys = stateless_random.split(seed, 3)
         seed = keys[0]
-        z = SR.stateless_normal(shape, seed=keys[1], dtype="float64").numpy()
-        u = SR.stateless_uniform(shape, seed=keys[2], dtype="float64").numpy()
+        z = stateless_random.stateless_normal(shape, seed=keys[1], dtype="float64").numpy()
+        u = stateless_random.stateless_uniform(shape, seed=keys[2], dtype="float64").numpy()
         v = (1 + c * z) ** 3
         with np.errstate(all="ignore"):
             ok = (v > 0) & (np.log(np.maximum(u, 1e-300)) < 0.5 * z * z + d - d * v +
@@ -232,17 +232,17 @@ def _gamma_raw(shape, alpha, dtype, seed):
         pending &= ~ok
         rounds += 1
     if boost.any():
-        u = SR.stateless_uniform(shape, seed=SR.split(seed, 1)[0], dtype="float64").numpy()
+        u = stateless_random.stateless_uniform(shape, seed=stateless_random.split(seed, 1)[0], dtype="float64").numpy()
         with np.errstate(all="ignore"):
             out = np.where(boost, out * u ** (1.0 / np.where(boost, alpha, 1.0)), out)
-    return C.constant(out.astype(np.dtype(dtype if dtype != "bfloat16" else "float32")))
+    return constant_ops.constant(out.astype(np.dtype(dtype if dtype != "bfloat16" else "float32")))
 
 
 @keras_op
 def gamma(shape, alpha, dtype=None, seed=None):
     """Samples of the Gamma(alpha, 1) distribution."""
     dtype = standardize_dtype(dtype or config.floatx())
-    return C.cast(_gamma_raw(_shape(shape), alpha, dtype, _seed(seed)), dtype)
+    return constant_ops.cast(_gamma_raw(_shape(shape), alpha, dtype, _seed(seed)), dtype)
 
 
 @keras_op
@@ -250,9 +250,9 @@ def binomial(shape, counts, probabilities, dtype=None, seed=None):
     """Samples of Binomial(counts, probabilities)."""
     dtype = standardize_dtype(dtype or config.floatx())
     inner = "float32" if dtype == "bfloat16" else dtype
-    out = SR.stateless_binomial(_shape(shape), seed=_seed(seed), counts=counts,
+    out = stateless_random.stateless_binomial(_shape(shape), seed=_seed(seed), counts=counts,
                                 probs=probabilities, output_dtype=inner)
-    return C.cast(out, dtype)
+    return constant_ops.cast(out, dtype)
 
 
 @keras_op
@@ -261,7 +261,7 @@ def beta(shape, alpha, beta, dtype=None, seed=None):
     dtype = standardize_dtype(dtype or config.floatx())
     shape = _shape(shape)
     first = _seed(seed)
-    second = M.add(first, 12)
+    second = math_ops.add(first, 12)
     a = _gamma_raw(shape, alpha, dtype, first)
     b = _gamma_raw(shape, beta, dtype, second)
-    return C.cast(M.divide(a, M.add(a, b)), dtype)
+    return constant_ops.cast(math_ops.divide(a, math_ops.add(a, b)), dtype)

@@ -1,7 +1,7 @@
 """Activation layers with parameters: ReLU, LeakyReLU, ELU, Softmax."""
 from minitf import dtypes, errors
 from minitf.convert import convert_to_tensor
-from minitf.layers._utils import as_floating
+from minitf.layers.layer_utils import as_floating
 from minitf.layers.base import Layer
 from minitf.ops import array as array_ops
 from minitf.ops import math as math_ops

@@ -2,9 +2,13 @@
 
 Each takes data_format 'channels_last' (NWC / NHWC inputs) or 'channels_first' (NCW / NCHW);
 kernels have the same shape in both layouts, as in Keras."""
+from minitf import activations
+from minitf import constraints
+from minitf import initializers
+from minitf import regularizers
 from minitf import nest
 from minitf.keras_core import config as keras_config
-from minitf.layers import _utils as U
+from minitf.layers import layer_utils
 from minitf.layers.base import BUILTIN_LAYER_CLASSES, InputSpec, Layer
 from minitf.layers.input_spec import shape_of
 from minitf.ops import array as array_ops
@@ -106,17 +110,17 @@ class _Conv(Layer):
         if self.filters is not None and self.filters <= 0:
             raise ValueError(f"Invalid value for argument `filters`. Expected a strictly "
                              f"positive value. Received filters={filters}.")
-        self.kernel_size = U.normalize_tuple(kernel_size, n, "kernel_size")
-        self.strides = U.normalize_tuple(strides, n, "strides")
+        self.kernel_size = layer_utils.normalize_tuple(kernel_size, n, "kernel_size")
+        self.strides = layer_utils.normalize_tuple(strides, n, "strides")
         if any(s <= 0 for s in self.strides):
             raise ValueError(f"The `strides` argument must be a tuple of {n} integers. Received "
                              f"strides={strides}, including values "
                              f"{ {s for s in self.strides if s <= 0} } that do not satisfy "
                              f"`value > 0`")
         allowed = ("valid", "same", "causal") if n == 1 else ("valid", "same")
-        self.padding = U.normalize_padding(padding, allowed)
+        self.padding = layer_utils.normalize_padding(padding, allowed)
         self.data_format = standardize_data_format(data_format, self.name)
-        self.dilation_rate = U.normalize_tuple(dilation_rate, n, "dilation_rate")
+        self.dilation_rate = layer_utils.normalize_tuple(dilation_rate, n, "dilation_rate")
         if not self._allows_strided_dilation and max(self.strides) > 1 and \
                 max(self.dilation_rate) > 1:
             raise ValueError(f"Layer {self.name!r}: `strides > 1` not supported in conjunction "
@@ -126,14 +130,14 @@ class _Conv(Layer):
         if self.filters is not None and self.filters % self.groups:
             raise ValueError(f"The number of filters must be evenly divisible by the number of "
                              f"groups. Received: groups={groups}, filters={filters}.")
-        self.activation = U.activation(activation)
+        self.activation = activations.get(activation)
         self.use_bias = use_bias
-        self.kernel_initializer = U.initializer(kernel_initializer)
-        self.bias_initializer = U.initializer(bias_initializer)
-        self.kernel_regularizer = U.regularizer(kernel_regularizer)
-        self.bias_regularizer = U.regularizer(bias_regularizer)
-        self.kernel_constraint = U.constraint(kernel_constraint)
-        self.bias_constraint = U.constraint(bias_constraint)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
         self.input_spec = InputSpec(min_ndim=n + 2)
 
     @property
@@ -281,14 +285,14 @@ class _Conv(Layer):
             "filters": self.filters, "kernel_size": self.kernel_size, "strides": self.strides,
             "padding": self.padding, "data_format": self.data_format,
             "dilation_rate": self.dilation_rate, "groups": self.groups,
-            "activation": U.serialize(self.activation, "activations"),
+            "activation": layer_utils.serialize(self.activation, "activations"),
             "use_bias": self.use_bias,
-            "kernel_initializer": U.serialize(self.kernel_initializer, "initializers"),
-            "bias_initializer": U.serialize(self.bias_initializer, "initializers"),
-            "kernel_regularizer": U.serialize(self.kernel_regularizer, "regularizers"),
-            "bias_regularizer": U.serialize(self.bias_regularizer, "regularizers"),
-            "kernel_constraint": U.serialize(self.kernel_constraint, "constraints"),
-            "bias_constraint": U.serialize(self.bias_constraint, "constraints"),
+            "kernel_initializer": layer_utils.serialize(self.kernel_initializer, "initializers"),
+            "bias_initializer": layer_utils.serialize(self.bias_initializer, "initializers"),
+            "kernel_regularizer": layer_utils.serialize(self.kernel_regularizer, "regularizers"),
+            "bias_regularizer": layer_utils.serialize(self.bias_regularizer, "regularizers"),
+            "kernel_constraint": layer_utils.serialize(self.kernel_constraint, "constraints"),
+            "bias_constraint": layer_utils.serialize(self.bias_constraint, "constraints"),
         })
         return config
 
@@ -369,7 +373,7 @@ class Conv2DTranspose(Conv2D):
                          data_format=data_format, dilation_rate=dilation_rate,
                          activation=activation, use_bias=use_bias, **kwargs)
         self.output_padding = None if output_padding is None else \
-            U.normalize_tuple(output_padding, 2, "output_padding")
+            layer_utils.normalize_tuple(output_padding, 2, "output_padding")
         if self.output_padding is not None:
             for pad, stride in zip(self.output_padding, self.strides):
                 if pad >= stride:
@@ -446,9 +450,9 @@ class DepthwiseConv2D(Conv2D):
                          activity_regularizer=activity_regularizer,
                          bias_constraint=bias_constraint, **kwargs)
         self.depth_multiplier = int(depth_multiplier)
-        self.depthwise_initializer = U.initializer(depthwise_initializer)
-        self.depthwise_regularizer = U.regularizer(depthwise_regularizer)
-        self.depthwise_constraint = U.constraint(depthwise_constraint)
+        self.depthwise_initializer = initializers.get(depthwise_initializer)
+        self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
+        self.depthwise_constraint = constraints.get(depthwise_constraint)
 
     def _kernel_shape(self, channels):
         multiplied = None if channels is None else channels * self.depth_multiplier
@@ -486,7 +490,7 @@ class DepthwiseConv2D(Conv2D):
                     "kernel_constraint"):
             config.pop(key, None)
         config["depth_multiplier"] = self.depth_multiplier
-        config["depthwise_initializer"] = U.serialize(self.depthwise_initializer, "initializers")
+        config["depthwise_initializer"] = layer_utils.serialize(self.depthwise_initializer, "initializers")
         return config
 
 
@@ -509,12 +513,12 @@ class SeparableConv2D(Conv2D):
                          activity_regularizer=activity_regularizer,
                          bias_constraint=bias_constraint, **kwargs)
         self.depth_multiplier = int(depth_multiplier)
-        self.depthwise_initializer = U.initializer(depthwise_initializer)
-        self.pointwise_initializer = U.initializer(pointwise_initializer)
-        self.depthwise_regularizer = U.regularizer(depthwise_regularizer)
-        self.pointwise_regularizer = U.regularizer(pointwise_regularizer)
-        self.depthwise_constraint = U.constraint(depthwise_constraint)
-        self.pointwise_constraint = U.constraint(pointwise_constraint)
+        self.depthwise_initializer = initializers.get(depthwise_initializer)
+        self.pointwise_initializer = initializers.get(pointwise_initializer)
+        self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
+        self.pointwise_regularizer = regularizers.get(pointwise_regularizer)
+        self.depthwise_constraint = constraints.get(depthwise_constraint)
+        self.pointwise_constraint = constraints.get(pointwise_constraint)
 
     def build(self, input_shape):
         channels = self._channels(input_shape)

@@ -5,7 +5,7 @@ NCDHW), with kernels of the same shape in both layouts; Conv3D's kernel is
 `kernel_size + (input_channels // groups, filters)`, a transposed convolution's
 `kernel_size + (filters, input_channels)`, each followed by a `bias` of `filters` entries.
 """
-from minitf.layers import _utils as U
+from minitf.layers import layer_utils
 from minitf.layers.base import BUILTIN_LAYER_CLASSES, InputSpec
 from minitf.layers.convolutional import _Conv, deconv_output_length, spatial_dims, with_channels
 from minitf.ops import array as array_ops
@@ -86,7 +86,7 @@ class _ConvTranspose(_Conv):
             raise ValueError(f"The `padding` argument must be a list/tuple or one of "
                              f"{{'valid', 'same'}}. Received: {padding}")
         self.output_padding = None if output_padding is None else \
-            U.normalize_tuple(output_padding, self.rank, "output_padding")
+            layer_utils.normalize_tuple(output_padding, self.rank, "output_padding")
         for i, (pad, stride) in enumerate(zip(self.output_padding or (), self.strides)):
             if pad >= stride:
                 raise ValueError(

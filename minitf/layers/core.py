@@ -1,9 +1,13 @@
 """Core layers: Dense, Activation, Lambda."""
+from minitf import activations
+from minitf import constraints
+from minitf import initializers
+from minitf import regularizers
 from minitf import nest
 from minitf.keras_core.call_context import spec_of_function
 from minitf.keras_core.keras_tensor import set_operator_layer
-from minitf.layers import _utils as U
-from minitf.layers import serialization as S
+from minitf.layers import layer_utils
+from minitf.layers import serialization
 from minitf.layers.base import InputSpec, Layer
 from minitf.ops.linalg import matmul, tensordot
 from minitf.sparse.math_ops import sparse_dense_matmul
@@ -60,14 +64,14 @@ class Dense(Layer):
             raise ValueError(f"Dense: received an invalid value for `units`, expected a positive "
                              f"integer. Received: units={units!r}")
         self.units = int(units)
-        self.activation = U.activation(activation)
+        self.activation = activations.get(activation)
         self.use_bias = use_bias
-        self.kernel_initializer = U.initializer(kernel_initializer)
-        self.bias_initializer = U.initializer(bias_initializer)
-        self.kernel_regularizer = U.regularizer(kernel_regularizer)
-        self.bias_regularizer = U.regularizer(bias_regularizer)
-        self.kernel_constraint = U.constraint(kernel_constraint)
-        self.bias_constraint = U.constraint(bias_constraint)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
         self.input_spec = InputSpec(min_ndim=2)
 
     def build(self, input_shape):
@@ -93,7 +97,7 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
-        inputs = U.as_floating(inputs, self.compute_dtype)  # uint8 images -> float32, as Keras
+        inputs = layer_utils.as_floating(inputs, self.compute_dtype)  # uint8 images -> float32, as Keras
         if isinstance(inputs, SparseTensor):  # Keras 3's ops.matmul: a sparse-dense product
             out = sparse_dense_matmul(inputs, self.kernel)
         elif inputs.shape.rank == 2:
@@ -113,14 +117,14 @@ class Dense(Layer):
         config = super().get_config()
         config.update({
             "units": self.units,
-            "activation": U.serialize(self.activation, "activations"),
+            "activation": layer_utils.serialize(self.activation, "activations"),
             "use_bias": self.use_bias,
-            "kernel_initializer": U.serialize(self.kernel_initializer, "initializers"),
-            "bias_initializer": U.serialize(self.bias_initializer, "initializers"),
-            "kernel_regularizer": U.serialize(self.kernel_regularizer, "regularizers"),
-            "bias_regularizer": U.serialize(self.bias_regularizer, "regularizers"),
-            "kernel_constraint": U.serialize(self.kernel_constraint, "constraints"),
-            "bias_constraint": U.serialize(self.bias_constraint, "constraints"),
+            "kernel_initializer": layer_utils.serialize(self.kernel_initializer, "initializers"),
+            "bias_initializer": layer_utils.serialize(self.bias_initializer, "initializers"),
+            "kernel_regularizer": layer_utils.serialize(self.kernel_regularizer, "regularizers"),
+            "bias_regularizer": layer_utils.serialize(self.bias_regularizer, "regularizers"),
+            "kernel_constraint": layer_utils.serialize(self.kernel_constraint, "constraints"),
+            "bias_constraint": layer_utils.serialize(self.bias_constraint, "constraints"),
         })
         return config
 
@@ -130,7 +134,7 @@ class Activation(Layer):
 
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
-        self.activation = U.activation(activation)
+        self.activation = activations.get(activation)
 
     def call(self, inputs):
         return self.activation(inputs)
@@ -142,7 +146,7 @@ class Activation(Layer):
     def get_config(self):
         """The activation's name."""
         config = super().get_config()
-        config["activation"] = U.serialize(self.activation, "activations")
+        config["activation"] = layer_utils.serialize(self.activation, "activations")
         return config
 
 
@@ -192,12 +196,12 @@ class Lambda(Layer):
     def get_config(self):
         """function (by name, or bytecode for a lambda), output_shape, mask, arguments."""
         config = super().get_config()
-        config["function"] = S.serialize_function(self.function)
+        config["function"] = serialization.serialize_function(self.function)
         if self._output_shape is not None:
-            config["output_shape"] = (S.serialize_function(self._output_shape)
+            config["output_shape"] = (serialization.serialize_function(self._output_shape)
                                       if callable(self._output_shape) else self._output_shape)
         if self.mask is not None:
-            config["mask"] = (S.serialize_function(self.mask) if callable(self.mask)
+            config["mask"] = (serialization.serialize_function(self.mask) if callable(self.mask)
                               else self.mask)
         config["arguments"] = dict(self.arguments)
         return config
@@ -210,13 +214,13 @@ class Lambda(Layer):
         deserialization was enabled); named functions resolve through `custom_objects` and
         minitf's built-in activations/losses/metrics.
         """
-        config = S._standardize_layer_config(config)
-        config["function"] = S.deserialize_function(
+        config = serialization._standardize_layer_config(config)
+        config["function"] = serialization.deserialize_function(
             config["function"], custom_objects, safe_mode, "the `function` of a `Lambda` layer")
         for key in ("output_shape", "mask"):
             value = config.get(key)
             if isinstance(value, (dict, str)):
-                config[key] = S.deserialize_function(
+                config[key] = serialization.deserialize_function(
                     value, custom_objects, safe_mode, f"the `{key}` of a `Lambda` layer")
         if "arguments" in config:
             config["arguments"] = dict(config["arguments"] or {})

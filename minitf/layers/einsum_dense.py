@@ -1,7 +1,11 @@
 """EinsumDense: a dense layer whose product with the kernel is any einsum equation (Keras 3)."""
 import re
 
-from minitf.layers import _utils as U
+from minitf import activations
+from minitf import constraints
+from minitf import initializers
+from minitf import regularizers
+from minitf.layers import layer_utils
 from minitf.layers.base import InputSpec, Layer
 from minitf.ops.linalg import einsum
 from minitf.tensor_shape import TensorShape
@@ -140,13 +144,13 @@ class EinsumDense(Layer):
         self.partial_output_shape = ((int(output_shape),) if isinstance(output_shape, int)
                                      else tuple(output_shape))
         self.bias_axes = bias_axes
-        self.activation = U.activation(activation)
-        self.kernel_initializer = U.initializer(kernel_initializer)
-        self.bias_initializer = U.initializer(bias_initializer)
-        self.kernel_regularizer = U.regularizer(kernel_regularizer)
-        self.bias_regularizer = U.regularizer(bias_regularizer)
-        self.kernel_constraint = U.constraint(kernel_constraint)
-        self.bias_constraint = U.constraint(bias_constraint)
+        self.activation = activations.get(activation)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
         self.lora_rank = None
         self.lora_alpha = None
 
@@ -179,7 +183,7 @@ class EinsumDense(Layer):
         self.built = True
 
     def call(self, inputs):
-        inputs = U.as_floating(inputs, self.compute_dtype)
+        inputs = layer_utils.as_floating(inputs, self.compute_dtype)
         out = einsum(self.equation, inputs, self.kernel)
         if self.bias is not None:
             out = out + self.bias
@@ -197,15 +201,15 @@ class EinsumDense(Layer):
         config.update({
             "output_shape": self.partial_output_shape,
             "equation": self.equation,
-            "activation": U.serialize(self.activation, "activations"),
+            "activation": layer_utils.serialize(self.activation, "activations"),
             "bias_axes": self.bias_axes,
-            "kernel_initializer": U.serialize(self.kernel_initializer, "initializers"),
-            "bias_initializer": U.serialize(self.bias_initializer, "initializers"),
-            "kernel_regularizer": U.serialize(self.kernel_regularizer, "regularizers"),
-            "bias_regularizer": U.serialize(self.bias_regularizer, "regularizers"),
-            "activity_regularizer": U.serialize(self._activity_regularizer, "regularizers"),
-            "kernel_constraint": U.serialize(self.kernel_constraint, "constraints"),
-            "bias_constraint": U.serialize(self.bias_constraint, "constraints"),
+            "kernel_initializer": layer_utils.serialize(self.kernel_initializer, "initializers"),
+            "bias_initializer": layer_utils.serialize(self.bias_initializer, "initializers"),
+            "kernel_regularizer": layer_utils.serialize(self.kernel_regularizer, "regularizers"),
+            "bias_regularizer": layer_utils.serialize(self.bias_regularizer, "regularizers"),
+            "activity_regularizer": layer_utils.serialize(self._activity_regularizer, "regularizers"),
+            "kernel_constraint": layer_utils.serialize(self.kernel_constraint, "constraints"),
+            "bias_constraint": layer_utils.serialize(self.bias_constraint, "constraints"),
             "quantization_config": None,
         })
         return config

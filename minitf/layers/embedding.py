@@ -1,6 +1,9 @@
 """Embedding: integer ids -> rows of a trainable matrix (sparse IndexedSlices gradients)."""
+from minitf import constraints
+from minitf import initializers
+from minitf import regularizers
 from minitf import dtypes, errors
-from minitf.layers import _utils as U
+from minitf.layers import layer_utils
 from minitf.layers.base import Layer
 from minitf.ops import array as array_ops
 from minitf.ops import compare as compare_ops
@@ -27,9 +30,9 @@ class Embedding(Layer):
                                  f"{label}={value!r} (of type {type(value).__name__}).")
         self.input_dim = int(input_dim)
         self.output_dim = int(output_dim)
-        self.embeddings_initializer = U.initializer(embeddings_initializer)
-        self.embeddings_regularizer = U.regularizer(embeddings_regularizer)
-        self.embeddings_constraint = U.constraint(embeddings_constraint)
+        self.embeddings_initializer = initializers.get(embeddings_initializer)
+        self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
+        self.embeddings_constraint = constraints.get(embeddings_constraint)
         self.mask_zero = mask_zero
         self.input_length = input_length
 
@@ -65,7 +68,7 @@ class Embedding(Layer):
         """input_dim, output_dim, initializer, mask_zero, input_length."""
         config = super().get_config()
         config.update({"input_dim": self.input_dim, "output_dim": self.output_dim,
-                       "embeddings_initializer": U.serialize(self.embeddings_initializer,
+                       "embeddings_initializer": layer_utils.serialize(self.embeddings_initializer,
                                                              "initializers"),
                        "mask_zero": self.mask_zero, "input_length": self.input_length})
         return config

@@ -1,6 +1,9 @@
 """GroupNormalization (Keras 3): normalization over groups of channels of each example."""
+from minitf import constraints
+from minitf import initializers
+from minitf import regularizers
 from minitf.convert import convert_to_tensor
-from minitf.layers import _utils as U
+from minitf.layers import layer_utils
 from minitf.layers.base import InputSpec, Layer
 from minitf.ops import array as array_ops
 from minitf.ops import math as math_ops
@@ -50,12 +53,12 @@ class GroupNormalization(Layer):
         self.epsilon = epsilon
         self.center = center
         self.scale = scale
-        self.beta_initializer = U.initializer(beta_initializer)
-        self.gamma_initializer = U.initializer(gamma_initializer)
-        self.beta_regularizer = U.regularizer(beta_regularizer)
-        self.gamma_regularizer = U.regularizer(gamma_regularizer)
-        self.beta_constraint = U.constraint(beta_constraint)
-        self.gamma_constraint = U.constraint(gamma_constraint)
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = constraints.get(beta_constraint)
+        self.gamma_constraint = constraints.get(gamma_constraint)
         self._autocast = False  # as Keras: statistics in at least float32, whatever the input
 
     def build(self, input_shape):
@@ -123,6 +126,6 @@ class GroupNormalization(Layer):
         config = super().get_config()
         config.update({
             "groups": self.groups, "axis": self.axis, "epsilon": self.epsilon, "center": self.center,
-            "scale": self.scale, **U.weight_options_config(self, "beta", "gamma"),
+            "scale": self.scale, **layer_utils.weight_options_config(self, "beta", "gamma"),
         })
         return config

@@ -1,6 +1,6 @@
 """Layers that combine a list of inputs: Add, Subtract, Multiply, Average, Maximum, Minimum,
 Concatenate, and their functional forms add(), concatenate(), ..."""
-from minitf.layers._utils import promote_inputs
+from minitf.layers.layer_utils import promote_inputs
 from minitf.layers.base import Layer
 from minitf.ops import array as array_ops
 from minitf.ops import math as math_ops

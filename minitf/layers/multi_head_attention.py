@@ -10,9 +10,12 @@ import math
 
 import numpy as np
 
+from minitf import constraints
+from minitf import initializers
+from minitf import regularizers
 from minitf.convert import convert_to_tensor
 from minitf.keras_core.keras_tensor import any_symbolic
-from minitf.layers import _utils as U
+from minitf.layers import layer_utils
 from minitf.layers.activation import Softmax
 from minitf.layers.attention import and_masks, as_bool_mask, causal_mask, large_negative
 from minitf.layers.base import Layer
@@ -157,7 +160,7 @@ class MultiHeadAttention(Layer):
             raise NotImplementedError("MultiHeadAttention(flash_attention=True) is not available in minitf; "
                                       "leave flash_attention=None (the same result, computed directly).")
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        self._activity_regularizer = U.regularizer(activity_regularizer)
+        self._activity_regularizer = regularizers.get(activity_regularizer)
         self.supports_masking = True  # the output carries the query's padding mask, as in Keras
         self._num_heads = num_heads
         self._key_dim = key_dim
@@ -175,12 +178,12 @@ class MultiHeadAttention(Layer):
                                  f"`output_shape` should be of type tuple, list, or int.") from None
         self._output_shape = output_shape or None
         self._flash_attention = flash_attention
-        self._kernel_initializer = U.initializer(kernel_initializer)
-        self._bias_initializer = U.initializer(bias_initializer)
-        self._kernel_regularizer = U.regularizer(kernel_regularizer)
-        self._bias_regularizer = U.regularizer(bias_regularizer)
-        self._kernel_constraint = U.constraint(kernel_constraint)
-        self._bias_constraint = U.constraint(bias_constraint)
+        self._kernel_initializer = initializers.get(kernel_initializer)
+        self._bias_initializer = initializers.get(bias_initializer)
+        self._kernel_regularizer = regularizers.get(kernel_regularizer)
+        self._bias_regularizer = regularizers.get(bias_regularizer)
+        self._kernel_constraint = constraints.get(kernel_constraint)
+        self._bias_constraint = constraints.get(bias_constraint)
         if isinstance(attention_axes, int):
             attention_axes = (attention_axes,)
         elif attention_axes and not isinstance(attention_axes, (list, tuple)):
@@ -367,13 +370,13 @@ class MultiHeadAttention(Layer):
             "dropout": self._dropout, "use_bias": self._use_bias, "use_gate": self._use_gate,
             "output_shape": self._output_shape, "attention_axes": self._attention_axes,
             "sliding_window": self._sliding_window,
-            "kernel_initializer": U.serialize(self._kernel_initializer, "initializers"),
-            "bias_initializer": U.serialize(self._bias_initializer, "initializers"),
-            "kernel_regularizer": U.serialize(self._kernel_regularizer, "regularizers"),
-            "bias_regularizer": U.serialize(self._bias_regularizer, "regularizers"),
-            "activity_regularizer": U.serialize(self._activity_regularizer, "regularizers"),
-            "kernel_constraint": U.serialize(self._kernel_constraint, "constraints"),
-            "bias_constraint": U.serialize(self._bias_constraint, "constraints"),
+            "kernel_initializer": layer_utils.serialize(self._kernel_initializer, "initializers"),
+            "bias_initializer": layer_utils.serialize(self._bias_initializer, "initializers"),
+            "kernel_regularizer": layer_utils.serialize(self._kernel_regularizer, "regularizers"),
+            "bias_regularizer": layer_utils.serialize(self._bias_regularizer, "regularizers"),
+            "activity_regularizer": layer_utils.serialize(self._activity_regularizer, "regularizers"),
+            "kernel_constraint": layer_utils.serialize(self._kernel_constraint, "constraints"),
+            "bias_constraint": layer_utils.serialize(self._bias_constraint, "constraints"),
             "seed": self.seed,
         })
         return config

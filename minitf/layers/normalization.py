@@ -1,9 +1,12 @@
 """BatchNormalization and LayerNormalization."""
 import warnings
 
+from minitf import constraints
+from minitf import initializers
+from minitf import regularizers
 from minitf import dispatch
 from minitf.distribute.strategy import get_replica_context
-from minitf.layers import _utils as U
+from minitf.layers import layer_utils
 from minitf.layers.base import InputSpec, Layer
 from minitf.ops import array as array_ops
 from minitf.ops import math as math_ops
@@ -92,14 +95,14 @@ class BatchNormalization(Layer):
         self.axis, self.momentum, self.epsilon = _batch_norm_numbers(axis, momentum, epsilon)
         self.center = center
         self.scale = scale
-        self.beta_initializer = U.initializer(beta_initializer)
-        self.gamma_initializer = U.initializer(gamma_initializer)
-        self.moving_mean_initializer = U.initializer(moving_mean_initializer)
-        self.moving_variance_initializer = U.initializer(moving_variance_initializer)
-        self.beta_regularizer = U.regularizer(beta_regularizer)
-        self.gamma_regularizer = U.regularizer(gamma_regularizer)
-        self.beta_constraint = U.constraint(beta_constraint)
-        self.gamma_constraint = U.constraint(gamma_constraint)
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.moving_mean_initializer = initializers.get(moving_mean_initializer)
+        self.moving_variance_initializer = initializers.get(moving_variance_initializer)
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = constraints.get(beta_constraint)
+        self.gamma_constraint = constraints.get(gamma_constraint)
         self.synchronized = synchronized
 
     def _check_inputs(self, inputs):
@@ -142,7 +145,7 @@ class BatchNormalization(Layer):
         return array_ops.reshape(v, shape)
 
     def call(self, inputs, training=None):
-        inputs = U.as_floating(inputs, self.compute_dtype)  # Keras casts int inputs
+        inputs = layer_utils.as_floating(inputs, self.compute_dtype)  # Keras casts int inputs
         rank = inputs.shape.rank
         dtype = inputs.dtype
         gamma = None if self.gamma is None else cast(self.gamma, dtype)
@@ -181,9 +184,9 @@ class BatchNormalization(Layer):
         config = super().get_config()
         config.update({"axis": self.axis, "momentum": self.momentum, "epsilon": self.epsilon,
                        "center": self.center, "scale": self.scale,
-                       **U.weight_options_config(self, "beta", "gamma"),
-                       "moving_mean_initializer": U.serialize(self.moving_mean_initializer, "initializers"),
-                       "moving_variance_initializer": U.serialize(self.moving_variance_initializer,
+                       **layer_utils.weight_options_config(self, "beta", "gamma"),
+                       "moving_mean_initializer": layer_utils.serialize(self.moving_mean_initializer, "initializers"),
+                       "moving_variance_initializer": layer_utils.serialize(self.moving_variance_initializer,
                                                                   "initializers"),
                        "synchronized": self.synchronized})
         return config
@@ -205,12 +208,12 @@ class LayerNormalization(Layer):
         self.center = center
         self.scale = scale
         self.rms_scaling = rms_scaling
-        self.beta_initializer = U.initializer(beta_initializer)
-        self.gamma_initializer = U.initializer(gamma_initializer)
-        self.beta_regularizer = U.regularizer(beta_regularizer)
-        self.gamma_regularizer = U.regularizer(gamma_regularizer)
-        self.beta_constraint = U.constraint(beta_constraint)
-        self.gamma_constraint = U.constraint(gamma_constraint)
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = constraints.get(beta_constraint)
+        self.gamma_constraint = constraints.get(gamma_constraint)
         self._autocast = False
 
     def build(self, input_shape):
@@ -261,5 +264,5 @@ class LayerNormalization(Layer):
         config = super().get_config()
         config.update({"axis": self.axis, "epsilon": self.epsilon, "center": self.center,
                        "scale": self.scale, "rms_scaling": self.rms_scaling,
-                       **U.weight_options_config(self, "beta", "gamma")})
+                       **layer_utils.weight_options_config(self, "beta", "gamma")})
         return config

@@ -1,7 +1,7 @@
 """Pooling layers: max/average over windows, and global pooling, for data_format
 'channels_last' (NWC / NHWC) or 'channels_first' (NCW / NCHW)."""
 from minitf import errors
-from minitf.layers import _utils as U
+from minitf.layers import layer_utils
 from minitf.layers.base import BUILTIN_LAYER_CLASSES, InputSpec, Layer
 from minitf.layers.convolutional import (
     conv_output_length,
@@ -28,8 +28,8 @@ class _Pooling(Layer):
     def __init__(self, pool_size, strides=None, padding="valid", data_format=None, **kwargs):
         super().__init__(**kwargs)
         n = self.rank
-        self.pool_size = U.normalize_tuple(pool_size, n, "pool_size")
-        self.strides = self.pool_size if strides is None else U.normalize_tuple(strides, n,
+        self.pool_size = layer_utils.normalize_tuple(pool_size, n, "pool_size")
+        self.strides = self.pool_size if strides is None else layer_utils.normalize_tuple(strides, n,
                                                                                    "strides")
         # Kept as given, as Keras 3 does: an unknown padding fails in the pooling op at call
         self.padding = padding
@@ -61,7 +61,7 @@ class _Pooling(Layer):
     def compute_output_shape(self, input_shape):
         """Batch, pooled spatial sizes and channels, in the layer's data_format."""
         shape = TensorShape(input_shape).as_list()
-        padding = U.normalize_padding(self.padding)
+        padding = layer_utils.normalize_padding(self.padding)
         spatial = [conv_output_length(size, self.pool_size[i], padding, self.strides[i])
                    for i, size in enumerate(spatial_dims(shape, self.data_format))]
         return TensorShape(with_channels(shape[0], spatial, self._channels(shape),
@@ -126,7 +126,7 @@ class _GlobalPooling(Layer):
         start = 2 if self.data_format == "channels_first" else 1
         axes = list(range(start, start + self.rank))
         if self.kind == "avg":  # Keras' mean promotes integer inputs to float
-            inputs = U.as_floating(inputs, self.compute_dtype)
+            inputs = layer_utils.as_floating(inputs, self.compute_dtype)
         fn = reduce_ops.reduce_mean if self.kind == "avg" else reduce_ops.reduce_max
         return fn(inputs, axis=axes, keepdims=self.keepdims)
 

@@ -1,5 +1,8 @@
 """PReLU: a leaky ReLU whose negative slope `alpha` is learned, per element or shared."""
-from minitf.layers import _utils as U
+from minitf import constraints
+from minitf import initializers
+from minitf import regularizers
+from minitf.layers import layer_utils
 from minitf.layers.base import InputSpec, Layer
 from minitf.ops import nn as nn_ops
 from minitf.tensor_shape import TensorShape
@@ -24,9 +27,9 @@ class PReLU(Layer):
                  shared_axes=None, **kwargs):
         super().__init__(**kwargs)
         self.supports_masking = True
-        self.alpha_initializer = U.initializer(alpha_initializer)
-        self.alpha_regularizer = U.regularizer(alpha_regularizer)
-        self.alpha_constraint = U.constraint(alpha_constraint)
+        self.alpha_initializer = initializers.get(alpha_initializer)
+        self.alpha_regularizer = regularizers.get(alpha_regularizer)
+        self.alpha_constraint = constraints.get(alpha_constraint)
         if shared_axes is None:
             self.shared_axes = None
         elif not isinstance(shared_axes, (list, tuple)):
@@ -68,8 +71,8 @@ class PReLU(Layer):
     def get_config(self):
         """The initializer, regularizer and constraint of alpha, and shared_axes."""
         config = super().get_config()
-        config.update({"alpha_initializer": U.serialize(self.alpha_initializer, "initializers"),
-                       "alpha_regularizer": U.serialize(self.alpha_regularizer, "regularizers"),
-                       "alpha_constraint": U.serialize(self.alpha_constraint, "constraints"),
+        config.update({"alpha_initializer": layer_utils.serialize(self.alpha_initializer, "initializers"),
+                       "alpha_regularizer": layer_utils.serialize(self.alpha_regularizer, "regularizers"),
+                       "alpha_constraint": layer_utils.serialize(self.alpha_constraint, "constraints"),
                        "shared_axes": self.shared_axes})
         return config

@@ -4,7 +4,7 @@ import numpy as np
 
 from minitf import dispatch
 from minitf.backend import array_module
-from minitf.layers import _utils as U
+from minitf.layers import layer_utils
 from minitf.layers.base import InputSpec, Layer
 from minitf.ops import array as array_ops
 from minitf.ops import image as image_ops
@@ -214,7 +214,7 @@ class UpSampling2D(Layer):
 
     def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs):
         super().__init__(**kwargs)
-        self.size = U.normalize_tuple(size, 2, "size")
+        self.size = layer_utils.normalize_tuple(size, 2, "size")
         self.data_format = _data_format(data_format, self.name)
         if interpolation not in ("nearest", "bilinear", "bicubic", "area", "lanczos3",
                                  "lanczos5", "gaussian", "mitchellcubic"):
@@ -270,7 +270,7 @@ def _pairs(value, name):
         raise ValueError(f"`{name}` should have two elements. Received: {value}.")
     out = []
     for v in value:
-        out.append((v, v) if isinstance(v, int) else U.normalize_tuple(v, 2, name))
+        out.append((v, v) if isinstance(v, int) else layer_utils.normalize_tuple(v, 2, name))
     return tuple(out)
 
 

@@ -12,8 +12,12 @@ outputs): the mask, (batch, steps) or (batch, steps, *spatial) as a Masking laye
 expanded with trailing axes to the feature maps' rank, as Keras' backend rnn does, so a masked
 position keeps its previous state and output.
 """
+from minitf import activations
+from minitf import constraints
+from minitf import initializers
+from minitf import regularizers
 from minitf import nest
-from minitf.layers import _utils as U
+from minitf.layers import layer_utils
 from minitf.layers.base import InputSpec, Layer
 from minitf.layers.convolutional import conv_output_length, standardize_data_format
 from minitf.layers.rnn.cells import DropoutRNNCell
@@ -52,28 +56,28 @@ class ConvLSTMCell(DropoutRNNCell, Layer):
         self.rank = rank
         self.seed = seed
         self.filters = filters
-        self.kernel_size = U.normalize_tuple(kernel_size, rank, "kernel_size")
-        self.strides = U.normalize_tuple(strides, rank, "strides")
-        self.padding = U.normalize_padding(padding)
+        self.kernel_size = layer_utils.normalize_tuple(kernel_size, rank, "kernel_size")
+        self.strides = layer_utils.normalize_tuple(strides, rank, "strides")
+        self.padding = layer_utils.normalize_padding(padding)
         self.data_format = standardize_data_format(data_format, self.name)
-        self.dilation_rate = U.normalize_tuple(dilation_rate, rank, "dilation_rate")
+        self.dilation_rate = layer_utils.normalize_tuple(dilation_rate, rank, "dilation_rate")
         if max(self.strides) > 1 and max(self.dilation_rate) > 1:
             raise ValueError(f"Specifying `strides > 1` is not compatible with `dilation_rate > 1`. "
                              f"Please provide `strides=1` or `dilation_rate=1`. Received: "
                              f"strides={self.strides} and dilation_rate={self.dilation_rate}")
-        self.activation = U.activation(activation)
-        self.recurrent_activation = U.activation(recurrent_activation)
+        self.activation = activations.get(activation)
+        self.recurrent_activation = activations.get(recurrent_activation)
         self.use_bias = use_bias
-        self.kernel_initializer = U.initializer(kernel_initializer)
-        self.recurrent_initializer = U.initializer(recurrent_initializer)
-        self.bias_initializer = U.initializer(bias_initializer)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.recurrent_initializer = initializers.get(recurrent_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
         self.unit_forget_bias = unit_forget_bias
-        self.kernel_regularizer = U.regularizer(kernel_regularizer)
-        self.recurrent_regularizer = U.regularizer(recurrent_regularizer)
-        self.bias_regularizer = U.regularizer(bias_regularizer)
-        self.kernel_constraint = U.constraint(kernel_constraint)
-        self.recurrent_constraint = U.constraint(recurrent_constraint)
-        self.bias_constraint = U.constraint(bias_constraint)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.recurrent_regularizer = regularizers.get(recurrent_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.recurrent_constraint = constraints.get(recurrent_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
         self.dropout = min(1.0, max(0.0, dropout))
         self.recurrent_dropout = min(1.0, max(0.0, recurrent_dropout))
         self.dropout_mask_count = 4
@@ -249,15 +253,15 @@ def _cell_config(cell):
     config = {"filters": cell.filters, "kernel_size": cell.kernel_size, "strides": cell.strides,
               "padding": cell.padding, "data_format": cell.data_format,
               "dilation_rate": cell.dilation_rate,
-              "activation": U.serialize(cell.activation, "activations"),
-              "recurrent_activation": U.serialize(cell.recurrent_activation, "activations"),
+              "activation": layer_utils.serialize(cell.activation, "activations"),
+              "recurrent_activation": layer_utils.serialize(cell.recurrent_activation, "activations"),
               "use_bias": cell.use_bias}
     for part in ("kernel", "recurrent", "bias"):
-        config[f"{part}_initializer"] = U.serialize(getattr(cell, f"{part}_initializer"), "initializers")
+        config[f"{part}_initializer"] = layer_utils.serialize(getattr(cell, f"{part}_initializer"), "initializers")
     config["unit_forget_bias"] = cell.unit_forget_bias
     for kind, family in (("regularizer", "regularizers"), ("constraint", "constraints")):
         for part in ("kernel", "recurrent", "bias"):
-            config[f"{part}_{kind}"] = U.serialize(getattr(cell, f"{part}_{kind}"), family)
+            config[f"{part}_{kind}"] = layer_utils.serialize(getattr(cell, f"{part}_{kind}"), family)
     config.update(dropout=cell.dropout, recurrent_dropout=cell.recurrent_dropout, seed=cell.seed)
     return config
 
@@ -347,7 +351,7 @@ class _ConvLSTM(RNN):
         config = super().get_config()
         config.pop("cell", None)
         config.update(_cell_config(self.cell))
-        config["activity_regularizer"] = U.serialize(self._activity_regularizer, "regularizers")
+        config["activity_regularizer"] = layer_utils.serialize(self._activity_regularizer, "regularizers")
         return config
 
     @classmethod

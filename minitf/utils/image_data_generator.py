@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from minitf.keras_core import config as keras_config
-from minitf.utils import image_transforms as T
+from minitf.utils import image_transforms
 from minitf.utils.image_iterators import DataFrameIterator, DirectoryIterator, NumpyArrayIterator
 
 __all__ = ["ImageDataGenerator"]
@@ -242,18 +242,18 @@ class ImageDataGenerator:
         """One image (rank 3) transformed by the parameters of `get_random_transform`."""
         img_row_axis, img_col_axis, img_channel_axis = self.row_axis - 1, self.col_axis - 1, self.channel_axis - 1
         p = transform_parameters
-        x = T.apply_affine_transform(x, p.get("theta", 0), p.get("tx", 0), p.get("ty", 0), p.get("shear", 0),
+        x = image_transforms.apply_affine_transform(x, p.get("theta", 0), p.get("tx", 0), p.get("ty", 0), p.get("shear", 0),
                                      p.get("zx", 1), p.get("zy", 1), row_axis=img_row_axis,
                                      col_axis=img_col_axis, channel_axis=img_channel_axis,
                                      fill_mode=self.fill_mode, cval=self.cval, order=self.interpolation_order)
         if p.get("channel_shift_intensity") is not None:
-            x = T.apply_channel_shift(x, p["channel_shift_intensity"], img_channel_axis)
+            x = image_transforms.apply_channel_shift(x, p["channel_shift_intensity"], img_channel_axis)
         if p.get("flip_horizontal", False):
-            x = T.flip_axis(x, img_col_axis)
+            x = image_transforms.flip_axis(x, img_col_axis)
         if p.get("flip_vertical", False):
-            x = T.flip_axis(x, img_row_axis)
+            x = image_transforms.flip_axis(x, img_row_axis)
         if p.get("brightness") is not None:
-            x = T.apply_brightness_shift(x, p["brightness"], False)
+            x = image_transforms.apply_brightness_shift(x, p["brightness"], False)
         return x
 
     def random_transform(self, x, seed=None):

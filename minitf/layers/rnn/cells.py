@@ -11,7 +11,11 @@ Weights, in Keras 3's order and shapes: `kernel` (input_dim, gates*units), `recu
 (units, gates*units), `bias`; LSTM's gates are i, f, c, o; GRU's are z, r, h, and with
 `reset_after=True` its bias has two rows (input bias, recurrent bias).
 """
-from minitf.layers import _utils as U
+from minitf import activations
+from minitf import constraints
+from minitf import initializers
+from minitf import regularizers
+from minitf.layers import layer_utils
 from minitf.layers.base import Layer
 from minitf.ops import creation, nn as nn_ops
 from minitf.ops import shaping as shaping_ops
@@ -83,17 +87,17 @@ class _Cell(DropoutRNNCell, Layer):
         self.implementation = kwargs.pop("implementation", 2)
         super().__init__(**kwargs)
         self.units = units
-        self.activation = U.activation(activation)
+        self.activation = activations.get(activation)
         self.use_bias = use_bias
-        self.kernel_initializer = U.initializer(kernel_initializer)
-        self.recurrent_initializer = U.initializer(recurrent_initializer)
-        self.bias_initializer = U.initializer(bias_initializer)
-        self.kernel_regularizer = U.regularizer(kernel_regularizer)
-        self.recurrent_regularizer = U.regularizer(recurrent_regularizer)
-        self.bias_regularizer = U.regularizer(bias_regularizer)
-        self.kernel_constraint = U.constraint(kernel_constraint)
-        self.recurrent_constraint = U.constraint(recurrent_constraint)
-        self.bias_constraint = U.constraint(bias_constraint)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.recurrent_initializer = initializers.get(recurrent_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.recurrent_regularizer = regularizers.get(recurrent_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.recurrent_constraint = constraints.get(recurrent_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
         self.dropout = _clip_rate(dropout, type(self).__name__)
         self.recurrent_dropout = _clip_rate(recurrent_dropout, type(self).__name__)
         if self.recurrent_dropout != 0.0 and self._gates > 1:
@@ -175,16 +179,16 @@ class _Cell(DropoutRNNCell, Layer):
         dropout rates and seed."""
         config = super().get_config()
         config["units"] = self.units
-        config["activation"] = U.serialize(self.activation, "activations")
+        config["activation"] = layer_utils.serialize(self.activation, "activations")
         if hasattr(self, "recurrent_activation"):
-            config["recurrent_activation"] = U.serialize(self.recurrent_activation, "activations")
+            config["recurrent_activation"] = layer_utils.serialize(self.recurrent_activation, "activations")
         config["use_bias"] = self.use_bias
         if hasattr(self, "unit_forget_bias"):
             config["unit_forget_bias"] = self.unit_forget_bias
         for kind in ("initializer", "regularizer", "constraint"):
             family = kind + "s"
             for part in ("kernel", "recurrent", "bias"):
-                config[f"{part}_{kind}"] = U.serialize(getattr(self, f"{part}_{kind}"), family)
+                config[f"{part}_{kind}"] = layer_utils.serialize(getattr(self, f"{part}_{kind}"), family)
         config["dropout"] = self.dropout
         config["recurrent_dropout"] = self.recurrent_dropout
         for key in self._extra_config:
@@ -241,7 +245,7 @@ class LSTMCell(_Cell):
                          kernel_initializer=kernel_initializer,
                          recurrent_initializer=recurrent_initializer,
                          bias_initializer=bias_initializer, **kwargs)
-        self.recurrent_activation = U.activation(recurrent_activation)
+        self.recurrent_activation = activations.get(recurrent_activation)
         self.unit_forget_bias = unit_forget_bias
         self.state_size = [self.units, self.units]
 
@@ -308,7 +312,7 @@ class GRUCell(_Cell):
                          kernel_constraint=kernel_constraint, recurrent_constraint=recurrent_constraint,
                          bias_constraint=bias_constraint, dropout=dropout,
                          recurrent_dropout=recurrent_dropout, seed=seed, **kwargs)
-        self.recurrent_activation = U.activation(recurrent_activation)
+        self.recurrent_activation = activations.get(recurrent_activation)
         self.reset_after = reset_after
 
     def build(self, input_shape):

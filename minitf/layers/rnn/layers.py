@@ -4,7 +4,7 @@ Each keeps Keras 3's layout: the weights live in the cell (`layer.cell.kernel`, 
 'cell' in weight files, paths like 'lstm/lstm_cell/kernel'), the cell's settings read through
 the layer (`layer.units`), and the config is flat (the cell's arguments next to the RNN's).
 """
-from minitf.layers import _utils as U
+from minitf.layers import layer_utils
 from minitf.layers.input_spec import InputSpec
 from minitf.layers.rnn.cells import GRUCell, LSTMCell, SimpleRNNCell
 from minitf.layers.rnn.rnn import RNN
@@ -50,7 +50,7 @@ class _CellRNN(RNN):
         cell_config = self.cell.get_config()
         for key in self._cell_keys:
             config[key] = cell_config[key]
-        config["activity_regularizer"] = U.serialize(self._activity_regularizer, "regularizers")
+        config["activity_regularizer"] = layer_utils.serialize(self._activity_regularizer, "regularizers")
         return config
 
     @classmethod

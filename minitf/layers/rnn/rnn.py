@@ -9,7 +9,7 @@ steps) freezes the states at masked steps and repeats the previous output there 
 from minitf import nest
 from minitf.convert import convert_to_tensor
 from minitf.keras_core.call_context import spec_of, spec_of_function
-from minitf.layers import serialization as S
+from minitf.layers import serialization
 from minitf.layers.base import Layer
 from minitf.layers.rnn.stacked import StackedRNNCells
 from minitf.ops import creation, gather
@@ -234,7 +234,7 @@ class RNN(Layer):
         config.update({"return_sequences": self.return_sequences, "return_state": self.return_state,
                        "go_backwards": self.go_backwards, "stateful": self.stateful, "unroll": self.unroll,
                        "zero_output_for_mask": self.zero_output_for_mask})
-        config["cell"] = S.serialize(self.cell)
+        config["cell"] = serialization.serialize(self.cell)
         return config
 
     @classmethod
@@ -243,5 +243,5 @@ class RNN(Layer):
         config = dict(config)
         cell = config.pop("cell")
         if isinstance(cell, dict):
-            cell = S.deserialize(cell, custom_objects=custom_objects)
+            cell = serialization.deserialize(cell, custom_objects=custom_objects)
         return cls(cell, **config)

@@ -1,7 +1,7 @@
 """StackedRNNCells: several cells run as one, each feeding its output to the next."""
 from minitf import nest
 from minitf.keras_core.call_context import spec_of, spec_of_function
-from minitf.layers import serialization as S
+from minitf.layers import serialization
 from minitf.layers.base import Layer
 from minitf.ops import creation
 
@@ -89,12 +89,12 @@ class StackedRNNCells(Layer):
     def get_config(self):
         """The cells' configs."""
         config = super().get_config()
-        config["cells"] = [S.serialize(c) for c in self.cells]
+        config["cells"] = [serialization.serialize(c) for c in self.cells]
         return config
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
         """A new stack with the cells rebuilt from their configs."""
         config = dict(config)
-        cells = [S.deserialize(c, custom_objects=custom_objects) for c in config.pop("cells")]
+        cells = [serialization.deserialize(c, custom_objects=custom_objects) for c in config.pop("cells")]
         return cls(cells, **config)

@@ -1,7 +1,7 @@
 """Bidirectional and TimeDistributed: layers that wrap another layer (Keras 3's wrappers)."""
 from minitf import nest
 from minitf.keras_core.call_context import spec_of
-from minitf.layers import serialization as S
+from minitf.layers import serialization
 from minitf.layers.base import Layer
 from minitf.ops import reorder
 from minitf.ops import shaping as shaping_ops
@@ -13,10 +13,10 @@ _MERGE_MODES = ("sum", "mul", "ave", "concat", None)
 
 
 def _copy_layer(layer, **changes):
-    entry = S.serialize(layer)
+    entry = serialization.serialize(layer)
     entry.pop("build_config", None)
     entry["config"] = dict(entry["config"], **changes)
-    return S.deserialize(entry)
+    return serialization.deserialize(entry)
 
 
 def _without_prefix(name, prefix):
@@ -168,18 +168,18 @@ class Bidirectional(Layer):
         """merge_mode, layer (the forward copy) and backward_layer."""
         config = super().get_config()
         config["merge_mode"] = self.merge_mode
-        config["layer"] = S.serialize(self.forward_layer)
-        config["backward_layer"] = S.serialize(self.backward_layer)
+        config["layer"] = serialization.serialize(self.forward_layer)
+        config["backward_layer"] = serialization.serialize(self.backward_layer)
         return config
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
         """A new Bidirectional with its layers rebuilt from their configs."""
         config = dict(config)
-        config["layer"] = S.deserialize(config["layer"], custom_objects=custom_objects)
+        config["layer"] = serialization.deserialize(config["layer"], custom_objects=custom_objects)
         backward = config.pop("backward_layer", None)
         if backward is not None:
-            config["backward_layer"] = S.deserialize(backward, custom_objects=custom_objects)
+            config["backward_layer"] = serialization.deserialize(backward, custom_objects=custom_objects)
         return cls(**config)
 
 
@@ -248,12 +248,12 @@ class TimeDistributed(Layer):
     def get_config(self):
         """The wrapped layer's config under 'layer'."""
         config = super().get_config()
-        config["layer"] = S.serialize(self.layer)
+        config["layer"] = serialization.serialize(self.layer)
         return config
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
         """A new TimeDistributed around the layer rebuilt from its config."""
         config = dict(config)
-        layer = S.deserialize(config.pop("layer"), custom_objects=custom_objects)
+        layer = serialization.deserialize(config.pop("layer"), custom_objects=custom_objects)
         return cls(layer, **config)

@@ -2,8 +2,7 @@
 from minitf import activations, constraints, initializers, regularizers
 from minitf.ops.constant import cast
 
-__all__ = ["normalize_tuple", "normalize_padding", "activation", "initializer", "regularizer",
-           "serialize"]
+__all__ = ["normalize_tuple", "normalize_padding", "serialize"]
 
 
 def normalize_tuple(value, n, name):
@@ -36,30 +35,6 @@ def normalize_padding(value, allowed=("valid", "same")):
         raise ValueError(f"The `padding` argument must be one of {list(allowed)}. "
                          f"Received: {value}")
     return padding
-
-
-def activation(identifier):
-    """The activation function for a name, callable or None (linear)."""
-    return activations.get(identifier)
-
-
-def initializer(identifier):
-    """The initializer object for a name, dict, class instance or callable."""
-    return initializers.get(identifier)
-
-
-def regularizer(identifier):
-    """The regularizer for a name, dict or callable (None stays None)."""
-    if identifier is None:
-        return None
-    return regularizers.get(identifier)
-
-
-def constraint(identifier):
-    """The constraint object for a name, dict or callable (None stays None)."""
-    if identifier is None:
-        return None
-    return constraints.get(identifier)
 
 
 _FAMILIES = {"activations": activations, "initializers": initializers,
