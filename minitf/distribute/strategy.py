@@ -113,6 +113,12 @@ class StrategyExtended:
         """`reduce_to` for each (value, destinations) pair."""
         return [self.reduce_to(reduce_op, v, d, options) for v, d in value_destination_pairs]
 
+    def all_reduce_arrays(self, arrays, op="sum"):
+        """Raw arrays (numpy or cupy) each reduced elementwise over every replica (`op` one of
+        "sum", "mean", "max", "min"), as a new list: one collective for the whole list. minitf's
+        hook for the Keras tier (the optimizers sum their gradients with it), not TF API."""
+        return self._collective.allreduce(arrays, op)
+
 
 class Strategy:
     """Runs a computation as several replicas in sync, with shared variables.

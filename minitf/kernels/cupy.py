@@ -5,7 +5,8 @@ module never imports cupy: cupy stays an optional dependency.
 
 - Convolutions: always im2col and one GEMM. The tap-rectangle path of the numpy kernels would
   launch many small GEMMs, each paying a kernel launch.
-- Optimizer updates: one pass over the whole arrays (no cache blocking, no host threads).
+- Optimizer updates (`update_variables`): one pass of the rule over the whole arrays (no cache
+  blocking, no host threads).
 - `argsort_stable`: cupy's sort is a stable radix sort and takes no `kind`.
 - `scatter_at`: cupy's `.at` scatters cover add, max and min only (max/min exact for 32-bit types).
 - Depthwise convolutions of float16 compute in float32 and round, as TF's do.
@@ -29,24 +30,13 @@ depthwise_backprop_input = half_through_float32(depthwise_backprop_input)
 depthwise_backprop_filter = half_through_float32(depthwise_backprop_filter)
 
 
-def adam_update(g, m, v, w, s, vhat, alpha, one_minus_b1, one_minus_b2, eps):
-    """Adam in place, in the numpy kernel's order of operations (`s` is scratch)."""
-    xp = array_module(s)
-    xp.subtract(g, m, out=s)
-    s *= one_minus_b1
-    m += s
-    xp.multiply(g, g, out=s)
-    s -= v
-    s *= one_minus_b2
-    v += s
-    if vhat is not None:
-        xp.maximum(vhat, v, out=vhat)
-        v = vhat
-    xp.sqrt(v, out=s)
-    s += eps
-    xp.divide(m, s, out=s)
-    s *= alpha
-    w -= s
+def update_variables(rule, entries, constants):
+    """One optimizer step in place: `rule(xp, g, w, s, slots, **constants)` (see
+    `minitf.optimizers.rules`) over every (g, w, slots) of `entries`, each in one pass over the
+    whole arrays with a scratch array from the module's memory pool."""
+    for g, w, slots in entries:
+        xp = array_module(w)
+        rule(xp, g, w, xp.empty_like(w), slots, **constants)
 
 
 def argsort_stable(v, axis=-1):

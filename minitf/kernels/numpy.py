@@ -8,8 +8,8 @@
   forward convolution of the flipped filter. A patch matrix over 16 MiB is built and
   multiplied batch chunk by batch chunk, so that no buffer passes glibc's largest mmap threshold
   (32 MiB): bigger ones are mapped fresh and page-faulted on every step.
-- Optimizer updates: the fused in-place Adam update, run over cache-sized blocks shared out over
-  minitf's worker pool (`map_blocks`).
+- Optimizer updates (`update_variables`): any rule of `minitf.optimizers.rules`, run over
+  cache-sized blocks of all the step's variables, shared out over minitf's worker pool.
 - `argsort_stable`: numpy's stable sort (ties keep their order, as TF's TopKV2).
 - `scatter_at`: numpy's unbuffered `.at` scatters (Variable.scatter_*).
 - `sigmoid`, `sigmoid_grad`, `tanh_grad`: the elementwise formulas (the GPU module fuses them).
@@ -18,6 +18,7 @@
   TF's CPU kernels return (checked equal on matmul and conv2d).
 """
 import copy
+import threading
 
 import numpy as np
 
@@ -316,7 +317,11 @@ def _backprop_filter_rect(x, g, geo):
 # Bytes per array in a block: the 5-6 arrays of one block stay in a 2 MiB L2 cache through all
 # the passes (64k float32 elements; measured fastest for the MLP benchmark).
 BLOCK_BYTES = 1 << 18
+# A step goes to the worker pool when its blocks of at least an eighth of a block's elements
+# (smaller ones are mostly Python overhead, which threads do not share) hold more than
+# _PARALLEL_MIN_BLOCKS - 1 blocks' worth: one variable of 4 blocks or more, or many mid-sized ones.
 _PARALLEL_MIN_BLOCKS = 4
+_scratch = threading.local()  # per thread: {dtype: a flat block-sized scratch buffer}
 
 
 def _blocks(arrays):
@@ -330,66 +335,90 @@ def _blocks(arrays):
     return [[a[start:start + step] for a in flat] for start in range(0, first.size, step)]
 
 
-def map_blocks(kernel, arrays):
-    """Run `kernel(*block)` over every block of `arrays` (see `_blocks`).
+def _share(items, run, parallel):
+    """Call `run(item)` for every item; with `parallel`, on minitf's worker pool too.
 
-    Many blocks are shared out over minitf's worker pool (`threads.worker_pool`), since numpy's
-    ufuncs release the GIL. The threads take the next block from one queue, the calling thread
-    too, and workers that have not started when the caller runs out of blocks are cancelled: on
-    a busy machine a descheduled worker costs its last block at most, never a time slice of
-    waiting. The blocks are disjoint and each is computed exactly as on one thread, so the
-    result does not depend on which thread ran which block.
+    numpy's ufuncs release the GIL, so the threads take the next item from one queue, the calling
+    thread too, and workers that have not started when the caller runs out of items are
+    cancelled: on a busy machine a descheduled worker costs its last item at most, never a time
+    slice of waiting. The items are disjoint and each is computed exactly as on one thread, so
+    the result does not depend on which thread ran which item.
     """
-    blocks = _blocks(arrays)
-    shared = threads.worker_pool() if len(blocks) >= _PARALLEL_MIN_BLOCKS else None
+    shared = threads.worker_pool() if parallel else None
     if shared is None:
-        for block in blocks:
-            kernel(*block)
+        for item in items:
+            run(item)
         return
     pool, workers = shared
-    queue = iter(blocks)  # next() on a list iterator is atomic under the GIL
+    queue = iter(items)  # next() on a list iterator is atomic under the GIL
 
-    def run():
-        for block in queue:
-            kernel(*block)
-    pending = [pool.submit(run) for _ in range(workers)]
-    run()
+    def drain():
+        for item in queue:
+            run(item)
+    pending = [pool.submit(drain) for _ in range(workers)]
+    drain()
     for future in pending:
-        if not future.cancel():  # started: wait for its block
+        if not future.cancel():  # started: wait for its item
             future.result()
 
 
-def _adam_block(g, m, v, w, s, vhat, alpha, one_minus_b1, one_minus_b2, eps):
-    """The in-place Adam update on one block of the flat arrays (`s` is scratch).
-
-    Each line is one pass of one ufunc writing into an existing array; the order of the
-    floating-point operations is the documented formula's, which the tests pin down bit for bit.
-    """
-    np.subtract(g, m, out=s)
-    s *= one_minus_b1
-    m += s
-    np.multiply(g, g, out=s)
-    s -= v
-    s *= one_minus_b2
-    v += s
-    if vhat is not None:
-        np.maximum(vhat, v, out=vhat)
-        v = vhat
-    np.sqrt(v, out=s)
-    s += eps
-    np.divide(m, s, out=s)
-    s *= alpha
-    w -= s
+def map_blocks(kernel, arrays):
+    """Run `kernel(*block)` over every block of `arrays` (see `_blocks`), shared out over
+    minitf's worker pool when there are at least _PARALLEL_MIN_BLOCKS blocks."""
+    blocks = _blocks(arrays)
+    _share(blocks, lambda block: kernel(*block), len(blocks) >= _PARALLEL_MIN_BLOCKS)
 
 
-def adam_update(g, m, v, w, scratch, vhat, alpha, one_minus_b1, one_minus_b2, eps):
-    """Adam in place: `m += (g - m)(1 - b1)`, `v += (g^2 - v)(1 - b2)` (AMSGrad: vhat = max(vhat, v)
-    replaces v), `w -= alpha * m / (sqrt(v) + eps)`; `scratch` is overwritten."""
-    arrays = [g, m, v, w, scratch] if vhat is None else [g, m, v, w, scratch, vhat]
+def _scratch_for(block, buffers):
+    """A scratch array shaped like `block`: a view into the thread's block-sized buffer of its
+    dtype (`buffers`, from `_thread_buffers`)."""
+    buf = buffers.get(block.dtype)
+    if buf is None:
+        buf = buffers[block.dtype] = np.empty(BLOCK_BYTES // block.itemsize, dtype=block.dtype)
+    if block.size > buf.size:
+        return np.empty_like(block)  # a whole array that could not be cut into blocks: rare
+    return buf[:block.size].reshape(block.shape)
 
-    def kernel(g, m, v, w, s, vhat=None):
-        _adam_block(g, m, v, w, s, vhat, alpha, one_minus_b1, one_minus_b2, eps)
-    map_blocks(kernel, arrays)
+
+def _thread_buffers():
+    buffers = getattr(_scratch, "buffers", None)
+    if buffers is None:
+        buffers = _scratch.buffers = {}
+    return buffers
+
+
+def update_variables(rule, entries, constants):
+    """One optimizer step in place: `rule(np, g, w, s, slots, **constants)` (see
+    `minitf.optimizers.rules`) over every (g, w, slots) of `entries`, `g` read only, `w` and the
+    slot arrays written, distinct arrays in every entry.
+
+    The arrays run in cache-sized flat blocks, each with a scratch block of its thread's, and the
+    blocks of all the entries are shared out over minitf's worker pool when there is enough work.
+    The CPU thread count follows other processes' load (`threads.adapt_to_load`): re-measured
+    here, once per step."""
+    threads.adapt_to_load()
+    items, work, small = [], 0, BLOCK_BYTES // 8
+    for g, w, slots in entries:
+        if g.size * w.itemsize <= BLOCK_BYTES:  # one block: the arrays as they are
+            items.append((g, w, slots))
+            if w.nbytes >= small:
+                work += w.nbytes
+            continue
+        names = tuple(slots)
+        for g_block, w_block, *slot_blocks in _blocks([g, w, *slots.values()]):
+            items.append((g_block, w_block, dict(zip(names, slot_blocks))))
+            if w_block.nbytes >= small:
+                work += w_block.nbytes
+    if work <= (_PARALLEL_MIN_BLOCKS - 1) * BLOCK_BYTES:
+        buffers = _thread_buffers()
+        for g, w, slots in items:
+            rule(np, g, w, _scratch_for(w, buffers), slots, **constants)
+        return
+
+    def run(item):
+        g, w, slots = item
+        rule(np, g, w, _scratch_for(w, _thread_buffers()), slots, **constants)
+    _share(items, run, True)
 
 
 def argsort_stable(v, axis=-1):

@@ -1,5 +1,5 @@
 """Adagrad, Keras 3 formulas, updated in place."""
-from minitf import backend
+from minitf.optimizers import rules
 from minitf.optimizers.base import Optimizer
 
 __all__ = ["Adagrad"]
@@ -8,8 +8,7 @@ __all__ = ["Adagrad"]
 class Adagrad(Optimizer):
     """Per-parameter learning rates that shrink with the sum of squared gradients.
 
-    Slot accumulator starts at `initial_accumulator_value`:
-    `acc += g*g`, `w -= lr * g / sqrt(acc + epsilon)`.
+    The update is `rules.adagrad`; the accumulator slot starts at `initial_accumulator_value`.
     An IndexedSlices gradient reads and writes only its rows of the variable and accumulator
     (duplicate indices summed first), bit for bit the dense update.
     Other keyword arguments (weight_decay, clipnorm, use_ema, ...) are the base Optimizer's.
@@ -29,33 +28,10 @@ class Adagrad(Optimizer):
     def _sparse_ok(self):
         return True
 
-    def _update_step(self, grad, var, lr, slots, scratch):
-        if type(grad) is tuple:
-            self._update_rows(grad, var._buffer_for_update(), slots["accumulator"], lr)
-            return
-        xp = backend.array_module(var._value)
-        acc, w, s = slots["accumulator"], var._buffer_for_update(), scratch
-        xp.multiply(grad, grad, out=s)
-        acc += s
-        xp.add(acc, self.epsilon, out=s)
-        xp.sqrt(s, out=s)
-        xp.divide(grad, s, out=s)
-        s *= lr
-        w -= s
+    _rule = staticmethod(rules.adagrad)
 
-    def _update_rows(self, grad, w, acc, lr):
-        """The dense step's operations on the touched rows only (a zero-gradient row's
-        accumulator and value are unchanged by the dense step)."""
-        xp = backend.array_module(w)
-        rows, g = grad
-        row_acc = acc[rows]
-        row_acc += g * g
-        acc[rows] = row_acc
-        s = xp.add(row_acc, self.epsilon)
-        xp.sqrt(s, out=s)
-        xp.divide(g, s, out=s)
-        s *= lr
-        w[rows] -= s
+    def _rule_constants(self, lr):
+        return {"lr": lr, "epsilon": self.epsilon}
 
     def get_config(self):
         """Constructor arguments."""

@@ -1,5 +1,5 @@
 """Adamax (Adam with the infinity norm), Keras 3 formulas."""
-from minitf import backend
+from minitf.optimizers import rules
 from minitf.optimizers.base import Optimizer
 
 __all__ = ["Adamax"]
@@ -8,9 +8,7 @@ __all__ = ["Adamax"]
 class Adamax(Optimizer):
     """Adam's variant built on the infinity norm.
 
-    With t = iterations + 1 and slots m, u starting at 0:
-    `m += (g - m) * (1 - beta_1)`, `u = max(beta_2 * u, |g|)`,
-    `w -= lr * m / ((1 - beta_1**t) * (u + epsilon))`.
+    The update is `rules.adamax`, with t = iterations + 1 and slots m, u starting at 0.
     Other keyword arguments (weight_decay, clipnorm, use_ema, ...) are the base Optimizer's.
     """
 
@@ -23,21 +21,11 @@ class Adamax(Optimizer):
 
     _slot_names = ("m", "u")
 
-    def _update_step(self, grad, var, lr, slots, scratch):
-        xp = backend.array_module(var._value)
-        t = int(self._iterations._value) + 1
-        m, u, w, s = slots["m"], slots["u"], var._buffer_for_update(), scratch
-        xp.subtract(grad, m, out=s)
-        s *= 1 - self.beta_1
-        m += s
-        u *= self.beta_2
-        xp.abs(grad, out=s)
-        xp.maximum(u, s, out=u)
-        xp.add(u, self.epsilon, out=s)
-        s *= 1 - self.beta_1 ** t
-        xp.divide(m, s, out=s)
-        s *= lr
-        w -= s
+    _rule = staticmethod(rules.adamax)
+
+    def _rule_constants(self, lr):
+        return {"lr": lr, "beta_1": self.beta_1, "beta_2": self.beta_2, "epsilon": self.epsilon,
+                "t": int(self._iterations._value) + 1}
 
     def get_config(self):
         """Constructor arguments."""

@@ -2,9 +2,20 @@
 
 An update step runs, in Keras 3's order: drop pairs whose gradient is None (warning), clip the
 gradients (clipnorm / clipvalue / global_clipnorm), apply decoupled weight decay
-(`var -= var * weight_decay * lr`), run each optimizer's `_update_step` on the raw arrays, apply
-variable constraints, update the EMA averages, then `iterations += 1`. The learning rate used at
-step t is `schedule(iterations)` for a schedule, else the current value.
+(`var -= var * weight_decay * lr`), run the update rule, apply variable constraints, update the
+EMA averages, then `iterations += 1`. The learning rate used at step t is `schedule(iterations)`
+for a schedule, else the current value.
+
+One protocol: a built-in optimizer names its rule (`_rule`, a function of
+`minitf.optimizers.rules` on raw arrays and an array module) and the constants of a step
+(`_rule_constants(lr)`). The base class runs that rule on every dense gradient of the step in one
+call to the kernel seam (`kernels.for_module(xp).update_variables`: the CPU kernel cuts the
+arrays into cache blocks shared out over threads, the device kernel runs each whole), and on
+the touched rows of an IndexedSlices gradient where the rule allows it (`_sparse_ok`). Keras 3's
+`update_step(gradient, variable, learning_rate)` runs the same rule on one variable; a subclass
+that overrides it (with `assign*` and `add_variable_from_reference`) is called instead, per
+variable, with Tensors. A step inside a traced function is a stateful graph node that runs
+`apply` itself when the graph runs (`_record_step`), so it takes the same path.
 
 Slot variables (Adam's m and v, ...) are made lazily, per variable, on that variable's first
 update. Checkpoints reach them through `_checkpoint_slots()`; the checkpoint keys a slot by its
@@ -12,19 +23,17 @@ variable's path in the object graph plus `/.OPTIMIZER_SLOT/<optimizer path>/<slo
 does), so keys never depend on creation order or generated names. Restoring before a slot exists
 waits in `_pending_slots` (keyed by the variable's `_id`) until the slot is created.
 """
-import math
 import warnings
 
 import numpy as np
 
 from minitf import backend, dtypes, recording as _recording
 from minitf.keras_core.naming import to_snake_case, unique_layer_name
-from minitf.convert import convert_to_tensor
 from minitf import distribution_context as _distribute_context
-from minitf.indexed_slices import IndexedSlices
-from minitf.kernels import threads
+from minitf.kernels import for_module
 from minitf.optimizers.arguments import check_name, learning_rate_float
 from minitf.optimizers.gradient_accumulation import GradientAccumulation
+from minitf.optimizers.gradients import clip, dense_rows, gradient_array, merged_rows, update_rows
 from minitf.optimizers.schedules import LearningRateSchedule, deserialize, serialize
 from minitf.tape import GradientTape
 from minitf.tensor import Tensor
@@ -32,34 +41,6 @@ from minitf.trackable import Trackable
 from minitf.variable import Variable
 
 __all__ = ["Optimizer"]
-
-
-def _raw(value):
-    """The raw array behind a Tensor, Variable or array-like."""
-    raw = getattr(value, "_value", None)
-    if raw is not None:
-        return raw
-    return convert_to_tensor(value)._value
-
-
-def _dense_rows(indices, values, like):
-    """Scatter-add sparse rows into zeros shaped like `like` (duplicate indices summed)."""
-    xp = backend.array_module(like)
-    out = xp.zeros(like.shape, dtype=like.dtype)
-    xp.add.at(out, indices, values)
-    return out
-
-
-def _merged_rows(indices, values):
-    """(unique sorted rows, their summed values): duplicates added in index order, exactly as
-    `_dense_rows` adds them, so the touched rows match the dense gradient bit for bit."""
-    xp = backend.array_module(values)
-    indices = indices.reshape(-1)
-    rows, inverse = xp.unique(indices, return_inverse=True)
-    summed = xp.zeros((rows.shape[0],) + tuple(values.shape[1:]), dtype=values.dtype)
-    xp.add.at(summed, inverse.reshape(-1), values.reshape((indices.shape[0],) +
-                                                          tuple(values.shape[1:])))
-    return rows, summed
 
 
 def _no_effect(*args, **kwargs):
@@ -75,16 +56,15 @@ class Optimizer(GradientAccumulation, Trackable):
     `update_step(gradient, variable, learning_rate)`, which gets each gradient as a Tensor and
     updates the variable with `assign`/`assign_add`/`assign_sub`.
 
-    minitf's own optimizers set `_slot_names` and implement `_update_step(grad, var, lr, slots, scratch)`
-    on raw arrays (`grad` is a dense array of the variable's dtype, or, for an IndexedSlices
-    gradient when `_sparse_ok()`, a (unique rows, summed values) pair; `slots` maps slot names
-    to raw slot arrays; `scratch` is a buffer shaped like the variable that may be overwritten).
-    The variable's array is written only through `var._buffer_for_update()`, asked for inside
-    `_update_step`: it copies first when an earlier read still holds the array, so reads taken
-    before a step keep their values (the slot arrays in `slots` come from it too).
+    minitf's own optimizers set `_slot_names` (or `_slot_names_for(var)`), `_rule` (a rule of
+    `minitf.optimizers.rules`) and `_rule_constants(lr)` (the rule's keyword constants for this
+    step, Python numbers). The variable's and slots' arrays are written only through
+    `_buffer_for_update()`, asked for right before the rule runs: it copies first when an
+    earlier read still holds the array, so reads taken before a step keep their values.
     """
 
     _slot_names = ()
+    _rule = None  # staticmethod(rules.<name>) in a built-in optimizer
 
     def __init__(self, learning_rate, weight_decay=None, clipnorm=None, clipvalue=None,
                  global_clipnorm=None, use_ema=False, ema_momentum=0.99,
@@ -126,7 +106,6 @@ class Optimizer(GradientAccumulation, Trackable):
         self._pending_slots = {}  # (var._id, slot name) -> restore callback
         self._exclude_names = ()
         self._exclude_ids = set()
-        self._scratch = {}
         self.built = False
         self._trainable_variables = []
         self._trainable_variables_indices = {}
@@ -254,11 +233,24 @@ class Optimizer(GradientAccumulation, Trackable):
         variable.assign_sub(value)
 
     def update_step(self, gradient, variable, learning_rate):
-        """Keras 3's per-variable update, for subclasses: `gradient` is a Tensor, `learning_rate`
-        the learning rate (a float32 variable or tensor). minitf's own optimizers implement
-        `_update_step` on raw arrays instead."""
-        raise NotImplementedError(f"{type(self).__name__} must implement "
-                                  "update_step(gradient, variable, learning_rate).")
+        """Keras 3's per-variable update: `gradient` a Tensor (or IndexedSlices), `learning_rate`
+        the learning rate (a float32 variable or tensor). A built-in optimizer runs its rule on
+        the variable's arrays (what `apply` does for every variable at once); a subclass written
+        to Keras 3's protocol overrides it, and `apply` then calls it for each variable."""
+        if self._rule is None:
+            raise NotImplementedError(f"{type(self).__name__} must implement "
+                                      "update_step(gradient, variable, learning_rate).")
+        self._prepare_slots([variable])
+        grad = gradient_array(gradient, variable)
+        if type(grad) is tuple:
+            grad = self._sparse_or_dense(grad, variable)
+        rate = float(getattr(learning_rate, "_value", learning_rate))
+        self._apply_rule([grad], [variable], self._rule_constants(rate))
+
+    def _rule_constants(self, lr):
+        """The keyword constants of `_rule` for a step at learning rate `lr` (a Python float),
+        computed once per step."""
+        raise NotImplementedError(f"{type(self).__name__} must implement _rule_constants.")
 
     def _checkpoint_dependencies(self):
         deps = [("iter", self._iterations)]
@@ -384,13 +376,12 @@ class Optimizer(GradientAccumulation, Trackable):
             grads, variables = self._filter_empty(grads, variables)
         if self.loss_scale_factor is not None:  # undo scale_loss, as Keras 3's apply does
             grads = [g * (1.0 / self.loss_scale_factor) for g in grads]
-        threads.adapt_to_load()  # once per step: the CPU thread count follows other processes' load
-        raws = [self._gradient_array(g, v) for g, v in zip(grads, variables)]
+        raws = [gradient_array(g, v) for g, v in zip(grads, variables)]
         strategy = _distribute_context.aggregating_strategy(variables) if _aggregate else None
         if strategy is not None:  # sum over the replicas: one collective for the whole step
-            raws = [_dense_rows(g[0], g[1], v._value) if type(g) is tuple else g
-                    for g, v in zip(raws, variables)]
-            raws = strategy.extended._collective.allreduce(raws, "sum")
+            raws = strategy.extended.all_reduce_arrays(
+                [dense_rows(g[0], g[1], v._value) if type(g) is tuple else g
+                 for g, v in zip(raws, variables)], "sum")
             if not _distribute_context.applies_updates():
                 return  # another replica of this process writes the shared variables' update
         all_slots = self._slots
@@ -401,12 +392,12 @@ class Optimizer(GradientAccumulation, Trackable):
                 self._create_slots(var)
         lr = self._current_learning_rate()  # schedules read every step, as Keras' _iterations
         if self.gradient_accumulation_steps:
-            raws = self._accumulate([_dense_rows(g[0], g[1], v._value) if type(g) is tuple else g
+            raws = self._accumulate([dense_rows(g[0], g[1], v._value) if type(g) is tuple else g
                                      for g, v in zip(raws, variables)], variables)
             if raws is None:  # not an update step: the gradients only went into the accumulators
                 self._finish_step(variables)
                 return
-        raws = self._clip(raws)
+        raws = clip(raws, self.clipnorm, self.clipvalue, self.global_clipnorm)
         raws = [self._sparse_or_dense(g, v) if type(g) is tuple else g
                 for g, v in zip(raws, variables)]
         with self._counting_update_steps():
@@ -416,20 +407,43 @@ class Optimizer(GradientAccumulation, Trackable):
 
     def _update(self, raws, variables, lr):
         """Weight decay, then each variable's update and constraint (one update step)."""
-        all_slots = self._slots
         if self.weight_decay:
             self._apply_weight_decay(variables, lr)
         if self._keras_update_step:
             self._keras_updates(raws, variables, lr)
-        else:
-            update_step, scratch_like = self._update_step, self._scratch_like
+            return
+        self._apply_rule(raws, variables, self._rule_constants(lr))
+        for var in variables:
+            if var.constraint is not None:
+                var.assign(var.constraint(var))
+        self.built = True
+
+    def _apply_rule(self, raws, variables, constants):
+        """Run `_rule` on each (raw gradient, variable): the dense gradients in one call to the
+        kernel seam per array module, an (unique rows, summed values) gradient on its rows.
+        Nothing here keeps an array after it returns (the next step's writes stay in place)."""
+        rule, all_slots, slot_names, dense = self._rule, self._slots, self._slot_names_for, []
+        if len({var._id for var in variables}) < len(variables):  # a variable twice: in order
             for grad, var in zip(raws, variables):
-                slots = {k: s._buffer_for_update() for k, s in all_slots[var._id].items()}
-                update_step(grad, var, lr, slots, scratch_like(var._value))
-                if var.constraint is not None:
-                    var.assign(var.constraint(var))
-            slots = None  # let go of the slot arrays, or the EMA update below would copy them
-            self.built = True
+                self._apply_rule([grad], [var], constants)
+            return
+        for grad, var in zip(raws, variables):
+            var_slots = all_slots[var._id]
+            slots = {name: var_slots[name]._buffer_for_update() for name in slot_names(var)}
+            if type(grad) is tuple:
+                update_rows(rule, grad, var._buffer_for_update(), slots, constants)
+            else:
+                dense.append((grad, var._buffer_for_update(), slots))
+        if not dense:
+            return
+        if len({type(entry[1]) for entry in dense}) == 1:
+            for_module(backend.array_module(dense[0][1])).update_variables(rule, dense, constants)
+            return
+        groups = {}  # variables on several devices: one call per array module
+        for entry in dense:
+            groups.setdefault(for_module(backend.array_module(entry[1])), []).append(entry)
+        for kernels, entries in groups.items():
+            kernels.update_variables(rule, entries, constants)
 
     def _finish_step(self, variables, constrain=True):
         """The end of every step: constraints (when the update did not apply them), the EMA
@@ -465,61 +479,19 @@ class Optimizer(GradientAccumulation, Trackable):
                           "loss; they are not updated.", stacklevel=3)
         return [g for g, _ in kept], [v for _, v in kept]
 
-    def _gradient_array(self, grad, var):
-        """A raw dense array of `var`'s dtype, or an (indices, values) pair for IndexedSlices."""
-        ref = var._value
-        raw = getattr(grad, "_value", None)
-        if raw is not None and raw.dtype == ref.dtype and raw.shape == ref.shape:
-            return raw  # the common case: a Tensor of the variable's dtype and shape
-        if isinstance(grad, IndexedSlices):
-            return (_raw(grad.indices), _raw(grad.values).astype(ref.dtype, copy=False))
-        raw = _raw(grad)
-        if raw.dtype != ref.dtype:
-            raw = raw.astype(ref.dtype)
-        if tuple(raw.shape) != tuple(ref.shape):
-            raise ValueError(f"Optimizer: gradient of shape {tuple(raw.shape)} does not match "
-                             f"variable {var.name} of shape {tuple(ref.shape)}.")
-        return raw
-
     def _sparse_or_dense(self, grad, var):
-        """An (indices, values) gradient made ready for `_update_step`: (unique rows, summed
-        values) when `_sparse_ok()`, else densified."""
+        """An (indices, values) gradient made ready for the rule: (unique rows, summed values)
+        when `_sparse_ok()`, else densified."""
         indices, values = grad
         if self._sparse_ok():
-            return _merged_rows(indices, values)
-        return _dense_rows(indices, values, var._value)
+            return merged_rows(indices, values)
+        return dense_rows(indices, values, var._value)
 
     def _sparse_ok(self):
-        """Whether `_update_step` takes (rows, values) for IndexedSlices gradients and writes
-        only those rows. Only right where a zero gradient leaves a row and its slots exactly
-        unchanged; moment-based optimizers decay every row, so they get the dense gradient."""
+        """Whether an IndexedSlices gradient updates only its rows (the rule run on the gathered
+        rows). Only right where a zero gradient leaves a row and its slots exactly unchanged;
+        moment-based optimizers decay every row, so they get the dense gradient."""
         return False
-
-    def _clipping(self):
-        return self.clipnorm is not None or self.clipvalue is not None or \
-            self.global_clipnorm is not None
-
-    def _clip(self, raws):
-        """Clip as Keras does; an (indices, values) gradient is clipped through its values
-        (before duplicate rows are summed), so its norm is the norm of the values."""
-        if not self._clipping():
-            return raws
-        values = [g[1] if type(g) is tuple else g for g in raws]
-        if self.clipvalue is not None:
-            c = self.clipvalue
-            values = [backend.array_module(g).clip(g, -c, c) for g in values]
-        elif self.clipnorm is not None:
-            clipped = []
-            for g in values:
-                norm = float(backend.array_module(g).sqrt((g * g).sum()))
-                clipped.append(g * (self.clipnorm / norm) if norm > self.clipnorm else g)
-            values = clipped
-        else:
-            total = math.sqrt(sum(float((g * g).sum()) for g in values))
-            if total > self.global_clipnorm:
-                scale = self.global_clipnorm / total
-                values = [g * scale for g in values]
-        return [(g[0], c) if type(g) is tuple else c for g, c in zip(raws, values)]
 
     def _apply_weight_decay(self, variables, lr):
         for var in variables:
@@ -547,26 +519,6 @@ class Optimizer(GradientAccumulation, Trackable):
             slots = self._slots.get(var._id)
             if slots and "average" in slots:
                 var._buffer_for_update()[...] = slots["average"]._value
-
-    def _scratch_like(self, value):
-        """A scratch view shaped like `value`, into one shared buffer per (module, dtype)."""
-        key = (type(value), value.dtype, value.shape)
-        view = self._scratch.get(key)
-        if view is None:
-            xp = backend.array_module(value)
-            buf_key = (type(value), value.dtype)
-            buf = self._scratch.get(buf_key)
-            if buf is None or buf.size < value.size:
-                buf = xp.empty(max(value.size, 1), dtype=value.dtype)
-                # drop the views into the old buffer so every shape shares the new one
-                self._scratch = {k: v for k, v in self._scratch.items() if k[:2] != buf_key}
-                self._scratch[buf_key] = buf
-            view = buf[:value.size].reshape(value.shape)
-            self._scratch[key] = view
-        return view
-
-    def _update_step(self, grad, var, lr, slots, scratch):
-        raise NotImplementedError(f"{type(self).__name__} must implement _update_step.")
 
     # -- config ----------------------------------------------------------------------------
     def get_config(self):

@@ -1,5 +1,5 @@
 """FTRL-Proximal ("Follow The Regularized Leader"), Keras 3 formulas."""
-from minitf import backend
+from minitf.optimizers import rules
 from minitf.optimizers.base import Optimizer
 
 __all__ = ["Ftrl"]
@@ -9,14 +9,10 @@ class Ftrl(Optimizer):
     """FTRL-Proximal with online L1/L2 and shrinkage-type L2 regularization.
 
     Slots: `accumulator` (n, starts at `initial_accumulator_value`) and `linear` (z, starts
-    at 0). With p = -learning_rate_power and `l2 = l2_regularization_strength + beta / (2 lr)`:
-    `n_new = n + g*g`,
-    `z += g + 2 * l2_shrinkage * w - (n_new**p - n**p) / lr * w`,
-    `w = (clip(z, -l1, l1) - z) / (n_new**p / lr + 2 * l2)`, `n = n_new`.
-    As in Keras, a variable's value is recomputed from (z, n) every step, so rows whose gradient
-    is zero still change (on the first step they become 0); an IndexedSlices gradient is
-    therefore densified. Other keyword arguments (weight_decay, clipnorm, use_ema, ...) are the
-    base Optimizer's.
+    at 0); the update is `rules.ftrl`. As in Keras, a variable's value is recomputed from (z, n)
+    every step, so rows whose gradient is zero still change (on the first step they become 0);
+    an IndexedSlices gradient is therefore densified. Other keyword arguments (weight_decay,
+    clipnorm, use_ema, ...) are the base Optimizer's.
     """
 
     _slot_names = ("accumulator", "linear")
@@ -44,33 +40,12 @@ class Ftrl(Optimizer):
     def _slot_initial_value(self, name):
         return float(self.initial_accumulator_value) if name == "accumulator" else "zeros"
 
-    def _update_step(self, grad, var, lr, slots, scratch):
-        xp = backend.array_module(var._value)
-        acc, lin, w, s = slots["accumulator"], slots["linear"], var._buffer_for_update(), scratch
-        power = -self.learning_rate_power
-        l2 = self.l2_regularization_strength + self.beta / (2.0 * lr)
-        old_pow = xp.power(acc, power)
-        xp.multiply(grad, grad, out=s)
-        acc += s
-        new_pow = xp.power(acc, power)
-        # s = g + 2 * l2_shrinkage * w - (n_new**p - n**p) / lr * w, then z += s
-        if self.l2_shrinkage_regularization_strength:
-            xp.multiply(w, 2 * self.l2_shrinkage_regularization_strength, out=s)
-            s += grad
-        else:
-            s[...] = grad
-        xp.subtract(new_pow, old_pow, out=old_pow)
-        old_pow /= lr
-        old_pow *= w
-        s -= old_pow
-        lin += s
-        # w = (clip(z, -l1, l1) - z) / (n_new**p / lr + 2 * l2)
-        new_pow /= lr
-        new_pow += 2 * l2
-        l1 = self.l1_regularization_strength
-        xp.clip(lin, -l1, l1, out=s)
-        s -= lin
-        xp.divide(s, new_pow, out=w)
+    _rule = staticmethod(rules.ftrl)
+
+    def _rule_constants(self, lr):
+        return {"lr": lr, "power": -self.learning_rate_power, "l1": self.l1_regularization_strength,
+                "l2": self.l2_regularization_strength + self.beta / (2.0 * lr),
+                "l2_shrinkage": self.l2_shrinkage_regularization_strength}
 
     def get_config(self):
         """Constructor arguments."""

@@ -197,7 +197,7 @@ class LossScaleOptimizer(base.Optimizer):
         strategy = distribute_context.aggregating_strategy()
         if strategy is not None:
             flag = np.asarray([1 if finite else 0], dtype=np.int32)
-            finite = bool(strategy.extended._collective.allreduce([flag], "min")[0][0])
+            finite = bool(strategy.extended.all_reduce_arrays([flag], "min")[0][0])
         return finite
 
     # -- applying ----------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """RMSprop, Keras 3 formulas, updated in place."""
-from minitf import backend
+from minitf.optimizers import rules
 from minitf.optimizers.base import Optimizer
 
 __all__ = ["RMSprop"]
@@ -8,12 +8,8 @@ __all__ = ["RMSprop"]
 class RMSprop(Optimizer):
     """Divide the gradient by a running root-mean-square of recent gradients.
 
-    Slots: velocity (v), plus momentum (mom) when `momentum > 0` and average_gradient (a) when
-    `centered`; all start at 0.
-    `v = rho * v + (1 - rho) * g*g`; centered: `a = rho * a + (1 - rho) * g` and
-    `denom = v - a*a + epsilon`, else `denom = v + epsilon`;
-    `inc = lr * g / sqrt(denom)`; with momentum `mom = momentum * mom + inc; w -= mom`,
-    else `w -= inc`. (Keras 3 puts epsilon inside the square root.)
+    The update is `rules.rmsprop`. Slots: velocity, plus momentum when `momentum > 0` and
+    average_gradient when `centered`; all start at 0.
     Other keyword arguments (weight_decay, clipnorm, use_ema, ...) are the base Optimizer's.
     """
 
@@ -33,33 +29,11 @@ class RMSprop(Optimizer):
             names.append("average_gradient")
         return tuple(names)
 
-    def _update_step(self, grad, var, lr, slots, scratch):
-        xp = backend.array_module(var._value)
-        v, w, s, rho = slots["velocity"], var._buffer_for_update(), scratch, self.rho
-        xp.multiply(grad, grad, out=s)
-        s *= 1 - rho
-        v *= rho
-        v += s
-        if self.centered:
-            a = slots["average_gradient"]
-            a *= rho
-            xp.multiply(grad, 1 - rho, out=s)
-            a += s
-            xp.multiply(a, a, out=s)
-            xp.subtract(v, s, out=s)
-        else:
-            s[...] = v
-        s += self.epsilon
-        xp.sqrt(s, out=s)
-        xp.divide(grad, s, out=s)
-        s *= lr
-        if self.momentum > 0:
-            mom = slots["momentum"]
-            mom *= self.momentum
-            mom += s
-            w -= mom
-        else:
-            w -= s
+    _rule = staticmethod(rules.rmsprop)
+
+    def _rule_constants(self, lr):
+        return {"lr": lr, "rho": self.rho, "momentum": self.momentum, "epsilon": self.epsilon,
+                "centered": self.centered}
 
     def get_config(self):
         """Constructor arguments."""

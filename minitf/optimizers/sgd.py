@@ -1,5 +1,5 @@
 """SGD with optional (Nesterov) momentum, Keras 3 formulas."""
-from minitf import backend
+from minitf.optimizers import rules
 from minitf.optimizers.base import Optimizer
 
 __all__ = ["SGD"]
@@ -8,11 +8,10 @@ __all__ = ["SGD"]
 class SGD(Optimizer):
     """Gradient descent with momentum.
 
-    With `momentum == 0`: `w -= lr * g`. Otherwise, with velocity `m` (starts at 0):
-    `m = momentum * m - lr * g`, then `w += m`, or for Nesterov `w += momentum * m - lr * g`.
-    An IndexedSlices gradient without momentum updates only its rows (duplicates summed first),
-    bit for bit the dense update; with momentum it is densified first (every row's velocity
-    decays, so every row moves).
+    The update is `rules.sgd`: with `momentum == 0`, `w -= lr * g`; otherwise a velocity slot
+    (starts at 0) carries the steps, Nesterov's or plain. An IndexedSlices gradient without
+    momentum updates only its rows (duplicates summed first), bit for bit the dense update;
+    with momentum it is densified first (every row's velocity decays, so every row moves).
     """
 
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, weight_decay=None,
@@ -38,30 +37,10 @@ class SGD(Optimizer):
     def _sparse_ok(self):
         return self.momentum == 0
 
-    def _update_step(self, grad, var, lr, slots, scratch):
-        w = var._buffer_for_update()
-        if type(grad) is tuple:
-            # Unique rows: only they are read and written (the dense step is w - 0 elsewhere).
-            rows, values = grad
-            values *= lr
-            w[rows] -= values
-            return
-        xp = backend.array_module(w)
-        if self.momentum == 0:
-            xp.multiply(grad, lr, out=scratch)
-            w -= scratch
-            return
-        m = slots["momentum"]
-        m *= self.momentum
-        xp.multiply(grad, lr, out=scratch)
-        m -= scratch
-        if self.nesterov:
-            # w += momentum * m - lr * g  (scratch holds lr * g)
-            w -= scratch
-            xp.multiply(m, self.momentum, out=scratch)
-            w += scratch
-        else:
-            w += m
+    _rule = staticmethod(rules.sgd)
+
+    def _rule_constants(self, lr):
+        return {"lr": lr, "momentum": self.momentum, "nesterov": self.nesterov}
 
     def get_config(self):
         """Constructor arguments."""
