@@ -343,11 +343,7 @@ class Optimizer(GradientAccumulation, Trackable):
             if not self.built:
                 self.build(variables)
             return
-        new = [var for var in variables if var._id not in self._slots]
-        if new:
-            self._create_accumulators(new)
-            for var in new:
-                self._create_slots(var)
+        self._create_missing_slots(variables)
 
     def apply(self, grads, trainable_variables=None, *, _aggregate=True):
         """Apply `grads` to `trainable_variables` (one update step); under a strategy with
@@ -364,32 +360,17 @@ class Optimizer(GradientAccumulation, Trackable):
             raise ValueError(f"Optimizer.apply: got {len(grads)} gradients for "
                              f"{len(variables)} variables; they must pair up.")
         if self._keras_update_step:
-            if not self.built:
-                self.build(variables)  # the subclass makes its slots here, as in Keras
-            unknown = [v.name for v in variables if id(v) not in self._trainable_variables_indices]
-            if unknown:
-                raise ValueError(f"Unknown variable: {unknown}. This optimizer can only be called "
-                                 "for the variables it was originally built with. When working "
-                                 "with a new set of variables, you should recreate a new "
-                                 "optimizer instance.")
+            self._check_built_with(variables)
         if any(g is None for g in grads):
             grads, variables = self._filter_empty(grads, variables)
         if self.loss_scale_factor is not None:  # undo scale_loss, as Keras 3's apply does
             grads = [g * (1.0 / self.loss_scale_factor) for g in grads]
         raws = [gradient_array(g, v) for g, v in zip(grads, variables)]
-        strategy = _distribute_context.aggregating_strategy(variables) if _aggregate else None
-        if strategy is not None:  # sum over the replicas: one collective for the whole step
-            raws = strategy.extended.all_reduce_arrays(
-                [dense_rows(g[0], g[1], v._value) if type(g) is tuple else g
-                 for g, v in zip(raws, variables)], "sum")
-            if not _distribute_context.applies_updates():
+        if _aggregate:
+            raws = self._summed_over_replicas(raws, variables)
+            if raws is None:
                 return  # another replica of this process writes the shared variables' update
-        all_slots = self._slots
-        new = [var for var in variables if var._id not in all_slots]
-        if new:
-            self._create_accumulators(new)
-            for var in new:
-                self._create_slots(var)
+        self._create_missing_slots(variables)
         lr = self._current_learning_rate()  # schedules read every step, as Keras' _iterations
         if self.gradient_accumulation_steps:
             raws = self._accumulate([dense_rows(g[0], g[1], v._value) if type(g) is tuple else g
@@ -404,6 +385,39 @@ class Optimizer(GradientAccumulation, Trackable):
             self._update(raws, variables, lr)
         self._reset_accumulators(variables)
         self._finish_step(variables, constrain=False)
+
+    def _check_built_with(self, variables):
+        """A Keras-protocol subclass is built on its first step (its slots made in `build`, as in
+        Keras) and refuses variables it was not built with, with Keras' ValueError."""
+        if not self.built:
+            self.build(variables)
+        unknown = [v.name for v in variables if id(v) not in self._trainable_variables_indices]
+        if unknown:
+            raise ValueError(f"Unknown variable: {unknown}. This optimizer can only be called "
+                             "for the variables it was originally built with. When working "
+                             "with a new set of variables, you should recreate a new "
+                             "optimizer instance.")
+
+    def _summed_over_replicas(self, raws, variables):
+        """The gradients summed over the replicas (one collective for the step, through the
+        strategy's `all_reduce_arrays`) under a strategy with several replicas, or for variables
+        created in the scope of one; `raws` as they are otherwise. None on a replica of this
+        process that does not write the shared variables (the first one does, for all)."""
+        strategy = _distribute_context.aggregating_strategy(variables)
+        if strategy is None:
+            return raws
+        summed = strategy.extended.all_reduce_arrays(
+            [dense_rows(g[0], g[1], v._value) if type(g) is tuple else g for g, v in zip(raws, variables)],
+            "sum")
+        return summed if _distribute_context.applies_updates() else None
+
+    def _create_missing_slots(self, variables):
+        """Make the slots (and gradient accumulators) of the variables that have none yet."""
+        new = [var for var in variables if var._id not in self._slots]
+        if new:
+            self._create_accumulators(new)
+            for var in new:
+                self._create_slots(var)
 
     def _update(self, raws, variables, lr):
         """Weight decay, then each variable's update and constraint (one update step)."""
