@@ -423,7 +423,7 @@ class Optimizer(GradientAccumulation, Trackable):
         """Weight decay, then each variable's update and constraint (one update step)."""
         if self.weight_decay:
             self._apply_weight_decay(variables, lr)
-        if self._keras_update_step:
+        if self._keras_update_step or self._rule is None:  # the latter raises Keras' error
             self._keras_updates(raws, variables, lr)
             return
         self._apply_rule(raws, variables, self._rule_constants(lr))

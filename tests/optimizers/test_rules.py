@@ -134,3 +134,10 @@ def test_a_traced_step_gives_the_eager_bits(name):
     np.testing.assert_array_equal(results[0][0], results[1][0])
     for a, b in zip(results[0][1], results[1][1]):
         np.testing.assert_array_equal(a, b)
+
+
+def test_a_subclass_with_neither_rule_nor_update_step_raises_keras_error():
+    class Bare(tf.keras.optimizers.Optimizer):
+        pass
+    with pytest.raises(NotImplementedError, match="update_step"):  # TF 2.21's class too
+        Bare(0.1).apply_gradients([(tf.constant([1.0]), tf.Variable([1.0]))])
