@@ -2,9 +2,10 @@
 
 Each repeat is a fresh process (its own import of minitf) that builds the variables, takes
 --warmup steps (slot creation), then times --steps steps and reports the mean wall time of a
-step. With several --roots (checkouts of minitf, e.g. a git worktree of an earlier commit and
-this one), the repeats alternate between them, so a change of the machine's load hits both
-alike; the report gives, per optimizer and root, the median and the min-max spread over the
+step (or, with --clock cpu, the process's CPU time per step: robust against other processes'
+load, and with MINITF_NUM_THREADS=1 the cost of the work itself). With several --roots
+(checkouts of minitf, e.g. a git worktree of an earlier commit and this one), the repeats
+alternate between them, so a change of the machine's load hits both alike; the report gives, per optimizer and root, the median and the min-max spread over the
 repeats, and each root's median relative to the first root's.
 
     python benchmarks/bench_optimizer_step.py [--roots /tmp/wt-before .] [--repeats 5]
@@ -52,10 +53,11 @@ def child(args):
     pairs = list(zip(grads, variables))
     for _ in range(args.warmup):
         opt.apply_gradients(pairs)
-    start = time.perf_counter()
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    start = clock()
     for _ in range(args.steps):
         opt.apply_gradients(pairs)
-    elapsed = (time.perf_counter() - start) / args.steps
+    elapsed = (clock() - start) / args.steps
     print(json.dumps({"seconds": elapsed, "minitf": os.path.dirname(os.path.dirname(tf.__file__))}))
 
 
@@ -63,7 +65,7 @@ def run_child(root, args, optimizer):
     env = dict(os.environ, PYTHONPATH=os.path.abspath(root))
     cmd = [sys.executable, os.path.abspath(__file__), "--child", "--optimizer", optimizer,
            "--variables", str(args.variables), "--steps", str(args.steps), "--warmup", str(args.warmup),
-           "--dtype", args.dtype]
+           "--dtype", args.dtype, "--clock", args.clock]
     out = subprocess.run(cmd, env=env, cwd=os.path.abspath(root), capture_output=True, text=True, check=True)
     result = json.loads(out.stdout.strip().splitlines()[-1])
     if os.path.realpath(result["minitf"]) != os.path.realpath(root):
@@ -82,6 +84,8 @@ def main():
     parser.add_argument("--steps", type=int, default=20, help="timed steps per repeat (default 20)")
     parser.add_argument("--warmup", type=int, default=3, help="untimed steps first (default 3)")
     parser.add_argument("--dtype", default="float32")
+    parser.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                        help="wall time (default) or the process's CPU time per step")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--optimizer", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -90,7 +94,7 @@ def main():
         return
     total = sum(sizes(args.variables))
     print(f"{args.variables} {args.dtype} variables, {total:,} elements in all; {args.steps} steps per "
-          f"repeat, {args.repeats} repeats alternating over {len(args.roots)} root(s)")
+          f"repeat, {args.repeats} repeats alternating over {len(args.roots)} root(s); {args.clock} time")
     for optimizer in args.optimizers:
         times = {root: [] for root in args.roots}
         for _ in range(args.repeats):
