@@ -163,7 +163,7 @@ def ftrl(xp, g, w, s, slots, lr, power, l1, l2, l2_shrinkage):
     `n_new = n + g^2`, `z += g + 2 l2_shrinkage w - (n_new^p - n^p) / lr * w`,
     `w = (clip(z, -l1, l1) - z) / (n_new^p / lr + 2 l2)`, `n = n_new`."""
     acc, lin = slots["accumulator"], slots["linear"]
-    old_pow = xp.power(acc, power)
+    old_pow = xp.power(acc, power, out=xp.empty_like(acc))  # an array even for a scalar variable
     xp.multiply(g, g, out=s)
     acc += s
     new_pow = xp.power(acc, power)

@@ -141,3 +141,29 @@ def test_a_subclass_with_neither_rule_nor_update_step_raises_keras_error():
         pass
     with pytest.raises(NotImplementedError, match="update_step"):  # TF 2.21's class too
         Bare(0.1).apply_gradients([(tf.constant([1.0]), tf.Variable([1.0]))])
+
+
+@pytest.mark.parametrize("name", sorted(MAKERS))
+def test_a_scalar_variable_takes_the_one_element_update(name):
+    # Ftrl's rule raised TypeError on 0-d arrays (numpy's power returns a scalar there)
+    results = []
+    for shape in ((), (1,)):
+        var, opt = tf.Variable(np.full(shape, 1.5, np.float32)), MAKERS[name]()
+        for g in (0.3, -0.2, 0.7):
+            opt.apply_gradients([(tf.constant(np.full(shape, g, np.float32)), var)])
+        assert var.shape == shape
+        results.append(var.numpy().reshape(-1))
+    np.testing.assert_array_equal(results[0], results[1])
+    assert results[0][0] != 1.5
+
+
+def test_ftrl_on_a_scalar_agrees_with_tensorflow():
+    tf_ref = pytest.importorskip("tensorflow")
+    values = []
+    for lib in (tf, tf_ref):
+        var = lib.Variable(1.5)
+        opt = lib.keras.optimizers.Ftrl(0.1, l1_regularization_strength=0.01)
+        for g in (0.3, -0.2, 0.7):
+            opt.apply_gradients([(lib.constant(g), var)])
+        values.append(float(var.numpy()))
+    assert values[0] == values[1]
