@@ -1,6 +1,6 @@
 """tf.autodiff: forward-mode differentiation (`ForwardAccumulator`) next to `GradientTape`.
 
-A `ForwardAccumulator` sits on the same thread-local stack as the tapes (`recording._state`),
+A `ForwardAccumulator` sits on the same thread-local stack as the tapes (`recording.thread_state`),
 so every op whose input has a tangent calls `record` while it is active; `record` hands such
 ops to `_forward_op` instead of keeping them. No op has a forward-mode rule of its own: the
 tangent of an op's outputs comes from its reverse-mode rule by TF's "double backward" trick.
@@ -24,8 +24,8 @@ from minitf.convert import convert_to_tensor
 from minitf.indexed_slices import IndexedSlices
 from minitf.ops.array import zeros
 from minitf.ops.constant import cast
-from minitf.recording import _state
-from minitf.tape import GradientTape, UnconnectedGradients, _backprop, _check_unconnected, _unbroadcast
+from minitf.recording import thread_state
+from minitf.tape import GradientTape, UnconnectedGradients, backprop, check_unconnected, unbroadcast
 from minitf.tensor import Tensor
 from minitf.variable import Variable
 
@@ -108,13 +108,13 @@ class ForwardAccumulator:
     def __enter__(self):
         if self._recording:
             raise ValueError("Accumulator is already recording.")
-        _state.active = _state.active + [self]  # copy: iteration in record() stays valid
+        thread_state.active = thread_state.active + [self]  # copy: iteration in record() stays valid
         self._recording = True
         return self
 
     def __exit__(self, *exc):
         if self._recording:
-            _state.active = [t for t in _state.active if t is not self]
+            thread_state.active = [t for t in thread_state.active if t is not self]
             self._recording = False
         return False
 
@@ -125,12 +125,12 @@ class ForwardAccumulator:
         in_tangents = [tangents.get(x._id) if _differentiable(x) else None for x in inputs]
         if all(t is None for t in in_tangents) or not any(_differentiable(o) for o in outputs):
             return
-        saved = _state.active
-        _state.active = saved[:saved.index(self)]  # only what was entered before us sees this
+        saved = thread_state.active
+        thread_state.active = saved[:saved.index(self)]  # only what was entered before us sees this
         try:
             out_tangents = _jvp(op, inputs, outputs, grad_fn, in_tangents)
         finally:
-            _state.active = saved
+            thread_state.active = saved
         for out, tangent in zip(outputs, out_tangents):
             if tangent is not None:
                 self._set(out, tangent)
@@ -154,7 +154,7 @@ class ForwardAccumulator:
           ValueError: for an unknown `unconnected_gradients` value.
           AttributeError: when an entry is not a Tensor or Variable.
         """
-        unconnected = _check_unconnected(unconnected_gradients)
+        unconnected = check_unconnected(unconnected_gradients)
 
         def lookup(x):
             if not isinstance(x, (Tensor, Variable)):
@@ -194,7 +194,7 @@ def _input_cotangents(grad_fn, probes, inputs, in_tangents):
             continue
         if isinstance(gx, IndexedSlices):
             gx = gx.to_dense()
-        gx = _unbroadcast(gx, x._value.shape, 0)
+        gx = unbroadcast(gx, x._value.shape, 0)
         if gx._value.dtype != x._value.dtype:
             gx = cast(gx, x.dtype)
         out.append(gx)
@@ -204,12 +204,12 @@ def _input_cotangents(grad_fn, probes, inputs, in_tangents):
 def _check_linear(op, grad_fn, probes, inputs, in_tangents, cotangents):
     """UnimplementedError when a user-written rule is not linear in its upstream gradient:
     doubling the probes must double every cotangent."""
-    saved = _state.active
-    _state.active = []
+    saved = thread_state.active
+    thread_state.active = []
     try:
         doubled = _input_cotangents(grad_fn, [Tensor(u._value * 2) for u in probes], inputs, in_tangents)
     finally:
-        _state.active = saved
+        thread_state.active = saved
     for single, double in zip(cotangents, doubled):
         if single is None or double is None:
             continue
@@ -250,4 +250,4 @@ def _jvp(op, inputs, outputs, grad_fn, in_tangents):
     if not targets:
         return [None] * len(outputs)
     # the second backward pass runs after `inner` stopped recording, seen by the outer tapes only
-    return _backprop(inner._records, targets, seeds, probes, batch_ndim=0)
+    return backprop(inner._records, targets, seeds, probes, batch_ndim=0)

@@ -180,11 +180,11 @@ def _first_tensor_dtype(value):
     return None
 
 
-def _contains_tensor(value):
+def contains_tensor(value):
     if _is_tensor_like(value):
         return True
     if isinstance(value, (list, tuple)):
-        return any(_contains_tensor(v) for v in value)
+        return any(contains_tensor(v) for v in value)
     return False
 
 
@@ -210,10 +210,10 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
             raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
                              f"{value.dtype.name}: {value!r}; use tf.cast to change the dtype.")
         return value
-    if isinstance(value, (list, tuple)) and _contains_tensor(value):
+    if isinstance(value, (list, tuple)) and contains_tensor(value):
         # TF packs the parts; Python values among them take the first tensor's dtype
         like = dtype or _first_tensor_dtype(value)
-        parts = [convert_to_tensor(v, dtype=dtype) if _contains_tensor([v])
+        parts = [convert_to_tensor(v, dtype=dtype) if contains_tensor([v])
                  else convert_to_tensor(v, dtype=like) for v in value]
         return _packer[0](parts)
     if isinstance(value, dtypes.DType):

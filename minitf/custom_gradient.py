@@ -33,20 +33,20 @@ def custom_gradient(f=None):
 
     @functools.wraps(f)
     def wrapped(*args, **kwargs):
-        if recording.tracing[0] and recording._state.graph is not None:
+        if recording.tracing[0] and recording.thread_state.graph is not None:
             # traced: one node running f and recording its rule each time the graph runs
-            return recording._state.graph.call(wrapped, args, kwargs, op_type="CustomGradient",
+            return recording.thread_state.graph.call(wrapped, args, kwargs, op_type="CustomGradient",
                                                name=getattr(f, "__name__", "custom_gradient"))
         tensor_args = [convert_to_tensor(a) if not isinstance(a, Tensor) else a for a in args]
-        outer = recording._state.active
+        outer = recording.thread_state.active
         # Run f with the outer tapes paused; a private tape notes the variables f reads.
         probe = _tape.GradientTape(watch_accessed_variables=True)
-        recording._state.active = [probe]
+        recording.thread_state.active = [probe]
         probe._recording = True
         try:
             result, grad_fn = f(*tensor_args, **kwargs)
         finally:
-            recording._state.active = outer
+            recording.thread_state.active = outer
         variables = [v for v in probe.watched_variables() if v.trainable]
         if variables and not _accepts_variables(grad_fn):
             raise TypeError("If using @custom_gradient with a function that uses variables, then "

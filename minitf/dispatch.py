@@ -14,7 +14,7 @@ such op with one rule instead of a table entry per op.
 """
 import functools
 
-from minitf.recording import _state
+from minitf.recording import thread_state
 
 __all__ = ["add_dispatch_support", "fallback", "is_dispatchable", "elementwise_kind", "stateful_op",
            "returns_none", "returns_first_argument"]
@@ -75,7 +75,7 @@ def add_dispatch_support(fn=None, *, elementwise=None):
         except AttributeError:
             # an op computing on the host asked a symbolic tensor for `.numpy()` (TF's
             # AttributeError): while tracing, the whole call becomes one node of the graph
-            if _state.graph is None:
+            if thread_state.graph is None:
                 raise
             return fallback(wrapper, args, kwargs)
     wrapper._tf_elementwise = elementwise
@@ -112,7 +112,7 @@ def stateful_op(fn=None, *, abstract=None):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        graph = _state.graph
+        graph = thread_state.graph
         if graph is not None:
             return graph.call(wrapper, args, kwargs, stateful=True, abstract=abstract)
         try:

@@ -22,7 +22,7 @@ from minitf.graph.signature import CallBinder
 from minitf.graph.concrete_function import Parameter
 from minitf.graph.trace_type import has_composite, trace_type_of
 from minitf.graph.tracing import trace
-from minitf.recording import _state
+from minitf.recording import thread_state
 from minitf.tensor import Tensor
 from minitf.tensor_spec import TensorSpec  # noqa: F401 (tf.TensorSpec is defined beside TraceType)
 from minitf.variable import Variable
@@ -177,7 +177,7 @@ class Function:
                 return self._call_python(self._python_function, self._signature.parameters, values)
             return self._python_function(*_tensors_for_arrays(args),
                                          **_tensors_for_arrays(kwargs))
-        if _state.graph is not None:  # called while another function is traced: inline it
+        if thread_state.graph is not None:  # called while another function is traced: inline it
             return self._call_inline(args, kwargs)
         parameters, values = self._parameters(args, kwargs)
         concrete, traced = None, False

@@ -2,7 +2,7 @@
 import numpy as np
 
 from minitf import backend
-from minitf.recording import Op, _state, record
+from minitf.recording import Op, thread_state, record
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 
@@ -65,7 +65,7 @@ def scatter_rows(values, indices, dims):
     out = xp.zeros(dims, dtype=values._value.dtype)
     xp.add.at(out, indices._value, values._value)
     result = Tensor(out)
-    if _state.active:
+    if thread_state.active:
         record(SCATTER_ROWS, (values,), (result,), lambda g: gather_rows(g, indices))
     return result
 
@@ -73,7 +73,7 @@ def scatter_rows(values, indices, dims):
 def gather_rows(dense, indices):
     """Rows `indices` of `dense` (the gradient of `scatter_rows`, and differentiable itself)."""
     result = Tensor(dense._value[indices._value])
-    if _state.active:
+    if thread_state.active:
         dims = tuple(dense._value.shape)
         record(GATHER_ROWS, (dense,), (result,), lambda g: scatter_rows(g, indices, dims))
     return result

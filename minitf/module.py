@@ -80,7 +80,7 @@ class Module(Trackable):
         """Attributes holding variables or trackables (lists/dicts become 'name/0', 'name/key')."""
         deps = []
         for key, value in self._tracked_attributes():
-            _collect_deps(key, value, deps)
+            collect_deps(key, value, deps)
         return deps
 
     @property
@@ -116,12 +116,12 @@ class Module(Trackable):
         return f"<{type(self).__module__}.{type(self).__name__} object named {self._name!r}>"
 
 
-def _collect_deps(prefix, value, deps):
+def collect_deps(prefix, value, deps):
     if isinstance(value, (Variable, Trackable)):
         deps.append((prefix, value))
     elif isinstance(value, dict):
         for k, v in value.items():
-            _collect_deps(f"{prefix}/{k}", v, deps)
+            collect_deps(f"{prefix}/{k}", v, deps)
     elif isinstance(value, (list, tuple)):
         for i, v in enumerate(value):
-            _collect_deps(f"{prefix}/{i}", v, deps)
+            collect_deps(f"{prefix}/{i}", v, deps)

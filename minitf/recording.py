@@ -45,7 +45,7 @@ class _State(threading.local):
         self.lifted = 0  # how many init_scopes left a graph being traced (still inside a function)
 
 
-_state = _State()
+thread_state = _State()
 
 # How many threads are tracing a `tf.function` right now. Ops test this first (one global read)
 # and look further only when it is not zero, so eager execution pays nothing for graphs.
@@ -114,7 +114,7 @@ def record(op, inputs, outputs, grad_fn):
     inputs: tuple of Tensors (or Variables for variable reads); outputs: tuple of Tensors.
     """
     rec = None
-    for tape in _state.active:
+    for tape in thread_state.active:
         watched = tape._watched
         for x in inputs:
             if x._id in watched:
@@ -129,10 +129,10 @@ def record(op, inputs, outputs, grad_fn):
         tape._records.append(rec)
         for out in outputs:
             watched.add(out._id)
-        if tracing[0] and _state.graph is not None:
+        if tracing[0] and thread_state.graph is not None:
             # an op folded while tracing (constant inputs): its record must reach the tape of
             # every run too, or a gradient through it to a watched constant would be lost
-            _state.graph.tape_record(tape, rec)
+            thread_state.graph.tape_record(tape, rec)
 
 
 READ_VARIABLE = Op("ReadVariableOp", batchable=True, sparse_passthrough=True)
@@ -141,7 +141,7 @@ READ_VARIABLE = Op("ReadVariableOp", batchable=True, sparse_passthrough=True)
 def read_variable(variable):
     """A tensor of the variable's current value, watched and recorded as the active tapes need
     (inside a traced function: a graph node reading the variable when the graph runs)."""
-    graph = _state.graph
+    graph = thread_state.graph
     if graph is not None:
         return graph.read_variable(variable)
     return read_variable_eagerly(variable)
@@ -152,7 +152,7 @@ def read_variable_eagerly(variable, value=None):
     on the active tapes."""
     out = Tensor(variable._value if value is None else value)
     if variable.trainable:
-        for tape in _state.active:
+        for tape in thread_state.active:
             if tape._watch_accessed_variables:
                 tape._watch_variable(variable)
     record(READ_VARIABLE, (variable,), (out,), _identity_grad)
@@ -167,35 +167,35 @@ def _identity_grad(g):
 def init_scope():
     """Leave the graph being traced, if any: ops run eagerly and no tape records them (TF's
     `tf.init_scope`, which lifts variable initialisation out of functions)."""
-    saved_graph, saved_active = _state.graph, _state.active
-    lifted = saved_graph is not None or _state.lifted
-    _state.graph = None
-    _state.active = []
-    _state.lifted += 1 if lifted else 0
+    saved_graph, saved_active = thread_state.graph, thread_state.active
+    lifted = saved_graph is not None or thread_state.lifted
+    thread_state.graph = None
+    thread_state.active = []
+    thread_state.lifted += 1 if lifted else 0
     try:
         yield
     finally:
-        _state.lifted -= 1 if lifted else 0
-        _state.graph = saved_graph
-        _state.active = saved_active
+        thread_state.lifted -= 1 if lifted else 0
+        thread_state.graph = saved_graph
+        thread_state.active = saved_active
 
 
 def active_graph():
     """The graph `tf.function` is tracing on this thread, or None."""
-    return _state.graph
+    return thread_state.graph
 
 
 def is_recording():
     """True when at least one tape is recording on this thread."""
-    return bool(_state.active)
+    return bool(thread_state.active)
 
 
 @contextlib.contextmanager
 def stop_recording_all():
     """Pause every tape on this thread (for non-differentiable bookkeeping)."""
-    saved = _state.active
-    _state.active = []
+    saved = thread_state.active
+    thread_state.active = []
     try:
         yield
     finally:
-        _state.active = saved
+        thread_state.active = saved

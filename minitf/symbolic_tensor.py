@@ -11,7 +11,7 @@ The graph itself lives above the ops (`minitf.graph`); this module only knows th
 a graph offers (`recording.active_graph()`), so the ops below can stay unaware of graphs.
 """
 from minitf import dtypes, errors
-from minitf.recording import _state, tracing
+from minitf.recording import thread_state, tracing
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 
@@ -43,7 +43,7 @@ class _NoValue:
         self._owner = owner
 
     def __getattr__(self, name):
-        if _state.graph is None and not tracing[0]:
+        if thread_state.graph is None and not tracing[0]:
             raise out_of_scope_error(self._owner)
         raise SymbolicArgumentError(f"{self._owner!r} is symbolic: an op tried to read its value "
                                     f"(.{name}) instead of recording itself in the graph.")
@@ -208,7 +208,7 @@ class SymbolicTensor(Tensor):
     @staticmethod
     def __tf_dispatch__(api, args, kwargs):
         """Record `api(*args, **kwargs)` in the graph being traced (minitf.dispatch calls this)."""
-        graph = _state.graph
+        graph = thread_state.graph
         if graph is None:
             for a in _flat_candidates(args, kwargs):
                 if isinstance(a, SymbolicTensor):

@@ -1,6 +1,6 @@
 """GradientTape: walks the records that ops leave through `minitf.recording`.
 
-Every differentiable op calls `record(op, inputs, outputs, grad_fn)` when `_state.active`
+Every differentiable op calls `record(op, inputs, outputs, grad_fn)` when `thread_state.active`
 is non-empty (one attribute check on the fast path). A tape keeps a record only when one of the
 op's inputs is watched by it; the outputs then become watched too. Gradient functions are
 written with minitf ops, so a tape that is still recording while another one runs its backward
@@ -22,7 +22,7 @@ from minitf.indexed_slices import IndexedSlices
 from minitf.ops.array import broadcast_to, concat, eye_like_seed, ones_like, reshape, stack, transpose, zeros
 from minitf.ops.constant import cast
 from minitf.ops.reduce import reduce_sum
-from minitf.recording import _state
+from minitf.recording import thread_state
 from minitf.tensor import Tensor
 from minitf.variable import Variable
 
@@ -37,7 +37,7 @@ class UnconnectedGradients(enum.Enum):
     ZERO = "zero"
 
 
-def _check_unconnected(value):
+def check_unconnected(value):
     try:
         return UnconnectedGradients(value.value if isinstance(value, UnconnectedGradients) else value)
     except ValueError:
@@ -108,7 +108,7 @@ class GradientTape:
 
     # -- context -------------------------------------------------------------------------
     def __enter__(self):
-        graph = _state.graph
+        graph = thread_state.graph
         if graph is not None:  # inside a traced function: a node of its graph
             graph.tape_step(self, "enter")
             return self
@@ -116,7 +116,7 @@ class GradientTape:
         return self
 
     def __exit__(self, *exc):
-        graph = _state.graph
+        graph = thread_state.graph
         if graph is not None:
             graph.tape_step(self, "exit")
             return False
@@ -128,11 +128,11 @@ class GradientTape:
         if self._records is None:
             raise RuntimeError("A non-persistent GradientTape can only be used to compute one set "
                                "of gradients (or jacobians); create a new tape or pass persistent=True.")
-        _state.active = _state.active + [self]  # copy: iteration in record() stays valid
+        thread_state.active = thread_state.active + [self]  # copy: iteration in record() stays valid
         self._recording = True
 
     def _pop(self):
-        _state.active = [t for t in _state.active if t is not self]
+        thread_state.active = [t for t in thread_state.active if t is not self]
         self._recording = False
 
     # -- watching ------------------------------------------------------------------------
@@ -147,7 +147,7 @@ class GradientTape:
           ValueError: for anything else (a numpy array, a Python number): convert it first
             with `tf.convert_to_tensor` and watch the result.
         """
-        graph = _state.graph
+        graph = thread_state.graph
         if graph is not None:
             graph.tape_step(self, "watch", (tensor,))
             return
@@ -180,7 +180,7 @@ class GradientTape:
         """Temporarily stop recording on this tape (RuntimeError if it is not recording)."""
         if not self._recording:
             raise RuntimeError("Trying to stop recording a tape which is not recording.")
-        graph = _state.graph
+        graph = thread_state.graph
         if graph is not None:
             graph.tape_step(self, "pause")
             try:
@@ -196,7 +196,7 @@ class GradientTape:
 
     def reset(self):
         """Forget everything recorded and watched, as if the context were re-entered."""
-        graph = _state.graph
+        graph = thread_state.graph
         if graph is not None:
             graph.tape_step(self, "reset")
             return
@@ -225,13 +225,13 @@ class GradientTape:
     def _target_tensor(self, target):
         if isinstance(target, Variable):
             # Read the variable as if inside the tape, as TF does, so d(v)/d(v) is one.
-            saved = _state.active
-            _state.active = saved + [self] if self not in saved else saved
+            saved = thread_state.active
+            thread_state.active = saved + [self] if self not in saved else saved
             self._watched = self._watched if self._watched is not None else set()
             try:
                 return target.value()
             finally:
-                _state.active = saved
+                thread_state.active = saved
         if not isinstance(target, Tensor):
             _not_differentiable(target, "target")
         return convert_to_tensor(target)
@@ -260,7 +260,7 @@ class GradientTape:
           ValueError: when a source is not a tensor or variable, when `output_gradients` has
             the wrong number of entries, or for an unknown `unconnected_gradients` value.
         """
-        graph = _state.graph
+        graph = thread_state.graph
         if graph is not None:
             return graph.tape_answer(self, "gradient", (target, sources),
                                      {"output_gradients": output_gradients,
@@ -269,11 +269,11 @@ class GradientTape:
             raise TypeError("GradientTape.gradient: argument `target` should be a tensor, variable or nested "
                             "structure of them to be differentiated, but received None.")
         self._begin_answer("gradient")
-        unconnected = _check_unconnected(unconnected_gradients)
+        unconnected = check_unconnected(unconnected_gradients)
         flat_targets = [self._target_tensor(t) for t in nest.flatten(target)]
         flat_sources = self._flat_sources(sources)
         seeds = self._seeds(flat_targets, output_gradients)
-        grads = _backprop(self._records, flat_targets, seeds, flat_sources, batch_ndim=0)
+        grads = backprop(self._records, flat_targets, seeds, flat_sources, batch_ndim=0)
         grads = self._only_watched(grads, flat_sources)
         self._finish_answer()
         out = [_unconnected(g, s, unconnected, ()) for g, s in zip(grads, flat_sources)]
@@ -341,27 +341,27 @@ class GradientTape:
         if not experimental_use_pfor and not self._persistent:
             raise RuntimeError("GradientTape must be created with persistent=True to compute the "
                                "jacobian with experimental_use_pfor=False.")
-        graph = _state.graph
+        graph = thread_state.graph
         if graph is not None:
             return graph.tape_answer(self, "jacobian", (target, sources),
                                      {"unconnected_gradients": unconnected_gradients,
                                       "experimental_use_pfor": experimental_use_pfor})
         self._begin_answer("jacobian")
-        unconnected = _check_unconnected(unconnected_gradients)
+        unconnected = check_unconnected(unconnected_gradients)
         target = self._target_tensor(target)
         flat_sources = self._flat_sources(sources)
         tshape = tuple(target._value.shape)
         n = target._value.size
-        if experimental_use_pfor and _path_is_batchable(self._records, [target], flat_sources):
+        if experimental_use_pfor and path_is_batchable(self._records, [target], flat_sources):
             seed = eye_like_seed(target, n, (n,) + tshape)
-            grads = _backprop(self._records, [target], [seed], flat_sources, batch_ndim=1)
+            grads = backprop(self._records, [target], [seed], flat_sources, batch_ndim=1)
             out = [None if g is None else reshape(g, tshape + tuple(s._value.shape))
                    for g, s in zip(grads, flat_sources)]
         else:
             per_element = []
             for i in range(n):
                 seed = eye_like_seed(target, n, (n,) + tshape)[i]
-                per_element.append(_backprop(self._records, [target], [seed], flat_sources, 0))
+                per_element.append(backprop(self._records, [target], [seed], flat_sources, 0))
             out = []
             for k, s in enumerate(flat_sources):
                 column = [row[k] for row in per_element]
@@ -399,13 +399,13 @@ class GradientTape:
         if not experimental_use_pfor and not self._persistent:
             raise RuntimeError("GradientTape must be created with persistent=True to compute the "
                                "batch_jacobian with experimental_use_pfor=False.")
-        graph = _state.graph
+        graph = thread_state.graph
         if graph is not None:
             return graph.tape_answer(self, "batch_jacobian", (target, source),
                                      {"unconnected_gradients": unconnected_gradients,
                                       "experimental_use_pfor": experimental_use_pfor})
         self._begin_answer("batch_jacobian")
-        unconnected = _check_unconnected(unconnected_gradients)
+        unconnected = check_unconnected(unconnected_gradients)
         target = self._target_tensor(target)
         [source] = self._flat_sources(source)
         tshape, sshape = tuple(target._value.shape), tuple(source._value.shape)
@@ -416,9 +416,9 @@ class GradientTape:
         for d in tshape[1:]:
             m *= d
         seeds = eye_like_seed(target, m, (m, 1) + tshape[1:])  # one-hot per target element
-        if experimental_use_pfor and _path_is_batchable(self._records, [target], [source]):
+        if experimental_use_pfor and path_is_batchable(self._records, [target], [source]):
             seed = broadcast_to(seeds, (m,) + tshape)
-            [g] = _backprop(self._records, [target], [seed], [source], batch_ndim=1)
+            [g] = backprop(self._records, [target], [seed], [source], batch_ndim=1)
             if g is not None:  # [m, b, *sshape[1:]] -> [b, m, *sshape[1:]]
                 perm = [1, 0] + list(range(2, g.ndim))
                 g = reshape(transpose(g, perm), tshape + sshape[1:])
@@ -426,7 +426,7 @@ class GradientTape:
             rows = []
             for j in range(m):
                 seed = broadcast_to(seeds[j], tshape)
-                rows.append(_backprop(self._records, [target], [seed], [source], 0)[0])
+                rows.append(backprop(self._records, [target], [seed], [source], 0)[0])
             if m == 0 or all(r is None for r in rows):
                 g = None
             else:
@@ -460,7 +460,7 @@ def _relevant_ids(records, sources):
     return relevant
 
 
-def _path_is_batchable(records, targets, sources):
+def path_is_batchable(records, targets, sources):
     relevant = _relevant_ids(records, sources)
     needed = {t._id for t in targets}
     for op, inputs, outputs, _ in reversed(records):
@@ -475,7 +475,7 @@ def _dense(g):
     return g.to_dense() if isinstance(g, IndexedSlices) else g
 
 
-def _unbroadcast(grad, shape, batch_ndim):
+def unbroadcast(grad, shape, batch_ndim):
     """Sum `grad` down to batch dims + `shape`, undoing numpy broadcasting in the forward op."""
     gshape = grad._value.shape
     if gshape[batch_ndim:] == shape:
@@ -498,7 +498,7 @@ def _accumulate(a, b):
     return _dense(a) + _dense(b)
 
 
-def _backprop(records, targets, seeds, sources, batch_ndim):
+def backprop(records, targets, seeds, sources, batch_ndim):
     """Walk `records` backwards from `targets` (seeded with `seeds`); gradients for `sources`."""
     relevant = _relevant_ids(records, sources)
     grads = {}
@@ -529,7 +529,7 @@ def _backprop(records, targets, seeds, sources, batch_ndim):
                 if gx is None:
                     continue
             if not isinstance(gx, IndexedSlices):
-                gx = _unbroadcast(gx, x._value.shape, batch_ndim)
+                gx = unbroadcast(gx, x._value.shape, batch_ndim)
             prev = grads.get(x._id)
             grads[x._id] = gx if prev is None else _accumulate(prev, gx)
     out = []

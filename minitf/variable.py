@@ -37,7 +37,7 @@ class _Scopes(threading.local):
         self.stack = []
 
 
-_scopes = _Scopes()
+scopes = _Scopes()
 
 
 class name_scope:  # noqa: N801 (TF's name)
@@ -52,28 +52,28 @@ class name_scope:  # noqa: N801 (TF's name)
         return self._name
 
     def __enter__(self):
-        _scopes.stack.append(self._name)
-        return "/".join(s for s in _scopes.stack if s) + "/"
+        scopes.stack.append(self._name)
+        return "/".join(s for s in scopes.stack if s) + "/"
 
     def __exit__(self, *exc):
-        _scopes.stack.pop()
+        scopes.stack.pop()
         return False
 
 
 def current_scope_prefix():
     """The active name-scope path ('a/b/'), or '' outside any scope."""
-    parts = [s for s in _scopes.stack if s]
+    parts = [s for s in scopes.stack if s]
     return "/".join(parts) + "/" if parts else ""
 
 
 def name_scope_stack():
     """A copy of this thread's name-scope stack (for threads that continue the caller's scope)."""
-    return list(_scopes.stack)
+    return list(scopes.stack)
 
 
 def set_name_scope_stack(stack):
     """Make `stack` (from `name_scope_stack`) this thread's name-scope stack."""
-    _scopes.stack = list(stack)
+    scopes.stack = list(stack)
 
 
 class _Holder:
@@ -98,8 +98,8 @@ def _recorded_in_graph(method):
 
     @functools.wraps(method)
     def write(self, *args, **kwargs):
-        if _tracing[0] and _recording._state.graph is not None:
-            return _recording._state.graph.write_variable(self, name, args, kwargs)
+        if _tracing[0] and _recording.thread_state.graph is not None:
+            return _recording.thread_state.graph.write_variable(self, name, args, kwargs)
         return method(self, *args, **kwargs)
     return write
 
@@ -165,7 +165,7 @@ class Variable(TensorLike):
                  aggregation=VariableAggregation.NONE, shape=None, **kwargs):
         if initial_value is None:
             raise ValueError("The initial_value must be specified when creating a tf.Variable.")
-        graph = _recording._state.graph
+        graph = _recording.thread_state.graph
         if graph is not None:
             # made inside a traced function: created once, eagerly, as TF lifts it out of the graph
             initial_value = graph.lift_initial_value(initial_value)
@@ -208,7 +208,7 @@ class Variable(TensorLike):
     def __tf_dispatch__(api, args, kwargs):
         """Inside a traced function, an op given a variable records itself in the graph (the
         variable is read when the graph runs); eagerly, ops read variables themselves."""
-        graph = _recording._state.graph
+        graph = _recording.thread_state.graph
         if graph is None:
             return NotImplemented
         return graph.call(api, args, kwargs)
@@ -280,7 +280,7 @@ class Variable(TensorLike):
         tapes created with `watch_accessed_variables=True`. The tensor keeps this value when
         the variable is assigned later.
         """
-        if _recording._state.active or (_tracing[0] and _recording._state.graph is not None):
+        if _recording.thread_state.active or (_tracing[0] and _recording.thread_state.graph is not None):
             return _recording.read_variable(self)
         return Tensor(self._value)
 
@@ -352,8 +352,8 @@ class Variable(TensorLike):
           ValueError: when the shape does not match (with `validate_shape`) or the value
             cannot be converted to the variable's dtype.
         """
-        if _tracing[0] and _recording._state.graph is not None:  # traced: a node of the graph
-            return _recording._state.graph.write_variable(
+        if _tracing[0] and _recording.thread_state.graph is not None:  # traced: a node of the graph
+            return _recording.thread_state.graph.write_variable(
                 self, "assign", (value,), {"read_value": read_value})
         self._write("assign", self._new_value(value, "assign"))
         return self if read_value else None
@@ -367,8 +367,8 @@ class Variable(TensorLike):
         Raises:
           ValueError: for a shape or dtype mismatch, as in `assign`.
         """
-        if _tracing[0] and _recording._state.graph is not None:  # traced: a node of the graph
-            return _recording._state.graph.write_variable(
+        if _tracing[0] and _recording.thread_state.graph is not None:  # traced: a node of the graph
+            return _recording.thread_state.graph.write_variable(
                 self, "assign_add", (delta,), {"read_value": read_value})
         self._write("assign_add", self._new_value(delta, "assign_add"))
         return self if read_value else None
@@ -382,8 +382,8 @@ class Variable(TensorLike):
         Raises:
           ValueError: for a shape or dtype mismatch, as in `assign`.
         """
-        if _tracing[0] and _recording._state.graph is not None:  # traced: a node of the graph
-            return _recording._state.graph.write_variable(
+        if _tracing[0] and _recording.thread_state.graph is not None:  # traced: a node of the graph
+            return _recording.thread_state.graph.write_variable(
                 self, "assign_sub", (delta,), {"read_value": read_value})
         self._write("assign_sub", self._new_value(delta, "assign_sub"))
         return self if read_value else None

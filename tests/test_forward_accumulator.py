@@ -315,7 +315,7 @@ def test_tangents_are_dropped_with_their_tensors():
 def test_no_accumulator_leaves_the_recording_stack_untouched():
     with tf.autodiff.ForwardAccumulator(tf.constant(1.0), tf.constant(1.0)):
         pass
-    assert recording._state.active == []
+    assert recording.thread_state.active == []
     assert tf.autodiff.GradientTape is tf.GradientTape
 
 

@@ -378,16 +378,16 @@ def test_jacobian_vectorized_path_is_taken_for_batchable_ops():
         y = tf.tanh(tf.matmul(x, w))
     calls = []
     import minitf.tape as tape_module
-    original = tape_module._backprop
+    original = tape_module.backprop
 
     def counting(*args, **kwargs):
         calls.append(1)
         return original(*args, **kwargs)
-    tape_module._backprop = counting
+    tape_module.backprop = counting
     try:
         g.jacobian(y, w)
     finally:
-        tape_module._backprop = original
+        tape_module.backprop = original
     assert len(calls) == 1  # one backward pass for all 4 outputs
 
 

@@ -21,7 +21,7 @@ from minitf.ops.creation import zeros
 from minitf.ops.debugging import Assert
 from minitf.ops.gather import gather
 from minitf.ops.shaping import shape as shape_of
-from minitf.recording import _state
+from minitf.recording import thread_state
 
 __all__ = ["if_stmt", "while_stmt", "for_stmt", "register_for_loop", "register_scratch_graph",
            "PYTHON_MAX_ITERATIONS"]
@@ -49,7 +49,7 @@ def register_scratch_graph(factory):
 
 
 def _tracing():
-    return getattr(_state, "graph", None) is not None
+    return getattr(thread_state, "graph", None) is not None
 
 
 # -- if ------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from minitf.checkpoint.manager import (is_listed, latest_checkpoint, record_plai
                                        remove_checkpoint_files)
 from minitf.checkpoint.restore import (ALIASES_ATTR, CheckpointLoadStatus,  # noqa: F401
                                        InitializationOnlyStatus, restore_into)
-from minitf.module import _collect_deps
+from minitf.module import collect_deps
 from minitf.trackable import Trackable, wrap
 from minitf.variable import Variable
 
@@ -123,7 +123,7 @@ class Checkpoint(Trackable):
     def _checkpoint_dependencies(self):
         deps = list(self._root._checkpoint_dependencies()) if self._root is not None else []
         for name, value in self._deps.items():
-            _collect_deps(name, value, deps)
+            collect_deps(name, value, deps)
         if self._save_counter is not None:
             deps.append(("save_counter", self._save_counter))
         return deps

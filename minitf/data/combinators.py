@@ -13,7 +13,7 @@ from minitf import dtypes, errors
 from minitf.data import structure as st
 from minitf.data.pipeline import (AUTOTUNE, END as _END, INFINITE_CARDINALITY as _INF, UNKNOWN_CARDINALITY as _UNK,
                                   IterContext, Node, call_with_element)
-from minitf.data.transformations import _resolve_seed
+from minitf.data.transformations import resolve_seed
 from minitf.function import TensorSpec
 from minitf.tensor import Tensor
 
@@ -184,7 +184,7 @@ class DirectedInterleaveDataset(Node):
             self.shuffles = True  # the Iterator saves the seed and key of a random selector
             w = np.asarray(weights, dtype=np.float64)
             self._p = w / w.sum()
-            self._base_seed = _resolve_seed(seed)
+            self._base_seed = resolve_seed(seed)
             self._rerandomize = bool(rerandomize)
             self._keys_issued = 0
 
@@ -289,7 +289,7 @@ class RejectionResampleDataset(Node):
         if self._initial is not None:
             with np.errstate(divide="ignore", invalid="ignore"):
                 self._static_m = float(np.min(self._target / self._initial))
-        self._base_seed = _resolve_seed(seed)
+        self._base_seed = resolve_seed(seed)
 
     def _next_key(self):
         return 0

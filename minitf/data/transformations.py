@@ -292,7 +292,7 @@ def _seed_int(*parts):
     return int(state.generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
-def _resolve_seed(seed):
+def resolve_seed(seed):
     """The base seed of a shuffle: from (global seed, op seed) as TF, else fresh entropy."""
     global_seed, op_seed = get_seed(seed)
     if global_seed is None:  # neither seed set (get_seed supplies TF's default global seed)
@@ -325,7 +325,7 @@ class ShuffleDataset(UnaryDataset):
             raise TypeError(f"Dataset.shuffle: expected a bool for argument `reshuffle_each_iteration`, not "
                             f"{reshuffle!r}")
         try:
-            self._base_seed = _resolve_seed(seed)
+            self._base_seed = resolve_seed(seed)
         except TypeError as e:
             raise TypeError(f"Dataset.shuffle: {e}") from None
         self._reshuffle = bool(reshuffle)

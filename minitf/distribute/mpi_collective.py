@@ -80,7 +80,7 @@ def _reduce_dtype(dtype, op):
     return dtype
 
 
-def _plan(nbytes, bucket_bytes):
+def bucket_plan(nbytes, bucket_bytes):
     """Consecutive index groups whose byte sizes add up to at most `bucket_bytes` each."""
     buckets, current, filled = [], [], 0
     for i, n in enumerate(nbytes):
@@ -385,7 +385,7 @@ class MpiCollective(Collective):
                 h = hosts[i]
                 keep = h.dtype == work or (op == "mean" and h.dtype.kind in "iu")  # integer means stay float64
                 return (i, start, start + h.size, h.shape, None if keep else h.dtype)
-            for bucket in _plan([hosts[i].size * work.itemsize for i in members], self.bucket_bytes):
+            for bucket in bucket_plan([hosts[i].size * work.itemsize for i in members], self.bucket_bytes):
                 idx = [members[b] for b in bucket]
                 offsets = np.concatenate([[0], np.cumsum([hosts[i].size for i in idx])]).tolist()
                 buckets.append((work, len(idx) == 1, [member(i, o) for i, o in zip(idx, offsets)]))
@@ -404,7 +404,7 @@ class MpiCollective(Collective):
         if not hosts:
             return []
         pending = []
-        for bucket in _plan([h.nbytes for h in hosts], self.bucket_bytes):
+        for bucket in bucket_plan([h.nbytes for h in hosts], self.bucket_bytes):
             offsets, total = [], 0
             for i in bucket:
                 offsets.append(total)

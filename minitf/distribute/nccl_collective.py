@@ -15,7 +15,7 @@ import numpy as np
 from minitf import backend
 from minitf import errors
 from minitf.distribute.collective import Collective, REDUCTIONS
-from minitf.distribute.mpi_collective import DEFAULT_BUCKET_BYTES, MpiCollective, _plan
+from minitf.distribute.mpi_collective import DEFAULT_BUCKET_BYTES, MpiCollective, bucket_plan
 
 __all__ = ["NcclCollective", "import_nccl"]
 
@@ -160,7 +160,7 @@ class NcclCollective(Collective):
         try:
             for w, members in groups.items():
                 constant = self._dtype(w, "allreduce")
-                for bucket in _plan([arrays[i].size * w.itemsize for i in members], self.bucket_bytes):
+                for bucket in bucket_plan([arrays[i].size * w.itemsize for i in members], self.bucket_bytes):
                     idx = [members[b] for b in bucket]
                     if len(idx) == 1:
                         send = xp.ascontiguousarray(arrays[idx[0]], dtype=w).reshape(-1)

@@ -20,7 +20,7 @@ import numpy as np
 
 from minitf import nest
 from minitf.data import Dataset
-from minitf.engine.py_dataset_adapter import PyDatasetBatches, _class_weights
+from minitf.engine.py_dataset_adapter import PyDatasetBatches, class_weights
 from minitf.sparse.batching import take_rows
 from minitf.sparse.sparse_tensor import SparseTensor
 from minitf.utils.py_dataset import PyDataset
@@ -149,7 +149,7 @@ def with_class_weight(data, class_weight):
         raise ValueError("You cannot `class_weight` and `sample_weight` at the same time.")
     if isinstance(y, (list, tuple, dict)):
         raise ValueError("`class_weight` is only supported for Models with a single output.")
-    return (x, y, _class_weights(y, class_weight))
+    return (x, y, class_weights(y, class_weight))
 
 
 class DataHandler:

@@ -17,7 +17,7 @@ import numpy as np
 __all__ = ["PyDatasetBatches"]
 
 
-def _class_weights(y, class_weight):
+def class_weights(y, class_weight):
     """Keras 3's class_weight_to_sample_weights: one weight per example, 1.0 for classes the
     dict does not name (one-hot rows are read by their argmax, values are rounded)."""
     labels = np.asarray(y.numpy() if hasattr(y, "numpy") else y)
@@ -62,7 +62,7 @@ class PyDatasetBatches:
                 raise ValueError("You cannot specify `class_weight` and `sample_weight` at the "
                                  "same time.")
             if len(batch) == 2:
-                batch = batch + (_class_weights(batch[1], self.class_weight),)
+                batch = batch + (class_weights(batch[1], self.class_weight),)
         return batch
 
     def _indices(self):

@@ -14,7 +14,7 @@ from minitf.graph.compiler.plan import ENABLED as _PLANS_ENABLED
 from minitf.graph.compiler.plan import PlanCache
 from minitf.graph.interpreter import Interpreter
 from minitf.graph.trace_type import Identity, Literal, Structure, VariableType, describe
-from minitf.recording import _state
+from minitf.recording import thread_state
 from minitf.symbolic_tensor import SymbolicTensor
 from minitf.tensor import Tensor
 from minitf.tensor_spec import TensorSpec
@@ -187,7 +187,7 @@ class ConcreteFunction:
             traced = self.graph.variable_arguments
             variables = {traced[alias]._id: v for alias, v in variable_arguments.items()}
         # a plan runs unless a tape outside records the call (it must see the ops run)
-        if _PLANS_ENABLED[0] and not _state.active and _state.graph is None:
+        if _PLANS_ENABLED[0] and not thread_state.active and thread_state.graph is None:
             plans = self._plans
             if plans is None:
                 plans = self._plans = PlanCache(self)

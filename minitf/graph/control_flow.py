@@ -28,11 +28,11 @@ def _as_output(value):
     return convert_to_tensor(value)
 
 
-def _outputs(value):
+def as_outputs(value):
     return nest.map_structure(_as_output, value) if nest.is_nested(value) else _as_output(value)
 
 
-class _SubGraphs:
+class SubGraphs:
     """Sub-graphs of one node and how the node's capture arguments feed each of them."""
 
     def __init__(self, graphs):
@@ -90,7 +90,7 @@ def _trace_branches(graph, fns, prefix):
     for i, fn in enumerate(fns):
         child = type(graph)(f"{graph.name}_{prefix}{i}", parent=graph)
         with child.building(hide_outer_tapes=False):
-            child.add_identity_outputs(_outputs(fn()))
+            child.add_identity_outputs(as_outputs(fn()))
         graphs.append(child)
     return graphs
 
@@ -100,7 +100,7 @@ def _branch_node(graph, selector, fns, names, choose, op_type, node_name):
     graphs = _trace_branches(graph, fns, node_name)
     outputs = [g.structured_outputs for g in graphs]
     _check_branches(outputs, names)
-    sub = _SubGraphs(graphs)
+    sub = SubGraphs(graphs)
     chosen = choose(selector.example if isinstance(selector, SymbolicTensor) else selector)
     examples = [t.example if isinstance(t, SymbolicTensor) else t for t in graphs[chosen].outputs]
 
@@ -148,7 +148,7 @@ def while_loop(graph, cond_fn, body, loop_vars, shape_invariants=None, maximum_i
     cond_graph = _trace_loop_part(graph, "cond", cond_fn, structure, flat, shapes)
     body_graph = _trace_loop_part(graph, "body", body, structure, flat, shapes)
     _check_loop_outputs(structure, body_graph.structured_outputs, flat, shapes)
-    sub = _SubGraphs([cond_graph, body_graph])
+    sub = SubGraphs([cond_graph, body_graph])
     n_vars = len(flat)
 
     def run_loop(*args):
@@ -209,7 +209,7 @@ def _trace_loop_part(graph, part, fn, structure, flat, shapes):
         if part == "body" and isinstance(structure, (list, tuple)) and len(structure) == 1 \
                 and not isinstance(out, (list, tuple)):
             out = type(structure)([out]) if not hasattr(structure, "_fields") else structure._make([out])
-        child.add_identity_outputs(_outputs(out))
+        child.add_identity_outputs(as_outputs(out))
     return child
 
 
@@ -264,7 +264,7 @@ def dataset_loop(graph, dataset, body, loop_vars, extra_test=None):
                 out = fn(element, *state)
             else:
                 out = fn(*state)
-            child.add_identity_outputs(_outputs(tuple(out) if with_element else out))
+            child.add_identity_outputs(as_outputs(tuple(out) if with_element else out))
         return child
 
     body_graph = traced("body", body, True)
@@ -278,7 +278,7 @@ def dataset_loop(graph, dataset, body, loop_vars, extra_test=None):
         body_graph = traced("body", body, True)
     _check_loop_outputs(tuple(flat), body_graph.structured_outputs, flat, shapes)
     graphs = [body_graph] + ([traced("test", extra_test, False)] if extra_test is not None else [])
-    sub = _SubGraphs(graphs)
+    sub = SubGraphs(graphs)
 
     def run_loop(source, *args):
         values, captured = list(args[:n_vars]), args[n_vars:]

@@ -28,7 +28,7 @@ from minitf.graph.structure import Flat, flatten
 from minitf.graph.tape_nodes import record_folded_op, record_tape_answer, record_tape_step
 from minitf.graph.tensor_array import SymbolicTensorArray, new_tensor_array
 from minitf.ops.tensor_array import TensorArray
-from minitf.recording import _state, tracing
+from minitf.recording import thread_state, tracing
 from minitf.symbolic_tensor import SymbolicArgumentError, SymbolicTensor, out_of_scope_error
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
@@ -133,17 +133,17 @@ class FuncGraph:
         With `hide_outer_tapes` (a function's own graph), tapes recording outside the function
         do not see its trace: they record the graph's run instead.
         """
-        saved_graph, saved_active = _state.graph, _state.active
-        _state.graph = self
+        saved_graph, saved_active = thread_state.graph, thread_state.active
+        thread_state.graph = self
         if hide_outer_tapes:
-            _state.active = []
+            thread_state.active = []
         tracing[0] += 1
         try:
             yield self
         finally:
             tracing[0] -= 1
-            _state.graph = saved_graph
-            _state.active = saved_active
+            thread_state.graph = saved_graph
+            thread_state.active = saved_active
 
     @contextlib.contextmanager
     def provisional(self):
@@ -160,16 +160,16 @@ class FuncGraph:
     @contextlib.contextmanager
     def _evaluating(self):
         """Run code eagerly (the examples of a node), with an observer among the tapes."""
-        saved_graph, saved_active = _state.graph, _state.active
+        saved_graph, saved_active = thread_state.graph, thread_state.active
         observer = _OpObserver()
-        _state.graph = None
-        _state.active = saved_active + [observer]
+        thread_state.graph = None
+        thread_state.active = saved_active + [observer]
         try:
             yield observer
         finally:
-            _state.graph = saved_graph
+            thread_state.graph = saved_graph
             # keep what the code did to the tape stack (a tape answering pops itself)
-            _state.active = [t for t in _state.active if t is not observer]
+            thread_state.active = [t for t in thread_state.active if t is not observer]
 
     # -- placeholders and captures -----------------------------------------------------------
     def placeholder(self, shape, dtype, name, example=None):
@@ -222,12 +222,12 @@ class FuncGraph:
         """The eager initial value of a variable created while tracing: a callable is called
         outside the graph (TF lifts variable initialisation out of functions)."""
         if callable(value):
-            saved_graph, saved_active = _state.graph, _state.active
-            _state.graph, _state.active = None, []
+            saved_graph, saved_active = thread_state.graph, thread_state.active
+            thread_state.graph, thread_state.active = None, []
             try:
                 value = value()
             finally:
-                _state.graph, _state.active = saved_graph, saved_active
+                thread_state.graph, thread_state.active = saved_graph, saved_active
         if isinstance(value, SymbolicTensor):
             value = self._lift(value)
         return value
@@ -251,14 +251,14 @@ class FuncGraph:
                 lifted[id(op)] = op
                 stack.extend(op.inputs)
         env = {}
-        saved_graph, saved_active = _state.graph, _state.active
-        _state.graph, _state.active = None, []
+        saved_graph, saved_active = thread_state.graph, thread_state.active
+        thread_state.graph, thread_state.active = None, []
         try:
             for op in self.operations:
                 if id(op) in lifted:
                     op.run(env)
         finally:
-            _state.graph, _state.active = saved_graph, saved_active
+            thread_state.graph, thread_state.active = saved_graph, saved_active
         used_elsewhere = {t._id for op in self.operations if id(op) not in lifted for t in op.inputs}
         self.operations = [op for op in self.operations if id(op) not in lifted
                            or any(t._id in used_elsewhere for t in op.outputs)]

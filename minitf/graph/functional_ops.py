@@ -6,7 +6,7 @@ graph runs: the Python function runs once, whatever the number of rows, as in TF
 """
 from minitf import nest
 from minitf.convert import convert_to_tensor
-from minitf.graph.control_flow import _outputs, _SubGraphs
+from minitf.graph.control_flow import as_outputs, SubGraphs
 from minitf.ops.shaping import stack
 from minitf.symbolic_tensor import SymbolicTensor
 from minitf.tensor import Tensor
@@ -31,7 +31,7 @@ def _trace(graph, name, fn, placeholder_specs, structure_of_args):
             leaves = [child.placeholder(shape, dtype, name, example) for shape, dtype, example in specs]
             args.append(nest.pack_sequence_as(structure, leaves) if nest.is_nested(structure)
                         else leaves[0])
-        child.add_identity_outputs(_outputs(fn(*args)))
+        child.add_identity_outputs(as_outputs(fn(*args)))
     return child
 
 
@@ -58,7 +58,7 @@ def map_fn(graph, fn, elems, dtypes_out=None):
     flat = [convert_to_tensor(e) for e in nest.flatten(elems)]
     _check_rows(flat, "map_fn")
     child = _trace(graph, "map", fn, [_row_specs(flat)], [elems])
-    sub = _SubGraphs([child])
+    sub = SubGraphs([child])
     n_elems = len(flat)
     out_leaves = child.outputs
     if dtypes_out is not None:
@@ -103,7 +103,7 @@ def _accumulating(graph, fn, elems, initializer, reverse, keep_all, name):
     acc_specs = [(a.shape, a.dtype, a.example if isinstance(a, SymbolicTensor) else a)
                  for a in acc_flat]
     child = _trace(graph, name, fn, [acc_specs, _row_specs(flat)], [acc_structure, elems])
-    sub = _SubGraphs([child])
+    sub = SubGraphs([child])
     n_elems, n_acc = len(flat), len(acc_flat)
 
     def run(*args):

@@ -87,14 +87,14 @@ class Interpreter:
                 try:
                     op.run(env)
                 except errors.OpError as e:
-                    raise _with_node(e, op) from None
+                    raise with_node(e, op) from None
             for key in release:  # values no later node reads: let them go now
                 del env[key]
         return [env[t._id] if isinstance(t, (SymbolicTensor, GraphObject)) else t
                 for t in self.graph.outputs]
 
 
-def _with_node(error, op):
+def with_node(error, op):
     """`error` again, its message naming the graph node that raised it (as TF's graph errors do)."""
     message = f"{error.message}\n\t [[{{{{node {op.name}}}}}]] [Op:__inference_{op.graph.name}]"
     return type(error)(error.node_def, op, message)

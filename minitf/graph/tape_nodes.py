@@ -10,7 +10,7 @@ exist (None for unconnected sources, as TF knows statically) and their dtypes an
 import functools
 
 from minitf import nest
-from minitf.recording import _state
+from minitf.recording import thread_state
 from minitf.symbolic_tensor import SymbolicTensor
 
 __all__ = ["record_tape_step", "record_tape_answer", "record_folded_op"]
@@ -80,12 +80,12 @@ def _example(value):
 def record_tape_step(graph, tape, step, args=()):
     """Trace step `step` ('enter', 'exit', 'pause', 'resume', 'watch', 'reset') of `tape`."""
     fn, op_type = _STEPS[step]
-    saved = _state.graph
-    _state.graph = None  # the step itself, on the user's tape, is eager
+    saved = thread_state.graph
+    thread_state.graph = None  # the step itself, on the user's tape, is eager
     try:
         _trace_step(tape, step, args)
     finally:
-        _state.graph = saved
+        thread_state.graph = saved
     graph.call(fn, (tape,) + tuple(args), {}, stateful=True, abstract=_no_result, op_type=op_type,
                read_variables=False,
                name=op_type, wants_env=True)
@@ -131,12 +131,12 @@ def record_tape_answer(graph, tape, method, args, kwargs):
     were folded while tracing and never became nodes), the answer is a constant too: it is
     computed now, on the user's tape, and no node is recorded."""
     if not any(isinstance(v, SymbolicTensor) for v in nest.flatten((args, kwargs))):
-        saved = _state.graph
-        _state.graph = None
+        saved = thread_state.graph
+        thread_state.graph = None
         try:
             return _answer_on_examples(tape, method, *args, **kwargs)
         finally:
-            _state.graph = saved
+            thread_state.graph = saved
     return graph.call(_answer, (tape, method) + tuple(args), kwargs, stateful=True, read_variables=False,
                       abstract=_answer_on_examples, op_type="SymbolicGradient",
                       name="gradients", wants_env=True)

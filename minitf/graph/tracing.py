@@ -15,7 +15,7 @@ from minitf.convert import convert_to_tensor
 from minitf.graph.concrete_function import ConcreteFunction
 from minitf.graph.func_graph import FuncGraph
 from minitf.graph.trace_type import Identity, Literal, Structure, VariableType
-from minitf.recording import _state, init_scope  # noqa: F401 (tf.init_scope)
+from minitf.recording import thread_state, init_scope  # noqa: F401 (tf.init_scope)
 from minitf.symbolic_tensor import SymbolicArgumentError, SymbolicTensor
 from minitf.tensor import Tensor
 from minitf.tensor_spec import TensorSpec, TracingContext
@@ -26,12 +26,12 @@ __all__ = ["trace", "init_scope", "inside_function", "executing_eagerly"]
 
 def inside_function():
     """True while a `tf.function` is being traced on this thread (in its init_scope too)."""
-    return _state.graph is not None or _state.lifted > 0
+    return thread_state.graph is not None or thread_state.lifted > 0
 
 
 def executing_eagerly():
     """False while a `tf.function` is being traced (its ops build a graph), True otherwise."""
-    return _state.graph is None
+    return thread_state.graph is None
 
 
 def _placeholder_value(graph, value, trace_type, param_name):
@@ -106,7 +106,7 @@ def trace(python_function, name, parameters, values):
             graph.add_identity_outputs(nest.map_structure(lambda v: _output(graph, v), result)
                                        if nest.is_nested(result) else _output(graph, result))
     except SymbolicArgumentError as error:
-        if _state.graph is not None:  # an inner trace: the outermost one explains
+        if thread_state.graph is not None:  # an inner trace: the outermost one explains
             raise
         raise NotImplementedError(
             f"tf.function {name!r}: a call in the function cannot be recorded in minitf's graph "

@@ -18,7 +18,7 @@ from minitf.ops import array as array_ops
 from minitf.ops import constant as constant_ops
 from minitf.ops import math as math_ops
 from minitf.ops.gather import tensor_scatter_nd_add, tensor_scatter_nd_max, tensor_scatter_nd_min
-from minitf.recording import _state
+from minitf.recording import thread_state
 from minitf.symbolic_tensor import SymbolicTensor
 from minitf.tensor import Tensor
 from minitf.variable import Variable
@@ -66,7 +66,7 @@ def keras_op(fn):
     def op(*args, **kwargs):
         if _symbolic(args) or _symbolic(kwargs):
             return _symbolic_call(fn, args, kwargs)
-        graph = _state.graph
+        graph = thread_state.graph
         if graph is None:
             return fn(*args, **kwargs)
         try:

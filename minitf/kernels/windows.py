@@ -1,7 +1,7 @@
 """Window kernels that run on any array module: padding, im2col, the tap loops of convolution
 and pooling, on raw NHWC arrays.
 
-Every function takes raw arrays and a geometry object (`minitf.ops.conv._Geometry`: the sizes
+Every function takes raw arrays and a geometry object (`minitf.ops.conv_geometry.Geometry`: the sizes
 n, h, w, c, kh, kw, sh, sw, dh, dw, oh, ow, the paddings pt, pb, pl, pr, `padded`, `has_pad`
 and `taps()`) and returns raw arrays; the array module is the inputs' own. The numpy and cupy
 kernel modules share these and add their own fast paths.

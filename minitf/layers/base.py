@@ -31,7 +31,7 @@ from minitf.module import Module
 from minitf.tensor_shape import TensorShape
 from minitf.trackable import Trackable
 from minitf.tensor import Tensor
-from minitf.variable import VariableAggregation, VariableSynchronization, _scopes
+from minitf.variable import VariableAggregation, VariableSynchronization, scopes
 
 __all__ = ["Layer", "InputSpec", "BUILTIN_LAYER_CLASSES"]
 
@@ -374,7 +374,7 @@ class Layer(AttributeTracking, Module, Trackable):
 
     def _scope(self):
         """The layer's name scope, unless it is the innermost scope already ('dense/dense/')."""
-        return _null_scope() if _scopes.stack and _scopes.stack[-1] == self._scope_name \
+        return _null_scope() if scopes.stack and scopes.stack[-1] == self._scope_name \
             else self.name_scope
 
     def _maybe_build(self, inputs):

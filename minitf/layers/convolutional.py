@@ -82,7 +82,7 @@ def with_channels(batch, spatial, channels, data_format):
     return [batch] + list(spatial) + [channels]
 
 
-class _Conv(Layer):
+class Conv(Layer):
     """Shared argument handling of the N-D convolutions."""
 
     rank = 2
@@ -297,7 +297,7 @@ class _Conv(Layer):
         return config
 
 
-class Conv1D(_Conv):
+class Conv1D(Conv):
     """1-D convolution over (batch, steps, channels), or (batch, channels, steps) with
     data_format='channels_first'; padding 'valid', 'same' or 'causal'."""
 
@@ -310,7 +310,7 @@ class Conv1D(_Conv):
                          activation=activation, use_bias=use_bias, **kwargs)
 
 
-class Conv2D(_Conv):
+class Conv2D(Conv):
     """A 2-D convolution layer: slides `filters` learned kernels over an image batch.
 
     Each output channel is the sum, over the input channels, of the input correlated with a

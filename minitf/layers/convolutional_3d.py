@@ -7,7 +7,7 @@ NCDHW), with kernels of the same shape in both layouts; Conv3D's kernel is
 """
 from minitf.layers import layer_utils
 from minitf.layers.base import BUILTIN_LAYER_CLASSES, InputSpec
-from minitf.layers.convolutional import _Conv, deconv_output_length, spatial_dims, with_channels
+from minitf.layers.convolutional import Conv, deconv_output_length, spatial_dims, with_channels
 from minitf.ops import array as array_ops
 from minitf.ops import conv as conv_ops
 from minitf.ops import conv3d as conv3d_ops
@@ -17,7 +17,7 @@ __all__ = ["Conv3D", "Conv1DTranspose", "Conv3DTranspose", "Convolution3D",
            "Convolution1DTranspose", "Convolution3DTranspose"]
 
 
-class Conv3D(_Conv):
+class Conv3D(Conv):
     """A 3-D convolution layer over volumes (e.g. video frames or medical scans).
 
     Each output channel is the sum, over the input channels, of the input correlated with a
@@ -72,7 +72,7 @@ class Conv3D(_Conv):
         return (1,) + values + (1,)
 
 
-class _ConvTranspose(_Conv):
+class _ConvTranspose(Conv):
     """The transposed convolutions of rank 1 and 3 (Conv2DTranspose lives beside Conv2D)."""
 
     _int_input_value_error = True

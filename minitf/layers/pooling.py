@@ -21,7 +21,7 @@ __all__ = ["MaxPooling1D", "AveragePooling1D", "MaxPooling2D", "AveragePooling2D
            "GlobalAvgPool2D", "GlobalMaxPool2D", "GlobalAvgPool1D", "GlobalMaxPool1D"]
 
 
-class _Pooling(Layer):
+class Pooling(Layer):
     rank = 2
     kind = "max"
 
@@ -78,7 +78,7 @@ class _Pooling(Layer):
         return config
 
 
-class MaxPooling1D(_Pooling):
+class MaxPooling1D(Pooling):
     """Max over windows of `pool_size` steps (default 2)."""
     rank, kind = 1, "max"
 
@@ -86,7 +86,7 @@ class MaxPooling1D(_Pooling):
         super().__init__(pool_size, strides, padding, data_format, **kwargs)
 
 
-class AveragePooling1D(_Pooling):
+class AveragePooling1D(Pooling):
     """Mean over windows of `pool_size` steps (required, as in Keras 3)."""
     rank, kind = 1, "avg"
 
@@ -94,7 +94,7 @@ class AveragePooling1D(_Pooling):
         super().__init__(pool_size, strides, padding, data_format, **kwargs)
 
 
-class MaxPooling2D(_Pooling):
+class MaxPooling2D(Pooling):
     """Max over (height, width) windows of `pool_size`; strides default to pool_size."""
     rank, kind = 2, "max"
 
@@ -103,7 +103,7 @@ class MaxPooling2D(_Pooling):
         super().__init__(pool_size, strides, padding, data_format, **kwargs)
 
 
-class AveragePooling2D(_Pooling):
+class AveragePooling2D(Pooling):
     """Mean over (height, width) windows of `pool_size` (required, as in Keras 3); strides
     default to pool_size."""
     rank, kind = 2, "avg"
@@ -112,7 +112,7 @@ class AveragePooling2D(_Pooling):
         super().__init__(pool_size, strides, padding, data_format, **kwargs)
 
 
-class _GlobalPooling(Layer):
+class GlobalPooling(Layer):
     rank = 2
     kind = "avg"
 
@@ -146,22 +146,22 @@ class _GlobalPooling(Layer):
         return config
 
 
-class GlobalAveragePooling1D(_GlobalPooling):
+class GlobalAveragePooling1D(GlobalPooling):
     """Mean over the steps axis."""
     rank, kind = 1, "avg"
 
 
-class GlobalMaxPooling1D(_GlobalPooling):
+class GlobalMaxPooling1D(GlobalPooling):
     """Max over the steps axis."""
     rank, kind = 1, "max"
 
 
-class GlobalAveragePooling2D(_GlobalPooling):
+class GlobalAveragePooling2D(GlobalPooling):
     """Mean over height and width."""
     rank, kind = 2, "avg"
 
 
-class GlobalMaxPooling2D(_GlobalPooling):
+class GlobalMaxPooling2D(GlobalPooling):
     """Max over height and width."""
     rank, kind = 2, "max"
 

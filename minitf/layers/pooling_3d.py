@@ -2,14 +2,14 @@
 GlobalAveragePooling3D (and their short aliases), for data_format 'channels_last' (NDHWC) or
 'channels_first' (NCDHW)."""
 from minitf.layers.base import BUILTIN_LAYER_CLASSES
-from minitf.layers.pooling import _GlobalPooling, _Pooling
+from minitf.layers.pooling import GlobalPooling, Pooling
 from minitf.ops import pool3d as pool3d_ops
 
 __all__ = ["MaxPooling3D", "AveragePooling3D", "GlobalMaxPooling3D", "GlobalAveragePooling3D",
            "MaxPool3D", "AvgPool3D", "GlobalMaxPool3D", "GlobalAvgPool3D"]
 
 
-class _Pooling3D(_Pooling):
+class _Pooling3D(Pooling):
     rank = 3
 
     def call(self, inputs):
@@ -37,12 +37,12 @@ class AveragePooling3D(_Pooling3D):
         super().__init__(pool_size, strides, padding, data_format, **kwargs)
 
 
-class GlobalAveragePooling3D(_GlobalPooling):
+class GlobalAveragePooling3D(GlobalPooling):
     """Mean over depth, height and width: (batch, channels), or 5-D with keepdims."""
     rank, kind = 3, "avg"
 
 
-class GlobalMaxPooling3D(_GlobalPooling):
+class GlobalMaxPooling3D(GlobalPooling):
     """Max over depth, height and width: (batch, channels), or 5-D with keepdims."""
     rank, kind = 3, "max"
 

@@ -8,6 +8,7 @@ from minitf.layers import layer_utils
 from minitf.layers.base import InputSpec, Layer
 from minitf.ops import array as array_ops
 from minitf.ops import image as image_ops
+from minitf.ops import image_resize
 from minitf.ops.constant import cast
 from minitf.tensor_shape import TensorShape
 
@@ -256,9 +257,9 @@ def _resize(x, new_h, new_w, method):
         return cast(image_ops.resize(x, [new_h, new_w], method=method), x.dtype)
     xp = array_module(x._value)
     h, w = x.shape[1], x.shape[2]
-    wy = xp.asarray(image_ops._weights(method, h, new_h, False), dtype=x._value.dtype)
-    wx = xp.asarray(image_ops._weights(method, w, new_w, False), dtype=x._value.dtype)
-    return image_ops._resample(x, wy, wx, image_ops.resize_op(method))
+    wy = xp.asarray(image_resize.weights(method, h, new_h, False), dtype=x._value.dtype)
+    wx = xp.asarray(image_resize.weights(method, w, new_w, False), dtype=x._value.dtype)
+    return image_resize.resample(x, wy, wx, image_resize.resize_op(method))
 
 
 def _pairs(value, name):

@@ -5,7 +5,7 @@ order), then each sublayer's weights in the order the sublayers were assigned as
 at any depth, including lists, tuples and dicts of layers. `AttributeTracking` records the
 assignment order and computes those lists; `Layer` mixes it in.
 """
-from minitf.module import Module, _collect_deps
+from minitf.module import Module, collect_deps
 from minitf.tensor import Tensor
 from minitf.variable import Variable
 
@@ -176,6 +176,6 @@ class AttributeTracking:
         own = {v._id for _, v in self._weights}
         for key, value in self._tracked_attributes():
             found = []
-            _collect_deps(key, value, found)
+            collect_deps(key, value, found)
             deps.extend((k, v) for k, v in found if getattr(v, "_id", None) not in own)
         return deps

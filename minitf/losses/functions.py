@@ -14,7 +14,7 @@ import numpy as np
 from minitf import activations, dispatch, errors
 from minitf.backend import array_module
 from minitf.convert import convert_to_tensor
-from minitf.losses.reduction import _rank, squeeze_or_expand_to_same_rank
+from minitf.losses.reduction import static_rank, squeeze_or_expand_to_same_rank
 from minitf.ops import array as array_ops
 from minitf.ops import constant as constant_ops
 from minitf.ops import math as math_ops
@@ -112,7 +112,7 @@ def poisson(y_true, y_pred):
 
 def _l2_normalize(x, axis):
     """keras.ops.normalize: x * min(rsqrt(sum(x^2)), 1/epsilon); a 0-d x is a 1-vector."""
-    if _rank(x) == 0:
+    if static_rank(x) == 0:
         x = array_ops.expand_dims(x, 0)
     # rsqrt(max(s, eps^2)) == min(rsqrt(s), 1/eps), without dividing by zero
     square_sum = reduce_ops.reduce_sum(math_ops.square(x), axis=axis, keepdims=True)
@@ -202,10 +202,10 @@ def _elementwise_bce(target, output, from_logits):
 def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
     """-sum(y_true * log(p)) along `axis`; p is y_pred normalized and clipped, or softmax(logits)."""
     y_true, y_pred = _pred_true(y_true, y_pred)
-    if _rank(y_pred) < 1:  # Keras 3 reads y_pred.shape[-1] first: IndexError
+    if static_rank(y_pred) < 1:  # Keras 3 reads y_pred.shape[-1] first: IndexError
         raise IndexError("categorical_crossentropy: y_pred must be at least rank 1 (batch, classes), "
                          f"got a 0-d y_pred (y_true of shape {y_true.shape.as_list()}).")
-    if _rank(y_true) < 1:
+    if static_rank(y_true) < 1:
         raise ValueError("categorical_crossentropy: y_true and y_pred must be at least rank 1, got "
                          f"shapes {y_true.shape.as_list()} and {y_pred.shape.as_list()}.")
     _check_same_shape(y_true, y_pred, "categorical_crossentropy")
@@ -229,7 +229,7 @@ def _sparse_labels(y_true, y_pred, axis):
     """Integer labels as a raw array with y_pred's rank minus one (a trailing 1 is dropped)."""
     y_true = convert_to_tensor(y_true)
     raw = y_true._value
-    if raw.ndim == _rank(y_pred) and raw.ndim and raw.shape[-1] == 1:
+    if raw.ndim == static_rank(y_pred) and raw.ndim and raw.shape[-1] == 1:
         raw = raw[..., 0]
     xp = array_module(raw)
     if raw.dtype.kind == "f":
@@ -248,12 +248,12 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
 
     Labels equal to `ignore_class` contribute 0 (and are left out of the Loss object's mean).
     """
-    losses, _ = _sparse_cce_with_mask(y_true, y_pred, from_logits, ignore_class, axis)
+    losses, _ = sparse_cce_with_mask(y_true, y_pred, from_logits, ignore_class, axis)
     return losses
 
 
 @dispatch.add_dispatch_support
-def _sparse_cce_with_mask(y_true, y_pred, from_logits, ignore_class, axis):
+def sparse_cce_with_mask(y_true, y_pred, from_logits, ignore_class, axis):
     if ignore_class is not None and (isinstance(ignore_class, (str, bytes)) or not np.isscalar(ignore_class)):
         # Keras 3 casts it to the labels' dtype
         raise errors.UnimplementedError(None, None, f"sparse_categorical_crossentropy: `ignore_class` must be "
@@ -261,7 +261,7 @@ def _sparse_cce_with_mask(y_true, y_pred, from_logits, ignore_class, axis):
     y_pred = convert_to_tensor(y_pred)
     if not y_pred.dtype.is_floating:
         y_pred = constant_ops.cast(y_pred, "float32")
-    rank = _rank(y_pred)
+    rank = static_rank(y_pred)
     if axis != -1 and axis != rank - 1:
         if ignore_class is not None:
             # Keras masks y_pred with expand_dims(labels != ignore_class, axis) first
@@ -298,9 +298,9 @@ def _sparse_cce_with_mask(y_true, y_pred, from_logits, ignore_class, axis):
         # Keras: clip, take logs, then treat those as logits (re-normalizes)
         clipped = math_ops.clip_by_value(y_pred, EPSILON, 1.0 - EPSILON)
         log_probs = _log_softmax(math_ops.log(clipped), axis)
-    ax = axis % _rank(y_pred)
+    ax = axis % static_rank(y_pred)
     picks = xp.expand_dims(labels, ax) == xp.arange(num_classes).reshape(
-        [num_classes if i == ax else 1 for i in range(_rank(y_pred))])
+        [num_classes if i == ax else 1 for i in range(static_rank(y_pred))])
     losses = -reduce_ops.reduce_sum(log_probs * _const_like(picks, log_probs), axis=ax)
     if valid is not None:
         losses = losses * _const_like(valid, losses)

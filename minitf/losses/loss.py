@@ -16,7 +16,7 @@ from minitf.losses.functions import (binary_crossentropy, categorical_crossentro
                                      mean_absolute_error, mean_absolute_percentage_error,
                                      mean_squared_error, mean_squared_logarithmic_error, poisson,
                                      sparse_categorical_crossentropy, squared_hinge,
-                                     _sparse_cce_with_mask)
+                                     sparse_cce_with_mask)
 from minitf.losses.reduction import (reduce_weighted_values, squeeze_or_expand_to_same_rank,
                                      standardize_reduction)
 from minitf.ops import compare as compare_ops
@@ -313,7 +313,7 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
 
     def _call_with_mask(self, y_true, y_pred):
         kw = self._fn_kwargs
-        return _sparse_cce_with_mask(y_true, y_pred, kw["from_logits"], kw["ignore_class"], kw["axis"])
+        return sparse_cce_with_mask(y_true, y_pred, kw["from_logits"], kw["ignore_class"], kw["axis"])
 
 
 def _wrapper_class(class_name, fn, default_name, doc, **defaults):

@@ -18,13 +18,13 @@ __all__ = ["Reduction", "standardize_reduction", "reduce_weighted_values",
            "squeeze_or_expand_to_same_rank", "scale_loss_for_distribution", "unscale_loss_for_distribution"]
 
 
-def _rank(x):
+def static_rank(x):
     return len(x.shape)
 
 
 def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1=True):
     """Make two tensors whose ranks differ by one agree, by dropping or adding a trailing 1."""
-    r1, r2 = _rank(x1), _rank(x2)
+    r1, r2 = static_rank(x1), static_rank(x2)
     if r1 == r2 + 1 and x1.shape[-1] == 1:
         if r2 == 1 and expand_rank_1:
             x2 = array_ops.expand_dims(x2, -1)
@@ -116,7 +116,7 @@ def reduce_weighted_values(values, sample_weight=None, mask=None, reduction="sum
         sample_weight = constant_ops.cast(sample_weight, values.dtype)
         values, sample_weight = squeeze_or_expand_to_same_rank(values, sample_weight)
         values = values * sample_weight
-    if reduction in (None, "none") or _rank(values) == 0 or values.shape.as_list() == [0]:
+    if reduction in (None, "none") or static_rank(values) == 0 or values.shape.as_list() == [0]:
         return values
     loss = reduce_ops.reduce_sum(values)
     if reduction in ("sum_over_batch_size", "mean", "mean_with_sample_weight"):

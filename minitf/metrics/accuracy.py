@@ -1,7 +1,9 @@
 """Accuracy metrics: how often predictions match labels, as functions (one value per example)
 and as metrics averaging them over every batch seen."""
 from minitf import dispatch
-from minitf.metrics.base import MeanMetricWrapper, _raw, _same_rank, _tensor, _xp
+from minitf.backend import array_module
+from minitf.metrics.base import MeanMetricWrapper, raw_value, same_rank
+from minitf.tensor import Tensor
 
 __all__ = ["accuracy", "binary_accuracy", "categorical_accuracy", "sparse_categorical_accuracy",
            "top_k_categorical_accuracy", "sparse_top_k_categorical_accuracy", "Accuracy",
@@ -10,15 +12,15 @@ __all__ = ["accuracy", "binary_accuracy", "categorical_accuracy", "sparse_catego
 
 
 def _float_matches(mask, like=None):
-    return _tensor(mask.astype("float32"))
+    return Tensor(mask.astype("float32"))
 
 
 @dispatch.add_dispatch_support
 def accuracy(y_true, y_pred):
     """1.0 where y_true equals y_pred exactly, else 0.0 (elementwise, after Keras' rank alignment)."""
-    p = _raw(y_pred)
-    t = _raw(y_true, p.dtype)
-    t, p = _same_rank(t, p)
+    p = raw_value(y_pred)
+    t = raw_value(y_true, p.dtype)
+    t, p = same_rank(t, p)
     return _float_matches(t == p)
 
 
@@ -26,7 +28,7 @@ def accuracy(y_true, y_pred):
 def binary_accuracy(y_true, y_pred, threshold=0.5):
     """1.0 where (y_pred > threshold) equals y_true, else 0.0: elementwise, y_true's shape
     (after Keras' rank alignment), as Keras 3 (Keras 2 averaged over the last axis)."""
-    t, p = _same_rank(_raw(y_true), _raw(y_pred))
+    t, p = same_rank(raw_value(y_true), raw_value(y_pred))
     predicted = (p > threshold).astype(t.dtype)
     return _float_matches(t == predicted)
 
@@ -36,7 +38,7 @@ def _sparse_matches(labels, preds):
 
     Labels of shape (..., 1) with predictions of the same rank give matches of the labels'
     shape, and a trailing 1 is then dropped ((batch, 1) labels give (batch,) matches)."""
-    xp = _xp(preds)
+    xp = array_module(preds)
     shape = labels.shape
     squeezed = labels.ndim == preds.ndim and labels.ndim > 0 and labels.shape[-1] == 1
     if squeezed:
@@ -52,20 +54,20 @@ def _sparse_matches(labels, preds):
 @dispatch.add_dispatch_support
 def categorical_accuracy(y_true, y_pred):
     """1.0 where argmax(y_true) == argmax(y_pred) over the last axis."""
-    t = _raw(y_true)
-    return _float_matches(_xp(t).argmax(t, axis=-1) == _xp(t).argmax(_raw(y_pred), axis=-1))
+    t = raw_value(y_true)
+    return _float_matches(array_module(t).argmax(t, axis=-1) == array_module(t).argmax(raw_value(y_pred), axis=-1))
 
 
 @dispatch.add_dispatch_support
 def sparse_categorical_accuracy(y_true, y_pred):
     """1.0 where the integer label equals argmax(y_pred) over the last axis."""
-    p = _raw(y_pred)
-    return _float_matches(_sparse_matches(_raw(y_true, p.dtype), p))
+    p = raw_value(y_pred)
+    return _float_matches(_sparse_matches(raw_value(y_true, p.dtype), p))
 
 
 def _in_top_k(labels, preds, k):
     """Whether each label's score is among the k largest (ties at the boundary count as in)."""
-    xp = _xp(preds)
+    xp = array_module(preds)
     flat = preds.reshape(-1, preds.shape[-1])
     lab = labels.reshape(-1).astype("int64")
     target = xp.take_along_axis(flat, lab[:, None], axis=-1)
@@ -76,7 +78,7 @@ def _in_top_k(labels, preds, k):
 @dispatch.add_dispatch_support
 def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
     """1.0 where the integer label is among the top-k predictions."""
-    t, p = _raw(y_true), _raw(y_pred)
+    t, p = raw_value(y_true), raw_value(y_pred)
     shape = t.shape
     if t.ndim == p.ndim and t.ndim and t.shape[-1] == 1:
         t = t[..., 0]
@@ -87,8 +89,8 @@ def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
 @dispatch.add_dispatch_support
 def top_k_categorical_accuracy(y_true, y_pred, k=5):
     """1.0 where argmax(y_true) is among the top-k predictions."""
-    t, p = _raw(y_true), _raw(y_pred)
-    return _float_matches(_in_top_k(_xp(t).argmax(t, axis=-1), p, k).reshape(p.shape[:-1]))
+    t, p = raw_value(y_true), raw_value(y_pred)
+    return _float_matches(_in_top_k(array_module(t).argmax(t, axis=-1), p, k).reshape(p.shape[:-1]))
 
 
 class Accuracy(MeanMetricWrapper):

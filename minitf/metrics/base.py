@@ -24,7 +24,7 @@ __all__ = ["Metric", "Reduce", "Sum", "Mean", "MeanMetricWrapper"]
 EPSILON = 1e-7
 
 
-def _raw(x, np_dtype=None):
+def raw_value(x, np_dtype=None):
     """The raw array of `x` (tensor, variable, array or Python data), optionally cast."""
     v = x._value if isinstance(x, Variable) else convert_to_tensor(x)._value
     if np_dtype is not None and v.dtype.kind in "OSU" and v.dtype != np_dtype:  # as TF's Cast
@@ -35,12 +35,10 @@ def _raw(x, np_dtype=None):
     return v
 
 
-_xp = array_module  # the array module (numpy, cupy) of a raw array
-_tensor = Tensor    # a raw array as a constant tensor
 
 
-def _divide_no_nan(a, b):
-    xp = _xp(a)
+def divide_no_nan(a, b):
+    xp = array_module(a)
     safe = xp.where(b == 0, 1, b)
     return xp.where(b == 0, 0, a / safe).astype(a.dtype)
 
@@ -252,7 +250,7 @@ class Metric(Module):
     def reset_state(self):
         """Set every state variable back to zero, as before the first update."""
         for v in self.variables:
-            xp = _xp(v._value)
+            xp = array_module(v._value)
             v.assign(xp.zeros(v._value.shape, dtype=v._value.dtype))
 
     def reset_states(self):
@@ -277,10 +275,10 @@ class Metric(Module):
 
 # -- averages -------------------------------------------------------------------------------------
 
-def _same_rank(x1, x2, expand_rank_1=True):
+def same_rank(x1, x2, expand_rank_1=True):
     """Keras' squeeze_or_expand_to_same_rank on raw arrays: ranks that differ by one agree by
     dropping the longer one's trailing 1 (or, for a rank-1 partner, adding one to it)."""
-    xp = _xp(x1)
+    xp = array_module(x1)
     r1, r2 = x1.ndim, x2.ndim
     if r1 == r2 + 1 and x1.shape[-1] == 1:
         if r2 == 1 and expand_rank_1:
@@ -301,16 +299,16 @@ def _samplewise(values, sample_weight, reduce_fn, dt, who):
     Values are first reduced over the axes the weights lack, the weights broadcast to them
     (InvalidArgumentError as BroadcastTo when they cannot), then every axis after the first
     is reduced (`reduce_fn` is 'mean' or 'sum'), for the values and the weights alike."""
-    values = _raw(values, dt)
+    values = raw_value(values, dt)
     weights = None
     if sample_weight is not None:
-        weights = _raw(sample_weight, dt)
-        values, weights = _same_rank(values, weights)
+        weights = raw_value(sample_weight, dt)
+        values, weights = same_rank(values, weights)
         w_nd, v_nd = weights.ndim, values.ndim
         if v_nd > w_nd:
             values = getattr(values, reduce_fn)(axis=tuple(range(w_nd, v_nd)))
         try:
-            weights = _xp(values).broadcast_to(weights, values.shape)
+            weights = array_module(values).broadcast_to(weights, values.shape)
         except ValueError:
             raise errors.invalid_argument(
                 "BroadcastTo", f"{who}: sample_weight of shape {list(weights.shape)} cannot be "
@@ -329,11 +327,11 @@ def _with_mask(sample_weight, mask, dt, who):
     multiplies the sample weights, or stands for them when there are none."""
     if mask is None:
         return sample_weight
-    mask = _raw(mask, dt)
+    mask = raw_value(mask, dt)
     if sample_weight is None:
         return mask
-    weights = _raw(sample_weight, dt)
-    mask, weights = _same_rank(mask, weights)
+    weights = raw_value(sample_weight, dt)
+    mask, weights = same_rank(mask, weights)
     try:
         return weights * mask
     except ValueError:
@@ -363,7 +361,7 @@ class Reduce(Metric):
         if sample_weight is not None:
             sample_weight = _with_mask(sample_weight, getattr(values, "_keras_mask", None), dt, self.name)
         values, weights = _samplewise(values, sample_weight, fn, dt, self.name)
-        xp = _xp(values)
+        xp = array_module(values)
         self.total.assign_add(xp.asarray(values.sum(), dtype=dt))
         if self.reduction == "sum":
             return
@@ -375,8 +373,8 @@ class Reduce(Metric):
 
     def result(self):
         if self.reduction == "sum":
-            return _tensor(self.total._value.copy())
-        return _tensor(_divide_no_nan(self.total._value, self.count._value))
+            return Tensor(self.total._value.copy())
+        return Tensor(divide_no_nan(self.total._value, self.count._value))
 
 
 class Sum(Reduce):
@@ -444,7 +442,7 @@ class MeanMetricWrapper(Mean):
         return cls(**config)
 
 
-def _wrapper_class(class_name, fn, default_name, doc, **defaults):
+def wrapper_class(class_name, fn, default_name, doc, **defaults):
     """A MeanMetricWrapper subclass around `fn` whose extra keyword arguments are `defaults`."""
     argnames = tuple(defaults)
 

@@ -4,7 +4,9 @@ above a threshold is positive)."""
 import numpy as np
 
 from minitf import errors, kernels
-from minitf.metrics.base import EPSILON, Metric, _divide_no_nan, _raw, _same_rank, _tensor, _xp
+from minitf.backend import array_module
+from minitf.metrics.base import EPSILON, Metric, divide_no_nan, raw_value, same_rank
+from minitf.tensor import Tensor
 from minitf.ops import constant as constant_ops
 from minitf.ops import math as math_ops
 
@@ -29,19 +31,19 @@ def _confusion_update(metric, y_true, y_pred, sample_weight, thresholds, wanted,
     """Add weighted tp/fp/tn/fn counts per threshold (prediction > threshold is positive) to the
     metric's variables named by `wanted` (cell name -> variable name, or cell names)."""
     dt = metric._dtype._np
-    preds, labels = _same_rank(_raw(y_pred, dt), _raw(y_true, dt))
-    xp = _xp(preds)
+    preds, labels = same_rank(raw_value(y_pred, dt), raw_value(y_true, dt))
+    xp = array_module(preds)
     weights = None
     if sample_weight is not None:
         # Keras 3: weights gain a trailing axis, then lose it again only to match the labels'
         # rank; so (batch,) weights on (batch, a, b) labels broadcast along axis 1
-        weights = xp.expand_dims(_raw(sample_weight, dt), -1)
-        _, weights = _same_rank(labels, weights, expand_rank_1=False)
+        weights = xp.expand_dims(raw_value(sample_weight, dt), -1)
+        _, weights = same_rank(labels, weights, expand_rank_1=False)
         try:
             weights = xp.broadcast_to(weights, preds.shape)
         except ValueError:
             raise errors.invalid_argument(
-                "BroadcastTo", f"{metric.name}: sample_weight of shape {list(_raw(sample_weight).shape)} "
+                "BroadcastTo", f"{metric.name}: sample_weight of shape {list(raw_value(sample_weight).shape)} "
                 f"does not broadcast to predictions of shape {list(preds.shape)}") from None
     if top_k is not None:
         if not isinstance(top_k, (int, np.integer)):  # TF's TopKV2 refuses its dtype
@@ -96,7 +98,7 @@ def _bucket_update(metric, labels, preds, weights, thresholds, wanted):
     """Keras' counting for evenly spread thresholds: predictions are clipped to [0, 1] and
     put in bucket ceil(p * (n - 1)) - 1 (0 at least, with AUC's epsilon endpoints); a bucket
     counts as positive at every threshold up to its index."""
-    xp = _xp(preds)
+    xp = array_module(preds)
     dt = metric._dtype._np
     n = len(thresholds)
     with_epsilon = thresholds[0] < 0.0 or thresholds[-1] > 1.0
@@ -122,7 +124,7 @@ def _bucket_update(metric, labels, preds, weights, thresholds, wanted):
 
 def _filter_top_k(preds, k):
     """Predictions outside the k largest per row set to NEG_INF (ties: lower index wins, as top_k)."""
-    xp = _xp(preds)
+    xp = array_module(preds)
     order = kernels.for_module(xp).argsort_stable(-preds, axis=-1)
     keep = xp.zeros(preds.shape, dtype=bool)
     xp.put_along_axis(keep, order[..., :k], True, axis=-1)
@@ -154,8 +156,8 @@ class _ThresholdMetric(Metric):
                           top_k=self.top_k, class_id=self.class_id)
 
     def _ratio(self, num, other):
-        value = _divide_no_nan(num._value, num._value + other._value)
-        return _tensor(value[0] if len(self.thresholds) == 1 else value)
+        value = divide_no_nan(num._value, num._value + other._value)
+        return Tensor(value[0] if len(self.thresholds) == 1 else value)
 
     def get_config(self):
         config = {"thresholds": self.init_thresholds, "top_k": self.top_k, "class_id": self.class_id}
@@ -200,7 +202,7 @@ class _ConditionCount(Metric):
         # as Keras 3 on TF: one threshold gives a tensor, several give the accumulator variable
         # itself (so a later reset_state shows in an earlier result)
         if len(self.thresholds) == 1:
-            return _tensor(self.accumulator._value[0])
+            return Tensor(self.accumulator._value[0])
         return self.accumulator
 
     def get_config(self):
@@ -279,36 +281,36 @@ class AUC(Metric):
 
     def _interpolate_pr_auc(self, tp, fp, fn):
         """PR-AUC with precision interpolated between thresholds (Davis & Goadrich, 2006)."""
-        xp = _xp(tp)
+        xp = array_module(tp)
         dtp = tp[:-1] - tp[1:]
         p = tp + fp
         dp = p[:-1] - p[1:]
-        slope = _divide_no_nan(dtp, xp.maximum(dp, 0))
+        slope = divide_no_nan(dtp, xp.maximum(dp, 0))
         intercept = tp[1:] - slope * p[1:]
         both = (p[:-1] > 0) & (p[1:] > 0)
-        ratio = xp.where(both, _divide_no_nan(p[:-1], xp.maximum(p[1:], 0)), xp.ones_like(p[1:]))
-        increments = _divide_no_nan(slope * (dtp + intercept * xp.log(ratio)),
+        ratio = xp.where(both, divide_no_nan(p[:-1], xp.maximum(p[1:], 0)), xp.ones_like(p[1:]))
+        increments = divide_no_nan(slope * (dtp + intercept * xp.log(ratio)),
                                     xp.maximum(tp[1:] + fn[1:], 0))
         return increments.sum()
 
     def result(self):
         tp, fp = self.true_positives._value, self.false_positives._value
         tn, fn = self.true_negatives._value, self.false_negatives._value
-        xp = _xp(tp)
+        xp = array_module(tp)
         if self.curve == "PR" and self.summation_method == "interpolation":
-            return _tensor(xp.asarray(self._interpolate_pr_auc(tp, fp, fn), dtype=tp.dtype))
-        recall = _divide_no_nan(tp, tp + fn)
+            return Tensor(xp.asarray(self._interpolate_pr_auc(tp, fp, fn), dtype=tp.dtype))
+        recall = divide_no_nan(tp, tp + fn)
         if self.curve == "ROC":
-            x, y = _divide_no_nan(fp, fp + tn), recall
+            x, y = divide_no_nan(fp, fp + tn), recall
         else:
-            x, y = recall, _divide_no_nan(tp, tp + fp)
+            x, y = recall, divide_no_nan(tp, tp + fp)
         if self.summation_method == "interpolation":
             heights = (y[:-1] + y[1:]) / 2.0
         elif self.summation_method == "minoring":
             heights = xp.minimum(y[:-1], y[1:])
         else:
             heights = xp.maximum(y[:-1], y[1:])
-        return _tensor(xp.asarray(((x[:-1] - x[1:]) * heights).sum(), dtype=tp.dtype))
+        return Tensor(xp.asarray(((x[:-1] - x[1:]) * heights).sum(), dtype=tp.dtype))
 
     def get_config(self):
         config = {"num_thresholds": self.num_thresholds, "curve": self.curve,

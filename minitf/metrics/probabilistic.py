@@ -1,7 +1,7 @@
 """Probabilistic metrics: the mean cross-entropy over every example seen (binary, categorical,
 sparse categorical). The metric functions are the losses' own functions."""
 from minitf.losses import functions as loss_functions
-from minitf.metrics.base import _wrapper_class
+from minitf.metrics.base import wrapper_class
 
 __all__ = ["binary_crossentropy", "categorical_crossentropy", "sparse_categorical_crossentropy",
            "CategoricalCrossentropy", "BinaryCrossentropy", "SparseCategoricalCrossentropy"]
@@ -23,15 +23,15 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1, 
                                                      ignore_class=ignore_class, axis=axis)
 
 
-CategoricalCrossentropy = _wrapper_class(
+CategoricalCrossentropy = wrapper_class(
     "CategoricalCrossentropy", categorical_crossentropy, "categorical_crossentropy",
     "Mean categorical cross-entropy; (from_logits=False, label_smoothing=0, axis=-1).",
     from_logits=False, label_smoothing=0.0, axis=-1)
-BinaryCrossentropy = _wrapper_class(
+BinaryCrossentropy = wrapper_class(
     "BinaryCrossentropy", binary_crossentropy, "binary_crossentropy",
     "Mean binary cross-entropy; (from_logits=False, label_smoothing=0).",
     from_logits=False, label_smoothing=0.0)
-SparseCategoricalCrossentropy = _wrapper_class(
+SparseCategoricalCrossentropy = wrapper_class(
     "SparseCategoricalCrossentropy", sparse_categorical_crossentropy, "sparse_categorical_crossentropy",
     "Mean cross-entropy with integer labels; (from_logits=False, ignore_class=None, axis=-1).",
     from_logits=False, ignore_class=None, axis=-1)

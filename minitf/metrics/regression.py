@@ -1,8 +1,9 @@
 """Regression metrics: the mean of a per-example error over every example seen (MSE, MAE, MAPE)
 and RMSE. The metric functions are the losses' own functions."""
 from minitf.losses import functions as loss_functions
-from minitf.metrics.base import (Mean, Reduce, _divide_no_nan, _raw, _same_rank, _tensor, _wrapper_class,
-                                 _xp)
+from minitf.backend import array_module
+from minitf.metrics.base import Mean, Reduce, divide_no_nan, raw_value, same_rank, wrapper_class
+from minitf.tensor import Tensor
 
 __all__ = ["mean_squared_error", "mean_absolute_error", "mean_absolute_percentage_error",
            "mse", "mae", "mape", "MSE", "MAE", "MAPE", "MeanSquaredError", "MeanAbsoluteError",
@@ -29,11 +30,11 @@ mae = MAE = mean_absolute_error
 mape = MAPE = mean_absolute_percentage_error
 
 
-MeanSquaredError = _wrapper_class("MeanSquaredError", mean_squared_error, "mean_squared_error",
+MeanSquaredError = wrapper_class("MeanSquaredError", mean_squared_error, "mean_squared_error",
                                   "The mean of per-example squared errors.")
-MeanAbsoluteError = _wrapper_class("MeanAbsoluteError", mean_absolute_error, "mean_absolute_error",
+MeanAbsoluteError = wrapper_class("MeanAbsoluteError", mean_absolute_error, "mean_absolute_error",
                                    "The mean of per-example absolute errors.")
-MeanAbsolutePercentageError = _wrapper_class(
+MeanAbsolutePercentageError = wrapper_class(
     "MeanAbsolutePercentageError", mean_absolute_percentage_error, "mean_absolute_percentage_error",
     "The mean of per-example absolute percentage errors.")
 
@@ -47,8 +48,8 @@ class RootMeanSquaredError(Mean):
     def update_state(self, y_true, y_pred, sample_weight=None):
         """Accumulate the squared errors of one batch."""
         dt = self._dtype._np
-        y_true, y_pred = _same_rank(_raw(y_true, dt), _raw(y_pred, dt))
+        y_true, y_pred = same_rank(raw_value(y_true, dt), raw_value(y_pred, dt))
         Reduce.update_state(self, (y_pred - y_true) ** 2, sample_weight)
 
     def result(self):
-        return _tensor(_xp(self.total._value).sqrt(_divide_no_nan(self.total._value, self.count._value)))
+        return Tensor(array_module(self.total._value).sqrt(divide_no_nan(self.total._value, self.count._value)))

@@ -1,13 +1,13 @@
 """Helpers shared by the op modules: argument conversion, dtype checks and error wrapping.
 
-Op modules import `record`, `_state` and `Tensor` from here so each op reads:
+Op modules import `record`, `thread_state` and `Tensor` from here so each op reads:
 convert inputs -> compute on raw arrays of the inputs' array module -> wrap -> record.
 """
 import numpy
 
 from minitf import backend, errors
 from minitf.convert import convert_to_tensor
-from minitf.recording import Op, _state, record, tracing  # noqa: F401 (re-exported for the op modules)
+from minitf.recording import Op, thread_state, record, tracing  # noqa: F401 (re-exported for the op modules)
 from minitf.symbolic_tensor import SymbolicArgumentError, SymbolicTensor, out_of_scope_error
 from minitf.tensor import Tensor
 from minitf.variable import Variable
@@ -24,7 +24,7 @@ def copy_to_module(x, xp):
     if src is xp:
         return x
     y = Tensor(backend.coerce_to_module(x._value, xp))
-    if _state.active:
+    if thread_state.active:
         record(COPY_TO_DEVICE, (x,), (y,), lambda g: copy_to_module(g, src))
     return y
 
@@ -46,7 +46,7 @@ def is_graph_value(x):
         return False
     if kind is list or kind is tuple:  # a shape or a list of tensors holding one
         return any(is_graph_value(v) for v in x)
-    return kind is SymbolicTensor or (_state.graph is not None and isinstance(x, Variable))
+    return kind is SymbolicTensor or (thread_state.graph is not None and isinstance(x, Variable))
 
 
 def refuse_graph_value(x, op=None):
@@ -60,7 +60,7 @@ def refuse_graph_value(x, op=None):
 def graph_call(api, args, kwargs):
     """Hand `api(*args, **kwargs)`, which has a graph value among its arguments, to the graph
     being traced (the guard hot ops use instead of a dispatch wrapper, at no eager cost)."""
-    graph = _state.graph
+    graph = thread_state.graph
     if graph is None:
         for a in args:
             if isinstance(a, SymbolicTensor):
@@ -82,12 +82,12 @@ def as_tensor(x, dtype=None):
 
 
 # dtype families for Op(dtypes=...): the kernels TF registers for each op.
-_REAL = ("float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64",
+REAL = ("float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64",
          "uint8", "uint16", "uint32", "uint64")
-_NUMERIC = _REAL + ("complex64", "complex128")
-_FLOATS = ("float16", "bfloat16", "float32", "float64")
-_INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
-_SIGNED = ("float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64",
+NUMERIC = REAL + ("complex64", "complex128")
+FLOATS = ("float16", "bfloat16", "float32", "float64")
+INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+SIGNED = ("float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64",
            "complex64", "complex128")
 
 
@@ -110,7 +110,7 @@ def check_attr_dtype(t, op_name, attr, allowed):
                      f"{', '.join(allowed)}; cast it with tf.cast")
 
 
-def _read(x):
+def read(x):
     return x.value() if isinstance(x, Variable) else x
 
 
@@ -149,11 +149,11 @@ def binary(x, y, op_name, hint=False):
         refuse_graph_value(y, op_name)
     tx, ty = isinstance(x, (Tensor, Variable)), isinstance(y, (Tensor, Variable))
     if hint:
-        x = as_tensor(_read(x))
+        x = as_tensor(read(x))
         if not ty:
             y = convert_to_tensor(y, dtype_hint=x.dtype)
     elif tx:
-        x = _read(x)
+        x = read(x)
         if not ty:
             y = _like(y, x)
     elif ty:
@@ -168,7 +168,7 @@ def binary(x, y, op_name, hint=False):
     else:
         x = as_tensor(x)
         y = _like(y, x)
-    y = _read(y)
+    y = read(y)
     if type(y) is not Tensor:
         y = as_tensor(y)
     if x._value.dtype != y._value.dtype:  # checked before any copy: strings cannot go to a GPU
@@ -205,7 +205,7 @@ def reduction_axes(axis, ndim, op_name):
     if type(axis) is int and -ndim <= axis < ndim:  # the common case, without numpy
         return (axis % ndim,)
     if isinstance(axis, (Tensor, Variable)):
-        values = numpy.asarray(_read(axis).numpy())
+        values = numpy.asarray(read(axis).numpy())
     elif isinstance(axis, float):
         raise TypeError(f"{op_name}: cannot convert axis {axis!r} to EagerTensor of dtype int32; "
                         f"pass an integer axis")

@@ -5,7 +5,7 @@ They sit below `minitf.ops.math`, whose gradient rules use them; tf.math re-expo
 there.
 """
 from minitf import dispatch, dtypes
-from minitf.ops._core import (_FLOATS, _INTS, _REAL, Op, Tensor, Variable, _read, array_module,
+from minitf.ops._core import (FLOATS, INTS, REAL, Op, Tensor, Variable, read, array_module,
                               as_tensor, binary, graph_call, is_graph_value, tracing)
 
 __all__ = [
@@ -43,7 +43,7 @@ def not_equal(x, y, name=None):
     return _compare(not_equal, NOT_EQUAL, x, y, lambda xp, a, b: xp.not_equal(a, b))
 
 
-LESS = Op("Less", dtypes=_REAL)
+LESS = Op("Less", dtypes=REAL)
 
 
 def less(x, y, name=None):
@@ -51,7 +51,7 @@ def less(x, y, name=None):
     return _compare(less, LESS, x, y, lambda xp, a, b: xp.less(a, b))
 
 
-LESS_EQUAL = Op("LessEqual", dtypes=_REAL)
+LESS_EQUAL = Op("LessEqual", dtypes=REAL)
 
 
 def less_equal(x, y, name=None):
@@ -59,7 +59,7 @@ def less_equal(x, y, name=None):
     return _compare(less_equal, LESS_EQUAL, x, y, lambda xp, a, b: xp.less_equal(a, b))
 
 
-GREATER = Op("Greater", dtypes=_REAL)
+GREATER = Op("Greater", dtypes=REAL)
 
 
 def greater(x, y, name=None):
@@ -67,7 +67,7 @@ def greater(x, y, name=None):
     return _compare(greater, GREATER, x, y, lambda xp, a, b: xp.greater(a, b))
 
 
-GREATER_EQUAL = Op("GreaterEqual", dtypes=_REAL)
+GREATER_EQUAL = Op("GreaterEqual", dtypes=REAL)
 
 
 def greater_equal(x, y, name=None):
@@ -79,7 +79,7 @@ def greater_equal(x, y, name=None):
 
 def _to_bool(x):
     """Input of a logical op: Python values must convert to bool (TypeError otherwise)."""
-    t = _read(x)
+    t = read(x)
     return as_tensor(t, dtype=None if isinstance(t, Tensor) else dtypes.bool)
 
 
@@ -103,7 +103,7 @@ def _logical(op, x, y, fn):
         for v in (x, y):
             if isinstance(v, (int, float, complex, str)) and not isinstance(v, bool):
                 as_tensor(v, dtype=dtypes.bool)
-        x, y = as_tensor(_read(x), dtype=dtypes.bool), as_tensor(_read(y), dtype=dtypes.bool)
+        x, y = as_tensor(read(x), dtype=dtypes.bool), as_tensor(read(y), dtype=dtypes.bool)
     try:
         return Tensor(fn(array_module(x._value), x._value, y._value))
     except ValueError as e:
@@ -149,7 +149,7 @@ def logical_not(x, name=None):
 
 # -- bitwise ---------------------------------------------------------------------------------------
 
-BITWISE_AND = Op("BitwiseAnd", dtypes=_INTS)
+BITWISE_AND = Op("BitwiseAnd", dtypes=INTS)
 
 
 @dispatch.add_dispatch_support
@@ -162,7 +162,7 @@ def bitwise_and(x, y, name=None):
         raise BITWISE_AND.shape_error(e, x, y) from None
 
 
-BITWISE_OR = Op("BitwiseOr", dtypes=_INTS)
+BITWISE_OR = Op("BitwiseOr", dtypes=INTS)
 
 
 @dispatch.add_dispatch_support
@@ -175,7 +175,7 @@ def bitwise_or(x, y, name=None):
         raise BITWISE_OR.shape_error(e, x, y) from None
 
 
-BITWISE_XOR = Op("BitwiseXor", dtypes=_INTS)
+BITWISE_XOR = Op("BitwiseXor", dtypes=INTS)
 
 
 @dispatch.add_dispatch_support
@@ -188,7 +188,7 @@ def bitwise_xor(x, y, name=None):
         raise BITWISE_XOR.shape_error(e, x, y) from None
 
 
-INVERT = Op("Invert", dtypes=_INTS)
+INVERT = Op("Invert", dtypes=INTS)
 
 
 @dispatch.add_dispatch_support
@@ -201,7 +201,7 @@ def invert(x, name=None):
 
 # -- value tests -----------------------------------------------------------------------------------
 
-IS_NAN = Op("IsNan", dtypes=_FLOATS)
+IS_NAN = Op("IsNan", dtypes=FLOATS)
 
 
 @dispatch.add_dispatch_support
@@ -212,7 +212,7 @@ def is_nan(x, name=None):
     return Tensor(array_module(x._value).isnan(x._value))
 
 
-IS_FINITE = Op("IsFinite", dtypes=_FLOATS)
+IS_FINITE = Op("IsFinite", dtypes=FLOATS)
 
 
 @dispatch.add_dispatch_support
@@ -223,7 +223,7 @@ def is_finite(x, name=None):
     return Tensor(array_module(x._value).isfinite(x._value))
 
 
-IS_INF = Op("IsInf", dtypes=_FLOATS)
+IS_INF = Op("IsInf", dtypes=FLOATS)
 
 
 @dispatch.add_dispatch_support

@@ -6,10 +6,10 @@ on a complex product's gradient.
 import numpy as np
 
 from minitf import dispatch, dtypes
-from minitf.ops._core import Op, Tensor, _state, array_module, as_tensor, record
+from minitf.ops._core import Op, Tensor, thread_state, array_module, as_tensor, record
 from minitf.ops.creation import zeros_like
 from minitf.ops.math import add, multiply, negative, truediv
-from minitf.ops.math_unary import _conj, square
+from minitf.ops.math_unary import conj_or_self, square
 
 __all__ = ["complex", "real", "imag", "conj", "angle"]
 
@@ -54,7 +54,7 @@ def complex(real, imag, name=None):  # noqa: A001 (TF's name)
     except ValueError as e:
         raise COMPLEX.shape_error(e, re, im) from None
     z = Tensor(out)
-    if _state.active:
+    if thread_state.active:
         record(COMPLEX, (re, im), (z,), lambda g: (lambda: _real_part(g), lambda: _imag_part(g)))
     return z
 
@@ -85,7 +85,7 @@ def real(input, name=None):  # noqa: A002 (TF's argument name)
     if not x.dtype.is_complex:
         return x
     y = Tensor(x._value.real.copy())
-    if _state.active:
+    if thread_state.active:
         record(REAL, (x,), (y,), lambda g: complex(g, zeros_like(g)))
     return y
 
@@ -98,7 +98,7 @@ def imag(input, name=None):  # noqa: A002
     if not x.dtype.is_complex:
         return zeros_like(x)
     y = Tensor(x._value.imag.copy())
-    if _state.active:
+    if thread_state.active:
         record(IMAG, (x,), (y,), lambda g: complex(zeros_like(g), g))
     return y
 
@@ -114,7 +114,7 @@ def conj(x, name=None):
     t = as_tensor(x)
     if not t.dtype.is_numeric:
         raise TypeError(f"Expected numeric or variant tensor, got dtype {t.dtype!r}.")
-    return _conj(t)
+    return conj_or_self(t)
 
 
 ANGLE = Op("Angle", batchable=True)
@@ -141,7 +141,7 @@ def angle(input, name=None):  # noqa: A002
         v = x._value
         return Tensor(xp.where(v < 0, xp.asarray(np.pi, v.dtype), xp.zeros((), v.dtype)))
     y = Tensor(xp.angle(x._value).astype(_PARTS[x.dtype.name]))
-    if _state.active:
+    if thread_state.active:
         def grad(g):
             re, im = real(x), imag(x)
             mag2 = add(square(re), square(im))

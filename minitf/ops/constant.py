@@ -3,9 +3,9 @@
 import numpy as np
 
 from minitf import dispatch, dtypes, errors
-from minitf.convert import _contains_tensor, convert_to_tensor
+from minitf.convert import contains_tensor, convert_to_tensor
 from minitf.ops.arg_checks import named, shape_dims
-from minitf.ops._core import (Op, Tensor, Variable, _state, array_module, graph_call, is_graph_value, record,
+from minitf.ops._core import (Op, Tensor, Variable, thread_state, array_module, graph_call, is_graph_value, record,
                               tracing)
 from minitf.symbolic_tensor import SymbolicTensor
 
@@ -34,7 +34,7 @@ def constant(value, dtype=None, shape=None, name="Const"):
                                 f"{t.dtype!r}; use tf.cast to change a tensor's dtype.")
             arr = arr.astype(dtype._np)
         t = Tensor(arr)
-    elif isinstance(value, (list, tuple)) and _contains_tensor(value):
+    elif isinstance(value, (list, tuple)) and contains_tensor(value):
         raise ValueError("tf.constant cannot hold tensors (TypeError: Scalar tensor has no `len()`); "
                          "use tf.stack or tf.convert_to_tensor to pack them.")
     else:
@@ -92,7 +92,7 @@ def cast(x, dtype, name=None):
     else:
         with np.errstate(invalid="ignore", over="ignore"):
             y = Tensor(value.astype(dtype._np))
-    if _state.active and src.kind in "fc" and dtype._np.kind in "fc":
+    if thread_state.active and src.kind in "fc" and dtype._np.kind in "fc":
         record(CAST, (x,), (y,), lambda g: cast(g, src))
     return y
 
@@ -128,7 +128,7 @@ def identity(input, name=None):  # noqa: A002 (TF's argument name)
     else:
         t = convert_to_tensor(input)
         y = Tensor(t._value)
-    if _state.active:
+    if thread_state.active:
         record(IDENTITY, (t,), (y,), lambda g: g)
     return y
 

@@ -7,7 +7,7 @@ every iteration run. Arguments, results and errors follow TF's eager behaviour. 
 `tf.function`, the graph being traced builds them instead, with sub-graphs (minitf.graph).
 """
 from minitf import dispatch, errors, nest
-from minitf.ops._core import Tensor, Variable, _state, as_tensor
+from minitf.ops._core import Tensor, Variable, thread_state, as_tensor
 from minitf.ops.constant import cast
 from minitf.ops.shaping import stack, unstack
 from minitf.ops.tensor_array import TensorArray
@@ -35,8 +35,8 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
         raise TypeError("cond(): 'false_fn' argument required")
     if not callable(true_fn) or not callable(false_fn):
         raise TypeError("cond(): 'true_fn' and 'false_fn' must be callable.")
-    if _state.graph is not None:
-        return _state.graph.cond(pred, true_fn, false_fn)
+    if thread_state.graph is not None:
+        return thread_state.graph.cond(pred, true_fn, false_fn)
     return true_fn() if _truth(pred) else false_fn()
 
 
@@ -55,7 +55,7 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
             raise TypeError(f"fn for pred {pair[0]} must be callable.")
     if default is not None and not callable(default):
         raise TypeError("'default' must be callable.")
-    if _state.graph is not None:  # traced: conditions nested as TF builds case
+    if thread_state.graph is not None:  # traced: conditions nested as TF builds case
         return _nested_conds(pairs, default)
     truths = [_truth(pred) for pred, _ in pairs]
     if exclusive and sum(truths) > 1:
@@ -104,8 +104,8 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
     for fn in fns:
         if not callable(fn):
             raise TypeError(f"branch_fns entries must be callable, got {fn!r}")
-    if _state.graph is not None:
-        return _state.graph.switch_case(branch_index, fns)
+    if thread_state.graph is not None:
+        return thread_state.graph.switch_case(branch_index, fns)
     index = int(as_tensor(branch_index).numpy())
     return fns[index]() if 0 <= index < len(fns) else fns[-1]()
 
@@ -122,8 +122,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     """
     if not loop_vars:
         raise ValueError("'loop_vars' must be provided.")
-    if _state.graph is not None:
-        return _state.graph.while_loop(cond, body, loop_vars, shape_invariants, maximum_iterations)
+    if thread_state.graph is not None:
+        return thread_state.graph.while_loop(cond, body, loop_vars, shape_invariants, maximum_iterations)
     limit = None
     if maximum_iterations is not None:
         limit_tensor = as_tensor(maximum_iterations)
@@ -188,8 +188,8 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
       InvalidArgumentError: a result of another dtype than the output signature.
     """
     signature = fn_output_signature if fn_output_signature is not None else dtype
-    if _state.graph is not None:
-        return _state.graph.map_fn(fn, elems, signature)
+    if thread_state.graph is not None:
+        return thread_state.graph.map_fn(fn, elems, signature)
     try:
         if any(dispatch.is_dispatchable(s) for s in nest.flatten(signature)):
             raise TypeError("map_fn: a RaggedTensorSpec in fn_output_signature")
@@ -216,8 +216,8 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
 def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     """`fn` applied to each row of `elems`, results stacked (eagerly, row by row; the results'
     dtypes are whatever `fn` returns)."""
-    if _state.graph is not None:
-        return _state.graph.map_fn(fn, elems, None)
+    if thread_state.graph is not None:
+        return thread_state.graph.map_fn(fn, elems, None)
     n, rows = _slices(elems, "vectorized_map")
     return _stack_results([fn(row) for row in rows], None, "vectorized_map")
 
@@ -229,8 +229,8 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
     Without `initializer` the first row starts the accumulation and is the first output.
     `reverse=True` runs from the last row; outputs keep the rows' order.
     """
-    if _state.graph is not None:
-        return _state.graph.scan(fn, elems, initializer, reverse)
+    if thread_state.graph is not None:
+        return thread_state.graph.scan(fn, elems, initializer, reverse)
     n, rows = _slices(elems, "scan")
     order = list(range(n - 1, -1, -1)) if reverse else list(range(n))
     outputs = {}
@@ -261,8 +261,8 @@ def foldr(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, s
 
 
 def _fold(fn, elems, initializer, reverse):
-    if _state.graph is not None:
-        return _state.graph.fold(fn, elems, initializer, reverse)
+    if thread_state.graph is not None:
+        return thread_state.graph.fold(fn, elems, initializer, reverse)
     n, rows = _slices(elems, "foldr" if reverse else "foldl")
     if reverse:
         rows = rows[::-1]

@@ -16,14 +16,14 @@ import numpy as np  # Python-side bookkeeping only (argument lists)
 
 from minitf import dispatch
 from minitf import errors, kernels
-from minitf.ops._core import Op, Tensor, _state, record, array_module, as_tensor
+from minitf.ops._core import Op, Tensor, thread_state, record, array_module, as_tensor
 from minitf.ops.array import reshape
 from minitf.ops.constant import cast
 from minitf.ops.arg_checks import shaped_input
 from minitf.ops.conv3d import conv3d, sequence
-from minitf.ops.conv_geometry import (  # noqa: F401 (_Geometry: the geometry kernels and tests use)
-    _Geometry, _check_float_same, _check_format, _check_rank, _from_nhwc, _nhwc, _normalize_padding,
-    _one_int, _spatial_pair)
+from minitf.ops.conv_geometry import (  # noqa: F401 (Geometry: the geometry kernels and tests use)
+    Geometry, check_float_same, check_format, check_rank, from_nhwc, nhwc, normalize_padding,
+    one_int, spatial_pair)
 from minitf.ops.pooling import (  # noqa: F401 (pooling's home was this module: its old import path)
     avg_pool, avg_pool1d, avg_pool2d, max_pool, max_pool1d, max_pool2d, pool)
 
@@ -40,10 +40,10 @@ CONV2D = Op("Conv2D")
 
 def _conv2d_nhwc(x, w, geo):
     """Conv2D on NHWC tensors with a precomputed geometry; records its gradient."""
-    cache = [] if _state.active else None
+    cache = [] if thread_state.active else None
     xv = x._value
     y = Tensor(kernels.for_module(array_module(xv)).conv2d(xv, w._value, geo, cache))
-    if _state.active:
+    if thread_state.active:
         def grad(g):
             return (lambda: _conv2d_backprop_input(w, g, geo),
                     lambda: _conv2d_backprop_filter(x, g, geo, cache[0]))
@@ -58,7 +58,7 @@ def _conv2d_backprop_input(w, g, geo):
     """Conv2DBackpropInput: the input gradient of Conv2D (also conv2d_transpose's forward)."""
     gv = g._value
     dx = Tensor(kernels.for_module(array_module(gv)).conv2d_backprop_input(w._value, gv, geo))
-    if _state.active:
+    if thread_state.active:
         def grad(u):
             return (lambda: _conv2d_backprop_filter(u, g, geo),
                     lambda: _conv2d_nhwc(u, w, geo))
@@ -73,7 +73,7 @@ def _conv2d_backprop_filter(x, g, geo, cols=None):
     """Conv2DBackpropFilter: patches^T @ dy, reusing the forward's patch matrix when given."""
     xv = x._value
     dw = Tensor(kernels.for_module(array_module(xv)).conv2d_backprop_filter(xv, g._value, geo, cols))
-    if _state.active:
+    if thread_state.active:
         def grad(v):
             return (lambda: _conv2d_backprop_input(v, g, geo),
                     lambda: _conv2d_nhwc(x, v, geo))
@@ -89,16 +89,16 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     [[0, 0], [top, bottom], [left, right], [0, 0]].
     """
     x, w = shaped_input(input, "tf.nn.conv2d"), as_tensor(filters)
-    data_format = _check_format(data_format, "Conv2D")
-    _check_rank(x, 4, "Conv2D")
-    _check_rank(w, 4, "Conv2D", "filters")
-    _check_float_same(x, w, "Conv2D", allow_int32=True)
+    data_format = check_format(data_format, "Conv2D")
+    check_rank(x, 4, "Conv2D")
+    check_rank(w, 4, "Conv2D", "filters")
+    check_float_same(x, w, "Conv2D", allow_int32=True)
     if x.dtype.name == "int32":  # TF has an int32 Conv2D kernel: compute exactly in float64
         return cast(conv2d(cast(x, "float64"), cast(w, "float64"), strides, padding, data_format,
                            dilations), "int32")
-    x = _nhwc(x, data_format)
+    x = nhwc(x, data_format)
     geo = _conv_geometry(x._value.shape, w._value.shape, strides, padding, data_format, dilations, "Conv2D")
-    return _from_nhwc(_conv2d_nhwc(x, w, geo), data_format)
+    return from_nhwc(_conv2d_nhwc(x, w, geo), data_format)
 
 
 def _conv_geometry(in_shape, w_shape, strides, padding, data_format, dilations, op_name):
@@ -109,13 +109,13 @@ def _conv_geometry(in_shape, w_shape, strides, padding, data_format, dilations, 
             op_name, f"input depth must be evenly divisible by filter depth: {in_c} vs {f_c} "
                      f"(input shape {list(in_shape)}, filter shape {list(w_shape)}; grouped "
                      f"convolution is not supported)")
-    mode, explicit = _normalize_padding(padding, op_name, data_format)
-    s = _spatial_pair(strides, "strides", op_name, data_format=data_format)
-    d = _spatial_pair(1 if dilations is None else dilations, "dilations", op_name, data_format=data_format)
+    mode, explicit = normalize_padding(padding, op_name, data_format)
+    s = spatial_pair(strides, "strides", op_name, data_format=data_format)
+    d = spatial_pair(1 if dilations is None else dilations, "dilations", op_name, data_format=data_format)
     if min(s) < 1 or min(d) < 1:
         raise errors.invalid_argument(op_name, f"strides {s} and dilations {d} must be >= 1")
     kh, kw = w_shape[:2]
-    return _Geometry(tuple(in_shape), kh, kw, s, d, mode, explicit, op_name)
+    return Geometry(tuple(in_shape), kh, kw, s, d, mode, explicit, op_name)
 
 
 @dispatch.add_dispatch_support
@@ -126,14 +126,14 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data
     filters: [kh, kw, output_channels, in_channels]; output_shape: the 4-D shape of the result.
     """
     g, w = as_tensor(input), as_tensor(filters)
-    data_format = _check_format(data_format, "Conv2DBackpropInput")
-    _check_rank(g, 4, "conv2d_transpose")
-    _check_rank(w, 4, "conv2d_transpose", "filters")
-    _check_float_same(g, w, "Conv2DBackpropInput")
+    data_format = check_format(data_format, "Conv2DBackpropInput")
+    check_rank(g, 4, "conv2d_transpose")
+    check_rank(w, 4, "conv2d_transpose", "filters")
+    check_float_same(g, w, "Conv2DBackpropInput")
     out_shape = [int(v) for v in (output_shape.numpy() if isinstance(output_shape, Tensor) else output_shape)]
     if len(out_shape) != 4:
         raise ValueError(f"conv2d_transpose: output_shape must have 4 elements, got {out_shape}")
-    g = _nhwc(g, data_format)
+    g = nhwc(g, data_format)
     if data_format == "NCHW":
         out_shape = [out_shape[0], out_shape[2], out_shape[3], out_shape[1]]
     op = "Conv2DBackpropInput"
@@ -148,22 +148,22 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data
             op, f"Conv2DSlowBackpropInput: Size of out_backprop doesn't match computed: actual = "
                 f"{list(g._value.shape[:3])}, computed = {[geo.n, geo.oh, geo.ow]} for output_shape "
                 f"{out_shape}, strides and padding {padding!r}")
-    return _from_nhwc(_conv2d_backprop_input(w, g, geo), data_format)
+    return from_nhwc(_conv2d_backprop_input(w, g, geo), data_format)
 
 
 @dispatch.add_dispatch_support
 def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, name=None):  # noqa: A002
     """1-D convolution of a [batch, width, in] input with [k, in, out] filters (via conv2d)."""
     x, w = as_tensor(input), as_tensor(filters)
-    data_format = _check_format(data_format, "Conv1D", ("NWC", "NCW"))
-    _check_rank(x, 3, "conv1d")
-    _check_rank(w, 3, "conv1d", "filters")
+    data_format = check_format(data_format, "Conv1D", ("NWC", "NCW"))
+    check_rank(x, 3, "conv1d")
+    check_rank(w, 3, "conv1d", "filters")
     fmt = "NHWC" if data_format == "NWC" else "NCHW"
     x4 = reshape(x, [x.shape[0], 1] + list(x.shape[1:])) if fmt == "NHWC" else \
         reshape(x, [x.shape[0], x.shape[1], 1, x.shape[2]])
     w4 = reshape(w, [1] + list(w.shape))
-    s = _one_int(stride, "stride", fmt)
-    d = _one_int(1 if dilations is None else dilations, "dilations", fmt)
+    s = one_int(stride, "stride", fmt)
+    d = one_int(1 if dilations is None else dilations, "dilations", fmt)
     pad = padding if isinstance(padding, str) else [[0, 0], [0, 0], list(padding[1]), [0, 0]]
     y = conv2d(x4, w4, [1, s], pad, fmt, [1, d])
     shape = list(y.shape)
@@ -180,8 +180,8 @@ def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data
     out_shape = [int(v) for v in output_shape]
     g4 = reshape(g, [g.shape[0], 1] + list(g.shape[1:]))
     w4 = reshape(w, [1] + list(w.shape))
-    s = _one_int(strides, "strides", "NHWC")
-    d = _one_int(1 if dilations is None else dilations, "dilations", "NHWC")
+    s = one_int(strides, "strides", "NHWC")
+    d = one_int(1 if dilations is None else dilations, "dilations", "NHWC")
     y = conv2d_transpose(g4, w4, [out_shape[0], 1] + out_shape[1:], [1, s], padding, "NHWC", [1, d])
     return reshape(y, out_shape)
 
@@ -240,7 +240,7 @@ DEPTHWISE_CONV2D = Op("DepthwiseConv2dNative")
 def _depthwise_nhwc(x, w, geo):
     xv = x._value
     y = Tensor(kernels.for_module(array_module(xv)).depthwise_conv2d(xv, w._value, geo))
-    if _state.active:
+    if thread_state.active:
         def grad(g):
             return (lambda: _depthwise_backprop_input(w, g, geo),
                     lambda: _depthwise_backprop_filter(x, g, geo))
@@ -255,7 +255,7 @@ def _depthwise_backprop_input(w, g, geo):
     """DepthwiseConv2dNativeBackpropInput, with its gradient rule."""
     gv = g._value
     out = Tensor(kernels.for_module(array_module(gv)).depthwise_backprop_input(w._value, gv, geo))
-    if _state.active:
+    if thread_state.active:
         def grad(u):
             return (lambda: _depthwise_backprop_filter(u, g, geo), lambda: _depthwise_nhwc(u, w, geo))
         record(DEPTHWISE_BACKPROP_INPUT, (w, g), (out,), grad)
@@ -269,7 +269,7 @@ def _depthwise_backprop_filter(x, g, geo):
     """DepthwiseConv2dNativeBackpropFilter, with its gradient rule."""
     gv = g._value
     out = Tensor(kernels.for_module(array_module(gv)).depthwise_backprop_filter(x._value, gv, geo))
-    if _state.active:
+    if thread_state.active:
         def grad(v):
             return (lambda: _depthwise_backprop_input(v, g, geo), lambda: _depthwise_nhwc(x, v, geo))
         record(DEPTHWISE_BACKPROP_FILTER, (x, g), (out,), grad)
@@ -281,19 +281,19 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilation
     """Depthwise 2-D convolution: filter [kh, kw, in, multiplier] gives in*multiplier channels."""
     x, w = as_tensor(input), as_tensor(filter)
     op = "DepthwiseConv2dNative"
-    data_format = _check_format(data_format, op)
-    _check_rank(x, 4, op)
-    _check_rank(w, 4, op, "filter")
-    _check_float_same(x, w, op)
-    x = _nhwc(x, data_format)
+    data_format = check_format(data_format, op)
+    check_rank(x, 4, op)
+    check_rank(w, 4, op, "filter")
+    check_float_same(x, w, op)
+    x = nhwc(x, data_format)
     geo = _conv_geometry(x._value.shape, w._value.shape, strides, padding, data_format, dilations, op)
-    return _from_nhwc(_depthwise_nhwc(x, w, geo), data_format)
+    return from_nhwc(_depthwise_nhwc(x, w, geo), data_format)
 
 
 @dispatch.add_dispatch_support
 def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding,  # noqa: A002
                      data_format=None, dilations=None, name=None):
     """A depthwise convolution followed by a 1x1 (pointwise) convolution mixing channels."""
-    data_format = _check_format(data_format, "separable_conv2d")
+    data_format = check_format(data_format, "separable_conv2d")
     mid = depthwise_conv2d(input, depthwise_filter, strides, padding, data_format, dilations)
     return conv2d(mid, pointwise_filter, 1, "VALID", data_format)

@@ -11,16 +11,16 @@ import numpy as np  # Python-side bookkeeping only (argument lists)
 
 from minitf import dispatch, errors
 from minitf.kernels import volumes
-from minitf.ops._core import Op, Tensor, _state, as_tensor, record
+from minitf.ops._core import Op, Tensor, thread_state, as_tensor, record
 from minitf.ops.array import transpose
-from minitf.ops.conv_geometry import _Geometry, _check_float_same, _out_and_pads
+from minitf.ops.conv_geometry import Geometry, check_float_same, out_and_pads
 
 __all__ = ["conv3d", "conv3d_transpose"]
 
 FORMATS = ("NDHWC", "NCDHW")
 
 
-class _Geometry3D:
+class Geometry3D:
     """Everything about one 3-D window op that does not depend on the values.
 
     The depth axis: size d, window kd, stride sd, dilation dd, output od, padding pf (front)
@@ -30,7 +30,7 @@ class _Geometry3D:
     def __init__(self, in_shape, ksize, strides, dilations, padding, op_name, allow_empty=False):
         self.n, self.d, self.h, self.w, self.c = in_shape
         self.kd, self.sd, self.dd = ksize[0], strides[0], dilations[0]
-        self.od, self.pf, self.pk = _out_and_pads(self.d, self.kd, self.sd, self.dd, padding, None,
+        self.od, self.pf, self.pk = out_and_pads(self.d, self.kd, self.sd, self.dd, padding, None,
                                                   op_name, allow_empty)
         self._plane_args = (ksize[1], ksize[2], strides[1:], dilations[1:], padding, op_name,
                             allow_empty)
@@ -45,7 +45,7 @@ class _Geometry3D:
         geo = self._planes.get(count)
         if geo is None:
             kh, kw, s, d, padding, op_name, allow_empty = self._plane_args
-            geo = self._planes[count] = _Geometry((self.n * count, self.h, self.w, self.c), kh, kw,
+            geo = self._planes[count] = Geometry((self.n * count, self.h, self.w, self.c), kh, kw,
                                                   s, d, padding, None, op_name, allow_empty)
         return geo
 
@@ -155,9 +155,9 @@ CONV3D = Op("Conv3D", dtypes=FLOAT_TYPES)
 
 def _conv3d_ndhwc(x, w, geo):
     """Conv3D on NDHWC tensors with a precomputed geometry; records its gradient."""
-    keep = {} if _state.active else None
+    keep = {} if thread_state.active else None
     y = Tensor(volumes.conv3d(x._value, w._value, geo, keep))
-    if _state.active:
+    if thread_state.active:
         def grad(g):
             return (lambda: _conv3d_backprop_input(w, g, geo),
                     lambda: _conv3d_backprop_filter(x, g, geo, keep))
@@ -171,7 +171,7 @@ CONV3D_BACKPROP_INPUT = Op("Conv3DBackpropInputV2", dtypes=FLOAT_TYPES)
 def _conv3d_backprop_input(w, g, geo):
     """Conv3DBackpropInputV2: the input gradient of Conv3D (also conv3d_transpose's forward)."""
     dx = Tensor(volumes.conv3d_backprop_input(w._value, g._value, geo))
-    if _state.active:
+    if thread_state.active:
         def grad(u):
             return (lambda: _conv3d_backprop_filter(u, g, geo),
                     lambda: _conv3d_ndhwc(u, w, geo))
@@ -185,7 +185,7 @@ CONV3D_BACKPROP_FILTER = Op("Conv3DBackpropFilterV2", dtypes=FLOAT_TYPES)
 def _conv3d_backprop_filter(x, g, geo, keep=None):
     """Conv3DBackpropFilterV2: patches^T @ dy per depth tap, reusing the forward's patches."""
     dw = Tensor(volumes.conv3d_backprop_filter(x._value, g._value, geo, keep))
-    if _state.active:
+    if thread_state.active:
         def grad(v):
             return (lambda: _conv3d_backprop_input(v, g, geo),
                     lambda: _conv3d_ndhwc(x, v, geo))
@@ -200,7 +200,7 @@ def _geometry(in_shape, w_shape, strides, dilations, padding, op_name):
             op_name, f"input and filter must have the same depth: {in_shape[4]} vs {w_shape[3]} "
                      f"(input shape {list(in_shape)}, filter shape {list(w_shape)}); the filter's "
                      f"fourth dimension is the input's channel count")
-    return _Geometry3D(tuple(in_shape), tuple(w_shape[:3]), strides, dilations, padding, op_name)
+    return Geometry3D(tuple(in_shape), tuple(w_shape[:3]), strides, dilations, padding, op_name)
 
 
 @dispatch.add_dispatch_support
@@ -219,7 +219,7 @@ def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None
     padding = check_padding(padding, op)
     check_rank(x, 5, op)
     check_rank(w, 5, op, "filter")
-    _check_float_same(x, w, op)
+    check_float_same(x, w, op)
     CONV3D.check_dtype(x)
     s = spatial_of(strides, data_format, "strides", op, _unimplemented)
     d = spatial_of(dilations, data_format, "dilations", op, errors.invalid_argument)
@@ -244,7 +244,7 @@ def conv3d_transpose(input, filters, output_shape, strides, padding="SAME", data
     padding = check_padding(padding, op)
     check_rank(g, 5, op)
     check_rank(w, 5, op, "filter")
-    _check_float_same(g, w, op)
+    check_float_same(g, w, op)
     CONV3D_BACKPROP_INPUT.check_dtype(g)
     shape = output_shape.numpy() if isinstance(output_shape, Tensor) else output_shape
     out_shape = [int(v) for v in shape]

@@ -1,6 +1,6 @@
 """The geometry of 2-D window ops (convolution and pooling), shared by minitf.ops.conv,
 minitf.ops.pooling and the 3-D ops: TF's argument forms of strides, ksize, dilations, padding and
-data_format, the output-size and padding arithmetic, and `_Geometry`, everything about one window
+data_format, the output-size and padding arithmetic, and `Geometry`, everything about one window
 op that does not depend on the values (the kernels in `minitf.kernels` take it).
 """
 import numpy as np  # Python-side bookkeeping only (shapes, padding arithmetic)
@@ -13,7 +13,7 @@ from minitf.ops.arg_checks import int_attr
 
 # -- argument normalization -------------------------------------------------------------------
 
-def _spatial_pair(value, name, op_name, rank=4, data_format="NHWC"):
+def spatial_pair(value, name, op_name, rank=4, data_format="NHWC"):
     """TF's int / [v] / [h, w] / 4-list forms of strides, ksize or dilations -> (h, w)."""
     if isinstance(value, Tensor):
         value = value.numpy().tolist()
@@ -35,7 +35,7 @@ def _spatial_pair(value, name, op_name, rank=4, data_format="NHWC"):
     raise ValueError(f"{op_name}: {name} should be an int or a list of 1, 2 or 4 ints, got {value}")
 
 
-def _check_format(data_format, op_name, allowed=("NHWC", "NCHW")):
+def check_format(data_format, op_name, allowed=("NHWC", "NCHW")):
     if data_format is None:
         return allowed[0]
     if data_format not in allowed:
@@ -43,7 +43,7 @@ def _check_format(data_format, op_name, allowed=("NHWC", "NCHW")):
     return data_format
 
 
-def _out_and_pads(size, k, stride, dilation, padding, axis_pads, op_name, allow_empty=False):
+def out_and_pads(size, k, stride, dilation, padding, axis_pads, op_name, allow_empty=False):
     """Output length and (before, after) padding of one spatial axis, with TF's arithmetic.
 
     With `allow_empty` (pooling), a window that overhangs the input by less than two strides
@@ -75,7 +75,7 @@ def _out_and_pads(size, k, stride, dilation, padding, axis_pads, op_name, allow_
     return out, before, after
 
 
-def _normalize_padding(padding, op_name, data_format="NHWC", allow_explicit=True):
+def normalize_padding(padding, op_name, data_format="NHWC", allow_explicit=True):
     """'SAME' / 'VALID', or explicit [[0,0],[t,b],[l,r],[0,0]] -> ((t,b),(l,r))."""
     if isinstance(padding, str):
         # tf.nn ops are case-sensitive (only Keras layers take 'same'/'valid')
@@ -99,7 +99,7 @@ def _normalize_padding(padding, op_name, data_format="NHWC", allow_explicit=True
     return "EXPLICIT", (tuple(hw[0]), tuple(hw[1]))
 
 
-class _Geometry:
+class Geometry:
     """Everything about one 2-D window op that does not depend on the values."""
     __slots__ = ("n", "h", "w", "c", "kh", "kw", "sh", "sw", "dh", "dw", "oh", "ow",
                  "pt", "pb", "pl", "pr")
@@ -111,9 +111,9 @@ class _Geometry:
         self.sh, self.sw = strides
         self.dh, self.dw = dilations
         ex = explicit or (None, None)
-        self.oh, self.pt, self.pb = _out_and_pads(self.h, kh, self.sh, self.dh, padding, ex[0],
+        self.oh, self.pt, self.pb = out_and_pads(self.h, kh, self.sh, self.dh, padding, ex[0],
                                                   op_name, allow_empty)
-        self.ow, self.pl, self.pr = _out_and_pads(self.w, kw, self.sw, self.dw, padding, ex[1],
+        self.ow, self.pl, self.pr = out_and_pads(self.w, kw, self.sw, self.dw, padding, ex[1],
                                                   op_name, allow_empty)
 
     @property
@@ -137,35 +137,35 @@ class _Geometry:
                 yield a, b, self.tap_slice(a, b)
 
 
-def _nhwc(x, data_format):
+def nhwc(x, data_format):
     return x if data_format == "NHWC" else transpose(x, [0, 2, 3, 1])
 
 
-def _from_nhwc(y, data_format):
+def from_nhwc(y, data_format):
     return y if data_format == "NHWC" else transpose(y, [0, 3, 1, 2])
 
 
-def _check_rank(x, rank, op_name, what="input"):
+def check_rank(x, rank, op_name, what="input"):
     if x._value.ndim != rank:
         raise errors.invalid_argument(op_name, f"{what} must be {rank}-D, got shape {list(x.shape)}")
 
 
-def _check_float_same(x, w, op_name, allow_int32=False):
+def check_float_same(x, w, op_name, allow_int32=False):
     if x._value.dtype != w._value.dtype:
         raise errors.invalid_argument(
             op_name, f"input is {x.dtype.name} but filter is {w.dtype.name}; cast one with tf.cast")
     if x._value.dtype.kind != "f" and not (allow_int32 and x.dtype.name == "int32"):
-        _not_allowed(x, op_name, "half, bfloat16, float, double" + (", int32" if allow_int32 else ""))
+        not_allowed(x, op_name, "half, bfloat16, float, double" + (", int32" if allow_int32 else ""))
 
 
-def _not_allowed(x, op_name, allowed):
+def not_allowed(x, op_name, allowed):
     """TF's attr check: InvalidArgumentError for a dtype the op does not take."""
     raise errors.invalid_argument(
         op_name, f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed values: {allowed}; "
                  f"cast the input with tf.cast(x, tf.float32)")
 
 
-def _one_int(value, name, fmt):
+def one_int(value, name, fmt):
     if isinstance(value, (int, np.integer)):
         return int(value)
     value = list(value)

@@ -8,7 +8,7 @@ from minitf.ops._core import Tensor, Variable, array_module, as_tensor, check_at
 from minitf.ops.constant import convert_to_tensor
 from minitf.ops.arg_checks import converted, dtype_arg, int_input, named, python_int
 from minitf.tensor_shape import TensorShape
-from minitf.ops.shaping import _int_list, _scalar_int, _shape_arg, broadcast_to, reshape
+from minitf.ops.shaping import int_list, scalar_int, shape_arg, broadcast_to, reshape
 from minitf.symbolic_tensor import is_symbolic
 
 __all__ = ["zeros", "ones", "zeros_like", "ones_like", "fill", "one_hot", "range", "linspace", "eye",
@@ -27,9 +27,9 @@ def _fill_dims(shape, op_name="Fill", func="tf.fill", arg="dims", dtype=None):
             and all(type(d) is int or _is_size_tensor(d) for d in shape):
         shape = [d if type(d) is int else int(d.numpy()) for d in shape]  # TF reads them as a TensorShape
     if type(shape) is int or isinstance(shape, (list, tuple)) and all(type(d) is int for d in shape):
-        dims = _shape_arg(shape)
+        dims = shape_arg(shape)
     elif isinstance(shape, TensorShape):
-        dims = _shape_arg(shape.as_list())
+        dims = shape_arg(shape.as_list())
     else:
         convert = None if isinstance(shape, (Tensor, Variable)) else dtype
         dims = tuple(int(d) for d in int_input(shape, func, op_name, arg, rank=1, attr="index_type",
@@ -159,12 +159,12 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
         raise TypeError(f"one_hot: cannot convert depth {depth!r} to EagerTensor of dtype int32")
     elif type(depth) is not int:  # TF converts depth to an int32 scalar
         depth = int(int_input(depth, "tf.one_hot", "OneHot", "depth", rank=0, dtype=dtypes.int32))
-    depth = _scalar_int(depth)
+    depth = scalar_int(depth)
     if depth < 0:
         raise errors.invalid_argument("OneHot", f"depth must be non-negative, got {depth}")
     xp = array_module(idx._value)
     nd = idx._value.ndim
-    axis = nd if axis is None or axis == -1 else _scalar_int(axis)
+    axis = nd if axis is None or axis == -1 else scalar_int(axis)
     if not 0 <= axis <= nd:
         raise errors.invalid_argument("OneHot", f"Expected axis to be -1 or between [0, {nd}), got {axis}")
     hot = xp.expand_dims(idx._value, -1) == xp.arange(depth)
@@ -257,7 +257,7 @@ def linspace(start, stop, num, name=None, axis=0):
     """`num` evenly spaced values from `start` to `stop`, both included (float dtype of start)."""
     a, b = as_tensor(start), as_tensor(stop)
     dtype = a.dtype if a.dtype.is_floating else dtypes.float32
-    num = _scalar_int(num)
+    num = scalar_int(num)
     if num < 0:
         raise errors.invalid_argument("LinSpace", f"Requires num >= 0: {num}")
     xp = array_module(a._value)
@@ -271,8 +271,8 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name
     dtype = dtype_arg(dtype, "tf.eye")
     if type(num_rows) is not int or not (num_columns is None or type(num_columns) is int):
         _check_eye_sizes(num_rows, num_rows if num_columns is None else num_columns)
-    n = _scalar_int(num_rows)
-    m = n if num_columns is None else _scalar_int(num_columns)
+    n = scalar_int(num_rows)
+    m = n if num_columns is None else scalar_int(num_columns)
     if min(n, m) < 0:
         raise errors.invalid_argument("Fill", f"tf.eye: Dimension {min(n, m)} must be >= 0 (num_rows={n}, "
                                               f"num_columns={m})")
@@ -285,7 +285,7 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name
             except TypeError:
                 raise TypeError(f"tf.eye: `batch_shape` must be a list of sizes, not {batch_shape!r}") from None
             _fill_dims(sizes, "Fill", "tf.eye", "batch_shape", "int32")
-        batch = tuple(_int_list(batch_shape))
+        batch = tuple(int_list(batch_shape))
         out = xp.ascontiguousarray(xp.broadcast_to(out, batch + (n, m)))
     return Tensor(out)
 
@@ -331,7 +331,7 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
     xp = array_module(lens._value)
     if maxlen is None:
         maxlen = int(lens._value.max()) if lens._value.size else 0
-    maxlen = _scalar_int(maxlen)
+    maxlen = scalar_int(maxlen)
     if maxlen < 0:
         raise errors.invalid_argument("SequenceMask", f"maxlen must be non-negative, got {maxlen}")
     mask = xp.arange(maxlen) < xp.expand_dims(lens._value, -1)

@@ -9,8 +9,8 @@ import numpy as np
 
 from minitf import dispatch, dtypes, errors
 from minitf.convert import convert_to_tensor
-from minitf.ops._core import Tensor, _state, is_graph_value
-from minitf.ops.decode_raw import _strings
+from minitf.ops._core import Tensor, thread_state, is_graph_value
+from minitf.ops.decode_raw import strings
 from minitf.tensor_spec import TensorSpec
 
 __all__ = ["decode_csv", "field_value", "split_record"]
@@ -155,7 +155,7 @@ def _traced(records, record_defaults, kwargs):
             _fail(f"Value for attr 'OUT_TYPE' of {dtype.name} is not in the list of allowed values: float, "
                   f"double, int32, int64, string")
     specs = [TensorSpec(shape, dtype) for dtype in out]
-    return _state.graph.call(decode_csv, (records, list(record_defaults)), kwargs, abstract=lambda *a, **k: specs,
+    return thread_state.graph.call(decode_csv, (records, list(record_defaults)), kwargs, abstract=lambda *a, **k: specs,
                              op_type=_OP)
 
 
@@ -191,10 +191,10 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
         raise ValueError("select_cols contains negative values.")
     if select_cols is not None and len(select_cols) != len(record_defaults):
         raise ValueError("Length of select_cols and record_defaults do not match.")
-    if _state.graph is not None and (is_graph_value(records) or is_graph_value(list(record_defaults))):
+    if thread_state.graph is not None and (is_graph_value(records) or is_graph_value(list(record_defaults))):
         return _traced(records, record_defaults, dict(field_delim=field_delim, use_quote_delim=use_quote_delim,
                                                       na_value=na_value, select_cols=select_cols, name=name))
-    data = _strings(records, _OP, "records")
+    data = strings(records, _OP, "records")
     columns = _defaults(record_defaults)
     delim = field_delim.encode() if isinstance(field_delim, str) else bytes(field_delim)
     if len(delim) != 1:

@@ -8,7 +8,7 @@ The assertions return None, as TF's eager assertions do (assert_all_finite retur
 import numpy as np
 
 from minitf import backend, dispatch, dtypes, errors
-from minitf.ops._core import _FLOATS, Op, Tensor, _state, as_tensor, binary, record
+from minitf.ops._core import FLOATS, Op, Tensor, thread_state, as_tensor, binary, record
 from minitf.ops.compare import EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL, NOT_EQUAL
 from minitf.ops.math import SUB
 
@@ -71,7 +71,7 @@ def _summarize_eager(item, summarize):
     return ", ".join(lst)
 
 
-CHECK_NUMERICS = Op("CheckNumerics", batchable=True, dtypes=_FLOATS)
+CHECK_NUMERICS = Op("CheckNumerics", batchable=True, dtypes=FLOATS)
 
 
 @dispatch.stateful_op(abstract=dispatch.returns_first_argument)
@@ -89,7 +89,7 @@ def check_numerics(tensor, message, name=None):
         kinds = " and ".join(k for k, bad in (("Inf", has_inf), ("NaN", has_nan)) if bad)
         raise CHECK_NUMERICS.invalid(f"{message} : Tensor had {kinds} values")
     y = Tensor(x._value)
-    if _state.active:
+    if thread_state.active:
         record(CHECK_NUMERICS, (x,), (y,), lambda g: check_numerics(
             g, f"Not a number (NaN) or infinity (Inf) values detected in gradient. {message}"))
     return y

@@ -17,7 +17,7 @@ _PADDED_TYPES = ("float16", "float32", "float64", "int32", "uint16", "uint8", "i
                  "bfloat16")
 
 
-def _strings(value, op_name, what="input"):
+def strings(value, op_name, what="input"):
     """A string tensor's elements as a numpy object array of bytes."""
     try:
         t = convert_to_tensor(value, dtype=dtypes.string) if not hasattr(value, "_value") \
@@ -88,7 +88,7 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
         raise errors.NotFoundError(None, None, f"Could not find device for node: {op}[out_type=half]: TF has "
                                                f"no CPU kernel for fixed_length with float16; decode uint16 "
                                                f"and bitcast, or drop fixed_length")
-    data = _strings(input_bytes, op)
+    data = strings(input_bytes, op)
     elem = _element_dtype(out.name, little_endian)
     size = elem.itemsize
     flat = data.reshape(-1)
@@ -122,7 +122,7 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
 def encode_base64(input, pad=False, name=None):  # noqa: A002 (TF's argument name)
     """Each string encoded as web-safe base64 ('-' and '_' for '+' and '/'); '=' padding only
     with pad=True."""
-    data = _strings(input, "EncodeBase64")
+    data = strings(input, "EncodeBase64")
     enc = [base64.urlsafe_b64encode(s) for s in data.reshape(-1)]
     if not pad:
         enc = [e.rstrip(b"=") for e in enc]
@@ -176,7 +176,7 @@ def decode_base64(input, name=None):  # noqa: A002
       InvalidArgumentError: a character outside the web-safe alphabet (or misplaced '='), or a
         length that is 1 modulo 4.
     """
-    data = _strings(input, "DecodeBase64")
+    data = strings(input, "DecodeBase64")
     out = np.empty(data.size, dtype=object)
     out[:] = [_decode_one(s) for s in data.reshape(-1)]
     return Tensor(out.reshape(data.shape))

@@ -12,7 +12,7 @@ import numpy as np
 
 from minitf import dispatch, dtypes, errors
 from minitf.convert import convert_to_tensor
-from minitf.ops._core import Op, Tensor, Variable, _state, array_module, as_tensor, record
+from minitf.ops._core import Op, Tensor, Variable, thread_state, array_module, as_tensor, record
 from minitf.ops.gather import pad
 from minitf.ops.indexing import slice_
 from minitf.ops.math import multiply
@@ -78,7 +78,7 @@ def _cfft(x, rank, inverse):
 def _cfft_op(x, rank, inverse):
     op = _CFFT[(rank, inverse)]
     y = Tensor(_cfft_raw(array_module(x._value), x._value, rank, inverse))
-    if _state.active:
+    if thread_state.active:
         def grad(g):
             n = _size(g._value.shape, rank)
             back = _cfft_op(g, rank, not inverse)
@@ -182,7 +182,7 @@ def _rfft_op(x, lengths):
     rank = len(lengths)
     cdt = _TO_COMPLEX[x.dtype.name]
     y = Tensor(_rfft_raw(array_module(x._value), x._value, lengths, cdt))
-    if _state.active:
+    if thread_state.active:
         in_tail = tuple(x._value.shape[x._value.ndim - rank:])
         if rank == 3:
             record(_RFFT[3], (x,), (y,), _no_gradient("RFFT3D"))
@@ -206,7 +206,7 @@ def _rfft_adjoint(g, lengths, in_tail):
         padded = _fit(xp, half, lengths)
         full = (xp.fft.ifftn(padded, axes=tuple(range(-rank, 0))).real * _size(lengths, rank))
     y = Tensor(_fit(xp, full, in_tail).astype(real_dtype, copy=False))
-    if _state.active:
+    if thread_state.active:
         record(RFFT_ADJOINT, (g,), (y,), lambda u: _rfft_op(u, lengths))
     return y
 
@@ -247,7 +247,7 @@ def _irfft_op(z, lengths):
     op = _IRFFT[rank]
     rdt = _TO_REAL[z.dtype.name]
     y = Tensor(_irfft_raw(array_module(z._value), z._value, lengths, rdt))
-    if _state.active:
+    if thread_state.active:
         if rank == 3:
             record(op, (z,), (y,), _no_gradient("IRFFT3D"))
         else:
@@ -270,10 +270,10 @@ def _irfft_grad(g, lengths, in_tail):
     mask /= _size(lengths, rank)
     spectrum = _rfft_op(g, lengths)
     weighted = multiply(spectrum, Tensor(xp.asarray(mask.astype(_TO_COMPLEX[g.dtype.name]))))
-    return _fit_tensor(weighted, in_tail)
+    return fit_tensor(weighted, in_tail)
 
 
-def _fit_tensor(t, shape_tail):
+def fit_tensor(t, shape_tail):
     """Differentiable crop / zero-pad of t's last dimensions to shape_tail."""
     rank = len(shape_tail)
     shape = t._value.shape

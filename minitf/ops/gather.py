@@ -7,11 +7,11 @@ import numpy as np
 from minitf import dispatch, errors, kernels
 from minitf.backend import coerce_to_module
 from minitf.indexed_slices import IndexedSlices
-from minitf.ops._core import (Op, Tensor, Variable, _state, array_module, as_tensor, binary,
+from minitf.ops._core import (Op, Tensor, Variable, thread_state, array_module, as_tensor, binary,
                               check_attr_dtype, normalize_axis, record, graph_call, is_graph_value, tracing)
 from minitf.ops.creation import zeros_like
 from minitf.ops.arg_checks import converted, int_attr
-from minitf.ops.shaping import (_batch_ndim, _int_list, _scalar_int, _shape_arg, reshape, stack,
+from minitf.ops.shaping import (batch_ndim, int_list, scalar_int, shape_arg, reshape, stack,
                                 unstack)
 
 __all__ = ["where", "gather", "gather_nd", "scatter_nd", "tensor_scatter_nd_update",
@@ -58,7 +58,7 @@ def where(condition, x=None, y=None, name=None):
     except ValueError:
         raise SELECT.invalid(f"condition {list(cond.shape)}, x {list(x.shape)} and y {list(y.shape)} "
                              "must be broadcastable to one shape") from None
-    if _state.active:
+    if thread_state.active:
         def grad(g):
             zero = zeros_like(g)
             return (None, lambda: where(cond, g, zero), lambda: where(cond, zero, g))
@@ -80,7 +80,7 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
         raise errors.invalid_argument(
             "Pad", f"paddings must be a matrix with 2 columns: {list(raw.shape)}; give one "
                    f"[before, after] pair per dimension")
-    pads = _int_list(raw)
+    pads = int_list(raw)
     nd = x._value.ndim
     if not isinstance(mode, str):  # TF calls mode.upper(): an AttributeError
         raise AttributeError(f"tf.pad: `mode` must be a string, 'CONSTANT', 'REFLECT' or 'SYMMETRIC', "
@@ -140,7 +140,7 @@ def _pad_constant(x, pairs, constant_values):
     inner = tuple(slice(a, a + d) for d, (a, _) in zip(x._value.shape, pairs))
     out[inner] = x._value
     y = Tensor(out)
-    if _state.active:
+    if thread_state.active:
         record(PAD, (x,), (y,), lambda g: _pad_grad(g, pairs, inner) if inner else g)
     return y
 
@@ -148,7 +148,7 @@ def _pad_constant(x, pairs, constant_values):
 def _pad_grad(g, pairs, inner):
     """The cotangent of a constant pad: the inner block of `g` (after any batch dimensions)."""
     y = Tensor(g._value[(Ellipsis,) + inner])
-    if _state.active:
+    if thread_state.active:
         record(PAD_GRAD, (g,), (y,),
                lambda u: _pad_constant(u, [(0, 0)] * (u._value.ndim - len(pairs)) + list(pairs), 0))
     return y
@@ -217,12 +217,12 @@ GATHER_GRAD = Op("GatherGrad", batchable=True)
 
 def _gather_op(params, indices, axis, batch_dims, lead):
     y = Tensor(_gather_raw(params._value, indices._value, axis, batch_dims, lead))
-    if _state.active:
+    if thread_state.active:
         pshape = params._value.shape[lead:]
         out_nd = y._value.ndim
 
         def grad(g):
-            extra = lead + _batch_ndim(g, out_nd)
+            extra = lead + batch_ndim(g, out_nd)
             if extra == 0 and axis == 0 and batch_dims == 0:
                 n = int(indices._value.size)
                 return (IndexedSlices(reshape(g, (n,) + tuple(pshape[1:])), reshape(indices, (n,)),
@@ -234,10 +234,10 @@ def _gather_op(params, indices, axis, batch_dims, lead):
 
 def _scatter_add_op(g, indices, params_shape, axis, batch_dims, lead):
     out = Tensor(_scatter_add_raw(g._value, indices._value, params_shape, axis, batch_dims, lead))
-    if _state.active:
+    if thread_state.active:
         nd = out._value.ndim
         record(GATHER_GRAD, (g,), (out,),
-               lambda u: _gather_op(u, indices, axis, batch_dims, lead + _batch_ndim(u, nd)))
+               lambda u: _gather_op(u, indices, axis, batch_dims, lead + batch_ndim(u, nd)))
     return out
 
 
@@ -272,7 +272,7 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
         batch_dims += idx._value.ndim
     if axis is not None and not isinstance(axis, int):
         check_attr_dtype(as_tensor(axis), "GatherV2", "Taxis", ("int32", "int64"))
-    axis = batch_dims if axis is None else _scalar_int(axis)
+    axis = batch_dims if axis is None else scalar_int(axis)
     if nd == 0:
         raise GATHER.invalid("params must be at least 1 dimensional, got a scalar")
     axis = normalize_axis(axis, nd, "GatherV2")
@@ -300,11 +300,11 @@ SCATTER_ND = Op("ScatterNd", batchable=True)
 
 def _gather_nd_op(params, indices, lead):
     y = Tensor(params._value[_nd_key(indices._value, lead)])
-    if _state.active:
+    if thread_state.active:
         pshape = params._value.shape[lead:]
         out_nd = y._value.ndim
         record(GATHER_ND, (params, indices), (y,),
-               lambda g: (_scatter_nd_op(g, indices, pshape, lead + _batch_ndim(g, out_nd)), None))
+               lambda g: (_scatter_nd_op(g, indices, pshape, lead + batch_ndim(g, out_nd)), None))
     return y
 
 
@@ -313,10 +313,10 @@ def _scatter_nd_op(updates, indices, shape, lead):
     out = xp.zeros(updates._value.shape[:lead] + tuple(shape), dtype=updates._value.dtype)
     xp.add.at(out, _nd_key(indices._value, lead), updates._value)
     y = Tensor(out)
-    if _state.active:
+    if thread_state.active:
         nd = y._value.ndim
         record(SCATTER_ND, (updates, indices), (y,),
-               lambda g: (_gather_nd_op(g, indices, lead + _batch_ndim(g, nd)), None))
+               lambda g: (_gather_nd_op(g, indices, lead + batch_ndim(g, nd)), None))
     return y
 
 
@@ -339,7 +339,7 @@ def gather_nd(params, indices, batch_dims=0, name=None):
     """Slices of `params` at the multi-indices in the last dimension of `indices`."""
     p = as_tensor(params)
     idx = as_tensor(indices)
-    batch_dims = _scalar_int(batch_dims)
+    batch_dims = scalar_int(batch_dims)
     if batch_dims:
         bshape = p._value.shape[:batch_dims]
         if tuple(bshape) != tuple(idx._value.shape[:batch_dims]):
@@ -370,7 +370,7 @@ def scatter_nd(indices, updates, shape, name=None):
     """A zero tensor of `shape` with `updates` added at `indices` (repeated indices sum)."""
     idx = as_tensor(indices)
     upd = as_tensor(updates)
-    shape = _shape_arg(shape)
+    shape = shape_arg(shape)
     _check_nd(idx, shape, "ScatterNd")
     _check_updates(idx, upd, shape, "ScatterNd")
     return _scatter_nd_op(upd, idx, shape, 0)
@@ -396,7 +396,7 @@ def tensor_scatter_nd_update(tensor, indices, updates, name=None):
     key = _nd_key(idx._value, 0)
     out[key] = upd._value
     y = Tensor(out)
-    if _state.active:
+    if thread_state.active:
         xp = array_module(t._value)
         keep = xp.ones(shape, dtype=t._value.dtype)
         keep[key] = 0
@@ -404,7 +404,7 @@ def tensor_scatter_nd_update(tensor, indices, updates, name=None):
         nd = len(shape)
         record(TENSOR_SCATTER_UPDATE, (t, idx, upd), (y,),
                lambda g: (lambda: g * keep, None,
-                          lambda: _gather_nd_op(g, idx, _batch_ndim(g, nd))))
+                          lambda: _gather_nd_op(g, idx, batch_ndim(g, nd))))
     return y
 
 
@@ -441,7 +441,7 @@ def _tensor_scatter_extreme(tensor, indices, updates, op, how):
     out = t._value.copy()
     kernels.for_module(array_module(out)).scatter_at(out, _nd_key(idx._value, 0), upd._value, how)
     y = Tensor(out)
-    if _state.active:
+    if thread_state.active:
         record(op, (t, idx, upd), (y,), lambda g: _extreme_grad(g, t, idx, upd, y))
     return y
 
@@ -478,7 +478,7 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     if m._value.dtype.kind != "b":
         raise TypeError(f"boolean_mask: mask must be a bool tensor, got {m.dtype.name}")
     k = m._value.ndim
-    axis = 0 if axis is None else _scalar_int(axis)
+    axis = 0 if axis is None else scalar_int(axis)
     if axis < 0:
         axis += t._value.ndim
     if k == 0:
@@ -504,13 +504,13 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002
     nd = x._value.ndim
     if nd == 0:
         x, nd = reshape(x, (1,)), 1
-    axis = _scalar_int(axis)
+    axis = scalar_int(axis)
     if not -nd <= axis < nd:
         raise ValueError(f"axis={axis} out of bounds: expected {-nd}<=axis<{nd} for repeat on a tensor "
                          f"of shape {list(x.shape)}")
     axis = normalize_axis(axis, nd, "Repeat")
     n = x._value.shape[axis]
-    reps = _int_list(repeats)
+    reps = int_list(repeats)
     if len(reps) not in (1, n):
         raise ValueError(f"Dimensions {n} and {len(reps)} are not compatible: repeat needs one count "
                          f"or one per entry of dimension {axis} of shape {list(x.shape)}")

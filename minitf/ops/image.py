@@ -16,8 +16,7 @@ from minitf.ops.random import random_op
 from minitf.ops.image_hsv import adjust_hue, adjust_saturation, hsv_to_rgb, rgb_to_hsv  # noqa: F401
 from minitf.ops.image_color import (adjust_brightness, adjust_contrast, convert_image_dtype,  # noqa: F401
                                     grayscale_to_rgb, per_image_standardization, rgb_to_grayscale)
-from minitf.ops.image_resize import ResizeMethod, _unbatch, resize  # noqa: F401
-from minitf.ops.image_resize import _resample, _weights, resize_op  # noqa: F401 (UpSampling2D's resize)
+from minitf.ops.image_resize import ResizeMethod, unbatch, resize  # noqa: F401
 from minitf.ops.math import abs as abs_, subtract
 from minitf.ops.random import uniform
 from minitf.ops.reduce import reduce_sum
@@ -228,7 +227,7 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height, targ
                                                "to be a int64 tensor but is a int32 tensor; pass int32 "
                                                "offsets")
     oh, ow, th, tw = int(oh), int(ow), int(th), int(tw)
-    return _unbatch(x[:, oh:oh + th, ow:ow + tw], was_3d)
+    return unbatch(x[:, oh:oh + th, ow:ow + tw], was_3d)
 
 
 @dispatch.add_dispatch_support
@@ -250,7 +249,7 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height, targe
     if any(_is_float(v) for v in (oh, bottom, ow, right)):
         raise errors.invalid_argument("Pad", f"Value for attr 'Tpaddings' of float is not in the list of "
                                              f"allowed values: int32, int64 ({op}: pass integer sizes)")
-    return _unbatch(pad(x, [[0, 0], [int(oh), int(bottom)], [int(ow), int(right)], [0, 0]]), was_3d)
+    return unbatch(pad(x, [[0, 0], [int(oh), int(bottom)], [int(ow), int(right)], [0, 0]]), was_3d)
 
 
 @dispatch.add_dispatch_support
@@ -274,7 +273,7 @@ def resize_with_crop_or_pad(image, target_height, target_width):
     h, w = x._value.shape[1:3]
     dw, dh = tw - w, th - h
     cropped = crop_to_bounding_box(x, max_(-dh // 2, 0), max_(-dw // 2, 0), min_(th, h), min_(tw, w))
-    return _unbatch(pad_to_bounding_box(cropped, max_(dh // 2, 0), max_(dw // 2, 0), th, tw), was_3d)
+    return unbatch(pad_to_bounding_box(cropped, max_(dh // 2, 0), max_(dw // 2, 0), th, tw), was_3d)
 
 
 @dispatch.add_dispatch_support
@@ -310,7 +309,7 @@ def resize_with_pad(image, target_height, target_width, method=ResizeMethod.BILI
     pad_h = max(0, int(np.floor((f32(th) - new_h) / f32(2))))
     pad_w = max(0, int(np.floor((f32(tw) - new_w) / f32(2))))
     resized = resize(x, [int(np.floor(new_h)), int(np.floor(new_w))], method=method, antialias=antialias)
-    return _unbatch(pad_to_bounding_box(resized, pad_h, pad_w, th, tw), was_3d)
+    return unbatch(pad_to_bounding_box(resized, pad_h, pad_w, th, tw), was_3d)
 
 
 _SOBEL = np.array([[[-1, -2, -1], [0, 0, 0], [1, 2, 1]],    # vertical gradient (dy)

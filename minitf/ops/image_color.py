@@ -9,11 +9,11 @@ import math as _math
 import numpy as np
 
 from minitf import dispatch, dtypes, errors
-from minitf.ops._core import Op, Tensor, Variable, _state, array_module, as_tensor, record
+from minitf.ops._core import Op, Tensor, Variable, thread_state, array_module, as_tensor, record
 from minitf.ops.array import broadcast_to
 from minitf.ops.clip import saturate_cast
 from minitf.ops.constant import cast, identity
-from minitf.ops.image_resize import _no_gradient
+from minitf.ops.image_resize import no_gradient
 from minitf.ops.math import floordiv, maximum, multiply, sqrt, square
 from minitf.ops.reduce import reduce_mean, reduce_sum
 
@@ -96,8 +96,8 @@ def adjust_contrast(images, contrast_factor):
     v = flt._value
     mean = v.mean(axis=(-3, -2), keepdims=True, dtype=v.dtype) if v.size else v.sum(axis=(-3, -2), keepdims=True)
     y = Tensor(((v - mean) * factor._value + mean).astype(v.dtype, copy=False))
-    if _state.active:
-        record(ADJUST_CONTRAST, (flt, factor), (y,), _no_gradient(ADJUST_CONTRAST))
+    if thread_state.active:
+        record(ADJUST_CONTRAST, (flt, factor), (y,), no_gradient(ADJUST_CONTRAST))
     return convert_image_dtype(y, orig, saturate=True)
 
 

@@ -5,12 +5,12 @@ adjust_hue and adjust_saturation run TF's AdjustHue/AdjustSaturation kernels, wh
 gradient in TF (the tape raises LookupError), on float32 copies of the images.
 """
 from minitf import dispatch
-from minitf.ops._core import Op, Tensor, _state, as_tensor, record
+from minitf.ops._core import Op, Tensor, thread_state, as_tensor, record
 from minitf.ops.array import ones_like, stack, unstack, where, zeros_like
 from minitf.ops.compare import equal, greater, less, logical_and
 from minitf.ops.constant import cast
 from minitf.ops.image_color import convert_image_dtype
-from minitf.ops.image_resize import _no_gradient
+from minitf.ops.image_resize import no_gradient
 from minitf.ops.math import abs as abs_, clip_by_value, divide_no_nan, floor, floormod, square
 from minitf.ops.reduce import reduce_max, reduce_min
 from minitf.recording import stop_recording_all
@@ -42,7 +42,7 @@ def rgb_to_hsv(images, name=None):
     _three_channels(x, RGB_TO_HSV)
     with stop_recording_all():
         y = _hsv_of(x)
-    if _state.active:
+    if thread_state.active:
         record(RGB_TO_HSV, (x,), (y,), lambda g: _rgb_to_hsv_grad(x, y, g))
     return y
 
@@ -139,8 +139,8 @@ def _adjust(image, op, change):
         out = hsv_to_rgb(change(rgb_to_hsv(work)))
     out = convert_image_dtype(out, x.dtype) if x.dtype.name != "float16" else cast(out, "float16")
     y = Tensor(out._value)
-    if _state.active and x.dtype.is_floating:
-        record(op, (x,), (y,), _no_gradient(op))
+    if thread_state.active and x.dtype.is_floating:
+        record(op, (x,), (y,), no_gradient(op))
     return y
 
 

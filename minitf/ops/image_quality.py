@@ -83,7 +83,7 @@ def _gauss_kernel(size, sigma, channels, np_dtype, xp):
     return Tensor(xp.asarray(np.tile(g, (1, 1, channels, 1))))
 
 
-def _ssim_per_channel(img1, img2, max_val, filter_size, filter_sigma, k1, k2, index_map=False):
+def ssim_per_channel(img1, img2, max_val, filter_size, filter_sigma, k1, k2, index_map=False):
     """(ssim, contrast-structure) per channel: means over the filtered map unless index_map."""
     shape1, shape2 = tuple(img1._value.shape), tuple(img2._value.shape)
     for s in (shape1, shape2):
@@ -141,7 +141,7 @@ def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03
     img1, img2 = as_tensor(img1), as_tensor(img2)
     _check_pair(img1, img2, "ssim")
     a, b, peak = _as_float32(img1, img2, max_val)
-    per_channel, _ = _ssim_per_channel(a, b, peak, int(filter_size), float(filter_sigma), k1, k2,
+    per_channel, _ = ssim_per_channel(a, b, peak, int(filter_size), float(filter_sigma), k1, k2,
                                        return_index_map)
     return reduce_mean(per_channel, [-1])
 
@@ -184,7 +184,7 @@ def ssim_multiscale(img1, img2, max_val, power_factors=_MSSSIM_WEIGHTS, filter_s
             down = _downscale(imgs, tails)
             tails = [tuple(x._value.shape[1:]) for x in down]
             imgs = [reshape(x, h + t) for x, h, t in zip(down, heads, tails)]
-        per_channel, cs = _ssim_per_channel(imgs[0], imgs[1], peak, int(filter_size), float(filter_sigma), k1, k2)
+        per_channel, cs = ssim_per_channel(imgs[0], imgs[1], peak, int(filter_size), float(filter_sigma), k1, k2)
         mcs.append(relu(cs))
     mcs.pop()
     stacked = stack(mcs + [relu(per_channel)], axis=-1)

@@ -8,7 +8,7 @@ import numpy as np  # host-side bookkeeping only: interpolation weights, offsets
 
 from minitf import dispatch, dtypes
 from minitf.backend import coerce_to_module
-from minitf.ops._core import Op, Tensor, _state, array_module, as_tensor, record
+from minitf.ops._core import Op, Tensor, thread_state, array_module, as_tensor, record
 from minitf.ops.array import reshape
 from minitf.ops.constant import cast
 
@@ -140,7 +140,7 @@ def _scale_translate_matrix(n_in, n_out, method, antialias):
     return m
 
 
-def _weights(method, n_in, n_out, antialias):
+def weights(method, n_in, n_out, antialias):
     if antialias and method in ("bilinear", "bicubic") or method in ("lanczos3", "lanczos5",
                                                                       "gaussian", "mitchellcubic"):
         return _scale_translate_matrix(n_in, n_out, method, antialias)
@@ -174,7 +174,7 @@ def resize_op(method, antialias=False):
             "bicubic": RESIZE_BICUBIC}.get(method, SCALE_AND_TRANSLATE)
 
 
-def _no_gradient(op):
+def no_gradient(op):
     """A gradient rule for the ops TF registers no gradient for: backprop through them raises
     TF's LookupError."""
     def grad(*upstream):
@@ -195,7 +195,7 @@ def _grad_dtype_error(op, dtype_name):
     return grad
 
 
-def _resample(x, wy, wx, op, source_dtype=None):
+def resample(x, wy, wx, op, source_dtype=None):
     """out[n] = wy @ x[n] @ wx^T per channel, for x [N, H, W, C]; recorded as `op` with its adjoint.
 
     `source_dtype` names the dtype of the images before their cast to float32, for the rules of
@@ -209,16 +209,16 @@ def _resample(x, wy, wx, op, source_dtype=None):
     oh, ow = wy.shape[0], wx.shape[0]
     rows = xp.matmul(wy, v.reshape(n, h, w * c)).reshape(n * oh, w, c)
     out = Tensor(xp.matmul(wx, rows).reshape(n, oh, ow, c))
-    if _state.active:
+    if thread_state.active:
         if op is RESIZE_AREA:
-            grad = _no_gradient(op)
+            grad = no_gradient(op)
         elif op is SCALE_AND_TRANSLATE and source_dtype in ("float16", "float64"):
             grad = _grad_dtype_error(op, source_dtype)
         elif op is RESIZE_BICUBIC and source_dtype == "float16":
             grad = lambda g: None  # noqa: E731 (TF's bicubic gradient skips float16 images)
         else:
             adjoint = _ADJOINT[op]
-            grad = lambda g: _resample(g, wy.T, wx.T, adjoint)  # noqa: E731
+            grad = lambda g: resample(g, wy.T, wx.T, adjoint)  # noqa: E731
         record(op, (x,), (out,), grad)
     return out
 
@@ -234,7 +234,7 @@ def _as_batch(images, op_name):
     return x, False
 
 
-def _unbatch(y, was_3d):
+def unbatch(y, was_3d):
     return reshape(y, list(y.shape)[1:]) if was_3d else y
 
 
@@ -301,11 +301,11 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
             xp = array_module(x._value)
             iy = xp.asarray(_nearest_index(h, oh))
             ix = xp.asarray(_nearest_index(w, ow))
-            return _unbatch(Tensor(x._value[:, iy][:, :, ix]), was_3d)
+            return unbatch(Tensor(x._value[:, iy][:, :, ix]), was_3d)
     elif x._value.dtype != np.float32:
         x = cast(x, "float32")
     xp = array_module(x._value)
     dt = x._value.dtype
-    wy = xp.asarray(_weights(method, h, oh, antialias), dtype=dt)
-    wx = xp.asarray(_weights(method, w, ow, antialias), dtype=dt)
-    return _unbatch(_resample(x, wy, wx, op, source_dtype), was_3d)
+    wy = xp.asarray(weights(method, h, oh, antialias), dtype=dt)
+    wx = xp.asarray(weights(method, w, ow, antialias), dtype=dt)
+    return unbatch(resample(x, wy, wx, op, source_dtype), was_3d)

@@ -4,7 +4,7 @@ import numpy as np
 
 from minitf import dispatch, errors
 from minitf.backend import to_host
-from minitf.ops._core import Op, Tensor, Variable, _state, array_module, as_tensor, record
+from minitf.ops._core import Op, Tensor, Variable, thread_state, array_module, as_tensor, record
 from minitf.ops.gather import boolean_mask
 from minitf.ops.arg_checks import converted
 
@@ -79,7 +79,7 @@ def getitem(tensor, key):
     # A full integer index gives a numpy scalar: keep tensors backed by arrays.
     # An object (string) array gives bare bytes: keep its dtype, not numpy's fixed-width 'S'.
     y = Tensor(raw if type(raw) is type(x._value) else array_module(x._value).asarray(raw, dtype=x._value.dtype))
-    if _state.active and x._value.dtype.kind in "fc":
+    if thread_state.active and x._value.dtype.kind in "fc":
         shape, out_ndim = x._value.shape, y._value.ndim
         record(STRIDED_SLICE, (x,), (y,), lambda g: _slice_grad(g, shape, key, out_ndim))
     return y
@@ -93,7 +93,7 @@ def _slice_grad(g, shape, key, out_ndim):
     out = xp.zeros(g._value.shape[:batch] + tuple(shape), dtype=g._value.dtype)
     out[full_key] = g._value
     result = Tensor(out)
-    if _state.active:
+    if thread_state.active:
         record(STRIDED_SLICE_GRAD, (g,), (result,),
                lambda u: getitem(u, (slice(None),) * (u._value.ndim - len(shape)) + key))
     return result

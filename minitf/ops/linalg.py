@@ -3,12 +3,12 @@ with gradients. The norms live in ops/norms.py and are re-exported here (tf.lina
 import numpy as np
 
 from minitf import dispatch, dtypes, errors
-from minitf.ops._core import (Op, Tensor, Variable, _state, array_module, as_tensor, binary,
+from minitf.ops._core import (Op, Tensor, Variable, thread_state, array_module, as_tensor, binary,
                               check_float, record, graph_call, is_graph_value, tracing)
 from minitf.ops.array import broadcast_to, eye, reshape, transpose, where, zeros_like
 from minitf.ops.arg_checks import named
 from minitf.ops.math import log
-from minitf.ops.math_unary import _conj
+from minitf.ops.math_unary import conj_or_self
 from minitf.ops.linalg_diag import diag, diag_part  # noqa: F401 (tf.linalg.diag, diag_part)
 from minitf.ops.norms import l2_normalize, norm
 from minitf.ops.reduce import reduce_sum
@@ -108,7 +108,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         raise errors.invalid_argument(
             "BatchMatMulV2", f"Incompatible batch dimensions: In[0]: {list(a.shape)}, "
                              f"In[1]: {list(b.shape)}") from None
-    if _state.active:
+    if thread_state.active:
         complex_ = va.dtype.kind == "c"
         record(MATMUL, (a, b), (c,), _matmul_grad(a, b, "H" if adjoint_a and complex_ else "T" if ta else "N",
                                                   "H" if adjoint_b and complex_ else "T" if tb else "N"))
@@ -159,10 +159,10 @@ def _matmul_grad(a, b, mode_a, mode_b):
 
     def grad(g):
         def ca():
-            return a if mode_a == "H" else _conj(a)
+            return a if mode_a == "H" else conj_or_self(a)
 
         def cb():
-            return b if mode_b == "H" else _conj(b)
+            return b if mode_b == "H" else conj_or_self(b)
         if not ta and not tb:
             ga, gb = lambda: matmul(g, cb(), transpose_b=True), lambda: matmul(ca(), g, transpose_a=True)
         elif not ta and tb:
@@ -172,7 +172,7 @@ def _matmul_grad(a, b, mode_a, mode_b):
         else:
             ga, gb = (lambda: matmul(cb(), g, transpose_a=True, transpose_b=True),
                       lambda: matmul(g, ca(), transpose_a=True, transpose_b=True))
-        return (lambda: _conj(ga()) if mode_a == "H" else ga(), lambda: _conj(gb()) if mode_b == "H" else gb())
+        return (lambda: conj_or_self(ga()) if mode_a == "H" else ga(), lambda: conj_or_self(gb()) if mode_b == "H" else gb())
     return grad
 
 
@@ -334,7 +334,7 @@ def _einsum(subs, out, tensors):
         shapes = ", ".join(str(list(t.shape)) for t in tensors)
         raise errors.invalid_argument("Einsum", f"einsum {spec!r} cannot combine shapes {shapes}: {e}") from None
     y = Tensor(xp.asarray(raw, dtype=tensors[0]._value.dtype))
-    if _state.active:
+    if thread_state.active:
         def grad(g):
             return tuple((lambda k=k: _einsum_operand_grad(g, subs, out, tensors, k))
                          for k in range(len(tensors)))
@@ -460,7 +460,7 @@ def inv(input, adjoint=False, name=None):  # noqa: A002
         # numpy raises for a singular matrix; cupy's solver hands back infs and nans instead
         raise errors.invalid_argument("MatrixInverse", f"Input is not invertible (shape "
                                                        f"{list(x.shape)})") from None
-    if _state.active:
+    if thread_state.active:
         def grad(g):
             # d(A^-1) = -A^-1 dA A^-1, so dA = -A^-T g A^-T
             ga = -matmul(matmul(y, g, adjoint_a=True), y, adjoint_b=True)
@@ -482,9 +482,9 @@ def det(input, name=None):  # noqa: A002
     _check_square(x, "MatrixDeterminant")
     xp = array_module(x._value)
     y = Tensor(xp.asarray(xp.linalg.det(x._value), dtype=x._value.dtype))
-    if _state.active:
+    if thread_state.active:
         record(MATRIX_DETERMINANT, (x,), (y,),
-               lambda g: _add_axes(g * y, 2) * _conj(matrix_transpose(inv(x))))  # TF's: inv(x^H)
+               lambda g: _add_axes(g * y, 2) * conj_or_self(matrix_transpose(inv(x))))  # TF's: inv(x^H)
     return y
 
 
@@ -500,9 +500,9 @@ def slogdet(input, name=None):  # noqa: A002
     sign, logabs = xp.linalg.slogdet(x._value)
     dt = x._value.dtype
     s, la = Tensor(xp.asarray(sign, dtype=dt)), Tensor(xp.asarray(logabs, dtype=dt))
-    if _state.active:
+    if thread_state.active:
         record(LOG_MATRIX_DETERMINANT, (x,), (s, la),
-               lambda gs, gl: _add_axes(gl, 2) * _conj(matrix_transpose(inv(x))))
+               lambda gs, gl: _add_axes(gl, 2) * conj_or_self(matrix_transpose(inv(x))))
     return s, la
 
 
@@ -531,7 +531,7 @@ def solve(matrix, rhs, adjoint=False, name=None):
         x = Tensor(xp.linalg.solve(av, b._value))
     except np.linalg.LinAlgError:
         raise errors.invalid_argument("MatrixSolve", "Input matrix is not invertible.") from None
-    if _state.active:
+    if thread_state.active:
         def grad(g):
             gb = solve(a, g, adjoint=not adjoint)
 
@@ -561,7 +561,7 @@ def cholesky(input, name=None):  # noqa: A002
         raise errors.invalid_argument("Cholesky", "Cholesky decomposition was not successful. The "
                                                   "input might not be valid (it must be symmetric "
                                                   "positive definite).") from None
-    if _state.active:
+    if thread_state.active:
         record(CHOLESKY, (x,), (y,), lambda g: _cholesky_grad(y, g))
     return y
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from minitf import dispatch, errors
 from minitf.convert import convert_to_tensor
-from minitf.ops._core import Op, Tensor, _state, array_module, as_tensor, binary, record
+from minitf.ops._core import Op, Tensor, thread_state, array_module, as_tensor, binary, record
 from minitf.ops.array import concat, expand_dims, where
 from minitf.ops.constant import cast
 from minitf.ops.linalg import band_part, cholesky, diag, matmul, matrix_transpose
@@ -30,7 +30,7 @@ _ATTR_LIST = "double, float, half, complex64, complex128"
 
 # -- helpers ---------------------------------------------------------------------------------
 
-def _check_kernel(x, op_name, half=False, attr_list=_ATTR_LIST):
+def check_kernel(x, op_name, half=False, attr_list=_ATTR_LIST):
     """TF's errors for a dtype the op does not take (InvalidArgumentError) or takes but has no
     CPU kernel for (NotFoundError); `half` says whether the op has a float16 kernel."""
     name = x.dtype.name
@@ -45,7 +45,7 @@ def _check_kernel(x, op_name, half=False, attr_list=_ATTR_LIST):
                  f"cast the input with tf.cast")
 
 
-def _check_rank(x, op_name, index=0):
+def check_rank(x, op_name, index=0):
     if x._value.ndim < 2:
         raise errors.invalid_argument(op_name, f"Input tensor {index} must have rank >= 2, got "
                                                f"{x._value.ndim} (shape {list(x.shape)})")
@@ -123,16 +123,16 @@ def svd(tensor, full_matrices=False, compute_uv=True, name=None):
       NotImplementedError (from the gradient): full_matrices with |M - N| > 1, as in TF.
     """
     x = as_tensor(tensor)
-    _check_kernel(x, "Svd")
-    _check_rank(x, "Svd")
+    check_kernel(x, "Svd")
+    check_rank(x, "Svd")
     s_raw, u_raw, v_raw = _svd_raw(x._value, full_matrices, compute_uv)
     s = Tensor(s_raw)
     if not compute_uv:
-        if _state.active:
+        if thread_state.active:
             record(SVD, (x,), (s,), lambda gs: _svd_values_grad(x, gs))
         return s
     u, v = Tensor(u_raw), Tensor(v_raw)
-    if _state.active:
+    if thread_state.active:
         record(SVD, (x,), (s, u, v), lambda gs, gu, gv: _svd_grad(x, s, u, v, gs, gu, gv, full_matrices))
     return s, u, v
 
@@ -224,7 +224,7 @@ def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
     """
     op = "MatrixTriangularSolve"
     a, b = binary(as_tensor(matrix), rhs, MATRIX_TRIANGULAR_SOLVE)
-    _check_kernel(a, op, attr_list=_TRI_ATTRS)
+    check_kernel(a, op, attr_list=_TRI_ATTRS)
     for i, t in enumerate((a, b)):
         if t._value.ndim < 2:
             raise errors.invalid_argument(op, f"In[{i}] ndims must be >= 2: {t._value.ndim} (shape "
@@ -241,7 +241,7 @@ def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
         raise errors.invalid_argument(op, f"Incompatible batch dimensions: {list(a.shape)} vs. "
                                           f"{list(b.shape)}") from None
     x = Tensor(_tri_solve_raw(a._value, b._value, lower, adjoint, batch))
-    if _state.active:
+    if thread_state.active:
         def grad(g):
             gb = triangular_solve(a, g, lower=lower, adjoint=not adjoint)
             ga = -matmul(x, gb, adjoint_b=True) if adjoint else -matmul(gb, x, adjoint_b=True)
@@ -303,8 +303,8 @@ def qr(input, full_matrices=False, name=None):  # noqa: A002
       NotImplementedError (from the gradient): M > N with full_matrices, as in TF.
     """
     x = as_tensor(input)
-    _check_kernel(x, "Qr", half=True)
-    _check_rank(x, "Qr")
+    check_kernel(x, "Qr", half=True)
+    check_rank(x, "Qr")
     v = x._value
     xp = array_module(v)
     work = v.astype(np.float32) if v.dtype == np.float16 else v  # numpy has no half LAPACK
@@ -319,7 +319,7 @@ def qr(input, full_matrices=False, name=None):  # noqa: A002
         q_raw = _poison(q_raw, good, xp).astype(v.dtype, copy=False)
         r_raw = xp.triu(_poison(r_raw, good, xp)).astype(v.dtype, copy=False)
     q, r = Tensor(q_raw), Tensor(r_raw)
-    if _state.active:
+    if thread_state.active:
         record(QR, (x,), (q, r), lambda dq, dr: _qr_grad(x, q, r, dq, dr))
     return Qr(q, r)
 
@@ -358,8 +358,8 @@ SELF_ADJOINT_EIG = Op("SelfAdjointEigV2")
 
 def _eigh_raw(x, compute_v):
     op = "SelfAdjointEigV2"
-    _check_kernel(x, op)
-    _check_rank(x, op)
+    check_kernel(x, op)
+    check_rank(x, op)
     v = x._value
     if v.shape[-1] != v.shape[-2]:
         raise errors.invalid_argument(op, f"Input matrix must be square, got shape {list(x.shape)}")
@@ -409,7 +409,7 @@ def eigh(tensor, name=None):
     x = as_tensor(tensor)
     e_raw, v_raw = _eigh_raw(x, True)
     e, v = Tensor(e_raw), Tensor(v_raw)
-    if _state.active:
+    if thread_state.active:
         def grad(ge, gv):
             # f_ij = 1 / (e_j - e_i) off the diagonal, broadened: repeated eigenvalues give 0 there
             f = _off_diagonal(_safe_reciprocal(expand_dims(e, -2) - expand_dims(e, -1)), e._value.shape[-1])
@@ -424,7 +424,7 @@ def eigvalsh(tensor, name=None):
     """The eigenvalues (ascending, [..., N]) of self-adjoint matrices [..., N, N]; see `eigh`."""
     x = as_tensor(tensor)
     e = Tensor(_eigh_raw(x, False)[0])
-    if _state.active:
+    if thread_state.active:
         def grad(ge):
             _, v = eigh(x)  # recomputed and recorded, so higher derivatives see it
             return _symmetrize_lower(matmul(v, matmul(diag(ge), v, adjoint_b=True)))
@@ -460,7 +460,7 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
         raise NotImplementedError("matrix_solve_ls is currently disabled for complex128 and l2_regularizer "
                                   "!= 0 due to poor accuracy (TF's restriction); use complex64 or no regularizer")
     if a.dtype.name in ("float16", "bfloat16"):
-        _check_kernel(a, "Cholesky" if fast else "MatrixSolveLs")
+        check_kernel(a, "Cholesky" if fast else "MatrixSolveLs")
     if not fast:
         return _lstsq_svd(a, rhs)
     m, n = a._value.shape[-2:] if a._value.ndim >= 2 else (None, None)
@@ -479,9 +479,9 @@ def _lstsq_svd(a, rhs):
     """MatrixSolveLs with fast=False: the minimum-norm least-squares solution from an SVD."""
     op = "MatrixSolveLs"
     a, b = binary(a, rhs, MATRIX_SOLVE_LS)
-    _check_kernel(a, op)
+    check_kernel(a, op)
     for i, t in enumerate((a, b)):
-        _check_rank(t, op, i)
+        check_rank(t, op, i)
     # TF's MatrixSolveLs kernel does not broadcast: one rank, one batch shape, one row count
     if a._value.ndim != b._value.ndim:
         raise errors.invalid_argument(op, f"All input tensors must have the same rank: {list(a.shape)} vs. "
@@ -504,7 +504,7 @@ def _lstsq_svd(a, rhs):
         uhb = xp.matmul(xp.swapaxes(u, -1, -2).conj(), vb)
         out = xp.matmul(v, inv_s[..., :, None] * uhb).astype(va.dtype, copy=False)
     x = Tensor(out)
-    if _state.active:
+    if thread_state.active:
         def grad(g):
             raise ValueError("Gradient not defined for fast=False: tf.linalg.lstsq(..., fast=False) has no "
                              "gradient; use fast=True (the default) to differentiate")
@@ -575,7 +575,7 @@ def cross(a, b, name=None):
     parts = [u[..., 1] * v[..., 2] - u[..., 2] * v[..., 1], u[..., 2] * v[..., 0] - u[..., 0] * v[..., 2],
              u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]]
     y = Tensor(xp.stack(parts, axis=-1).astype(u.dtype, copy=False))
-    if _state.active:
+    if thread_state.active:
         record(CROSS, (a, b), (y,), lambda g: (lambda: cross(b, g), lambda: cross(g, a)))
     return y
 

@@ -2,11 +2,11 @@
 MatrixDiagPartV3 and MatrixSetDiagV3), with one diagonal or a band of them, alignment, padding
 and explicit output sizes, and their gradients (each is the adjoint of another)."""
 from minitf import dispatch, dtypes, errors
-from minitf.ops._core import Op, Tensor, Variable, _REAL, _state, array_module, as_tensor, binary, record
+from minitf.ops._core import Op, Tensor, Variable, REAL, thread_state, array_module, as_tensor, binary, record
 
 __all__ = ["diag", "diag_part", "set_diag"]
 
-_KERNEL_DTYPES = _REAL + ("complex64", "complex128", "bool")
+_KERNEL_DTYPES = REAL + ("complex64", "complex128", "bool")
 DIAG = Op("MatrixDiagV3", batchable=True, dtypes=_KERNEL_DTYPES)
 DIAG_PART = Op("MatrixDiagPartV3", batchable=True, dtypes=_KERNEL_DTYPES)
 SET_DIAG = Op("MatrixSetDiagV3", batchable=True, dtypes=_KERNEL_DTYPES)
@@ -190,7 +190,7 @@ def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, 
     out = _scatter(v.reshape(batch + (num_diags * max_len,)), batch, rows, cols, lower, upper, max_len,
                    align, pad)
     y = Tensor(out)
-    if _state.active:
+    if thread_state.active:
         # as TF's rule: an empty diagonal with k outside the output's bounds raises here too
         record(DIAG, (d,), (y,), lambda g: diag_part(g, k=(lower, upper), align=align))
     return y
@@ -241,7 +241,7 @@ def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT")
     if num_diags == 1:
         out = out[..., 0, :]
     y = Tensor(out)
-    if _state.active:
+    if thread_state.active:
         record(DIAG_PART, (x,), (y,),
                lambda g: diag(g, k=(lower, upper), num_rows=rows, num_cols=cols, align=align))
     return y
@@ -276,7 +276,7 @@ def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):  # noqa
             f"{list(expected)}")
     y = Tensor(_scatter(dv.reshape(batch + (num_diags * max_len,)), batch, rows, cols, lower, upper,
                         max_len, align, v))
-    if _state.active:
+    if thread_state.active:
         def grad(g):
             xp = array_module(g._value)
             in_band, _ = _band_positions(rows, cols, lower, upper, max_len, align, xp)

@@ -7,9 +7,9 @@ import numpy as np
 
 from minitf import dispatch, dtypes, errors
 from minitf.convert import convert_to_tensor
-from minitf.ops._core import Op, Tensor, _state, array_module, as_tensor, record
+from minitf.ops._core import Op, Tensor, thread_state, array_module, as_tensor, record
 from minitf.ops.linalg import band_part, matmul
-from minitf.ops.linalg_decompositions import _check_kernel, _check_rank, triangular_solve
+from minitf.ops.linalg_decompositions import check_kernel, check_rank, triangular_solve
 
 __all__ = ["lu", "lu_solve", "lu_reconstruct", "lu_matrix_inverse"]
 
@@ -37,8 +37,8 @@ def lu(input, output_idx_type=dtypes.int32, name=None):  # noqa: A002
     """
     x = as_tensor(input)
     op = "Lu"
-    _check_kernel(x, op)
-    _check_rank(x, op)
+    check_kernel(x, op)
+    check_rank(x, op)
     idx_type = dtypes.as_dtype(output_idx_type)
     if idx_type.name not in ("int32", "int64"):
         raise errors.invalid_argument(op, f"Value for attr 'output_idx_type' of {idx_type.name} is not in the "
@@ -66,7 +66,7 @@ def lu(input, output_idx_type=dtypes.int32, name=None):  # noqa: A002
         flat[:, k + 1:, k + 1:] -= flat[:, k + 1:, k, None] * flat[:, k, None, k + 1:]
     out = Tensor(flat.reshape(v.shape))
     p = Tensor(perm.reshape(v.shape[:-1]).astype(idx_type._np))
-    if _state.active:
+    if thread_state.active:
         def grad(g_lu, g_p):
             raise LookupError("gradient registry has no entry for: Lu (TF defines no gradient for "
                               "tf.linalg.lu; differentiate lu_solve/lu_reconstruct's lower_upper instead)")

@@ -9,7 +9,7 @@ logic and bitwise ops (`minitf.ops.compare`) are defined below this module and r
 """
 from minitf import dispatch, errors
 from minitf.backend import coerce_to_module
-from minitf.ops._core import (_FLOATS, _NUMERIC, _REAL, _SIGNED, Op, Tensor, Variable, _state, array_module,
+from minitf.ops._core import (FLOATS, NUMERIC, REAL, SIGNED, Op, Tensor, Variable, thread_state, array_module,
                               as_tensor, binary, record)
 from minitf.ops.array import where
 from minitf.ops.compare import (  # noqa: F401 (tf.math's comparisons, logic and bitwise ops)
@@ -19,7 +19,7 @@ from minitf.ops.constant import cast
 from minitf.ops.arg_checks import converted, named
 from minitf.recording import stop_recording_all
 from minitf.ops.math_unary import (  # noqa: F401 (tf.math's functions of one tensor)
-    _FLOAT_OR_COMPLEX, _conj, abs, acos, asin, atan, ceil, cos, cosh, erf, exp, expm1, floor, log, log1p,
+    FLOAT_OR_COMPLEX, conj_or_self, abs, acos, asin, atan, ceil, cos, cosh, erf, exp, expm1, floor, log, log1p,
     log_sigmoid, negative, reciprocal, rint, round, rsqrt, sigmoid, sign, sin, sinh, softplus, sqrt,
     square, tan, tanh)
 
@@ -43,7 +43,7 @@ def _to_float(x, y):
 
 # -- arithmetic ------------------------------------------------------------------------------
 
-ADD = Op("AddV2", batchable=True, dtypes=_NUMERIC + ("string",))
+ADD = Op("AddV2", batchable=True, dtypes=NUMERIC + ("string",))
 
 
 def add(x, y, name=None):
@@ -76,12 +76,12 @@ def add(x, y, name=None):
     if raw.__class__ is bytes:  # two scalar strings: numpy returns the joined bytes themselves
         raw = array_module(x._value).array(raw, dtype=object)
     z = Tensor(raw)
-    if _state.active:
+    if thread_state.active:
         record(ADD, (x, y), (z,), lambda g: (g, g))
     return z
 
 
-SUB = Op("Sub", batchable=True, dtypes=_NUMERIC)
+SUB = Op("Sub", batchable=True, dtypes=NUMERIC)
 
 
 def subtract(x, y, name=None):
@@ -94,12 +94,12 @@ def subtract(x, y, name=None):
         z = Tensor(x._value - y._value)
     except ValueError as e:
         raise SUB.shape_error(e, x, y) from None
-    if _state.active:
+    if thread_state.active:
         record(SUB, (x, y), (z,), lambda g: (g, lambda: negative(g)))
     return z
 
 
-MUL = Op("Mul", batchable=True, dtypes=_NUMERIC)
+MUL = Op("Mul", batchable=True, dtypes=NUMERIC)
 
 
 def multiply(x, y, name=None):
@@ -124,8 +124,8 @@ def multiply(x, y, name=None):
         z = Tensor(x._value * y._value)
     except ValueError as e:
         raise MUL.shape_error(e, x, y) from None
-    if _state.active:
-        record(MUL, (x, y), (z,), lambda g: (lambda: g * _conj(y), lambda: _conj(x) * g))
+    if thread_state.active:
+        record(MUL, (x, y), (z,), lambda g: (lambda: g * conj_or_self(y), lambda: conj_or_self(x) * g))
     return z
 
 
@@ -135,7 +135,7 @@ def scalar_mul(scalar, x, name=None):
     return multiply(scalar, x)
 
 
-REAL_DIV = Op("RealDiv", batchable=True, dtypes=_NUMERIC)
+REAL_DIV = Op("RealDiv", batchable=True, dtypes=NUMERIC)
 
 
 def truediv(x, y, name=None):
@@ -157,9 +157,9 @@ def truediv(x, y, name=None):
         z = Tensor(x._value / y._value)
     except ValueError as e:
         raise REAL_DIV.shape_error(e, x, y) from None
-    if _state.active:
+    if thread_state.active:
         record(REAL_DIV, (x, y), (z,),
-               lambda g: (lambda: g / _conj(y), lambda: negative(g) * _conj(z) / _conj(y)))
+               lambda g: (lambda: g / conj_or_self(y), lambda: negative(g) * conj_or_self(z) / conj_or_self(y)))
     return z
 
 
@@ -177,7 +177,7 @@ def real_div(x, y, name=None):
     return truediv(x, y)
 
 
-DIV_NO_NAN = Op("DivNoNan", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+DIV_NO_NAN = Op("DivNoNan", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
 @dispatch.add_dispatch_support(elementwise="binary")
@@ -198,10 +198,10 @@ def divide_no_nan(x, y, name=None):
         z = Tensor(xp.where(y._value == 0, 0, x._value / safe).astype(x._value.dtype))
     except ValueError as e:
         raise DIV_NO_NAN.shape_error(e, x, y) from None
-    if _state.active:
+    if thread_state.active:
         record(DIV_NO_NAN, (x, y), (z,),
-               lambda g: (lambda: divide_no_nan(g, _conj(y)),
-                          lambda: divide_no_nan(negative(g) * _conj(z), _conj(y))))
+               lambda g: (lambda: divide_no_nan(g, conj_or_self(y)),
+                          lambda: divide_no_nan(negative(g) * conj_or_self(z), conj_or_self(y))))
     return z
 
 
@@ -210,7 +210,7 @@ def _check_int_zero(y, op):
         raise op.invalid("Integer division by zero")
 
 
-FLOOR_DIV = Op("FloorDiv", dtypes=_NUMERIC)
+FLOOR_DIV = Op("FloorDiv", dtypes=NUMERIC)
 
 
 @dispatch.add_dispatch_support(elementwise="binary")
@@ -235,7 +235,7 @@ def floordiv(x, y, name=None):
 
 floor_div = floordiv
 
-FLOOR_MOD = Op("FloorMod", batchable=True, dtypes=_REAL)
+FLOOR_MOD = Op("FloorMod", batchable=True, dtypes=REAL)
 
 
 @dispatch.add_dispatch_support(elementwise="binary")
@@ -249,14 +249,14 @@ def floormod(x, y, name=None):
         z = Tensor(xp.mod(x._value, y._value))
     except ValueError as e:
         raise FLOOR_MOD.shape_error(e, x, y) from None
-    if _state.active and x._value.dtype.kind == "f":
+    if thread_state.active and x._value.dtype.kind == "f":
         record(FLOOR_MOD, (x, y), (z,), lambda g: (g, lambda: negative(g) * floor(x / y)))
     return z
 
 
 mod = floormod
 
-POW = Op("Pow", batchable=True, dtypes=_SIGNED)
+POW = Op("Pow", batchable=True, dtypes=SIGNED)
 
 
 @dispatch.add_dispatch_support(elementwise="binary")
@@ -270,9 +270,9 @@ def pow(x, y, name=None):  # noqa: A001 (TF's name)
         z = Tensor(xp.power(x._value, y._value))
     except ValueError as e:
         raise POW.shape_error(e, x, y) from None
-    if _state.active:
+    if thread_state.active:
         def grad(g):  # TF's: conj(y) * conj(x)^(conj(y) - 1), and conj(z) * log(conj(x))
-            cx, cy = _conj(x), _conj(y)
+            cx, cy = conj_or_self(x), conj_or_self(y)
 
             def dx():
                 return g * cy * pow(cx, cy - 1)
@@ -281,13 +281,13 @@ def pow(x, y, name=None):  # noqa: A001 (TF's name)
                 # x = 0 (and a negative real x) gives 0, not log's -inf (NaN)
                 mask = not_equal(cx, 0) if x._value.dtype.kind == "c" else greater(cx, 0)
                 safe_x = where(mask, cx, 1)
-                return g * _conj(z) * where(mask, log(safe_x), 0)
+                return g * conj_or_self(z) * where(mask, log(safe_x), 0)
             return dx, dy
         record(POW, (x, y), (z,), grad)
     return z
 
 
-SQUARED_DIFFERENCE = Op("SquaredDifference", dtypes=_FLOATS + ("int32", "int64", "complex64", "complex128"))
+SQUARED_DIFFERENCE = Op("SquaredDifference", dtypes=FLOATS + ("int32", "int64", "complex64", "complex128"))
 
 
 @dispatch.add_dispatch_support(elementwise="binary")
@@ -298,7 +298,7 @@ def squared_difference(x, y, name=None):
         return square(subtract(x, y))
     d = subtract(x, y)  # TF: conj(x - y) * (x - y), a real value, with the gradient 2 g (x - y)
     z = Tensor(array_module(d._value).conj(d._value) * d._value)
-    if _state.active:
+    if thread_state.active:
         def grad(g):
             gx = 2.0 * g * d
             return gx, lambda: negative(gx)
@@ -306,7 +306,7 @@ def squared_difference(x, y, name=None):
     return z
 
 
-XLOGY = Op("Xlogy", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+XLOGY = Op("Xlogy", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
 @dispatch.add_dispatch_support(elementwise="binary")
@@ -316,13 +316,13 @@ def xlogy(x, y, name=None):
     zero = equal(x, 0)
     with stop_recording_all():
         z = where(zero, x * 0, x * log(where(zero, 1, y)))
-    if _state.active:  # TF's: log(y) and x / y (0 where x is 0), not conjugated
+    if thread_state.active:  # TF's: log(y) and x / y (0 where x is 0), not conjugated
         record(XLOGY, (x, y), (z,), lambda g: (lambda: xlogy(cast(logical_not(zero), x.dtype), y) * g,
                                                lambda: _xdivy(x, y) * g))
     return z
 
 
-XDIVY = Op("Xdivy", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+XDIVY = Op("Xdivy", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
 def _xdivy(x, y):
@@ -330,13 +330,13 @@ def _xdivy(x, y):
     zero = equal(x, 0)
     with stop_recording_all():
         z = where(zero, x * 0, x / where(zero, 1, y))
-    if _state.active:
+    if thread_state.active:
         record(XDIVY, (x, y), (z,), lambda g: (lambda: _xdivy(cast(logical_not(zero), x.dtype), y) * g,
                                                lambda: _xdivy(negative(x), pow(y, 2)) * g))
     return z
 
 
-ATAN2 = Op("Atan2", batchable=True, dtypes=_FLOATS)
+ATAN2 = Op("Atan2", batchable=True, dtypes=FLOATS)
 
 
 @dispatch.add_dispatch_support(elementwise="binary")
@@ -347,7 +347,7 @@ def atan2(y, x, name=None):
         z = Tensor(array_module(y._value).arctan2(y._value, x._value))
     except ValueError as e:
         raise ATAN2.shape_error(e, y, x) from None
-    if _state.active:
+    if thread_state.active:
         def grad(g):
             d = x * x + y * y
             return (lambda: g * x / d, lambda: negative(g) * y / d)
@@ -355,7 +355,7 @@ def atan2(y, x, name=None):
     return z
 
 
-MAXIMUM = Op("Maximum", batchable=True, dtypes=_REAL)
+MAXIMUM = Op("Maximum", batchable=True, dtypes=REAL)
 
 
 @dispatch.add_dispatch_support(elementwise="binary")
@@ -366,7 +366,7 @@ def maximum(x, y, name=None):
         z = Tensor(array_module(x._value).maximum(x._value, y._value))
     except ValueError as e:
         raise MAXIMUM.shape_error(e, x, y) from None
-    if _state.active:
+    if thread_state.active:
         def grad(g):
             mask = greater_equal(x, y)
             return (lambda: where(mask, g, g * 0), lambda: where(mask, g * 0, g))
@@ -374,7 +374,7 @@ def maximum(x, y, name=None):
     return z
 
 
-MINIMUM = Op("Minimum", batchable=True, dtypes=_REAL)
+MINIMUM = Op("Minimum", batchable=True, dtypes=REAL)
 
 
 @dispatch.add_dispatch_support(elementwise="binary")
@@ -385,7 +385,7 @@ def minimum(x, y, name=None):
         z = Tensor(array_module(x._value).minimum(x._value, y._value))
     except ValueError as e:
         raise MINIMUM.shape_error(e, x, y) from None
-    if _state.active:
+    if thread_state.active:
         def grad(g):
             mask = less_equal(x, y)
             return (lambda: where(mask, g, g * 0), lambda: where(mask, g * 0, g))
@@ -393,7 +393,7 @@ def minimum(x, y, name=None):
     return z
 
 
-CLIP_BY_VALUE = Op("ClipByValue", batchable=True, dtypes=_REAL)
+CLIP_BY_VALUE = Op("ClipByValue", batchable=True, dtypes=REAL)
 
 
 @dispatch.add_dispatch_support
@@ -419,7 +419,7 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     if tuple(z._value.shape) != tuple(t._value.shape):
         raise CLIP_BY_VALUE.invalid(f"clip bounds of shapes {list(lo.shape)} and {list(hi.shape)} must "
                                     f"broadcast to t's shape {list(t.shape)}")
-    if _state.active:
+    if thread_state.active:
         def grad(g):
             inside = logical_and(greater_equal(t, lo), less_equal(t, hi))
             return (lambda: where(inside, g, g * 0), None, None)

@@ -2,7 +2,7 @@
 hyperbolic functions, sigmoid and softplus, erf, rounding), each with its gradient rule beside it.
 
 Complex inputs follow TF's convention: the gradient of a holomorphic f is g * conj(f'(z)), so the
-rules conjugate what they multiply g by (`_conj` is a no-op on real tensors). Every
+rules conjugate what they multiply g by (`conj_or_self` is a no-op on real tensors). Every
 differentiable op here accepts batched cotangents. tf.math re-exports them through
 `minitf.ops.math`, which builds the binary arithmetic on top of them.
 """
@@ -11,7 +11,7 @@ import math as _pymath
 import numpy as np
 
 from minitf import dispatch, errors, kernels
-from minitf.ops._core import (_FLOATS, _NUMERIC, _SIGNED, Op, Tensor, _state, array_module, as_tensor,
+from minitf.ops._core import (FLOATS, NUMERIC, SIGNED, Op, Tensor, thread_state, array_module, as_tensor,
                               record)
 from minitf.ops._special import erf as _erf_any
 from minitf.ops.constant import cast
@@ -24,7 +24,7 @@ __all__ = [
 ]
 
 # TF's floating-point-only ops: their dtype list is the one float guard (InvalidArgumentError)
-_FLOAT_OR_COMPLEX = _FLOATS + ("complex64", "complex128")
+FLOAT_OR_COMPLEX = FLOATS + ("complex64", "complex128")
 
 
 def _unary(op, x, forward, grad):
@@ -39,7 +39,7 @@ def _unary(op, x, forward, grad):
     if v.dtype not in op.np_dtypes:
         op.check_dtype(x)
     y = Tensor(forward(array_module(v), v))
-    if _state.active:
+    if thread_state.active:
         record(op, (x,), (y,), lambda g: grad(g, x, y))
     return y
 
@@ -47,15 +47,15 @@ def _unary(op, x, forward, grad):
 CONJ = Op("Conj", batchable=True)
 
 
-def _conj(t):
+def conj_or_self(t):
     """The complex conjugate of the tensor `t` (`t` itself when it is real); the gradient is the
     upstream gradient's conjugate. tf.math.conj (minitf.ops.complex_ops) checks, then calls this."""
     v = t._value
     if v.dtype.kind != "c":
         return t
     y = Tensor(array_module(v).conj(v))
-    if _state.active:
-        record(CONJ, (t,), (y,), _conj)
+    if thread_state.active:
+        record(CONJ, (t,), (y,), conj_or_self)
     return y
 
 
@@ -77,10 +77,10 @@ SQRT_GRAD = Op("SqrtGrad", batchable=True)
 def _sqrt_grad(y, g):
     """0.5 * g / conj(y) from sqrt's output `y` (TF's SqrtGrad), itself differentiable."""
     out = _unless_no_upstream(y, g, lambda c, gv: 0.5 * gv / c)
-    if _state.active:
+    if thread_state.active:
         def grad(u):  # TF's SqrtGradGrad
             ga = u / y
-            return (lambda: negative(_conj(ga)) * out, lambda: 0.5 * ga)
+            return (lambda: negative(conj_or_self(ga)) * out, lambda: 0.5 * ga)
         record(SQRT_GRAD, (y, g), (out,), grad)
     return out
 
@@ -91,9 +91,9 @@ RSQRT_GRAD = Op("RsqrtGrad", batchable=True)
 def _rsqrt_grad(y, g):
     """-0.5 * g * conj(y)^3 from rsqrt's output `y` (TF's RsqrtGrad), itself differentiable."""
     out = _unless_no_upstream(y, g, lambda c, gv: -0.5 * (gv * c) * (c * c))
-    if _state.active:  # TF's RsqrtGradGrad
-        record(RSQRT_GRAD, (y, g), (out,), lambda u: (lambda: -1.5 * _conj(u) * g * square(_conj(y)),
-                                                      lambda: _rsqrt_grad(_conj(y), u)))
+    if thread_state.active:  # TF's RsqrtGradGrad
+        record(RSQRT_GRAD, (y, g), (out,), lambda u: (lambda: -1.5 * conj_or_self(u) * g * square(conj_or_self(y)),
+                                                      lambda: _rsqrt_grad(conj_or_self(y), u)))
     return out
 
 
@@ -103,13 +103,13 @@ RECIPROCAL_GRAD = Op("ReciprocalGrad", batchable=True)
 def _reciprocal_grad(y, g):
     """-conj(y)^2 * g from reciprocal's output `y` (TF's ReciprocalGrad), itself differentiable."""
     out = _unless_no_upstream(y, g, lambda c, gv: (-c * c) * gv)
-    if _state.active:  # TF's ReciprocalGradGrad
-        record(RECIPROCAL_GRAD, (y, g), (out,), lambda u: (lambda: _conj(u) * -2.0 * g * _conj(y),
-                                                           lambda: _reciprocal_grad(_conj(y), u)))
+    if thread_state.active:  # TF's ReciprocalGradGrad
+        record(RECIPROCAL_GRAD, (y, g), (out,), lambda u: (lambda: conj_or_self(u) * -2.0 * g * conj_or_self(y),
+                                                           lambda: _reciprocal_grad(conj_or_self(y), u)))
     return out
 
 
-NEG = Op("Neg", batchable=True, dtypes=_SIGNED)
+NEG = Op("Neg", batchable=True, dtypes=SIGNED)
 
 
 def negative(x, name=None):
@@ -117,7 +117,7 @@ def negative(x, name=None):
     return _unary(NEG, x, lambda xp, v: -v, lambda g, x, y: negative(g))
 
 
-ABS = Op("Abs", batchable=True, dtypes=_SIGNED)
+ABS = Op("Abs", batchable=True, dtypes=SIGNED)
 
 
 def abs(x, name=None):  # noqa: A001
@@ -141,7 +141,7 @@ def _complex_abs_grad(x, y, g):
     return _nonzero_divide(cast(g, x.dtype) * x, cast(y, x.dtype), zero)
 
 
-SIGN = Op("Sign", batchable=True, dtypes=_SIGNED)
+SIGN = Op("Sign", batchable=True, dtypes=SIGNED)
 
 
 def sign(x, name=None):
@@ -157,15 +157,15 @@ def sign(x, name=None):
     return _unary(SIGN, x, lambda xp, v: xp.sign(v), lambda g, x, y: g * 0)
 
 
-SQUARE = Op("Square", batchable=True, dtypes=_NUMERIC)
+SQUARE = Op("Square", batchable=True, dtypes=NUMERIC)
 
 
 def square(x, name=None):
     """x * x, elementwise."""
-    return _unary(SQUARE, x, lambda xp, v: v * v, lambda g, x, y: g * (_conj(x) * 2))
+    return _unary(SQUARE, x, lambda xp, v: v * v, lambda g, x, y: g * (conj_or_self(x) * 2))
 
 
-RECIPROCAL = Op("Reciprocal", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+RECIPROCAL = Op("Reciprocal", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
 @dispatch.add_dispatch_support(elementwise="unary")
@@ -179,7 +179,7 @@ def reciprocal(x, name=None):
     return _unary(RECIPROCAL, x, lambda xp, v: 1 / v, lambda g, x, y: _reciprocal_grad(y, g))
 
 
-SQRT = Op("Sqrt", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+SQRT = Op("Sqrt", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
 def sqrt(x, name=None):
@@ -187,7 +187,7 @@ def sqrt(x, name=None):
     return _unary(SQRT, x, lambda xp, v: xp.sqrt(v), lambda g, x, y: _sqrt_grad(y, g))
 
 
-RSQRT = Op("Rsqrt", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+RSQRT = Op("Rsqrt", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
 def rsqrt(x, name=None):
@@ -195,104 +195,104 @@ def rsqrt(x, name=None):
     return _unary(RSQRT, x, lambda xp, v: 1 / xp.sqrt(v), lambda g, x, y: _rsqrt_grad(y, g))
 
 
-EXP = Op("Exp", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+EXP = Op("Exp", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
 def exp(x, name=None):
     """e^x, elementwise."""
-    return _unary(EXP, x, lambda xp, v: xp.exp(v), lambda g, x, y: g * _conj(y))
+    return _unary(EXP, x, lambda xp, v: xp.exp(v), lambda g, x, y: g * conj_or_self(y))
 
 
-EXPM1 = Op("Expm1", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+EXPM1 = Op("Expm1", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
 def expm1(x, name=None):
     """e^x - 1, accurate for small x."""
-    return _unary(EXPM1, x, lambda xp, v: xp.expm1(v), lambda g, x, y: g * exp(_conj(x)))
+    return _unary(EXPM1, x, lambda xp, v: xp.expm1(v), lambda g, x, y: g * exp(conj_or_self(x)))
 
 
-LOG = Op("Log", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+LOG = Op("Log", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
 def log(x, name=None):
     """Natural logarithm, elementwise."""
-    return _unary(LOG, x, lambda xp, v: xp.log(v), lambda g, x, y: g / _conj(x))
+    return _unary(LOG, x, lambda xp, v: xp.log(v), lambda g, x, y: g / conj_or_self(x))
 
 
-LOG1P = Op("Log1p", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+LOG1P = Op("Log1p", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
 def log1p(x, name=None):
     """log(1 + x), accurate for small x."""
-    return _unary(LOG1P, x, lambda xp, v: xp.log1p(v), lambda g, x, y: g / (_conj(x) + 1))
+    return _unary(LOG1P, x, lambda xp, v: xp.log1p(v), lambda g, x, y: g / (conj_or_self(x) + 1))
 
 
-SIN = Op("Sin", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+SIN = Op("Sin", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
 def sin(x, name=None):
     """Sine, elementwise."""
-    return _unary(SIN, x, lambda xp, v: xp.sin(v), lambda g, x, y: g * cos(_conj(x)))
+    return _unary(SIN, x, lambda xp, v: xp.sin(v), lambda g, x, y: g * cos(conj_or_self(x)))
 
 
-COS = Op("Cos", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+COS = Op("Cos", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
 def cos(x, name=None):
     """Cosine, elementwise."""
-    return _unary(COS, x, lambda xp, v: xp.cos(v), lambda g, x, y: negative(g) * sin(_conj(x)))
+    return _unary(COS, x, lambda xp, v: xp.cos(v), lambda g, x, y: negative(g) * sin(conj_or_self(x)))
 
 
-TAN = Op("Tan", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+TAN = Op("Tan", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
 def tan(x, name=None):
     """Tangent, elementwise."""
-    return _unary(TAN, x, lambda xp, v: xp.tan(v), lambda g, x, y: g * (1 + square(_conj(y))))
+    return _unary(TAN, x, lambda xp, v: xp.tan(v), lambda g, x, y: g * (1 + square(conj_or_self(y))))
 
 
-ASIN = Op("Asin", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+ASIN = Op("Asin", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
 def asin(x, name=None):
     """Inverse sine, elementwise."""
-    return _unary(ASIN, x, lambda xp, v: xp.arcsin(v), lambda g, x, y: g * rsqrt(1 - square(_conj(x))))
+    return _unary(ASIN, x, lambda xp, v: xp.arcsin(v), lambda g, x, y: g * rsqrt(1 - square(conj_or_self(x))))
 
 
-ACOS = Op("Acos", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+ACOS = Op("Acos", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
 def acos(x, name=None):
     """Inverse cosine, elementwise."""
     return _unary(ACOS, x, lambda xp, v: xp.arccos(v),
-                  lambda g, x, y: negative(g) * rsqrt(1 - square(_conj(x))))
+                  lambda g, x, y: negative(g) * rsqrt(1 - square(conj_or_self(x))))
 
 
-ATAN = Op("Atan", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+ATAN = Op("Atan", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
 def atan(x, name=None):
     """Inverse tangent, elementwise."""
-    return _unary(ATAN, x, lambda xp, v: xp.arctan(v), lambda g, x, y: g / (1 + square(_conj(x))))
+    return _unary(ATAN, x, lambda xp, v: xp.arctan(v), lambda g, x, y: g / (1 + square(conj_or_self(x))))
 
 
-SINH = Op("Sinh", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+SINH = Op("Sinh", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
 def sinh(x, name=None):
     """Hyperbolic sine, elementwise."""
-    return _unary(SINH, x, lambda xp, v: xp.sinh(v), lambda g, x, y: g * cosh(_conj(x)))
+    return _unary(SINH, x, lambda xp, v: xp.sinh(v), lambda g, x, y: g * cosh(conj_or_self(x)))
 
 
-COSH = Op("Cosh", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+COSH = Op("Cosh", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
 def cosh(x, name=None):
     """Hyperbolic cosine, elementwise."""
-    return _unary(COSH, x, lambda xp, v: xp.cosh(v), lambda g, x, y: g * sinh(_conj(x)))
+    return _unary(COSH, x, lambda xp, v: xp.cosh(v), lambda g, x, y: g * sinh(conj_or_self(x)))
 
 
-TANH = Op("Tanh", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+TANH = Op("Tanh", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
 def tanh(x, name=None):
@@ -318,8 +318,8 @@ def tanh(x, name=None):
     if v.dtype not in TANH.np_dtypes:
         TANH.check_dtype(x)
     y = Tensor(array_module(v).tanh(v))
-    if _state.active:
-        record(TANH, (x,), (y,), lambda g: _tanh_grad(_conj(y), g))
+    if thread_state.active:
+        record(TANH, (x,), (y,), lambda g: _tanh_grad(conj_or_self(y), g))
     return y
 
 
@@ -331,18 +331,18 @@ def _tanh_grad(y, g):
     differentiable (TF's TanhGradGrad)."""
     v = y._value
     out = Tensor(kernels.for_module(array_module(v)).tanh_grad(v, g._value))
-    if _state.active:
+    if thread_state.active:
         record(TANH_GRAD, (y, g), (out,),
-               lambda u: (lambda: u * -2.0 * _conj(g) * _conj(y), lambda: _tanh_grad(_conj(y), u)))
+               lambda u: (lambda: u * -2.0 * conj_or_self(g) * conj_or_self(y), lambda: _tanh_grad(conj_or_self(y), u)))
     return out
 
 
-SIGMOID = Op("Sigmoid", batchable=True, dtypes=_FLOAT_OR_COMPLEX)
+SIGMOID = Op("Sigmoid", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
 def sigmoid(x, name=None):
     """Logistic function 1 / (1 + e^-x), elementwise, computed without overflow."""
-    return _unary(SIGMOID, x, _sigmoid_values, lambda g, x, y: _sigmoid_grad(_conj(y), g))
+    return _unary(SIGMOID, x, _sigmoid_values, lambda g, x, y: _sigmoid_grad(conj_or_self(y), g))
 
 
 def _sigmoid_values(xp, v):
@@ -359,15 +359,15 @@ def _sigmoid_grad(y, g):
     itself differentiable (TF's SigmoidGradGrad)."""
     v = y._value
     out = Tensor(kernels.for_module(array_module(v)).sigmoid_grad(v, g._value))
-    if _state.active:
+    if thread_state.active:
         def grad(u):
-            gb = u * _conj(g)
-            return (lambda: gb - 2.0 * gb * _conj(y), lambda: _sigmoid_grad(_conj(y), u))
+            gb = u * conj_or_self(g)
+            return (lambda: gb - 2.0 * gb * conj_or_self(y), lambda: _sigmoid_grad(conj_or_self(y), u))
         record(SIGMOID_GRAD, (y, g), (out,), grad)
     return out
 
 
-SOFTPLUS = Op("Softplus", batchable=True, dtypes=_FLOATS)  # TF has no complex kernel
+SOFTPLUS = Op("Softplus", batchable=True, dtypes=FLOATS)  # TF has no complex kernel
 
 
 def softplus(x, name=None):
@@ -381,7 +381,7 @@ def log_sigmoid(x, name=None):
     return negative(softplus(negative(x)))
 
 
-ERF = Op("Erf", batchable=True, dtypes=_FLOATS)  # TF has no complex kernel
+ERF = Op("Erf", batchable=True, dtypes=FLOATS)  # TF has no complex kernel
 _ERF_COEF = 2.0 / _pymath.sqrt(_pymath.pi)
 
 
@@ -392,7 +392,7 @@ def erf(x, name=None):
 
 # -- rounding (no gradients) -------------------------------------------------------------------
 
-FLOOR = Op("Floor", dtypes=_FLOATS)
+FLOOR = Op("Floor", dtypes=FLOATS)
 
 
 @dispatch.add_dispatch_support(elementwise="unary")
@@ -403,7 +403,7 @@ def floor(x, name=None):
     return Tensor(array_module(x._value).floor(x._value))
 
 
-CEIL = Op("Ceil", dtypes=_FLOATS)
+CEIL = Op("Ceil", dtypes=FLOATS)
 
 
 @dispatch.add_dispatch_support(elementwise="unary")
@@ -414,7 +414,7 @@ def ceil(x, name=None):
     return Tensor(array_module(x._value).ceil(x._value))
 
 
-ROUND = Op("Round", dtypes=_SIGNED)
+ROUND = Op("Round", dtypes=SIGNED)
 
 
 @dispatch.add_dispatch_support(elementwise="unary")
@@ -430,7 +430,7 @@ def round(x, name=None):  # noqa: A001
     return Tensor(array_module(x._value).round(x._value))
 
 
-RINT = Op("Rint", dtypes=_FLOATS)
+RINT = Op("Rint", dtypes=FLOATS)
 
 
 @dispatch.add_dispatch_support(elementwise="unary")

@@ -13,7 +13,7 @@ import numpy as np
 from minitf import dispatch
 from minitf import backend, errors
 from minitf.ops import math as _math_ops, random as _random_ops
-from minitf.ops._core import (_FLOATS, _REAL, Op, Tensor, Variable, _state, array_module, as_tensor, binary,
+from minitf.ops._core import (FLOATS, REAL, Op, Tensor, Variable, thread_state, array_module, as_tensor, binary,
                               record, reduction_axes, graph_call, is_graph_value, tracing)
 from minitf.ops.array import reshape, where, zeros_like
 from minitf.ops.constant import cast, stop_gradient
@@ -29,7 +29,7 @@ __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "silu", "swish"
            "l2_normalize", "log_poisson_loss"]
 
 
-def _float_input(x, op_name):
+def float_input(x, op_name):
     x = x if type(x) is Tensor else converted(x, op_name, "x")
     if x._value.dtype.kind not in "fc":
         raise errors.invalid_argument(op_name, f"{op_name} needs a floating-point tensor, got "
@@ -39,7 +39,7 @@ def _float_input(x, op_name):
 
 def _real_float_input(x, op_name):
     """A real floating tensor (the ops whose TF kernels take no complex input)."""
-    x = _float_input(x, op_name)
+    x = float_input(x, op_name)
     if x._value.dtype.kind == "c":
         raise errors.invalid_argument(op_name, f"Value for attr 'T' of {x.dtype.name} is not in the list "
                                                f"of allowed values: half, bfloat16, float, double")
@@ -56,7 +56,7 @@ def _negative_axis(axis, ndim, op_name):
 
 # -- activations --------------------------------------------------------------------------------
 
-RELU = Op("Relu", batchable=True, dtypes=_REAL)
+RELU = Op("Relu", batchable=True, dtypes=REAL)
 
 
 def relu(features, name=None):
@@ -68,7 +68,7 @@ def relu(features, name=None):
         RELU.check_dtype(x)
     xp = array_module(x._value)
     y = Tensor(xp.maximum(x._value, 0))
-    if _state.active:
+    if thread_state.active:
         record(RELU, (x,), (y,), lambda g: _relu_grad(y, g))
     return y
 
@@ -81,7 +81,7 @@ def _relu_grad(y, g):
     xp = array_module(g._value)
     # a multiply by the mask, as TF's kernel does: branch-free, ~10x faster than np.where
     out = Tensor(xp.multiply(g._value, y._value > 0, dtype=g._value.dtype))
-    if _state.active:
+    if thread_state.active:
         # TF's ReluGrad gradient gives the features a zero gradient (not None): second
         # derivatives through relu are zeros, as in TF; shaped like the cotangent, so a batched
         # jacobian keeps its batch dimensions
@@ -93,19 +93,19 @@ def _relu_grad(y, g):
 def relu6(features, name=None):
     """min(max(features, 0), 6), elementwise."""
     x = as_tensor(features)
-    return _math_ops.minimum(relu(x), _const(6, x))
+    return _math_ops.minimum(relu(x), const(6, x))
 
 
 def _zeros_like(t):
     return Tensor(array_module(t._value).zeros_like(t._value))  # a raw zero tensor, no op recorded
 
 
-def _const(value, like):
+def const(value, like):
     xp = array_module(like._value)
     return Tensor(xp.asarray(value, dtype=like._value.dtype))
 
 
-LEAKY_RELU = Op("LeakyRelu", batchable=True, dtypes=_FLOATS)
+LEAKY_RELU = Op("LeakyRelu", batchable=True, dtypes=FLOATS)
 
 
 @dispatch.add_dispatch_support
@@ -122,7 +122,7 @@ def leaky_relu(features, alpha=0.2, name=None):
     # max(x, a*x) is x for x > 0 and a*x otherwise when 0 <= a <= 1; min() when a > 1
     y = Tensor((xp.maximum if alpha <= 1 else xp.minimum)(xv, scaled, out=scaled)
                if alpha >= 0 else xp.where(xv > 0, xv, scaled))
-    if _state.active:
+    if thread_state.active:
         record(LEAKY_RELU, (x,), (y,), lambda g: _leaky_relu_grad(x, g, alpha))
     return y
 
@@ -139,7 +139,7 @@ def _leaky_relu_grad(x, g, alpha):
     slope = xp.multiply(~positive, gv.dtype.type(alpha), out=xp.empty(xv.shape, gv.dtype))
     slope += positive
     out = Tensor(xp.multiply(slope, gv, out=slope) if slope.shape == gv.shape else slope * gv)
-    if _state.active:
+    if thread_state.active:
         record(LEAKY_RELU_GRAD, (x, g), (out,),
                lambda u: (lambda: _zeros_like(u), lambda: _leaky_relu_grad(x, u, alpha)))
     return out
@@ -149,8 +149,8 @@ def _leaky_relu_grad(x, g, alpha):
 def elu(features, name=None):
     """features where positive, exp(features) - 1 elsewhere."""
     m = _math_ops
-    x = _float_input(features, "Elu")
-    zero = _const(0, x)
+    x = float_input(features, "Elu")
+    zero = const(0, x)
     # expm1 of min(x, 0): the unused branch never overflows (no inf * 0 = NaN in the gradient)
     return where(m.greater(x, zero), x, m.expm1(m.minimum(x, zero)))
 
@@ -163,10 +163,10 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 def selu(features, name=None):
     """scale * elu-like with alpha: the self-normalizing activation (Klambauer et al.)."""
     m = _math_ops
-    x = _float_input(features, "Selu")
-    zero = _const(0, x)
-    neg = m.expm1(m.minimum(x, zero)) * _const(_SELU_ALPHA, x)
-    return where(m.greater(x, zero), x, neg) * _const(_SELU_SCALE, x)
+    x = float_input(features, "Selu")
+    zero = const(0, x)
+    neg = m.expm1(m.minimum(x, zero)) * const(_SELU_ALPHA, x)
+    return where(m.greater(x, zero), x, neg) * const(_SELU_SCALE, x)
 
 
 @dispatch.add_dispatch_support
@@ -178,16 +178,16 @@ def gelu(features, approximate=False, name=None):
         raise ValueError(f"`features.dtype` must be a floating point tensor. Received: features.dtype="
                          f"{x.dtype!r}; cast it with tf.cast(features, tf.float32)")
     if approximate:
-        inner = (x + x * x * x * _const(0.044715, x)) * _const(_pymath.sqrt(2.0 / _pymath.pi), x)
-        return x * (m.tanh(inner) + _const(1, x)) * _const(0.5, x)
-    return x * (m.erf(x * _const(1 / _pymath.sqrt(2.0), x)) + _const(1, x)) * _const(0.5, x)
+        inner = (x + x * x * x * const(0.044715, x)) * const(_pymath.sqrt(2.0 / _pymath.pi), x)
+        return x * (m.tanh(inner) + const(1, x)) * const(0.5, x)
+    return x * (m.erf(x * const(1 / _pymath.sqrt(2.0), x)) + const(1, x)) * const(0.5, x)
 
 
 @dispatch.add_dispatch_support
 def silu(features, beta=1.0, name=None):
     """x * sigmoid(beta * x) (also called swish)."""
-    x = _float_input(features, "Silu")
-    return x * _math_ops.sigmoid(x * _const(beta, x) if beta != 1.0 else x)
+    x = float_input(features, "Silu")
+    return x * _math_ops.sigmoid(x * const(beta, x) if beta != 1.0 else x)
 
 
 swish = silu
@@ -197,8 +197,8 @@ swish = silu
 def softsign(features, name=None):
     """features / (1 + |features|)."""
     m = _math_ops
-    x = _float_input(features, "Softsign")
-    return x / (m.abs(x) + _const(1, x))
+    x = float_input(features, "Softsign")
+    return x / (m.abs(x) + const(1, x))
 
 
 # -- softmax family ----------------------------------------------------------------------------
@@ -230,14 +230,14 @@ def _check_softmax_scalar(x, axis, op_name):
                                            f"Received: dim={axis}; give logits of rank >= 1")
 
 
-SOFTMAX = Op("Softmax", batchable=True, dtypes=_FLOATS)
+SOFTMAX = Op("Softmax", batchable=True, dtypes=FLOATS)
 
 
 def softmax(logits, axis=None, name=None):
     """exp(logits) / sum(exp(logits)) along `axis` (the last axis by default), computed stably."""
     if tracing[0] and is_graph_value(logits):
         return graph_call(softmax, (logits,), {"axis": axis})
-    x = _float_input(logits, "Softmax")
+    x = float_input(logits, "Softmax")
     SOFTMAX.check_dtype(x)
     _check_softmax_scalar(x, axis, "Softmax")
     axis = _negative_axis(-1 if axis is None else axis, x._value.ndim, "Softmax")
@@ -245,20 +245,20 @@ def softmax(logits, axis=None, name=None):
     e, s, _ = _raw_softmax_parts(xp, x._value, axis)
     e /= s
     y = Tensor(e)
-    if _state.active:
+    if thread_state.active:
         def grad(g):
             return y * (g - reduce_sum(g * y, axis=axis, keepdims=True))
         record(SOFTMAX, (x,), (y,), grad)
     return y
 
 
-LOG_SOFTMAX = Op("LogSoftmax", batchable=True, dtypes=_FLOATS)
+LOG_SOFTMAX = Op("LogSoftmax", batchable=True, dtypes=FLOATS)
 
 
 @dispatch.add_dispatch_support
 def log_softmax(logits, axis=None, name=None):
     """logits - log(sum(exp(logits))) along `axis` (the last axis by default), computed stably."""
-    x = _float_input(logits, "LogSoftmax")
+    x = float_input(logits, "LogSoftmax")
     LOG_SOFTMAX.check_dtype(x)
     _check_softmax_scalar(x, axis, "LogSoftmax")
     axis = _negative_axis(-1 if axis is None else axis, x._value.ndim, "LogSoftmax")
@@ -266,7 +266,7 @@ def log_softmax(logits, axis=None, name=None):
     e, s, shifted = _raw_softmax_parts(xp, x._value, axis)
     shifted -= xp.log(s)
     y = Tensor(shifted)
-    if _state.active:
+    if thread_state.active:
         def grad(g):
             return g - _math_ops.exp(y) * reduce_sum(g, axis=axis, keepdims=True)
         record(LOG_SOFTMAX, (x,), (y,), grad)
@@ -303,10 +303,10 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     e, s, shifted = _raw_softmax_parts(xp, x._value, axis)
     log_s = xp.log(s)
     loss = Tensor((z._value * (log_s - shifted)).sum(axis=axis))
-    if _state.active:
+    if thread_state.active:
         def grad(g):
             ge = _expand_at(g, axis)
-            if _state.active:  # the backward pass is recorded: use differentiable ops
+            if thread_state.active:  # the backward pass is recorded: use differentiable ops
                 return (lambda: ge * -log_softmax(x, axis), lambda: ge * (softmax(x, axis) - z))
             probs = e / s
             probs -= z._value
@@ -354,9 +354,9 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     e = xp.exp(shifted, out=shifted)
     s = e.sum(axis=1)
     loss = Tensor((xp.log(s) - picked).reshape(ls))
-    if _state.active:
+    if thread_state.active:
         def grad(g):
-            if _state.active:  # recorded backward pass: differentiable form
+            if thread_state.active:  # recorded backward pass: differentiable form
                 one_hot = xp.zeros_like(v)
                 one_hot[rows, flat_labels] = 1
                 return None, _expand_at(g, -1) * (softmax(x) - Tensor(one_hot.reshape(xs)))
@@ -379,14 +379,14 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     """Per-element logistic loss: max(x, 0) - x * z + log(1 + exp(-|x|)) for logits x, labels z."""
     if labels is None or logits is None:
         raise ValueError("sigmoid_cross_entropy_with_logits needs both labels and logits")
-    x = _float_input(logits, "SigmoidCrossEntropyWithLogits")
+    x = float_input(logits, "SigmoidCrossEntropyWithLogits")
     x, z = binary(x, labels, "SigmoidCrossEntropyWithLogits")
     if x._value.shape != z._value.shape:
         raise ValueError(f"logits and labels must have the same shape ({list(x.shape)} vs {list(z.shape)})")
     xp = array_module(x._value)
     v, zv = x._value, z._value
     loss = Tensor(xp.maximum(v, 0) - v * zv + xp.log1p(xp.exp(-xp.abs(v))))
-    if _state.active:
+    if thread_state.active:
         record(SIGMOID_CROSS_ENTROPY, (z, x), (loss,),
                lambda g: (lambda: -g * x, lambda: g * (_math_ops.sigmoid(x) - z)))
     return loss
@@ -396,10 +396,10 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
 def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
     """Logistic loss with the positive term weighted by `pos_weight`."""
     m = _math_ops
-    x = _float_input(logits, "WeightedCrossEntropyWithLogits")
+    x = float_input(logits, "WeightedCrossEntropyWithLogits")
     x, z = binary(x, labels, "WeightedCrossEntropyWithLogits")
     q = as_tensor(pos_weight, dtype=x.dtype)
-    one = _const(1, x)
+    one = const(1, x)
     log_weight = one + (q - one) * z
     return (one - z) * x + log_weight * (m.log1p(m.exp(-m.abs(x))) + relu(-x))
 
@@ -408,15 +408,15 @@ def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
 def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
     """exp(log_input) - targets * log_input, plus Stirling's term for targets > 1 when full."""
     m = _math_ops
-    c = _float_input(log_input, "LogPoissonLoss")
+    c = float_input(log_input, "LogPoissonLoss")
     c, z = binary(c, targets, "LogPoissonLoss")
     if c._value.shape != z._value.shape:
         raise ValueError(f"log_input and targets must have the same shape ({list(c.shape)} vs {list(z.shape)})")
     loss = m.exp(c) - c * z
     if compute_full_loss:
-        one = _const(1, z)
+        one = const(1, z)
         safe = where(m.greater(z, one), z, one)
-        stirling = safe * m.log(safe) - safe + _const(0.5, z) * m.log(safe * _const(2 * _pymath.pi, z))
+        stirling = safe * m.log(safe) - safe + const(0.5, z) * m.log(safe * const(2 * _pymath.pi, z))
         loss = loss + where(m.greater(z, one), stirling, zeros_like(z))
     return loss
 
@@ -523,7 +523,7 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
     """
     x = as_tensor(x)
     if x._value.dtype.kind not in "fiu":
-        _float_input(x, "Moments")
+        float_input(x, "Moments")
     mean = reduce_mean(x, axis=axes, keepdims=True)
     if x._value.dtype.kind in "iu":  # TF: integer mean and variance (squared_difference's dtypes)
         variance = reduce_mean(_math_ops.squared_difference(x, stop_gradient(mean)), axis=axes, keepdims=True)
@@ -541,8 +541,8 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
     """(x - mean) * scale / sqrt(variance + epsilon) + offset (offset/scale may be None)."""
     m = _math_ops
-    x = _float_input(x, "BatchNormalization")
-    inv = m.rsqrt(as_tensor(variance) + _const(variance_epsilon, x))
+    x = float_input(x, "BatchNormalization")
+    inv = m.rsqrt(as_tensor(variance) + const(variance_epsilon, x))
     if scale is not None:
         inv = inv * scale
     shift = (offset - as_tensor(mean) * inv) if offset is not None else -(as_tensor(mean) * inv)
@@ -555,4 +555,4 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
 def l2_loss(t, name=None):
     """sum(t ** 2) / 2."""
     t = _real_float_input(t, "L2Loss")
-    return reduce_sum(t * t) * _const(0.5, t)
+    return reduce_sum(t * t) * const(0.5, t)

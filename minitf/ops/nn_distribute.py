@@ -6,7 +6,7 @@ from minitf import dispatch, errors
 from minitf import distribution_context as distribute_context
 from minitf.ops import math as _math_ops
 from minitf.ops._core import Tensor, as_tensor
-from minitf.ops.nn import _const, _float_input
+from minitf.ops.nn import const, float_input
 from minitf.ops.reduce import reduce_sum
 
 __all__ = ["compute_average_loss", "scale_regularization_loss"]
@@ -31,7 +31,7 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
         its `run` (the replica's batch is unknown there).
       InvalidArgumentError: a negative `global_batch_size`.
     """
-    loss = _float_input(per_example_loss, "ComputeAverageLoss")
+    loss = float_input(per_example_loss, "ComputeAverageLoss")
     if loss._value.ndim == 0:
         raise ValueError("Invalid value passed for `per_example_loss`. Expected a tensor with at "
                          f"least rank 1, received a scalar: {loss!r}")
@@ -46,7 +46,7 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
         raise errors.InvalidArgumentError(None, None, "compute_average_loss: global_batch_size must be "
                                           f"non-negative. Got: {global_batch_size}")
     total = reduce_sum(loss)
-    return _math_ops.divide_no_nan(total, _const(global_batch_size, total))
+    return _math_ops.divide_no_nan(total, const(global_batch_size, total))
 
 
 @dispatch.add_dispatch_support

@@ -2,7 +2,7 @@
 import numpy as np
 
 from minitf import dispatch, errors
-from minitf.ops._core import Op, Tensor, _state, array_module, as_tensor, check_float, record
+from minitf.ops._core import Op, Tensor, thread_state, array_module, as_tensor, check_float, record
 from minitf.ops.array import reshape, transpose
 from minitf.ops.math import abs as abs_, maximum, pow as pow_, rsqrt, sqrt
 from minitf.ops.reduce import reduce_max, reduce_sum
@@ -98,7 +98,7 @@ def _spectral_norm(x, a0, a1, keepdims):
     xp = array_module(moved._value)
     u, s, vh = xp.linalg.svd(moved._value, full_matrices=False)
     out = Tensor(s[..., 0])
-    if _state.active:
+    if thread_state.active:
         u1, v1h = u[..., :, 0], vh[..., 0, :]
         record(SPECTRAL_NORM, (moved,), (out,),
                lambda g: reshape(g, tuple(g.shape) + (1, 1)) * Tensor(xp.conj(u1[..., :, None] * v1h[..., None, :])))

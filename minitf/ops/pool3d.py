@@ -7,9 +7,9 @@ gradients over, the real (unpadded) elements of each window. The array work live
 """
 from minitf import dispatch, errors
 from minitf.kernels import volumes
-from minitf.ops._core import Op, Tensor, _state, as_tensor, record
+from minitf.ops._core import Op, Tensor, thread_state, as_tensor, record
 from minitf.ops.creation import zeros_like
-from minitf.ops.conv3d import (FLOAT_TYPES, _Geometry3D, check_format, check_padding, check_rank,
+from minitf.ops.conv3d import (FLOAT_TYPES, Geometry3D, check_format, check_padding, check_rank,
                                from_ndhwc, sequence, to_ndhwc)
 
 __all__ = ["max_pool3d", "avg_pool3d"]
@@ -35,7 +35,7 @@ MAX_POOL3D = Op("MaxPool3D", dtypes=("float16", "bfloat16", "float32"))
 def _max_pool3d_ndhwc(x, geo):
     """MaxPool3D on an NDHWC tensor with a precomputed geometry; records its gradient."""
     y = Tensor(volumes.max_pool3d(x._value, geo))
-    if _state.active:
+    if thread_state.active:
         maxima = _Maxima(x, y, geo)
         record(MAX_POOL3D, (x,), (y,), lambda g: _max_pool3d_grad(x, g, maxima, geo))
     return y
@@ -47,7 +47,7 @@ MAX_POOL3D_GRAD = Op("MaxPool3DGrad")
 def _max_pool3d_grad(x, g, maxima, geo):
     """MaxPool3DGrad: each upstream value added to every maximum of its window."""
     out = Tensor(volumes.max_pool3d_grad(g._value, maxima, geo))
-    if _state.active:
+    if thread_state.active:
         # zero almost everywhere with respect to the input, and TF returns those zeros
         record(MAX_POOL3D_GRAD, (x, g), (out,),
                lambda u: (lambda: zeros_like(x), lambda: _max_pool3d_grad_grad(x, u, maxima, geo)))
@@ -60,7 +60,7 @@ MAX_POOL3D_GRAD_GRAD = Op("MaxPool3DGradGrad")
 def _max_pool3d_grad_grad(x, u, maxima, geo):
     """MaxPool3DGradGrad: for each window, the sum of `u` over its maxima."""
     y = Tensor(volumes.max_pool3d_grad_grad(u._value, maxima, geo))
-    if _state.active:
+    if thread_state.active:
         record(MAX_POOL3D_GRAD_GRAD, (x, u), (y,),
                lambda g: (lambda: zeros_like(x), lambda: _max_pool3d_grad(x, g, maxima, geo)))
     return y
@@ -72,7 +72,7 @@ AVG_POOL3D = Op("AvgPool3D", dtypes=FLOAT_TYPES)
 def _avg_pool3d_ndhwc(x, geo):
     """AvgPool3D on an NDHWC tensor with a precomputed geometry; records its gradient."""
     y = Tensor(volumes.avg_pool3d(x._value, geo))
-    if _state.active:
+    if thread_state.active:
         record(AVG_POOL3D, (x,), (y,), lambda g: _avg_pool3d_grad(g, geo))
     return y
 
@@ -83,7 +83,7 @@ AVG_POOL3D_GRAD = Op("AvgPool3DGrad")
 def _avg_pool3d_grad(g, geo):
     """AvgPool3DGrad: each upstream value spread evenly over its window's real elements."""
     out = Tensor(volumes.avg_pool3d_grad(g._value, geo))
-    if _state.active:
+    if thread_state.active:
         record(AVG_POOL3D_GRAD, (g,), (out,), lambda u: _avg_pool3d_ndhwc(u, geo))
     return out
 
@@ -107,7 +107,7 @@ def geometry(x, ksize, strides, padding, data_format, op_name):
     """The checked window geometry of a 3-D pooling of the NDHWC tensor `x`."""
     k = _window(sequence(ksize, "ksize", data_format, op_name), "ksize", data_format, op_name)
     s = _window(sequence(strides, "strides", data_format, op_name), "strides", data_format, op_name)
-    return _Geometry3D(tuple(x._value.shape), k, s, (1, 1, 1), padding, op_name, allow_empty=True)
+    return Geometry3D(tuple(x._value.shape), k, s, (1, 1, 1), padding, op_name, allow_empty=True)
 
 
 def _pool3d(kind, input, ksize, strides, padding, data_format):  # noqa: A002

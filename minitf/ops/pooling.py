@@ -9,26 +9,26 @@ import numpy as np  # Python-side bookkeeping only (argument lists)
 
 from minitf import dispatch
 from minitf import errors, kernels
-from minitf.ops._core import Op, Tensor, _state, record, array_module, as_tensor
+from minitf.ops._core import Op, Tensor, thread_state, record, array_module, as_tensor
 from minitf.ops.array import reshape
 from minitf.ops.arg_checks import converted
-from minitf.ops.conv_geometry import (_Geometry, _check_format, _check_rank, _from_nhwc, _nhwc,
-                                      _normalize_padding, _not_allowed, _one_int, _spatial_pair)
+from minitf.ops.conv_geometry import (Geometry, check_format, check_rank, from_nhwc, nhwc,
+                                      normalize_padding, not_allowed, one_int, spatial_pair)
 from minitf.ops.pool3d import avg_pool3d, max_pool3d
 
 __all__ = ["max_pool2d", "avg_pool2d", "max_pool", "avg_pool", "max_pool1d", "avg_pool1d", "pool"]
 
 
 def _pool_geometry(x, ksize, strides, padding, data_format, op_name, allow_explicit):
-    kh, kw = _spatial_pair(ksize, "ksize", op_name, data_format=data_format)
-    s = _spatial_pair(strides, "strides", op_name, data_format=data_format)
+    kh, kw = spatial_pair(ksize, "ksize", op_name, data_format=data_format)
+    s = spatial_pair(strides, "strides", op_name, data_format=data_format)
     if min(kh, kw) < 1 or min(s) < 1:
         raise errors.invalid_argument(op_name, f"ksize {[kh, kw]} and strides {list(s)} must be >= 1")
-    mode, explicit = _normalize_padding(padding, op_name, data_format, allow_explicit)
+    mode, explicit = normalize_padding(padding, op_name, data_format, allow_explicit)
     if explicit and (explicit[0][0] >= kh or explicit[0][1] >= kh or
                      explicit[1][0] >= kw or explicit[1][1] >= kw):
         raise errors.invalid_argument(op_name, f"explicit padding {padding} must be smaller than ksize")
-    return _Geometry(x._value.shape, kh, kw, s, (1, 1), mode, explicit, op_name, allow_empty=True)
+    return Geometry(x._value.shape, kh, kw, s, (1, 1), mode, explicit, op_name, allow_empty=True)
 
 
 class _MaxPoolWinners:
@@ -54,7 +54,7 @@ MAX_POOL = Op("MaxPool")
 def _max_pool_nhwc(x, geo):
     xv = x._value
     y = Tensor(kernels.for_module(array_module(xv)).max_pool(xv, geo))
-    if _state.active:
+    if thread_state.active:
         winners = _MaxPoolWinners(x, y, geo)
         record(MAX_POOL, (x,), (y,), lambda g: _max_pool_grad(x, g, winners, geo))
     return y
@@ -67,7 +67,7 @@ def _max_pool_grad(x, g, winners, geo):
     """MaxPoolGrad: route each upstream value to the position of its window's maximum."""
     gv = g._value
     out = Tensor(kernels.for_module(array_module(gv)).max_pool_grad(gv, winners, geo))
-    if _state.active:
+    if thread_state.active:
         record(MAX_POOL_GRAD, (x, g), (out,), lambda u: (None, lambda: _max_pool_grad_grad(x, u, winners, geo)))
     return out
 
@@ -79,7 +79,7 @@ def _max_pool_grad_grad(x, u, winners, geo):
     """MaxPoolGradGrad: gather, for each window, the value at its maximum's position."""
     uv = u._value
     y = Tensor(kernels.for_module(array_module(uv)).max_pool_grad_grad(uv, winners, geo))
-    if _state.active:
+    if thread_state.active:
         record(MAX_POOL_GRAD_GRAD, (x, u), (y,), lambda g: (None, lambda: _max_pool_grad(x, g, winners, geo)))
     return y
 
@@ -90,7 +90,7 @@ AVG_POOL = Op("AvgPool")
 def _avg_pool_nhwc(x, geo):
     xv = x._value
     y = Tensor(kernels.for_module(array_module(xv)).avg_pool(xv, geo))
-    if _state.active:
+    if thread_state.active:
         record(AVG_POOL, (x,), (y,), lambda g: _avg_pool_grad(g, geo))
     return y
 
@@ -102,7 +102,7 @@ def _avg_pool_grad(g, geo):
     """AvgPoolGrad: spread each upstream value evenly over its window's real elements."""
     gv = g._value
     out = Tensor(kernels.for_module(array_module(gv)).avg_pool_grad(gv, geo))
-    if _state.active:
+    if thread_state.active:
         record(AVG_POOL_GRAD, (g,), (out,), lambda u: _avg_pool_nhwc(u, geo))
     return out
 
@@ -110,16 +110,16 @@ def _avg_pool_grad(g, geo):
 def _pool2d(kind, input, ksize, strides, padding, data_format):  # noqa: A002
     op = "MaxPool" if kind == "max" else "AvgPool"
     x = input if type(input) is Tensor else converted(input, f"tf.nn.{kind}_pool2d", "input")
-    data_format = _check_format(data_format, op)
-    _check_rank(x, 4, op)
+    data_format = check_format(data_format, op)
+    check_rank(x, 4, op)
     if kind == "avg" and x._value.dtype.kind != "f":
-        _not_allowed(x, op, "half, bfloat16, float, double")
+        not_allowed(x, op, "half, bfloat16, float, double")
     if kind == "max" and x._value.dtype.kind not in "fiu":
-        _not_allowed(x, op, "half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16")
-    x = _nhwc(x, data_format)
+        not_allowed(x, op, "half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16")
+    x = nhwc(x, data_format)
     geo = _pool_geometry(x, ksize, strides, padding, data_format, op, allow_explicit=(kind == "max"))
     y = _max_pool_nhwc(x, geo) if kind == "max" else _avg_pool_nhwc(x, geo)
-    return _from_nhwc(y, data_format)
+    return from_nhwc(y, data_format)
 
 
 @dispatch.add_dispatch_support
@@ -136,11 +136,11 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  
 
 def _pool1d(kind, input, ksize, strides, padding, data_format):  # noqa: A002
     x = as_tensor(input)
-    _check_rank(x, 3, f"{kind}_pool1d")
+    check_rank(x, 3, f"{kind}_pool1d")
     if data_format not in (None, "NWC"):
         raise ValueError(f"{kind}_pool1d: only data_format='NWC' is supported, got {data_format!r}")
-    k = _one_int(ksize, "ksize", "NHWC")
-    s = _one_int(strides, "strides", "NHWC")
+    k = one_int(ksize, "ksize", "NHWC")
+    s = one_int(strides, "strides", "NHWC")
     pad = padding if isinstance(padding, str) else [[0, 0], [0, 0], list(padding[1]), [0, 0]]
     x4 = reshape(x, [x.shape[0], 1] + list(x.shape[1:]))
     y = _pool2d(kind, x4, [1, k], [1, s], pad, "NHWC")

@@ -3,7 +3,7 @@ sums and products, each differentiable one with its gradient beside it."""
 import numpy as np
 
 from minitf import dispatch, dtypes
-from minitf.ops._core import (_NUMERIC, _REAL, Op, Tensor, _state, array_module, as_tensor, normalize_axis,
+from minitf.ops._core import (NUMERIC, REAL, Op, Tensor, thread_state, array_module, as_tensor, normalize_axis,
                               record, reduction_axes)
 from minitf.ops.array import broadcast_to, reshape, transpose, where, zeros_like
 from minitf.ops.constant import stop_gradient
@@ -78,7 +78,7 @@ def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
     if v.dtype.kind == "b":
         v = v.astype("int32")
     y = Tensor(xp.asarray(xp.sum(v, axis=axes, keepdims=keepdims), dtype=v.dtype))
-    if _state.active:
+    if thread_state.active:
         shape = x._value.shape
         record(SUM, (x,), (y,), lambda g: _broadcast_back(g, shape, axes, keepdims))
     return y
@@ -117,7 +117,7 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
         quotient = xp.sign(total) * (xp.abs(total) // max(count, 1))
         return Tensor(xp.asarray(quotient, dtype=v.dtype))
     y = Tensor(xp.asarray(xp.mean(v, axis=axes, keepdims=keepdims), dtype=v.dtype))
-    if _state.active:
+    if thread_state.active:
         shape = x._value.shape
         record(MEAN, (x,), (y,), lambda g: _broadcast_back(g / count, shape, axes, keepdims))
     return y
@@ -152,7 +152,7 @@ def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
     else:
         raw = xp.sqrt(xp.sum(v * v, axis=axes, keepdims=keepdims))
     y = Tensor(xp.asarray(raw, dtype=v.dtype))
-    if _state.active and v.dtype.kind == "f":
+    if thread_state.active and v.dtype.kind == "f":
         shape = v.shape
 
         def grad(g):
@@ -188,7 +188,7 @@ def _reduce_extreme(input_tensor, axis, keepdims, op, largest):
         fn = xp.max if largest else xp.min
         raw = xp.asarray(fn(x._value, axis=axes, keepdims=keepdims), dtype=x._value.dtype)
     y = Tensor(raw)
-    if _state.active and x._value.dtype.kind == "f":
+    if thread_state.active and x._value.dtype.kind == "f":
         record(op, (x,), (y,), lambda g: _extreme_grad(x, y, g, axes, keepdims))
     return y
 
@@ -233,7 +233,7 @@ def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
     xp = array_module(x._value)
     v = x._value.astype("int32") if x._value.dtype.kind == "b" else x._value
     y = Tensor(xp.asarray(xp.prod(v, axis=axes, keepdims=keepdims), dtype=v.dtype))
-    if _state.active and v.dtype.kind in "fc":
+    if thread_state.active and v.dtype.kind in "fc":
         shape = x._value.shape
         record(PROD, (x,), (y,),
                lambda g: _broadcast_back(g, shape, axes, keepdims) * _product_of_others(x, axes))
@@ -250,7 +250,7 @@ def _product_of_others(x, axes):
     if not axes or x._value.size == 0:  # (an empty input has an empty gradient)
         xp = array_module(x._value)
         ones = Tensor(xp.ones_like(x._value))
-        if _state.active:
+        if thread_state.active:
             # connected to x with a zero gradient, as TF's cumprod-based rule is: second
             # derivatives of a reduction over no axes are zeros, not None
             record(PROD_OTHERS, (x,), (ones,), lambda g: Tensor(xp.zeros_like(x._value)))
@@ -361,7 +361,7 @@ def _arg_extreme(input, axis, output_type, op, fn_name):  # noqa: A002
     return Tensor(getattr(xp, fn_name)(x._value, axis=axis).astype(output_type._np))
 
 
-ARG_MAX = Op("ArgMax", dtypes=_REAL + ("bool",))
+ARG_MAX = Op("ArgMax", dtypes=REAL + ("bool",))
 
 
 @dispatch.add_dispatch_support
@@ -370,7 +370,7 @@ def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
     return _arg_extreme(input, axis, output_type, ARG_MAX, "argmax")
 
 
-ARG_MIN = Op("ArgMin", dtypes=_REAL + ("bool",))
+ARG_MIN = Op("ArgMin", dtypes=REAL + ("bool",))
 
 
 @dispatch.add_dispatch_support
@@ -415,7 +415,7 @@ def _scan(x, axis, exclusive, reverse, op, product):
     return x, axis, Tensor(_scan_raw(xp, v, axis, bool(exclusive), bool(reverse), product))
 
 
-CUMSUM = Op("Cumsum", batchable=True, dtypes=_NUMERIC)
+CUMSUM = Op("Cumsum", batchable=True, dtypes=NUMERIC)
 
 
 @dispatch.add_dispatch_support
@@ -423,14 +423,14 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     """Cumulative sum along `axis`; `exclusive` leaves out the current element, `reverse` scans
     from the end."""
     x, axis, y = _scan(x, axis, exclusive, reverse, CUMSUM, product=False)
-    if _state.active and x._value.dtype.kind in "fc":
+    if thread_state.active and x._value.dtype.kind in "fc":
         nd = x._value.ndim
         record(CUMSUM, (x,), (y,),
                lambda g: cumsum(g, axis + g._value.ndim - nd, exclusive, not reverse))
     return y
 
 
-CUMPROD = Op("Cumprod", batchable=True, dtypes=_NUMERIC)
+CUMPROD = Op("Cumprod", batchable=True, dtypes=NUMERIC)
 
 
 @dispatch.add_dispatch_support
@@ -438,7 +438,7 @@ def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     """Cumulative product along `axis` (options as in cumsum). Like TF, the gradient divides by
     x, so it is not defined where x is zero."""
     x, axis, y = _scan(x, axis, exclusive, reverse, CUMPROD, product=True)
-    if _state.active and x._value.dtype.kind in "fc":
+    if thread_state.active and x._value.dtype.kind in "fc":
         nd = x._value.ndim
         record(CUMPROD, (x,), (y,),
                lambda g: cumsum(y * g, axis + g._value.ndim - nd, exclusive, not reverse) / x)

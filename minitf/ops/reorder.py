@@ -4,9 +4,9 @@ import collections
 import numpy as np
 
 from minitf import backend, dispatch, dtypes, errors
-from minitf.ops._core import Op, Tensor, _state, array_module, as_tensor, normalize_axis, record
+from minitf.ops._core import Op, Tensor, thread_state, array_module, as_tensor, normalize_axis, record
 from minitf.ops.constant import identity
-from minitf.ops.shaping import _batch_ndim, _int_list, _scalar_int
+from minitf.ops.shaping import batch_ndim, int_list, scalar_int
 
 __all__ = ["roll", "reverse", "sort", "argsort", "unique"]
 
@@ -20,7 +20,7 @@ ROLL = Op("Roll", batchable=True)
 def roll(input, shift, axis, name=None):  # noqa: A002
     """Elements shifted cyclically by `shift` along `axis` (both may be lists)."""
     x = as_tensor(input)
-    shifts, axes = _int_list(shift), _int_list(axis)
+    shifts, axes = int_list(shift), int_list(axis)
     if len(shifts) != len(axes):
         raise errors.invalid_argument("Roll", f"shift and axis must have the same size, got "
                                               f"{len(shifts)} and {len(axes)}")
@@ -30,9 +30,9 @@ def roll(input, shift, axis, name=None):  # noqa: A002
     axes = [normalize_axis(a, nd, "Roll") for a in axes]
     xp = array_module(x._value)
     y = Tensor(xp.roll(x._value, shifts, axes) if axes else x._value)
-    if _state.active:
+    if thread_state.active:
         def grad(g):
-            b = _batch_ndim(g, nd)
+            b = batch_ndim(g, nd)
             return roll(g, [-s for s in shifts], [a + b for a in axes])
         record(ROLL, (x,), (y,), grad)
     return y
@@ -48,14 +48,14 @@ def reverse(tensor, axis, name=None):
     nd = x._value.ndim
     if nd == 0 or x._value.size == 0:  # TF hands these back without looking at `axis`
         return identity(x)
-    axes = [normalize_axis(a, nd, "ReverseV2") for a in _int_list(axis)]
+    axes = [normalize_axis(a, nd, "ReverseV2") for a in int_list(axis)]
     if len(set(axes)) != len(axes):
         raise errors.invalid_argument("ReverseV2", f"axis {axes} specifies a dimension more than once")
     xp = array_module(x._value)
     y = Tensor(xp.flip(x._value, tuple(axes)) if axes else x._value)
-    if _state.active:
+    if thread_state.active:
         record(REVERSE, (x,), (y,),
-               lambda g: reverse(g, [a + _batch_ndim(g, nd) for a in axes]))
+               lambda g: reverse(g, [a + batch_ndim(g, nd) for a in axes]))
     return y
 
 
@@ -88,7 +88,7 @@ def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
     x = as_tensor(values)
     descending = _check_direction(direction)
     _check_sortable(x)
-    axis = normalize_axis(_scalar_int(axis), x._value.ndim, "TopKV2")
+    axis = normalize_axis(scalar_int(axis), x._value.ndim, "TopKV2")
     xp = array_module(x._value)
     return Tensor(_argsort_raw(xp, x._value, axis, descending, stable).astype("int32"))
 
@@ -101,7 +101,7 @@ def _permute_along(x, perm, inverse, axis):
     xp = array_module(x._value)
     lead = x._value.ndim - perm.ndim
     y = Tensor(xp.take_along_axis(x._value, perm.reshape((1,) * lead + perm.shape), axis=lead + axis))
-    if _state.active:
+    if thread_state.active:
         record(PERMUTE_ALONG, (x,), (y,), lambda g: _permute_along(g, inverse, perm, axis))
     return y
 
@@ -112,7 +112,7 @@ def sort(values, axis=-1, direction="ASCENDING", name=None):
     x = as_tensor(values)
     descending = _check_direction(direction)
     _check_sortable(x)
-    axis = normalize_axis(_scalar_int(axis), x._value.ndim, "TopKV2")
+    axis = normalize_axis(scalar_int(axis), x._value.ndim, "TopKV2")
     xp = array_module(x._value)
     perm = _argsort_raw(xp, x._value, axis, descending, stable=True)
     inverse = xp.argsort(perm, axis=axis)

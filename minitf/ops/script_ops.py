@@ -6,7 +6,7 @@ import numpy as np
 
 from minitf import dtypes, errors, nest
 from minitf.convert import convert_to_tensor
-from minitf.ops._core import Tensor, Variable, _state
+from minitf.ops._core import Tensor, Variable, thread_state
 from minitf.tensor_spec import TensorSpec
 
 __all__ = ["py_function", "numpy_function"]
@@ -106,8 +106,8 @@ def py_function(func=None, inp=None, Tout=None, name=None):
     decorator = _decorator_or_none(py_function, "tf.py_function", func, inp, Tout, name=name)
     if decorator is not None:
         return decorator
-    if _state.graph is not None:  # traced: a node that calls `func` each time the graph runs
-        return _state.graph.call(py_function, (func, list(inp), Tout), {}, stateful=True,
+    if thread_state.graph is not None:  # traced: a node that calls `func` each time the graph runs
+        return thread_state.graph.call(py_function, (func, list(inp), Tout), {}, stateful=True,
                                  abstract=_unknown_outputs, op_type="EagerPyFunc")
     single = not isinstance(Tout, (list, tuple))
     out_dtypes = [_out_dtype(t) for t in ([Tout] if single else Tout)]
@@ -153,8 +153,8 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
                                    stateful=stateful, name=name)
     if decorator is not None:
         return decorator
-    if _state.graph is not None:
-        return _state.graph.call(numpy_function, (func, list(inp), Tout), {"stateful": stateful},
+    if thread_state.graph is not None:
+        return thread_state.graph.call(numpy_function, (func, list(inp), Tout), {"stateful": stateful},
                                  stateful=True, abstract=_unknown_outputs, op_type="PyFunc")
     arrays = [np.array(x.numpy() if isinstance(x, (Tensor, Variable)) else x) for x in inp]
     result = nest.flatten(func(*arrays))

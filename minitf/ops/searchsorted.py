@@ -3,12 +3,12 @@ UpperBound kernels). Integer results: no gradient."""
 import numpy as np
 
 from minitf import dispatch, dtypes, errors
-from minitf.ops._core import _REAL, Op, Tensor, array_module, as_tensor
+from minitf.ops._core import REAL, Op, Tensor, array_module, as_tensor
 
 __all__ = ["searchsorted"]
 
-LOWER_BOUND = Op("LowerBound", dtypes=_REAL)
-UPPER_BOUND = Op("UpperBound", dtypes=_REAL)
+LOWER_BOUND = Op("LowerBound", dtypes=REAL)
+UPPER_BOUND = Op("UpperBound", dtypes=REAL)
 
 
 def merged_rank(xp, seq, vals, side):

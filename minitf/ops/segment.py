@@ -10,7 +10,7 @@ are split evenly among the tied winners of a segment; product gradients handle z
 import numpy as np
 
 from minitf import dispatch, errors
-from minitf.ops._core import (_NUMERIC, _REAL, Op, Tensor, Variable, _state, array_module, as_tensor,
+from minitf.ops._core import (NUMERIC, REAL, Op, Tensor, Variable, thread_state, array_module, as_tensor,
                               check_attr_dtype, record)
 from minitf.ops.compare import equal, greater, greater_equal, logical_and
 from minitf.ops.constant import cast
@@ -211,11 +211,11 @@ def _prod_grad(x, ids, y, g, unsorted, num):
 
 # -- sorted segments -----------------------------------------------------------------------------
 
-SEGMENT_SUM = Op("SegmentSum", dtypes=_NUMERIC)
-SEGMENT_MEAN = Op("SegmentMean", dtypes=_NUMERIC)
-SEGMENT_MAX = Op("SegmentMax", dtypes=_REAL)
-SEGMENT_MIN = Op("SegmentMin", dtypes=_REAL)
-SEGMENT_PROD = Op("SegmentProd", dtypes=_NUMERIC)
+SEGMENT_SUM = Op("SegmentSum", dtypes=NUMERIC)
+SEGMENT_MEAN = Op("SegmentMean", dtypes=NUMERIC)
+SEGMENT_MAX = Op("SegmentMax", dtypes=REAL)
+SEGMENT_MIN = Op("SegmentMin", dtypes=REAL)
+SEGMENT_PROD = Op("SegmentProd", dtypes=NUMERIC)
 
 
 def _trunc_div(xp, total, counts):
@@ -243,7 +243,7 @@ def _sorted(op, kind, data, segment_ids):
         else:
             out = xp.where(counts == 0, xp.zeros((), raw.dtype), out)  # TF's sorted kernels: 0
     y = Tensor(out)
-    if _state.active and raw.dtype.kind in "fc":
+    if thread_state.active and raw.dtype.kind in "fc":
         if kind == "sum":
             rule = lambda g: gather(g, ids)  # noqa: E731
         elif kind == "mean":
@@ -319,17 +319,17 @@ def segment_prod(data, segment_ids, name=None):
 
 # -- unsorted segments ---------------------------------------------------------------------------
 
-UNSORTED_SUM = Op("UnsortedSegmentSum", dtypes=_NUMERIC)
-UNSORTED_MAX = Op("UnsortedSegmentMax", dtypes=_REAL)
-UNSORTED_MIN = Op("UnsortedSegmentMin", dtypes=_REAL)
-UNSORTED_PROD = Op("UnsortedSegmentProd", dtypes=_NUMERIC)
+UNSORTED_SUM = Op("UnsortedSegmentSum", dtypes=NUMERIC)
+UNSORTED_MAX = Op("UnsortedSegmentMax", dtypes=REAL)
+UNSORTED_MIN = Op("UnsortedSegmentMin", dtypes=REAL)
+UNSORTED_PROD = Op("UnsortedSegmentProd", dtypes=NUMERIC)
 
 
 def _unsorted(op, kind, data, segment_ids, num_segments):
     x, ids, num = _unsorted_args(op, data, segment_ids, num_segments)
     rows, flat_ids = _flat_rows(x, ids)
     y = Tensor(_reduce_raw(kind, rows, flat_ids, num))
-    if _state.active and x._value.dtype.kind in "fc":
+    if thread_state.active and x._value.dtype.kind in "fc":
         if kind == "sum":
             rule = lambda g: _gather_drop_negatives(g, ids)[0]  # noqa: E731
         elif kind == "prod":

@@ -1,14 +1,14 @@
 """Shape manipulation: reshape, transpose, broadcast, stack/unstack, concat/split, tile, and the
 shape queries (shape, size, rank), with gradients.
 
-The helpers `_shape_arg`, `_int_list`, `_scalar_int` and `_batch_ndim` are shared by the sibling
+The helpers `shape_arg`, `int_list`, `scalar_int` and `batch_ndim` are shared by the sibling
 array modules (creation, gather, reorder), which sit above this one.
 """
 import numpy as np
 
 from minitf import backend, dispatch, dtypes, errors
 from minitf.convert import register_packer
-from minitf.ops._core import (Op, Tensor, Variable, _state, array_module, as_tensor,
+from minitf.ops._core import (Op, Tensor, Variable, thread_state, array_module, as_tensor,
                               check_attr_dtype, normalize_axis, record, graph_call, is_graph_value, tracing)
 from minitf.ops.constant import identity
 from minitf.ops.arg_checks import converted, int_attr, int_input, named
@@ -20,7 +20,7 @@ __all__ = ["reshape", "broadcast_to", "transpose", "stack", "unstack", "newaxis"
 newaxis = None
 
 
-def _shape_arg(shape):
+def shape_arg(shape):
     """A tuple of ints from a list, tuple, TensorShape or 1-D integer tensor."""
     if isinstance(shape, Tensor):
         return tuple(int(d) for d in np.asarray(shape.numpy()).reshape(-1))
@@ -29,18 +29,18 @@ def _shape_arg(shape):
     return tuple(int(d) if not isinstance(d, Tensor) else int(d.numpy()) for d in shape)
 
 
-def _int_list(value):
+def int_list(value):
     """A list of Python ints from an int, list, tuple, numpy array or integer tensor."""
     if isinstance(value, Tensor):
         value = value.numpy()
     return [int(v) for v in np.asarray(value).reshape(-1)]
 
 
-def _scalar_int(value):
+def scalar_int(value):
     return int(value.numpy()) if isinstance(value, Tensor) else int(value)
 
 
-def _batch_ndim(g, out_ndim):
+def batch_ndim(g, out_ndim):
     """Leading batch dimensions a cotangent carries beyond the op's output (vectorized jacobians)."""
     return g._value.ndim - out_ndim
 
@@ -65,7 +65,7 @@ def _reshape_sizes(shape):
                 "Reshape", f"Value for attr 'Tshape' of {arr.dtype.name} is not in the list of allowed "
                            f"values: int32, int64; pass integer sizes")
     elif isinstance(shape, (int, np.integer, TensorShape)):
-        return _shape_arg(shape)
+        return shape_arg(shape)
     else:  # the slow path: TF converts the sizes, then Reshape checks their dtype
         arr = int_input(shape, "tf.reshape", "Reshape", "shape", attr="Tshape")
     if arr.ndim > 1:
@@ -139,10 +139,10 @@ def reshape(tensor, shape, name=None):
         raise RESHAPE.invalid(f"Input to reshape is a tensor with {x._value.size} values, but the "
                               f"requested shape {list(shape)} has {int(np.prod(shape))}; check the "
                               f"target shape") from None
-    if _state.active:
+    if thread_state.active:
         in_shape, out_ndim = x._value.shape, y._value.ndim
         record(RESHAPE, (x,), (y,),
-               lambda g: reshape(g, g._value.shape[:_batch_ndim(g, out_ndim)] + in_shape))
+               lambda g: reshape(g, g._value.shape[:batch_ndim(g, out_ndim)] + in_shape))
     return y
 
 
@@ -153,14 +153,14 @@ BROADCAST_TO = Op("BroadcastTo", batchable=True)
 def broadcast_to(input, shape, name=None):  # noqa: A002
     """`input` broadcast to `shape` with numpy's rules (the gradient sums back)."""
     x = as_tensor(input)
-    shape = _shape_arg(shape)
+    shape = shape_arg(shape)
     xp = array_module(x._value)
     try:
         y = Tensor(xp.broadcast_to(x._value, shape))
     except ValueError:
         raise BROADCAST_TO.invalid(
             f"Unable to broadcast tensor of shape {list(x.shape)} to shape {list(shape)}") from None
-    if _state.active:
+    if thread_state.active:
         record(BROADCAST_TO, (x,), (y,), lambda g: g)
     return y
 
@@ -189,7 +189,7 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
     nd = x._value.ndim
     if perm is not None and not (isinstance(perm, (list, tuple)) and all(type(p) is int for p in perm)):
         perm = int_input(perm, "tf.transpose", "Transpose", "perm", rank=1, attr="Tperm")
-    perm = tuple(range(nd))[::-1] if perm is None else _shape_arg(perm)
+    perm = tuple(range(nd))[::-1] if perm is None else shape_arg(perm)
     for p in perm:
         if not -nd <= p < nd:
             raise TRANSPOSE.invalid(f"{p} is out of range [0 .. {nd}) in perm {list(perm)} for a "
@@ -198,11 +198,11 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
         raise TRANSPOSE.invalid(f"perm {list(perm)} is not a permutation of the {nd} dimensions of "
                                 f"a tensor of shape {list(x.shape)}")
     y = Tensor(x._value.transpose(perm))
-    if _state.active:
+    if thread_state.active:
         inverse = tuple(np.argsort(perm))
 
         def grad(g):
-            b = _batch_ndim(g, nd)
+            b = batch_ndim(g, nd)
             return transpose(g, tuple(range(b)) + tuple(p + b for p in inverse))
         record(TRANSPOSE, (x,), (y,), grad)
     return y
@@ -236,7 +236,7 @@ def stack(values, axis=0, name="stack"):
     if type(axis) is not int:
         axis = int_attr(axis, "tf.stack", "axis", floats=True)
     if not values:
-        if _scalar_int(axis) != 0:  # TF only converts an empty list as a constant for axis 0
+        if scalar_int(axis) != 0:  # TF only converts an empty list as a constant for axis 0
             raise IndexError("list index out of range: stack got no values to stack along axis "
                              f"{axis}")
         return Tensor(backend.default_module().zeros((0,), dtype=np.float32))
@@ -248,7 +248,7 @@ def stack(values, axis=0, name="stack"):
         raise named(e, "tf.stack", "values") from None
     first = tensors[0]
     nd = first._value.ndim + 1
-    axis = _scalar_int(axis)
+    axis = scalar_int(axis)
     if not -nd <= axis < nd:
         raise ValueError(f"Argument `axis` = {axis} not in range [{-nd}, {nd}) for stacking tensors of "
                          f"shape {list(first.shape)}")
@@ -265,9 +265,9 @@ def stack(values, axis=0, name="stack"):
     axis = normalize_axis(axis, nd, "Pack")
     xp = array_module(first._value)
     y = Tensor(xp.stack([t._value for t in tensors], axis=axis))
-    if _state.active:
+    if thread_state.active:
         def grad(g):
-            return tuple(unstack(g, axis=axis + _batch_ndim(g, nd)))
+            return tuple(unstack(g, axis=axis + batch_ndim(g, nd)))
         record(PACK, tuple(tensors), (y,), grad)
     return y
 
@@ -283,7 +283,7 @@ def unstack(value, num=None, axis=0, name="unstack"):
     """Split a tensor into a list of tensors along `axis`, removing that axis."""
     x = as_tensor(value)
     nd = x._value.ndim
-    axis = _scalar_int(axis)
+    axis = scalar_int(axis)
     if not -nd <= axis < nd:
         raise ValueError(f"Argument `axis` = {axis} not in range [{-nd}, {nd}) for unstacking a tensor "
                          f"of shape {list(x.shape)}")
@@ -294,9 +294,9 @@ def unstack(value, num=None, axis=0, name="unstack"):
                              f"pass num={n} or leave it out")
     xp = array_module(x._value)
     outs = tuple(Tensor(v) for v in xp.moveaxis(x._value, axis, 0))
-    if _state.active and outs:
+    if thread_state.active and outs:
         def grad(*gs):
-            return stack(gs, axis=axis + _batch_ndim(gs[0], nd - 1))
+            return stack(gs, axis=axis + batch_ndim(gs[0], nd - 1))
         record(UNPACK, (x,), outs, grad)
     return list(outs)
 
@@ -312,7 +312,7 @@ def expand_dims(input, axis, name=None):  # noqa: A002
             raise errors.invalid_argument("ExpandDims", f"tf.expand_dims: 'dim' must be a tensor with a "
                                                         f"single value, got axis={axis!r}")
         axis = int(dim.reshape(()))
-    axis = _scalar_int(axis)
+    axis = scalar_int(axis)
     if not -nd - 1 <= axis <= nd:
         raise errors.invalid_argument(
             "ExpandDims", f"Tried to expand dim index {axis} for tensor with {nd} dimensions "
@@ -338,7 +338,7 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
                 raise TypeError(f"tf.squeeze: expected a list of ints for argument `axis`, not {axis!r}")
             axis = [int_attr(a, "tf.squeeze", "axis", floats=True) for a in items]
         axes = []
-        for a in ([axis] if isinstance(axis, (int, np.integer)) else _int_list(axis)):
+        for a in ([axis] if isinstance(axis, (int, np.integer)) else int_list(axis)):
             if not -nd <= a < nd:
                 raise errors.invalid_argument(
                     "Squeeze", f"Tried to squeeze dim index {a} for tensor with {nd} dimensions "
@@ -414,11 +414,11 @@ def concat(values, axis, name="concat"):
                             "concatenation axis must match")
     xp = array_module(first._value)
     y = Tensor(xp.concatenate([t._value for t in tensors], axis=axis))
-    if _state.active:
+    if thread_state.active:
         sizes = [t._value.shape[axis] for t in tensors]
 
         def grad(g):
-            return tuple(split(g, sizes, axis=axis + _batch_ndim(g, nd)))
+            return tuple(split(g, sizes, axis=axis + batch_ndim(g, nd)))
         record(CONCAT, tuple(tensors), (y,), grad)
     return y
 
@@ -434,11 +434,11 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     nd = x._value.ndim
     if type(axis) is not int and not isinstance(axis, (Tensor, Variable)):
         axis = int(int_input(axis, "tf.split", "Split", "axis", rank=0, dtype=dtypes.int32))
-    axis = normalize_axis(_scalar_int(axis), nd, "Split")
+    axis = normalize_axis(scalar_int(axis), nd, "Split")
     n = x._value.shape[axis]
     if isinstance(num_or_size_splits, (int, np.integer)) or (
             isinstance(num_or_size_splits, Tensor) and num_or_size_splits._value.ndim == 0):
-        parts = _scalar_int(num_or_size_splits)
+        parts = scalar_int(num_or_size_splits)
         if parts <= 0 or n % parts:
             raise errors.invalid_argument(
                 "Split", f"Number of ways to split should evenly divide the split dimension, but got "
@@ -447,7 +447,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     else:
         if not (isinstance(num_or_size_splits, (list, tuple)) and all(type(s) is int for s in num_or_size_splits)):
             _check_size_splits(num_or_size_splits)
-        sizes = _int_list(num_or_size_splits)
+        sizes = int_list(num_or_size_splits)
         if num is not None and num != len(sizes):
             raise errors.invalid_argument(
                 "SplitV", f"tf.split: size of the split_tensor must be 1-D and have the same elements as "
@@ -464,9 +464,9 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     xp = array_module(x._value)
     bounds = np.cumsum(sizes)[:-1].tolist()
     outs = tuple(Tensor(v) for v in xp.split(x._value, bounds, axis=axis))
-    if _state.active:
+    if thread_state.active:
         def grad(*gs):
-            return concat(gs, axis=axis + _batch_ndim(gs[0], nd))
+            return concat(gs, axis=axis + batch_ndim(gs[0], nd))
         record(SPLIT, (x,), outs, grad)
     return list(outs)
 
@@ -492,7 +492,7 @@ def tile(input, multiples, name=None):  # noqa: A002
     x = input if type(input) is Tensor else converted(input, "tf.tile", "input")
     if not (isinstance(multiples, (list, tuple)) and all(type(m) is int for m in multiples)):
         multiples = int_input(multiples, "tf.tile", "Tile", "multiples", rank=1, attr="Tmultiples")
-    reps = _int_list(multiples)
+    reps = int_list(multiples)
     nd = x._value.ndim
     if len(reps) != nd:
         raise errors.invalid_argument(
@@ -502,7 +502,7 @@ def tile(input, multiples, name=None):  # noqa: A002
         raise errors.invalid_argument("Tile", f"Expected multiples to be non-negative, got {reps}")
     xp = array_module(x._value)
     y = Tensor(xp.tile(x._value, reps) if nd else x._value)
-    if _state.active:
+    if thread_state.active:
         shape = x._value.shape
         record(TILE, (x,), (y,), lambda g: _tile_grad(g, reps, shape))
     return y
@@ -515,7 +515,7 @@ def _tile_grad(g, reps, shape):
     xp = array_module(g._value)
     summed = xp.sum(g._value.reshape(split_shape), axis=tuple(b + 2 * i for i in range(len(shape))))
     y = Tensor(xp.asarray(summed, dtype=g._value.dtype))
-    if _state.active:
+    if thread_state.active:
         record(TILE_GRAD, (g,), (y,), lambda u: tile(u, [1] * (u._value.ndim - len(shape)) + reps))
     return y
 

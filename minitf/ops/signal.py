@@ -9,7 +9,7 @@ import numpy as np
 
 from minitf import backend, dispatch, dtypes, errors
 from minitf.convert import convert_to_tensor
-from minitf.ops._core import Op, Tensor, Variable, _state, array_module, as_tensor, record
+from minitf.ops._core import Op, Tensor, Variable, thread_state, array_module, as_tensor, record
 from minitf.ops.gather import gather, pad
 from minitf.ops.shaping import reshape
 
@@ -131,7 +131,7 @@ def _overlap_add_raw(xp, v, step):
 def _overlap_add_op(x, step):
     xp = array_module(x._value)
     y = Tensor(_overlap_add_raw(xp, x._value, step))
-    if _state.active:
+    if thread_state.active:
         frames, length = x._value.shape[-2], x._value.shape[-1]
 
         record(OVERLAP_AND_ADD, (x,), (y,),

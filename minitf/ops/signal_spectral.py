@@ -8,7 +8,7 @@ from minitf import dispatch
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Tensor, array_module, as_tensor
 from minitf.ops.dct import dct
-from minitf.ops.fft import _fit_tensor, irfft, rfft
+from minitf.ops.fft import fit_tensor, irfft, rfft
 from minitf.ops.math import multiply, negative, subtract
 from minitf.ops.reorder import reverse
 from minitf.ops.shaping import concat, split
@@ -103,7 +103,7 @@ def inverse_stft(stfts, frame_length, frame_step, fft_length=None, window_fn=han
         fft_length = _enclosing_power_of_two(length)
     else:
         fft_length = scalar_int(fft_length, "fft_length", "inverse_stft")
-    frames = _fit_tensor(irfft(z, [fft_length]), (length,))
+    frames = fit_tensor(irfft(z, [fft_length]), (length,))
     real_dtype = {"complex64": "float32", "complex128": "float64"}.get(z.dtype.name, z.dtype.name)
     frames = _apply_window(frames, window_fn, length, real_dtype)
     return overlap_and_add(frames, step)

@@ -3,7 +3,7 @@ and split (each method updates the array in place and returns it, as TF's eager 
 does), differentiable through the stack/unstack/concat/split ops it uses."""
 from minitf import dtypes, errors
 from minitf.convert import convert_to_tensor
-from minitf.ops._core import Tensor, _state
+from minitf.ops._core import Tensor, thread_state
 from minitf.ops.creation import zeros
 from minitf.ops.shaping import concat as _concat
 from minitf.ops.shaping import split as _split
@@ -44,7 +44,7 @@ class TensorArray:
     """
 
     def __new__(cls, *args, **kwargs):
-        graph = _state.graph
+        graph = thread_state.graph
         if cls is TensorArray and graph is not None:  # traced: a graph value (minitf.graph)
             return graph.tensor_array(*args, **kwargs)
         return super().__new__(cls)

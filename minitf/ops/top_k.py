@@ -8,7 +8,7 @@ import collections
 
 from minitf import dispatch
 from minitf import dtypes, errors, kernels
-from minitf.ops._core import Op, Tensor, _state, array_module, as_tensor, record
+from minitf.ops._core import Op, Tensor, thread_state, array_module, as_tensor, record
 
 __all__ = ["top_k", "in_top_k"]
 
@@ -47,7 +47,7 @@ def _gather_last(x, idx):
     """x[..., idx] along the last axis (idx has x's leading shape); scatters back in the gradient."""
     xp = array_module(x._value)
     y = Tensor(xp.take_along_axis(x._value, idx, axis=-1))
-    if _state.active and x._value.dtype.kind in "fc":
+    if thread_state.active and x._value.dtype.kind in "fc":
         n = x._value.shape[-1]
         record(GATHER_LAST, (x,), (y,), lambda g: _scatter_last(g, idx, n))
     return y
@@ -67,7 +67,7 @@ def _scatter_last(g, idx, n):
         rows = xp.arange(flat_idx.shape[0])[:, None]
         out.reshape(-1, n)[rows, flat_idx] = gv.reshape(-1, k)  # indices in a row are distinct
     y = Tensor(out)
-    if _state.active:
+    if thread_state.active:
         record(SCATTER_LAST, (g,), (y,),
                lambda u: _gather_last(u, xp.broadcast_to(idx, u._value.shape[:-1] + idx.shape[-1:])))
     return y

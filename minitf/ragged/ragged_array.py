@@ -8,7 +8,7 @@ from minitf.ops import array, shaping
 from minitf.ops._core import Tensor, as_tensor
 from minitf.ops.gather import boolean_mask as _dense_boolean_mask
 from minitf.ops.shaping import reshape
-from minitf.ragged.ragged_math import HANDLERS_BY_NAME, _same_partitions, register
+from minitf.ragged.ragged_math import HANDLERS_BY_NAME, same_partitions, register
 from minitf.ragged.ragged_tensor import RaggedTensor, concat_axis0, gather_rows
 
 __all__ = ["constant", "range", "stack", "boolean_mask", "map_flat_values", "concat"]
@@ -125,7 +125,7 @@ def map_flat_values(op, *args, **kwargs):
     if not rts:
         return op(*args, **kwargs)
     for other in rts[1:]:
-        _same_partitions(rts[0], other)
+        same_partitions(rts[0], other)
     flat = lambda a: a.flat_values if isinstance(a, RaggedTensor) else a  # noqa: E731
     out = op(*[flat(a) for a in args], **{k: flat(v) for k, v in kwargs.items()})
     out = as_tensor(out) if not isinstance(out, Tensor) else out
@@ -220,7 +220,7 @@ def boolean_mask(data, mask, name=None):
         mask = RaggedTensor.from_tensor(mask, ragged_rank=mask.shape.rank - 1)
     if not isinstance(data, RaggedTensor):
         data = RaggedTensor.from_tensor(as_tensor(data), ragged_rank=mask.ragged_rank)
-    _same_partitions(data, mask)
+    same_partitions(data, mask)
     flat_mask = np.asarray(mask.flat_values.numpy()).astype(bool)
     values = _dense_boolean_mask(data.flat_values, Tensor(flat_mask))
     # recount every level from the bottom: kept values per innermost row, then upwards

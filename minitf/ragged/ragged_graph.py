@@ -15,10 +15,10 @@ import numpy as np
 from minitf import dispatch
 from minitf.graph.structure import register_composite
 from minitf.ops import math as m
-from minitf.ragged.ragged_math import _OPERATORS, HANDLERS, _operand, elementwise_binary, elementwise_unary
+from minitf.ragged.ragged_math import OPERATORS, HANDLERS, operand, elementwise_binary, elementwise_unary
 from minitf.ragged.ragged_spec import RaggedTensorSpec
 from minitf.ragged.ragged_tensor import RaggedTensor
-from minitf.recording import _state
+from minitf.recording import thread_state
 from minitf.symbolic_tensor import SymbolicTensor, out_of_scope_error
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
@@ -79,7 +79,7 @@ def _no_value(what):
 def _record(api, args, kwargs):
     """`api(*args, **kwargs)` as one node of the graph being traced: when the graph runs it gets
     eager RaggedTensors rebuilt from their components."""
-    graph = _state.graph
+    graph = thread_state.graph
     if graph is None:
         for a in args:
             if isinstance(a, GraphRaggedTensor):
@@ -138,13 +138,13 @@ def _graph_operator(name, fn, reflected=False):
     def op(self, other):
         if _is_scalar(other):
             return eager(self, other)
-        other = _operand(other, self)
+        other = operand(other, self)
         return _record(apply, (other, self) if reflected else (self, other), {})
     op.__name__ = name
     return op
 
 
-for _name, _fn in _OPERATORS.items():
+for _name, _fn in OPERATORS.items():
     setattr(GraphRaggedTensor, f"__{_name}__", _graph_operator(f"__{_name}__", _fn))
     setattr(GraphRaggedTensor, f"__r{_name}__", _graph_operator(f"__r{_name}__", _fn, reflected=True))
 for _name, _fn in (("lt", m.less), ("le", m.less_equal), ("gt", m.greater), ("ge", m.greater_equal),

@@ -17,7 +17,7 @@ from minitf.ops import reduce as r
 from minitf.ops._core import Tensor, Variable, as_tensor
 from minitf.ops.gather import gather, where
 from minitf.ops.shaping import reshape
-from minitf.ragged.ragged_tensor import RaggedTensor, _flat_coords, concat_axis0, gather_rows
+from minitf.ragged.ragged_tensor import RaggedTensor, flat_coords, concat_axis0, gather_rows
 
 __all__ = ["elementwise_binary", "elementwise_unary", "reduce", "register", "HANDLERS", "HANDLERS_BY_NAME"]
 
@@ -78,7 +78,7 @@ def splits_mismatch(x, y):
                     f"First 3 elements of y:\n{y[:3]}")
 
 
-def _same_partitions(a, b):
+def same_partitions(a, b):
     """InvalidArgumentError, in TF's words, when two ragged tensors' rows differ."""
     sa, sb = a.nested_row_splits, b.nested_row_splits
     if len(sa) != len(sb):
@@ -100,7 +100,7 @@ def _dense_for(rt, y):
     outer_rank = rt.ragged_rank + 1
     ys = [1] * (outer_rank + inner_rank - y.shape.rank) + list(y.shape)
     y_outer, y_inner = ys[:outer_rank], ys[outer_rank:]
-    coords = _flat_coords(rt)
+    coords = flat_coords(rt)
     levels = [rt.nrows_int()] + [None] * rt.ragged_rank
     lengths = [np.diff(s.numpy()) for s in rt.nested_row_splits]
     picks = []
@@ -119,7 +119,7 @@ def _dense_for(rt, y):
     return gather(y2, Tensor(np.asarray(linear, dtype=np.int64)))
 
 
-def _operand(value, like):
+def operand(value, like):
     if isinstance(value, (RaggedTensor, Tensor, Variable)):
         return value
     try:
@@ -132,14 +132,14 @@ def elementwise_binary(api, x, y, *args, **kwargs):
     """`api(x, y)` where one or both operands are ragged (TF's broadcasting rules)."""
     rx, ry = isinstance(x, RaggedTensor), isinstance(y, RaggedTensor)
     if rx and ry:
-        _same_partitions(x, y)
+        same_partitions(x, y)
         return x.with_flat_values(api(x.flat_values, y.flat_values, *args, **kwargs))
     if rx:
-        y = _operand(y, x)
+        y = operand(y, x)
         fy = _dense_for(x, y) if isinstance(y, (Tensor, Variable)) and _rank(y) else y
         return x.with_flat_values(api(x.flat_values, fy, *args, **kwargs))
     if ry:
-        x = _operand(x, y)
+        x = operand(x, y)
         fx = _dense_for(y, x) if isinstance(x, (Tensor, Variable)) and _rank(x) else x
         return y.with_flat_values(api(fx, y.flat_values, *args, **kwargs))
     return NotImplemented
@@ -155,7 +155,7 @@ def _elementwise_list(api, inputs, *args, **kwargs):
     if not rts:
         return NotImplemented
     for other in rts[1:]:
-        _same_partitions(rts[0], other)
+        same_partitions(rts[0], other)
     flat = [v.flat_values if isinstance(v, RaggedTensor) else v for v in inputs]
     return rts[0].with_flat_values(api(flat, *args, **kwargs))
 
@@ -302,8 +302,8 @@ for _kind, _api in (("sum", r.reduce_sum), ("mean", r.reduce_mean), ("max", r.re
 def _binary_operator(fn, reflected=False):
     def op(self, other):
         if reflected:
-            return elementwise_binary(fn, _operand(other, self), self)
-        return elementwise_binary(fn, self, _operand(other, self))
+            return elementwise_binary(fn, operand(other, self), self)
+        return elementwise_binary(fn, self, operand(other, self))
     return op
 
 
@@ -313,11 +313,11 @@ def _bool_or(fn_bool, fn_int):
     return fn
 
 
-_OPERATORS = {"add": m.add, "sub": m.subtract, "mul": m.multiply, "truediv": m.truediv,
+OPERATORS = {"add": m.add, "sub": m.subtract, "mul": m.multiply, "truediv": m.truediv,
               "floordiv": m.floordiv, "mod": m.floormod, "pow": m.pow,
               "and": _bool_or(m.logical_and, m.bitwise_and), "or": _bool_or(m.logical_or, m.bitwise_or),
               "xor": _bool_or(m.logical_xor, m.bitwise_xor)}
-for _name, _fn in _OPERATORS.items():
+for _name, _fn in OPERATORS.items():
     setattr(RaggedTensor, f"__{_name}__", _binary_operator(_fn))
     setattr(RaggedTensor, f"__r{_name}__", _binary_operator(_fn, reflected=True))
 for _name, _fn in (("lt", m.less), ("le", m.less_equal), ("gt", m.greater), ("ge", m.greater_equal),

@@ -8,7 +8,7 @@ the way it does through dense code; the partitions are plain integers and carry 
 import numpy as np
 
 from minitf import dtypes, errors
-from minitf.ops._core import Op, Tensor, _state, as_tensor, record
+from minitf.ops._core import Op, Tensor, thread_state, as_tensor, record
 from minitf.ops.gather import gather, gather_nd
 from minitf.ops.shaping import concat, reshape
 from minitf.sparse.sparse_tensor import SparseTensor
@@ -365,7 +365,7 @@ class RaggedTensor:
         `shape` where it is given (None entries keep the bounding size). Differentiable in the
         flat values."""
         flat = self.flat_values
-        coords = _flat_coords(self)
+        coords = flat_coords(self)
         dims = _dense_dims(self)
         if shape is not None:
             wanted = list(shape.as_list() if isinstance(shape, TensorShape) else
@@ -392,7 +392,7 @@ class RaggedTensor:
         key = tuple(c[keep] for c in coords)
         out[key] = raw[keep]
         y = Tensor(out)
-        if _state.active and raw.dtype.kind in "fc":
+        if thread_state.active and raw.dtype.kind in "fc":
             record(TO_TENSOR, (flat,), (y,), lambda g: _to_tensor_grad(g, key, keep, raw.shape))
         return y
 
@@ -417,7 +417,7 @@ class RaggedTensor:
 
     def to_sparse(self, name=None):
         """A SparseTensor with an entry per value, shaped like bounding_shape()."""
-        coords = _flat_coords(self)
+        coords = flat_coords(self)
         flat = self.flat_values
         inner = list(flat.shape)[1:]
         raw = np.asarray(flat.numpy())
@@ -503,7 +503,7 @@ def _dense_dims(rt):
     return dims + list(v.shape)[1:]
 
 
-def _flat_coords(rt):
+def flat_coords(rt):
     """For each flat value, its index along every ragged dimension (a list of int64 arrays)."""
     levels = []
     v = rt

@@ -17,7 +17,7 @@ from minitf.tensor import Tensor
 __all__ = ["from_dense", "to_dense", "to_indicator", "fill_empty_rows", "eye", "retain"]
 
 
-def _require_sparse(x, fn_name, arg="sp_input"):
+def require_sparse(x, fn_name, arg="sp_input"):
     if not isinstance(x, SparseTensor):
         raise TypeError(f"Input must be a SparseTensor: tf.sparse.{fn_name} got {arg}={x!r}; "
                         f"build one with tf.sparse.from_dense or tf.sparse.SparseTensor.")
@@ -54,7 +54,7 @@ def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
     order, else InvalidArgumentError, as in TF; without it a repeated index keeps its last value.
     Differentiable with respect to the values.
     """
-    _require_sparse(sp_input, "to_dense")
+    require_sparse(sp_input, "to_dense")
     idx = host(sp_input.indices)
     dims = sp_input._dims
     if validate_indices:
@@ -80,7 +80,7 @@ def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
 def to_indicator(sp_input, vocab_size, name=None):
     """A bool tensor [..., vocab_size]: True at [..., v] for every id v stored in the last dimension
     of `sp_input` (an integer SparseTensor)."""
-    _require_sparse(sp_input, "to_indicator")
+    require_sparse(sp_input, "to_indicator")
     vocab_size = int(vocab_size)
     idx = host(sp_input.indices)
     ids = host(sp_input.values).astype(np.int64)
@@ -103,7 +103,7 @@ def fill_empty_rows(sp_input, default_value, name=None):
     bool [dense_shape[0]] vector marking the rows that were empty. Differentiable with respect
     to the values and `default_value`.
     """
-    _require_sparse(sp_input, "fill_empty_rows")
+    require_sparse(sp_input, "fill_empty_rows")
     values = sp_input.values
     default = convert_to_tensor(default_value)
     if default.dtype != values.dtype:
@@ -149,7 +149,7 @@ def eye(num_rows, num_columns=None, dtype=dtypes.float32, name=None):
 
 def retain(sp_input, to_retain):
     """The entries of `sp_input` whose flag in the [N] vector `to_retain` is true, order kept."""
-    _require_sparse(sp_input, "retain")
+    require_sparse(sp_input, "retain")
     keep = host(convert_to_tensor(to_retain))
     n = sp_input.values._value.shape[0]
     if keep.ndim != 1 or keep.shape[0] != n:

@@ -4,7 +4,7 @@ import numpy as np
 from minitf import dtypes, errors
 from minitf.convert import convert_to_tensor
 from minitf.sparse._helpers import host, short_dtype
-from minitf.recording import Op, _state, record
+from minitf.recording import Op, thread_state, record
 from minitf.sparse.sparse_tensor import SparseTensor
 from minitf.tensor import Tensor
 
@@ -81,7 +81,7 @@ def bincount(values, weights=None, axis=0, minlength=None, maxlength=None, binar
         indices = np.stack([unique // size, unique % size], axis=1)
         dims = [n_rows, size]
     out = Tensor(totals)
-    if weights is not None and _state.active:
+    if weights is not None and thread_state.active:
         w_tensor = weights.values if isinstance(weights, SparseTensor) else convert_to_tensor(weights)
         record(NO_GRADIENT[op], (w_tensor,), (out,), lambda g: _no_gradient(op))
     return SparseTensor(indices.astype(np.int64), out, np.asarray(dims, dtype=np.int64))

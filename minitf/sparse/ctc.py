@@ -17,7 +17,7 @@ import numpy as np
 
 from minitf import dispatch, dtypes, errors
 from minitf.backend import to_host
-from minitf.ops._core import Op, Tensor, _state, array_module, as_tensor, record
+from minitf.ops._core import Op, Tensor, thread_state, array_module, as_tensor, record
 from minitf.ops.constant import cast
 from minitf.ops.math import multiply
 from minitf.ops.indexing import getitem
@@ -160,7 +160,7 @@ def _dense_loss(logits, labels_np, label_length, logit_length, sparse):
             live = xp.asarray((np.arange(frames)[:, None] < logit_length[None, :]).astype(v.dtype))
             grad_raw = xp.where(gone[None, :, None], soft * live[:, :, None], grad_raw)
     loss = Tensor(loss_raw)
-    if _state.active:
+    if thread_state.active:
         grad = Tensor(grad_raw)
         record(CTC_LOSS, (logits,), (loss,), lambda g: multiply(reshape(g, (1, -1, 1)), grad))
     return loss

@@ -13,7 +13,7 @@ from minitf.ops.gather import gather, scatter_nd
 from minitf.ops.math import add as dense_add, maximum as dense_maximum, minimum as dense_minimum, multiply
 from minitf.ops.shaping import concat, expand_dims, transpose
 from minitf.ops.creation import zeros
-from minitf.recording import Op, _state, record
+from minitf.recording import Op, thread_state, record
 from minitf.ops.reduce import reduce_sum as dense_reduce_sum
 from minitf.sparse._helpers import check_same_dtype, check_same_shape, host, merge, normalize_axes
 from minitf.sparse.sparse_tensor import SparseTensor
@@ -191,7 +191,7 @@ def reduce_max(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=
         for row, value in zip(unique, best):
             dense[tuple(row)] = value
         out = result = Tensor(backend.coerce_to_module(dense, xp))
-    if _state.active:
+    if thread_state.active:
         record(op, (sp_input.values,), (out,), lambda g: _no_gradient(op))
     return result
 

@@ -11,7 +11,7 @@ from minitf.convert import convert_to_tensor
 from minitf.ops.gather import gather
 from minitf.ops.shaping import concat as dense_concat
 from minitf.sparse._helpers import host, lex_order, short_dtype
-from minitf.sparse.conversion import _require_sparse
+from minitf.sparse.conversion import require_sparse
 from minitf.sparse.sparse_tensor import SparseTensor
 from minitf.tensor import Tensor
 
@@ -28,13 +28,13 @@ def _permuted(sp, order, indices=None, dims=None):
 
 def reorder(sp_input, name=None):
     """`sp_input` with its entries sorted into row-major (canonical) order."""
-    _require_sparse(sp_input, "reorder")
+    require_sparse(sp_input, "reorder")
     return _permuted(sp_input, lex_order(host(sp_input.indices)))
 
 
 def reshape(sp_input, shape, name=None):
     """`sp_input` with dense shape `shape` (one dimension may be -1), entries in their old order."""
-    _require_sparse(sp_input, "reshape")
+    require_sparse(sp_input, "reshape")
     op = "SparseReshape"
     new = [int(d) for d in host(convert_to_tensor(shape)).reshape(-1)]
     dims = sp_input._dims
@@ -71,7 +71,7 @@ def reshape(sp_input, shape, name=None):
 
 def transpose(sp_input, perm=None, name=None):
     """`sp_input` with dimensions permuted by `perm` (reversed by default), entries reordered."""
-    _require_sparse(sp_input, "transpose")
+    require_sparse(sp_input, "transpose")
     rank = len(sp_input._dims)
     perm = list(range(rank))[::-1] if perm is None else [int(p) for p in host(convert_to_tensor(perm)).reshape(-1)]
     if len(perm) != rank:
@@ -142,7 +142,7 @@ def slice(sp_input, start, size, name=None):  # noqa: A001 (TF's name)
 
     The box is clipped to the dense shape, as in TF; entries keep their order.
     """
-    _require_sparse(sp_input, "slice")
+    require_sparse(sp_input, "slice")
     op = "SparseSlice"
     rank = len(sp_input._dims)
     start = host(convert_to_tensor(start, dtype_hint="int64")).astype(np.int64).reshape(-1)
@@ -164,7 +164,7 @@ def slice(sp_input, start, size, name=None):  # noqa: A001 (TF's name)
 def split(sp_input=None, num_split=None, axis=None, name=None, keyword_required=None):
     """`num_split` SparseTensors cut from `sp_input` along `axis`; the first `size % num_split`
     pieces are one longer, as in TF."""
-    _require_sparse(sp_input, "split")
+    require_sparse(sp_input, "split")
     rank = len(sp_input._dims)
     axis = int(axis) % rank
     num_split = int(num_split)
@@ -187,7 +187,7 @@ def split(sp_input=None, num_split=None, axis=None, name=None, keyword_required=
 
 def expand_dims(sp_input, axis=None, name=None):
     """`sp_input` with a new dimension of size 1 at `axis` (the end, by default)."""
-    _require_sparse(sp_input, "expand_dims")
+    require_sparse(sp_input, "expand_dims")
     rank = len(sp_input._dims)
     axis = -1 if axis is None else int(axis)
     if not -rank - 1 <= axis <= rank:
@@ -205,7 +205,7 @@ def expand_dims(sp_input, axis=None, name=None):
 def reset_shape(sp_input, new_shape=None):
     """`sp_input` with dense shape `new_shape` (no smaller in any dimension), or the tightest shape
     holding its indices when None."""
-    _require_sparse(sp_input, "reset_shape")
+    require_sparse(sp_input, "reset_shape")
     idx = host(sp_input.indices)
     if new_shape is None:
         dims = (idx.max(axis=0) + 1) if idx.shape[0] else np.zeros(idx.shape[1], np.int64)

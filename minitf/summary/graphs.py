@@ -8,7 +8,7 @@ import logging
 
 from minitf.function import call_observers
 from minitf.summary._proto import messages
-from minitf.summary.ops import _step_value
+from minitf.summary.ops import step_value
 from minitf.summary.writer import current_writer
 
 __all__ = ["graph", "trace_on", "trace_export", "trace_off"]
@@ -100,5 +100,5 @@ def trace_export(name, step=None, profiler_outdir=None):
     trace = _active[0]
     writer = current_writer()
     if writer is not None and hasattr(writer, "_write_graph"):
-        writer._write_graph(_graph_def_bytes(trace.graphs, len(trace.graphs) > 1), _step_value(step))
+        writer._write_graph(_graph_def_bytes(trace.graphs, len(trace.graphs) > 1), step_value(step))
     trace_off()

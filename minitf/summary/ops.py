@@ -38,7 +38,7 @@ _INVALID_SCOPE_CHARACTERS = re.compile(r"[^-_/.A-Za-z0-9]")
 DEFAULT_BUCKET_COUNT = 30
 
 
-def _step_value(step):
+def step_value(step):
     """The int step of a write; ValueError when there is none."""
     if step is None:
         step = get_step()
@@ -112,7 +112,7 @@ def _write(tag, tensor, step, make_metadata):
     writer = current_writer()
     if writer is None or not recording():
         return bool_tensor(False)
-    step = _step_value(step)
+    step = step_value(step)
     value = messages()["Summary"].Value(tag=str(tag))
     value.tensor.CopyFrom(tensor_proto(tensor() if callable(tensor) else tensor))
     metadata = make_metadata()
@@ -130,7 +130,7 @@ def write_raw_pb(tensor, step=None, name=None):
     writer = current_writer()
     if writer is None or not recording():
         return bool_tensor(False)
-    step = _step_value(step)
+    step = step_value(step)
     events = getattr(writer, "_events", None)
     for raw in np.asarray(convert_to_tensor(tensor).numpy(), dtype=object).reshape(-1).tolist():
         event = messages()["Event"](wall_time=time.time(), step=step)

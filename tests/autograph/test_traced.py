@@ -6,7 +6,7 @@ import pytest
 import minitf as tf
 from minitf.autograph import api, operators_control_flow
 from minitf.graph.func_graph import FuncGraph
-from minitf.recording import _state
+from minitf.recording import thread_state
 
 TRACES = []
 
@@ -111,7 +111,7 @@ def test_loop_defined_variable_with_a_scratch_graph(monkeypatch):
     """With a scratch graph registered (the tracer's job), a variable first set in the loop
     starts as zeros of its type, and zero iterations is TF's runtime error."""
     monkeypatch.setattr(operators_control_flow, "_scratch_graph",
-                        [lambda: FuncGraph("scratch", parent=_state.graph).building()])
+                        [lambda: FuncGraph("scratch", parent=thread_state.graph).building()])
     function, ops = _traced(defines_in_loop, tf.TensorSpec([], tf.int32))
     assert len(_loops(ops)) == 1
     assert int(function(tf.constant(3))) == 20

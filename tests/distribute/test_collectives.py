@@ -17,7 +17,7 @@ from minitf.distribute import cluster
 from minitf.distribute.collective import LocalCollective
 from minitf import errors
 from minitf.distribute import mpi_collective
-from minitf.distribute.mpi_collective import MpiCollective, _plan
+from minitf.distribute.mpi_collective import MpiCollective, bucket_plan
 
 _SPEC = importlib.util.spec_from_file_location(
     "_mpi_workers_common", __file__.replace("test_collectives.py", "_mpi_workers/common.py"))
@@ -69,11 +69,11 @@ def test_local_collective_is_the_identity_on_copies():
 
 
 def test_bucket_plan_packs_small_arrays_and_isolates_big_ones():
-    assert _plan([10, 10, 10], 1024) == [[0, 1, 2]]
+    assert bucket_plan([10, 10, 10], 1024) == [[0, 1, 2]]
     # 64-byte alignment: three 40-byte arrays take 192 bytes, two fit in 128
-    assert _plan([40, 40, 40], 128) == [[0, 1], [2]]
-    assert _plan([10, 5000, 10], 1024) == [[0], [1], [2]]
-    assert _plan([], 1024) == []
+    assert bucket_plan([40, 40, 40], 128) == [[0, 1], [2]]
+    assert bucket_plan([10, 5000, 10], 1024) == [[0], [1], [2]]
+    assert bucket_plan([], 1024) == []
 
 
 class FakeMpi:

@@ -49,7 +49,7 @@ def test_the_rule_tells_raw_errors_from_validation():
 
     # raised inside numpy, and by int() inside minitf's own code: raw
     assert "raised inside numpy" in _judged(lambda lib: np.eye(-1)).raw
-    assert "builtin inside minitf" in _judged(lambda lib, v: shaping._shape_arg(v), "ab").raw
+    assert "builtin inside minitf" in _judged(lambda lib, v: shaping.shape_arg(v), "ab").raw
     # minitf's validation (a raise statement), and Python's check of the called signature: not raw
     assert _judged(lambda lib: lib.reshape(lib.constant([1.0]), None)).raw == ""
     reshape = harness.BadCall("tf.reshape", lambda lib: lib.reshape(lib.constant([1.0])), harness.A())

@@ -91,10 +91,10 @@ def test_preserve_aspect_ratio():
 @pytest.mark.parametrize("shape,size", [((1, 4, 5, 2), (3, 7)), ((2, 3, 3, 1), (5, 2))])
 def test_resample_gradients_float64(method, shape, size):
     _, h, w, _ = shape
-    wy = image_ops._weights(method, h, size[0], False)
-    wx = image_ops._weights(method, w, size[1], False)
-    op = image_ops.RESIZE_BILINEAR  # any op with an adjoint: the rule under test is _resample's
-    assert_gradients_close(lambda x: image_ops._resample(x, wy, wx, op) ** 2, [rand(*shape)], order=2)
+    wy = image_ops.weights(method, h, size[0], False)
+    wx = image_ops.weights(method, w, size[1], False)
+    op = image_ops.RESIZE_BILINEAR  # any op with an adjoint: the rule under test is resample's
+    assert_gradients_close(lambda x: image_ops.resample(x, wy, wx, op) ** 2, [rand(*shape)], order=2)
 
 
 def test_public_resize_gradient_float32():

@@ -6,7 +6,7 @@ import pytest
 import minitf as tf
 from minitf.device import device
 from minitf.gradient_checker import assert_gradients_close
-from minitf.ops.image_quality import _ssim_per_channel
+from minitf.ops.image_quality import ssim_per_channel
 
 RNG = np.random.default_rng(9)
 
@@ -95,9 +95,9 @@ def test_ssim_gradient_float64_finite_differences():
     """The float64 computation under ssim (the public function casts to float32, as TF)."""
     a, b = pair((1, 7, 6, 2), noise=0.2)
     peak = tf.constant(1.0, tf.float64)
-    assert_gradients_close(lambda x, y: _ssim_per_channel(x, y, peak, 3, 1.5, 0.01, 0.03)[0],
+    assert_gradients_close(lambda x, y: ssim_per_channel(x, y, peak, 3, 1.5, 0.01, 0.03)[0],
                            [tf.constant(a), tf.constant(b)], order=2)
-    assert_gradients_close(lambda x, y: _ssim_per_channel(x, y, peak, 3, 1.5, 0.01, 0.03, True)[0],
+    assert_gradients_close(lambda x, y: ssim_per_channel(x, y, peak, 3, 1.5, 0.01, 0.03, True)[0],
                            [tf.constant(a), tf.constant(b)])
 
 
@@ -107,7 +107,7 @@ def test_public_gradient_is_the_float64_gradient_to_float32_precision():
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
         public = tf.reduce_sum(tf.image.ssim(x, b, 1.0, filter_size=3))
-        exact = tf.reduce_mean(_ssim_per_channel(x, tf.constant(b), tf.constant(1.0, tf.float64), 3, 1.5,
+        exact = tf.reduce_mean(ssim_per_channel(x, tf.constant(b), tf.constant(1.0, tf.float64), 3, 1.5,
                                                  0.01, 0.03)[0])
     g_public, g_exact = tape.gradient(public, x), tape.gradient(exact, x)
     assert g_public.dtype == tf.float64

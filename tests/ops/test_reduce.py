@@ -269,12 +269,12 @@ def test_jacobian_pfor_matches_loop(fn):
 
 
 def test_batchable_ops_take_the_vectorized_path():
-    from minitf.tape import _path_is_batchable
+    from minitf.tape import path_is_batchable
     x = tf.constant(rand(3, 4))
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
         y = tf.math.cumprod(tf.reduce_max(x, 0, keepdims=True) * tf.reduce_prod(x, 1, keepdims=True), 1)
-    assert _path_is_batchable(tape._records, [y], [x])
+    assert path_is_batchable(tape._records, [y], [x])
 
 
 @pytest.mark.parametrize("fn", [tf.reduce_sum, tf.reduce_mean, tf.reduce_max, tf.reduce_min, tf.reduce_prod])

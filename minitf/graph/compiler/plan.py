@@ -22,7 +22,7 @@ from minitf.graph.compiler.optimize import Refused, dead_steps, effects, hoist_g
 from minitf.graph.compiler.peephole import direct_reductions
 from minitf.graph.compiler.record_run import is_host_node, observe, record_run
 from minitf.graph.compiler.recording import MethodCall, Reg, Seq, SliceOf, WithErrstate
-from minitf.graph.interpreter import _with_node
+from minitf.graph.interpreter import with_node
 from minitf.tensor import Tensor
 
 __all__ = ["PlanCache", "set_enabled", "enabled", "ENABLED"]
@@ -219,7 +219,7 @@ def _runner(op, ids, observed):
                 op.run(env)
                 records = None
         except errors.OpError as e:
-            raise _with_node(e, op) from None
+            raise with_node(e, op) from None
         return tuple(env[t._id] for t in outputs), records
     run.__name__ = f"host_{op.name}"
     return run

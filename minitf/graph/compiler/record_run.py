@@ -28,9 +28,9 @@ from minitf import errors
 from minitf.graph.compiler.interception import intercepting, not_recording, recording_into
 from minitf.graph.compiler.recording import Recorder, Reg
 from minitf.graph.compiler.traced_array import TracedArray
-from minitf.graph.interpreter import _with_node
+from minitf.graph.interpreter import with_node
 from minitf.indexed_slices import IndexedSlices
-from minitf.recording import _state, read_variable_eagerly
+from minitf.recording import thread_state, read_variable_eagerly
 from minitf.symbolic_tensor import GraphObject, SymbolicTensor
 from minitf.tensor import Tensor
 from minitf.variable import Variable
@@ -115,12 +115,12 @@ class _Observer:
 def observe(fn, *args):
     """(`fn(*args)`, the records its ops left), with an observer among the tapes."""
     observer = _Observer()
-    saved = _state.active
-    _state.active = saved + [observer]
+    saved = thread_state.active
+    thread_state.active = saved + [observer]
     try:
         result = fn(*args)
     finally:
-        _state.active = [t for t in _state.active if t is not observer]
+        thread_state.active = [t for t in thread_state.active if t is not observer]
     return result, observer._records
 
 
@@ -253,7 +253,7 @@ class _Run:
                 op.run(self.env)
         except errors.OpError as e:
             self.abandon()
-            raise _with_node(e, op) from None
+            raise with_node(e, op) from None
         except Exception as e:  # noqa: BLE001 (the node runs again on plain arrays, below)
             self.recorder.escape(f"node {op.name} failed on traced arrays ({type(e).__name__}: {e})")
             if _DEBUG:
@@ -301,7 +301,7 @@ class _Run:
                     records = ()
         except errors.OpError as e:
             self.abandon()
-            raise _with_node(e, op) from None
+            raise with_node(e, op) from None
         finally:
             for tensor, raw in undo:
                 tensor._value = raw
@@ -333,7 +333,7 @@ class _Run:
         try:
             op.run(self.env)
         except errors.OpError as e:
-            raise _with_node(e, op) from None
+            raise with_node(e, op) from None
 
     def abandon(self):
         """Stop recording: every traced value in the environment becomes plain again."""
@@ -380,7 +380,7 @@ def _input_ids(op):
 
 
 def _tape_marks():
-    return [(tape, len(tape._records)) for tape in _state.active
+    return [(tape, len(tape._records)) for tape in thread_state.active
             if getattr(tape, "_records", None) is not None and not isinstance(tape, _Observer)]
 
 
@@ -417,7 +417,7 @@ class _HostGrad:
         fn = self.record[3]
         if recorder.off:
             return fn(*[_plain(u) for u in upstream])
-        if _state.active:
+        if thread_state.active:
             recorder.escape("a tape records the gradient of a host node")
         specs = tuple(run.spec_of(u) for u in upstream)
         plain = [_plain(u) for u in upstream]

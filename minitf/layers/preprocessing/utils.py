@@ -6,7 +6,7 @@ import threading
 import numpy as np
 
 from minitf.ops import random as random_ops
-from minitf.recording import _state
+from minitf.recording import thread_state
 from minitf.ragged.ragged_tensor import RaggedTensor
 from minitf.symbolic_tensor import SymbolicArgumentError, SymbolicTensor
 from minitf.tensor import Tensor
@@ -24,7 +24,7 @@ def adapts_when_run(abstract=None):
     def decorate(adapt):
         @functools.wraps(adapt)
         def wrapper(layer, data, *args, **kwargs):
-            graph = _state.graph
+            graph = thread_state.graph
             if graph is not None and _holds_graph_value(data):
                 stand_in = (lambda l, d, *a, **k: abstract(l, d)) if abstract is not None else None
                 return graph.call(adapt, (layer, data) + args, kwargs, stateful=True,
