@@ -32,7 +32,7 @@ _CREATORS = ("empty", "zeros", "ones", "full")
 _NOT_KERNELS = frozenset(("half_through_float32", "use_tap_rectangles", "tap_rectangles",
                           "map_blocks"))
 _WRITES_FIRST = frozenset(("scatter_at",))
-_UPDATES = frozenset(("adam_update",))
+_UPDATES = frozenset(("update_variables",))
 
 _local = threading.local()
 _lock = threading.Lock()
