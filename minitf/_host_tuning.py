@@ -43,3 +43,6 @@ def keep_freed_memory():
 def apply_if_requested(environ=os.environ):
     """Apply the tuning when the environment asks for it (called by `import minitf`)."""
     return keep_freed_memory() if enabled(environ) else False
+
+
+apply_if_requested()  # opt-in (MINITF_HOST_MALLOC_TUNING=1): runs when `import minitf` loads this module

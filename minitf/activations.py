@@ -18,6 +18,7 @@ from minitf.ops import constant as constant_ops
 from minitf.ops import math as math_ops
 from minitf.ops import nn as nn_ops
 from minitf.ops import reduce as reduce_ops
+from minitf.api_export import export
 
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "linear", "elu", "selu", "softplus", "softsign",
            "swish", "silu", "gelu", "leaky_relu", "exponential", "hard_sigmoid", "hard_silu",
@@ -81,6 +82,7 @@ def _stable_shift(x, axis):
     return x - constant_ops.stop_gradient(reduce_ops.reduce_max(x, axis=axis, keepdims=True))
 
 
+@export("activations.relu", "keras.activations.relu")
 def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
     """Rectified linear unit with Keras' options.
 
@@ -112,11 +114,13 @@ def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
     return x
 
 
+@export("activations.relu6", "keras.activations.relu6")
 def relu6(x):
     """min(max(x, 0), 6); integer inputs keep their dtype."""
     return nn_ops.relu6(_tensor(x))
 
 
+@export("activations.leaky_relu", "keras.activations.leaky_relu")
 def leaky_relu(x, negative_slope=0.2):
     """x for x >= 0, negative_slope * x otherwise (Keras 3's default slope is 0.2).
 
@@ -125,36 +129,43 @@ def leaky_relu(x, negative_slope=0.2):
     return nn_ops.leaky_relu(_tensor(x), alpha=negative_slope)
 
 
+@export("activations.sigmoid", "keras.activations.sigmoid")
 def sigmoid(x):
     """1 / (1 + exp(-x)); integer inputs raise InvalidArgumentError (TF's Sigmoid kernel)."""
     return math_ops.sigmoid(_tensor(x))
 
 
+@export("activations.tanh", "keras.activations.tanh")
 def tanh(x):
     """Hyperbolic tangent."""
     return math_ops.tanh(_float(x))
 
 
+@export("activations.linear", "keras.activations.linear")
 def linear(x):
     """The identity: returns x unchanged (the activation used when none is given)."""
     return x
 
 
+@export("activations.exponential", "keras.activations.exponential")
 def exponential(x):
     """exp(x)."""
     return math_ops.exp(_float(x))
 
 
+@export("activations.softplus", "keras.activations.softplus")
 def softplus(x):
     """log(exp(x) + 1), computed stably; integer inputs raise InvalidArgumentError."""
     return math_ops.softplus(_tensor(x))
 
 
+@export("activations.softsign", "keras.activations.softsign")
 def softsign(x):
     """x / (|x| + 1); integer inputs raise InvalidArgumentError (TF's Softsign kernel)."""
     return nn_ops.softsign(_tensor(x))
 
 
+@export("activations.elu", "keras.activations.elu")
 def elu(x, alpha=1.0):
     """x for x > 0, alpha * (exp(x) - 1) otherwise; integer inputs raise InvalidArgumentError."""
     x = _tensor(x)
@@ -165,11 +176,14 @@ def elu(x, alpha=1.0):
     return array_ops.where(x > array_ops.zeros_like(x), res, alpha * res)
 
 
+@export("activations.selu", "keras.activations.selu")
 def selu(x):
     """Scaled ELU: scale * elu(x, alpha) with Klambauer et al.'s constants."""
     return nn_ops.selu(_tensor(x))
 
 
+@export("activations.silu", "activations.swish", "keras.activations.silu",
+        "keras.activations.swish")
 def silu(x):
     """x * sigmoid(x) (also called swish); integer inputs raise InvalidArgumentError.
 
@@ -182,6 +196,7 @@ def silu(x):
 swish = silu
 
 
+@export("activations.gelu", "keras.activations.gelu")
 def gelu(x, approximate=False):
     """Gaussian error linear unit: x * Phi(x), exact (erf) or with the tanh approximation.
 
@@ -197,6 +212,7 @@ def gelu(x, approximate=False):
     return 0.5 * x * (1.0 + math_ops.erf(x * (1.0 / _math.sqrt(2.0))))
 
 
+@export("activations.hard_sigmoid", "keras.activations.hard_sigmoid")
 def hard_sigmoid(x):
     """Piecewise-linear sigmoid, Keras 3's formula relu6(x + 3) / 6.
 
@@ -211,6 +227,8 @@ def hard_sigmoid(x):
     return relu6(x + 3.0) / 6.0
 
 
+@export("activations.hard_silu", "activations.hard_swish", "keras.activations.hard_silu",
+        "keras.activations.hard_swish")
 def hard_silu(x):
     """x * hard_sigmoid(x) (also called hard swish); integer inputs raise TypeError."""
     x = _tensor(x)
@@ -220,12 +238,14 @@ def hard_silu(x):
 hard_swish = hard_silu
 
 
+@export("activations.mish", "keras.activations.mish")
 def mish(x):
     """x * tanh(softplus(x)); integer inputs raise InvalidArgumentError (TF's Softplus)."""
     x = _tensor(x)
     return x * math_ops.tanh(math_ops.softplus(x))
 
 
+@export("activations.softmax", "keras.activations.softmax")
 def softmax(x, axis=-1):
     """exp(x) normalized to sum to 1 along `axis` (an int, a tuple of ints, or None for all
     axes), computed without overflow. Integer inputs raise InvalidArgumentError."""
@@ -240,6 +260,7 @@ def softmax(x, axis=-1):
     return e / reduce_ops.reduce_sum(e, axis=axis, keepdims=True)
 
 
+@export("activations.log_softmax", "keras.activations.log_softmax")
 def log_softmax(x, axis=-1):
     """log(softmax(x)) along `axis` (an int, a tuple of ints, or None for all axes), computed
     stably. Integer inputs raise InvalidArgumentError."""
@@ -261,6 +282,7 @@ for _name in __all__:
         ACTIVATIONS.register(globals()[_name], name=_name)
 
 
+@export("activations.serialize", "keras.activations.serialize")
 def serialize(activation):
     """The config form of an activation, as `tf.keras.activations.serialize`.
 
@@ -277,6 +299,7 @@ def serialize(activation):
     return ACTIVATIONS.serialize(activation)
 
 
+@export("activations.deserialize", "keras.activations.deserialize")
 def deserialize(config, custom_objects=None):
     """The activation a name or a `serialize` dict stands for.
 
@@ -294,6 +317,7 @@ def deserialize(config, custom_objects=None):
     return ACTIVATIONS.deserialize(config, custom_objects)
 
 
+@export("activations.get", "keras.activations.get")
 def get(identifier):
     """An activation function from an identifier, as `tf.keras.activations.get`.
 

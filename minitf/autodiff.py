@@ -28,6 +28,7 @@ from minitf.recording import thread_state
 from minitf.tape import GradientTape, UnconnectedGradients, backprop, check_unconnected, unbroadcast
 from minitf.tensor import Tensor
 from minitf.variable import Variable
+from minitf.api_export import export
 
 __all__ = ["ForwardAccumulator", "GradientTape"]
 
@@ -36,6 +37,7 @@ def _differentiable(x):
     return x._value.dtype.kind in "fc"
 
 
+@export("autodiff.ForwardAccumulator")
 class ForwardAccumulator:
     """Computes Jacobian-vector products (JVPs) with forward-mode differentiation.
 

@@ -10,6 +10,7 @@ import collections
 
 from minitf import _host_tuning, backend
 from minitf.kernels import threads as _threads
+from minitf.api_export import export, export_value
 
 __all__ = ["PhysicalDevice", "LogicalDevice", "LogicalDeviceConfiguration", "list_physical_devices",
            "list_logical_devices", "set_logical_device_configuration", "get_logical_device_configuration",
@@ -18,12 +19,14 @@ __all__ = ["PhysicalDevice", "LogicalDevice", "LogicalDeviceConfiguration", "lis
            "set_soft_device_placement", "threading", "run_functions_eagerly", "functions_run_eagerly"]
 
 
+@export("config.PhysicalDevice")
 class PhysicalDevice(collections.namedtuple("PhysicalDevice", ["name", "device_type"])):
     """A device found on this machine, e.g. PhysicalDevice(name='/physical_device:GPU:0', device_type='GPU')."""
 
     __slots__ = ()
 
 
+@export("config.LogicalDevice")
 class LogicalDevice(collections.namedtuple("LogicalDevice", ["name", "device_type"])):
     """A device ops can be placed on, e.g. LogicalDevice(name='/device:GPU:0', device_type='GPU')."""
 
@@ -44,17 +47,20 @@ def _visible_gpu_count():
     return policy.info.count if policy.gpu_visible else 0
 
 
+@export("config.list_physical_devices")
 def list_physical_devices(device_type=None):
     """The devices of `device_type` ('CPU', 'GPU'; None for all) on this machine, visible or not."""
     return [d for d in _all_physical() if device_type is None or d.device_type == device_type]
 
 
+@export("config.get_visible_devices")
 def get_visible_devices(device_type=None):
     """The physical devices of `device_type` (None for all) that minitf may place tensors on."""
     visible = _all_physical()[:1 + _visible_gpu_count()]
     return [d for d in visible if device_type is None or d.device_type == device_type]
 
 
+@export("config.LogicalDeviceConfiguration")
 class LogicalDeviceConfiguration(collections.namedtuple(
         "LogicalDeviceConfiguration", ["memory_limit", "experimental_priority", "experimental_device_ordinal"])):
     """One logical device to make out of a physical one (`set_logical_device_configuration`).
@@ -72,6 +78,7 @@ class LogicalDeviceConfiguration(collections.namedtuple(
 _logical_configs = {}  # physical device name -> [LogicalDeviceConfiguration]
 
 
+@export("config.set_logical_device_configuration")
 def set_logical_device_configuration(device, logical_devices):
     """Split physical `device` into the `logical_devices` listed (LogicalDeviceConfiguration
     objects): a CPU into several CPUs (/CPU:0, /CPU:1, ...), as the TF guides do to try
@@ -92,11 +99,13 @@ def set_logical_device_configuration(device, logical_devices):
     _logical_configs[device.name] = configs
 
 
+@export("config.get_logical_device_configuration")
 def get_logical_device_configuration(device):
     """The logical devices set for physical `device`, or None when it was never split."""
     return _logical_configs.get(device.name)
 
 
+@export("config.list_logical_devices")
 def list_logical_devices(device_type=None):
     """The logical devices of `device_type` (None for all): one per visible physical device, or
     as many as `set_logical_device_configuration` made of it."""
@@ -109,6 +118,7 @@ def list_logical_devices(device_type=None):
     return out
 
 
+@export("config.set_visible_devices")
 def set_visible_devices(devices, device_type=None):
     """Make only `devices` (a PhysicalDevice or a list of them) visible, for `device_type` if given.
 
@@ -184,17 +194,21 @@ class _Experimental:
 
 
 experimental = _Experimental()
+export_value("experimental", "config.experimental")
 
 
+@export("config.get_soft_device_placement")
 def get_soft_device_placement():
     """True: a device that does not exist falls back to one that does (always on in minitf)."""
     return True
 
 
+@export("config.set_soft_device_placement")
 def set_soft_device_placement(enabled):
     """Accepted for compatibility; minitf always places softly (missing GPUs fall back to CPU)."""
 
 
+@export("config.is_gpu_available", "test.is_gpu_available")
 def is_gpu_available(cuda_only=False, min_cuda_compute_capability=None):
     """True when a visible GPU can run minitf ops (tf.test.is_gpu_available).
 
@@ -209,11 +223,13 @@ def is_gpu_available(cuda_only=False, min_cuda_compute_capability=None):
     return (int(cc[:-1]), int(cc[-1])) >= tuple(min_cuda_compute_capability)
 
 
+@export("config.is_built_with_cuda", "test.is_built_with_cuda")
 def is_built_with_cuda():
     """True when cupy is installed, whether or not a GPU is usable (tf.test.is_built_with_cuda)."""
     return backend.cupy_installed()
 
 
+@export("config.gpu_device_name", "test.gpu_device_name")
 def gpu_device_name():
     """'/device:GPU:0' when a GPU is usable and visible, else '' (tf.test.gpu_device_name)."""
     return "/device:GPU:0" if backend.gpu_available() else ""
@@ -264,17 +280,20 @@ class _Threading:
 
 
 threading = _Threading()
+export_value("threading", "config.threading")
 
 
 _functions_run_eagerly = [False]
 
 
+@export("config.run_functions_eagerly")
 def run_functions_eagerly(run_eagerly):
     """With True, every `tf.function` runs its Python function eagerly instead of tracing it
     (for debugging: prints, breakpoints and `.numpy()` work inside); False restores graphs."""
     _functions_run_eagerly[0] = bool(run_eagerly)
 
 
+@export("config.functions_run_eagerly")
 def functions_run_eagerly():
     """Whether `run_functions_eagerly(True)` is in effect."""
     return _functions_run_eagerly[0]

@@ -11,6 +11,7 @@ from minitf.convert import convert_to_tensor
 from minitf.ops import constant as constant_ops
 from minitf.ops import math as math_ops
 from minitf.ops import reduce as reduce_ops
+from minitf.api_export import export
 
 _EPSILON = 1e-7
 CONSTRAINTS = Registry("constraint", "keras.constraints")
@@ -20,6 +21,7 @@ def _norms(w, axis):
     return math_ops.sqrt(reduce_ops.reduce_sum(math_ops.square(w), axis=axis, keepdims=True))
 
 
+@export("keras.constraints.Constraint")
 class Constraint:
     """Base class: `__call__(w)` returns the constrained weight (the identity here)."""
 
@@ -36,6 +38,7 @@ class Constraint:
         return cls(**config)
 
 
+@export("keras.constraints.MaxNorm", "keras.constraints.max_norm")
 class MaxNorm(Constraint):
     """Rescales slices along `axis` whose l2 norm exceeds `max_value` down to it."""
 
@@ -52,6 +55,7 @@ class MaxNorm(Constraint):
         return {"max_value": self.max_value, "axis": self.axis}
 
 
+@export("keras.constraints.NonNeg", "keras.constraints.non_neg")
 class NonNeg(Constraint):
     """Sets negative weights to zero."""
 
@@ -60,6 +64,7 @@ class NonNeg(Constraint):
         return w * constant_ops.cast(w >= 0.0, w.dtype)
 
 
+@export("keras.constraints.UnitNorm", "keras.constraints.unit_norm")
 class UnitNorm(Constraint):
     """Scales slices along `axis` to unit l2 norm."""
 
@@ -74,6 +79,7 @@ class UnitNorm(Constraint):
         return {"axis": self.axis}
 
 
+@export("keras.constraints.MinMaxNorm", "keras.constraints.min_max_norm")
 class MinMaxNorm(Constraint):
     """Moves slice norms into [min_value, max_value]; `rate` < 1 moves only part of the way."""
 
@@ -101,18 +107,21 @@ for _cls, _alias in ((MaxNorm, "max_norm"), (NonNeg, "non_neg"), (UnitNorm, "uni
     CONSTRAINTS.register(_cls, aliases=(_alias,))
 
 
+@export("keras.constraints.serialize")
 def serialize(constraint):
     """The config form of a constraint: Keras 3's `{'module', 'class_name', 'config',
     'registered_name'}` (see `minitf._keras_objects.Registry.serialize`)."""
     return CONSTRAINTS.serialize(constraint)
 
 
+@export("keras.constraints.deserialize")
 def deserialize(config, custom_objects=None):
     """A new constraint from a name ('max_norm', 'MaxNorm') or a dict made by `serialize`;
     ValueError for an unknown name."""
     return CONSTRAINTS.deserialize(config, custom_objects)
 
 
+@export("keras.constraints.get")
 def get(identifier):
     """A constraint from None (None), a name, a config dict, a class (instantiated) or a
     callable (as it is); ValueError otherwise."""

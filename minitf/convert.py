@@ -12,6 +12,7 @@ import numpy as np
 from minitf import backend, dtypes, errors  # noqa: F401
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["convert_to_tensor", "register_packer"]
 
@@ -188,6 +189,7 @@ def contains_tensor(value):
     return False
 
 
+@export("convert_to_tensor")
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     """`value` as a Tensor: tensors pass through, variables are read, Python data is converted.
 

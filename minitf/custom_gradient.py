@@ -5,6 +5,7 @@ import inspect
 from minitf import nest, recording, tape as _tape
 from minitf.convert import convert_to_tensor
 from minitf.tensor import Tensor
+from minitf.api_export import export
 
 __all__ = ["custom_gradient"]
 
@@ -20,6 +21,7 @@ def _accepts_variables(fn):
     return "variables" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
+@export("custom_gradient")
 def custom_gradient(f=None):
     """Decorator for `f(*x) -> (y, grad_fn)`, where `grad_fn(*upstream)` returns the input gradients.
 

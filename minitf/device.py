@@ -6,10 +6,12 @@ to one device with a recorded copy (`minitf.ops._core.unify`), so tapes differen
 device moves.
 """
 from minitf import backend
+from minitf.api_export import export
 
 __all__ = ["device"]
 
 
+@export("device")
 class device:  # noqa: N801 (TF's name)
     """Context manager that places new tensors and variables on the device `device_name`.
 

@@ -1,5 +1,6 @@
 """DType objects (tf.float32, tf.int32, ...) and conversion between them and numpy dtypes."""
 import numpy as np
+from minitf.api_export import export, export_value
 
 __all__ = [
     "DType", "as_dtype", "float16", "half", "float32", "float64", "double", "bfloat16",
@@ -11,6 +12,7 @@ __all__ = [
 _PY_BOOL = type(True)
 
 
+@export("DType", "dtypes.DType")
 class DType:
     """A tensor element type, mirroring tf.DType: a name plus the numpy dtype behind it."""
 
@@ -125,24 +127,44 @@ class DType:
 
 
 float16 = half = DType("float16", np.float16)
+export_value("half", "half", "dtypes.half")
+export_value("float16", "float16", "dtypes.float16")
 float32 = DType("float32", np.float32)
+export_value("float32", "float32", "dtypes.float32")
 float64 = double = DType("float64", np.float64)
+export_value("float64", "float64", "dtypes.float64")
+export_value("double", "double", "dtypes.double")
 # numpy has no bfloat16; it is stored as float32 so code naming it still runs.
 bfloat16 = DType("bfloat16", np.float32)
+export_value("bfloat16", "bfloat16", "dtypes.bfloat16")
 int8 = DType("int8", np.int8)
+export_value("int8", "int8", "dtypes.int8")
 int16 = DType("int16", np.int16)
+export_value("int16", "int16", "dtypes.int16")
 int32 = DType("int32", np.int32)
+export_value("int32", "int32", "dtypes.int32")
 int64 = DType("int64", np.int64)
+export_value("int64", "int64", "dtypes.int64")
 uint8 = DType("uint8", np.uint8)
+export_value("uint8", "uint8", "dtypes.uint8")
 uint16 = DType("uint16", np.uint16)
+export_value("uint16", "uint16", "dtypes.uint16")
 uint32 = DType("uint32", np.uint32)
+export_value("uint32", "uint32", "dtypes.uint32")
 uint64 = DType("uint64", np.uint64)
+export_value("uint64", "uint64", "dtypes.uint64")
 bool = DType("bool", np.bool_)  # noqa: A001  (the TF name)
+export_value("bool", "bool", "dtypes.bool")
 complex64 = DType("complex64", np.complex64)
+export_value("complex64", "complex64", "dtypes.complex64")
 complex128 = DType("complex128", np.complex128)
+export_value("complex128", "complex128", "dtypes.complex128")
 string = DType("string", np.object_)
+export_value("string", "string", "dtypes.string")
 variant = DType("variant", None)
+export_value("variant", "variant", "dtypes.variant")
 resource = DType("resource", None)
+export_value("resource", "resource", "dtypes.resource")
 
 # the largest finite bfloat16, (2 - 2**-7) * 2**127
 _BFLOAT16_MAX = np.float32(3.3895314e38)
@@ -159,6 +181,7 @@ _BY_NP = {d._np: d for d in (float16, float32, float64, int8, int16, int32, int6
                               uint32, uint64, bool, complex64, complex128, string)}
 
 
+@export("as_dtype", "dtypes.as_dtype")
 def as_dtype(type_value):
     """Convert a DType, name, DataType enum value, numpy dtype or Python float/bool to a DType.
 

@@ -26,6 +26,7 @@ from minitf.recording import thread_state
 from minitf.tensor import Tensor
 from minitf.tensor_spec import TensorSpec  # noqa: F401 (tf.TensorSpec is defined beside TraceType)
 from minitf.variable import Variable
+from minitf.api_export import export
 
 __all__ = ["function", "TensorSpec", "Function"]
 
@@ -90,6 +91,7 @@ def _detector_for(python_function):
     return detector
 
 
+@export("types.experimental.GenericFunction", "types.experimental.PolymorphicFunction")
 class Function:
     """A callable made by `tf.function` (TF's `PolymorphicFunction`): a cache of traces.
 
@@ -357,6 +359,7 @@ def _collect(trace_type, value, flat, variables):
             _collect(t, v, flat, variables)
 
 
+@export("function")
 def function(func=None, input_signature=None, autograph=True, jit_compile=None,
              reduce_retracing=False, experimental_implements=None, experimental_autograph_options=None,
              experimental_attributes=None, experimental_relax_shapes=None,

@@ -7,6 +7,7 @@ from minitf.ops.array import reshape
 from minitf.ops.reduce import reduce_sum
 from minitf.tape import GradientTape
 from minitf.tensor import Tensor
+from minitf.api_export import export
 
 __all__ = ["compute_gradient", "max_error", "assert_gradients_close"]
 
@@ -43,6 +44,7 @@ def _jacobian_numerical(f, xs, i, y_size, delta):
     return jac
 
 
+@export("test.compute_gradient")
 def compute_gradient(f, x, delta=None):
     """Theoretical and numerical jacobians of `f` at the list of tensors `x`.
 
@@ -59,6 +61,7 @@ def compute_gradient(f, x, delta=None):
     return theoretical, numerical
 
 
+@export("test.max_error")
 def max_error(grad1, grad2):
     """The largest absolute difference between two lists of jacobians."""
     return max((float(np.max(np.abs(a - b))) if np.size(a) else 0.0) for a, b in zip(grad1, grad2))

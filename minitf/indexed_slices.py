@@ -5,10 +5,12 @@ from minitf import backend
 from minitf.recording import Op, thread_state, record
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["IndexedSlices"]
 
 
+@export("IndexedSlices")
 class IndexedSlices:
     """Rows of a tensor of shape `dense_shape`: `values[i]` belongs at row `indices[i]`.
 

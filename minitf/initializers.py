@@ -18,6 +18,7 @@ from minitf.ops import random as random_ops
 from minitf.recording import init_scope, tracing
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomNormal", "RandomUniform",
            "TruncatedNormal", "VarianceScaling", "GlorotUniform", "GlorotNormal", "HeNormal",
@@ -113,6 +114,7 @@ def _outside_graphs(call):
     return run
 
 
+@export("initializers.Initializer", "keras.initializers.Initializer")
 class Initializer:
     """Base class: subclasses implement `__call__(shape, dtype=None)` and `get_config()`."""
 
@@ -174,6 +176,8 @@ class _Random(Initializer):
         return {"seed": self.seed}
 
 
+@export("initializers.Zeros", "initializers.zeros", "keras.initializers.Zeros",
+        "keras.initializers.zeros")
 class Zeros(Initializer):
     """All zeros."""
 
@@ -182,6 +186,8 @@ class Zeros(Initializer):
         return _place(np.zeros(_shape(shape)), dtype)
 
 
+@export("initializers.Ones", "initializers.ones", "keras.initializers.Ones",
+        "keras.initializers.ones")
 class Ones(Initializer):
     """All ones."""
 
@@ -190,6 +196,8 @@ class Ones(Initializer):
         return _place(np.ones(_shape(shape)), dtype)
 
 
+@export("initializers.Constant", "initializers.constant", "keras.initializers.Constant",
+        "keras.initializers.constant")
 class Constant(Initializer):
     """`value` (cast to the dtype) times ones of `shape`, broadcasting as Keras does: an array
     value repeats along the shape's leading axes, and shape () gives the value's own shape."""
@@ -217,6 +225,8 @@ class Constant(Initializer):
         return {"value": value}
 
 
+@export("initializers.RandomNormal", "initializers.random_normal",
+        "keras.initializers.RandomNormal", "keras.initializers.random_normal")
 class RandomNormal(_Random):
     """Samples from a normal distribution N(mean, stddev^2)."""
 
@@ -231,6 +241,8 @@ class RandomNormal(_Random):
         return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
 
 
+@export("initializers.RandomUniform", "initializers.random_uniform",
+        "keras.initializers.RandomUniform", "keras.initializers.random_uniform")
 class RandomUniform(_Random):
     """Samples uniformly from [minval, maxval)."""
 
@@ -245,6 +257,8 @@ class RandomUniform(_Random):
         return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
 
 
+@export("initializers.TruncatedNormal", "initializers.truncated_normal",
+        "keras.initializers.TruncatedNormal", "keras.initializers.truncated_normal")
 class TruncatedNormal(_Random):
     """Normal samples, redrawn when more than two standard deviations from the mean."""
 
@@ -259,6 +273,8 @@ class TruncatedNormal(_Random):
         return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
 
 
+@export("initializers.VarianceScaling", "initializers.variance_scaling",
+        "keras.initializers.VarianceScaling", "keras.initializers.variance_scaling")
 class VarianceScaling(_Random):
     """Samples whose variance is `scale / n`, n being fan_in, fan_out or their average (`mode`).
 
@@ -317,36 +333,50 @@ class _FixedVarianceScaling(VarianceScaling):
         return {"seed": self.seed, "input_axes": self.input_axes, "output_axes": self.output_axes}
 
 
+@export("initializers.GlorotUniform", "initializers.glorot_uniform",
+        "keras.initializers.GlorotUniform", "keras.initializers.glorot_uniform")
 class GlorotUniform(_FixedVarianceScaling):
     """Uniform in +-sqrt(6 / (fan_in + fan_out)) (Xavier uniform)."""
     _ARGS = (1.0, "fan_avg", "uniform")
 
 
+@export("initializers.GlorotNormal", "initializers.glorot_normal",
+        "keras.initializers.GlorotNormal", "keras.initializers.glorot_normal")
 class GlorotNormal(_FixedVarianceScaling):
     """Truncated normal with stddev sqrt(2 / (fan_in + fan_out)) (Xavier normal)."""
     _ARGS = (1.0, "fan_avg", "truncated_normal")
 
 
+@export("initializers.HeNormal", "initializers.he_normal", "keras.initializers.HeNormal",
+        "keras.initializers.he_normal")
 class HeNormal(_FixedVarianceScaling):
     """Truncated normal with stddev sqrt(2 / fan_in)."""
     _ARGS = (2.0, "fan_in", "truncated_normal")
 
 
+@export("initializers.HeUniform", "initializers.he_uniform", "keras.initializers.HeUniform",
+        "keras.initializers.he_uniform")
 class HeUniform(_FixedVarianceScaling):
     """Uniform in +-sqrt(6 / fan_in)."""
     _ARGS = (2.0, "fan_in", "uniform")
 
 
+@export("initializers.LecunNormal", "initializers.lecun_normal", "keras.initializers.LecunNormal",
+        "keras.initializers.lecun_normal")
 class LecunNormal(_FixedVarianceScaling):
     """Truncated normal with stddev sqrt(1 / fan_in)."""
     _ARGS = (1.0, "fan_in", "truncated_normal")
 
 
+@export("initializers.LecunUniform", "initializers.lecun_uniform",
+        "keras.initializers.LecunUniform", "keras.initializers.lecun_uniform")
 class LecunUniform(_FixedVarianceScaling):
     """Uniform in +-sqrt(3 / fan_in)."""
     _ARGS = (1.0, "fan_in", "uniform")
 
 
+@export("initializers.Identity", "initializers.identity", "keras.initializers.Identity",
+        "keras.initializers.identity")
 class Identity(Initializer):
     """`gain` times the identity matrix (2-D shapes only; non-square ones get a partial eye)."""
 
@@ -365,6 +395,8 @@ class Identity(Initializer):
         return {"gain": self.gain}
 
 
+@export("initializers.Orthogonal", "initializers.orthogonal", "keras.initializers.Orthogonal",
+        "keras.initializers.orthogonal")
 class Orthogonal(_Random):
     """A (semi-)orthogonal matrix times `gain`, from the QR decomposition of a normal matrix.
 
@@ -400,22 +432,27 @@ class Orthogonal(_Random):
 
 # -- TF-core spellings (tf.random_normal_initializer, ...) -------------------------------------
 
+@export("random_normal_initializer")
 class random_normal_initializer(RandomNormal):  # noqa: N801 (TF's name)
     """tf.random_normal_initializer: RandomNormal(mean=0.0, stddev=0.05, seed=None)."""
 
 
+@export("random_uniform_initializer")
 class random_uniform_initializer(RandomUniform):  # noqa: N801
     """tf.random_uniform_initializer: RandomUniform(minval=-0.05, maxval=0.05, seed=None)."""
 
 
+@export("zeros_initializer")
 class zeros_initializer(Zeros):  # noqa: N801
     """tf.zeros_initializer: all zeros."""
 
 
+@export("ones_initializer")
 class ones_initializer(Ones):  # noqa: N801
     """tf.ones_initializer: all ones."""
 
 
+@export("constant_initializer")
 class constant_initializer(Constant):  # noqa: N801
     """tf.constant_initializer: every element equal to `value`.
 
@@ -472,6 +509,7 @@ __all__ += sorted(k for k in INITIALIZERS.names()
                   if k.islower() and k not in TF_ALIASES and k not in ("normal", "uniform"))
 
 
+@export("initializers.serialize", "keras.initializers.serialize")
 def serialize(initializer):
     """The config form of an initializer, as Keras 3 writes it.
 
@@ -486,6 +524,7 @@ def serialize(initializer):
     return INITIALIZERS.serialize(initializer)
 
 
+@export("initializers.deserialize", "keras.initializers.deserialize")
 def deserialize(config, custom_objects=None):
     """A new initializer from a name or a dict made by `serialize`.
 
@@ -502,6 +541,7 @@ def deserialize(config, custom_objects=None):
     return INITIALIZERS.deserialize(config, custom_objects)
 
 
+@export("initializers.get", "keras.initializers.get")
 def get(identifier):
     """An initializer from an identifier, as `tf.keras.initializers.get`.
 

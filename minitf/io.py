@@ -11,8 +11,10 @@ from minitf.example.ragged_feature import RaggedFeature  # noqa: F401
 from minitf.ops.tfrecord_io import TFRecordOptions, TFRecordWriter  # noqa: F401
 from minitf.ops.decode_raw import decode_base64, decode_raw, encode_base64  # noqa: F401
 from minitf.ops.csv_ops import decode_csv  # noqa: F401
+from minitf.api_export import export as _export
 
 
+@_export("io.gfile")
 class gfile:  # noqa: N801 (TF's module name)
     """tf.io.gfile for local files: exists, glob, makedirs, mkdir, listdir, isdir, remove,
     rename, rmtree, copy, join, walk, stat and GFile (an `open` with TF's mode names)."""

@@ -21,6 +21,7 @@ from minitf.ops.string_ops import as_string
 from minitf.ragged.ragged_tensor import RaggedTensor
 from minitf.sparse.sparse_tensor import SparseTensor
 from minitf.tensor import Tensor
+from minitf.api_export import export
 
 __all__ = ["KeyValueTensorInitializer", "TextFileIndex", "TextFileInitializer", "StaticHashTable",
            "StaticVocabularyTable"]
@@ -70,6 +71,7 @@ class _TableInitializerBase:
         raise NotImplementedError
 
 
+@export("lookup.KeyValueTensorInitializer")
 class KeyValueTensorInitializer(_TableInitializerBase):
     """Fills a table from a tensor of keys and a tensor of values of the same shape."""
 
@@ -87,6 +89,7 @@ class KeyValueTensorInitializer(_TableInitializerBase):
         lookup_ops.import_key_values(table._data, self._keys, self._values)
 
 
+@export("lookup.TextFileIndex")
 class TextFileIndex:
     """Which part of a line a TextFileInitializer reads: WHOLE_LINE (-2), LINE_NUMBER (-1), or a
     column index >= 0 of the line split at the delimiter."""
@@ -94,6 +97,7 @@ class TextFileIndex:
     LINE_NUMBER = -1
 
 
+@export("lookup.TextFileInitializer")
 class TextFileInitializer(_TableInitializerBase):
     """Fills a table with one entry per line of a text file; `key_index` and `value_index` pick
     the whole line, the line number or a column (see TextFileIndex)."""
@@ -158,6 +162,7 @@ class _LookupInterface:
             raise TypeError(f"Dtype of argument `keys` must be {self._key_dtype}, received: {keys.dtype}")
 
 
+@export("lookup.StaticHashTable")
 class StaticHashTable(_LookupInterface):
     """An immutable key -> value table, filled by `initializer`; absent keys give `default_value`."""
 
@@ -202,6 +207,7 @@ class StaticHashTable(_LookupInterface):
         return lookup_ops.lookup_table_export(self._data)
 
 
+@export("lookup.StaticVocabularyTable")
 class StaticVocabularyTable(_LookupInterface):
     """A vocabulary: keys of `initializer` map to their int64 ids, any other key to one of
     `num_oov_buckets` buckets after them, `Fingerprint64(key) % num_oov_buckets + size`."""

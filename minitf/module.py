@@ -5,6 +5,7 @@ import re
 from minitf.snake_case import tf_module_rule
 from minitf.trackable import Trackable
 from minitf.variable import Variable, name_scope as _name_scope
+from minitf.api_export import export
 
 __all__ = ["Module"]
 
@@ -29,6 +30,7 @@ def walk(value, seen, leaf_types, descend_into):
             yield from walk(item, seen, leaf_types, descend_into)
 
 
+@export("Module")
 class Module(Trackable):
     """Base for objects that own variables and other modules.
 

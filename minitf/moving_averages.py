@@ -17,6 +17,7 @@ from minitf import dtypes
 from minitf.ops.constant import constant
 from minitf.tensor import Tensor
 from minitf.variable import Variable, name_scope_stack, set_name_scope_stack
+from minitf.api_export import export
 
 __all__ = ["ExponentialMovingAverage"]
 
@@ -42,6 +43,7 @@ def _number(value):
     return float(value)
 
 
+@export("train.ExponentialMovingAverage")
 class ExponentialMovingAverage:
     """Moving averages of variables with exponential decay.
 

@@ -1,8 +1,10 @@
 """tf.nest: flatten and rebuild nested structures of lists, tuples, namedtuples and dicts."""
+from minitf.api_export import export
 
 __all__ = ["flatten", "pack_sequence_as", "map_structure", "is_nested", "assert_same_structure"]
 
 
+@export("nest.is_nested")
 def is_nested(structure):
     """True for lists, tuples (named too) and dicts; everything else is a leaf."""
     return isinstance(structure, (list, tuple, dict))
@@ -18,6 +20,7 @@ def _sort_key(key):
     return (type(key).__name__, key) if not isinstance(key, (int, float)) else ("", key)
 
 
+@export("nest.flatten")
 def flatten(structure, expand_composites=False):
     """The leaves of `structure`, depth first, dict entries in sorted key order."""
     if not is_nested(structure):
@@ -45,6 +48,7 @@ def _rebuild(template, children):
     return type(template)(children)
 
 
+@export("nest.pack_sequence_as")
 def pack_sequence_as(structure, flat_sequence, expand_composites=False):
     """Rebuild `structure` with its leaves replaced, in order, by `flat_sequence`."""
     flat_sequence = list(flat_sequence)
@@ -62,6 +66,7 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
     return build(structure)
 
 
+@export("nest.map_structure")
 def map_structure(func, *structures, **kwargs):
     """Apply `func` leaf-wise across structures of the same shape, keeping that shape."""
     if not structures:
@@ -72,6 +77,7 @@ def map_structure(func, *structures, **kwargs):
     return pack_sequence_as(structures[0], [func(*leaves) for leaves in zip(*flats)])
 
 
+@export("nest.assert_same_structure")
 def assert_same_structure(nest1, nest2, check_types=True, expand_composites=False):
     """Raise ValueError (or TypeError) when two structures nest differently."""
     if is_nested(nest1) != is_nested(nest2):

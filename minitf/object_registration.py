@@ -7,6 +7,7 @@ A config names a class by its registered name: `'<package>>' + name` for a regis
 """
 import inspect
 import threading
+from minitf.api_export import export
 
 __all__ = ["register_keras_serializable", "get_custom_objects", "custom_object_scope", "CustomObjectScope",
            "get_registered_name", "get_registered_object", "merged_custom_objects"]
@@ -23,6 +24,8 @@ class _ScopeStack(threading.local):
 _SCOPES = _ScopeStack()
 
 
+@export("utils.register_keras_serializable", "keras.saving.register_keras_serializable",
+        "keras.utils.register_keras_serializable")
 def register_keras_serializable(package="Custom", name=None):
     """A decorator that registers a class or function for saving: configs then name it
     `'<package>><name>'` (name defaults to its `__name__`) and loading finds it without
@@ -46,11 +49,16 @@ def register_keras_serializable(package="Custom", name=None):
     return decorator
 
 
+@export("utils.get_custom_objects", "keras.saving.get_custom_objects",
+        "keras.utils.get_custom_objects")
 def get_custom_objects():
     """The global registry itself ({registered name: object}); adding entries registers them."""
     return _GLOBAL_CUSTOM_OBJECTS
 
 
+@export("utils.CustomObjectScope", "utils.custom_object_scope", "keras.saving.CustomObjectScope",
+        "keras.saving.custom_object_scope", "keras.utils.CustomObjectScope",
+        "keras.utils.custom_object_scope")
 class CustomObjectScope:
     """Within `with CustomObjectScope({'name': obj, ...}):`, loading finds these objects by name.
 
@@ -74,6 +82,8 @@ class CustomObjectScope:
 custom_object_scope = CustomObjectScope
 
 
+@export("utils.get_registered_name", "keras.saving.get_registered_name",
+        "keras.utils.get_registered_name")
 def get_registered_name(obj):
     """The name a config uses for `obj`: its registered name, else its `__name__`."""
     try:
@@ -83,6 +93,8 @@ def get_registered_name(obj):
     return registered if registered is not None else obj.__name__
 
 
+@export("utils.get_registered_object", "keras.saving.get_registered_object",
+        "keras.utils.get_registered_object")
 def get_registered_object(name, custom_objects=None, module_objects=None):
     """The object called `name` in the active scopes, the global registry, `custom_objects` or
     `module_objects`, searched in that order; None when none has it."""

@@ -22,6 +22,7 @@ import threading
 
 from minitf import dtypes, errors
 from minitf.tensor import Tensor
+from minitf.api_export import export
 
 __all__ = ["Op", "record", "read_variable", "read_variable_eagerly", "is_recording",
            "stop_recording_all", "active_graph", "tracing", "init_scope"]
@@ -163,6 +164,7 @@ def _identity_grad(g):
     return g
 
 
+@export("init_scope")
 @contextlib.contextmanager
 def init_scope():
     """Leave the graph being traced, if any: ops run eagerly and no tape records them (TF's

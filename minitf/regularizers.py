@@ -15,6 +15,7 @@ from minitf.ops import constant as constant_ops
 from minitf.ops import linalg as linalg_ops
 from minitf.ops import math as math_ops
 from minitf.ops import reduce as reduce_ops
+from minitf.api_export import export
 
 REGULARIZERS = Registry("regularizer", "keras.regularizers")
 
@@ -26,6 +27,7 @@ def _checked(value, name, who):
     return value
 
 
+@export("regularizers.Regularizer", "keras.regularizers.Regularizer")
 class Regularizer:
     """Base class: subclasses implement `__call__(x)` -> scalar and `get_config()`."""
 
@@ -42,6 +44,7 @@ class Regularizer:
         return cls(**config)
 
 
+@export("regularizers.L1L2", "keras.regularizers.L1L2")
 class L1L2(Regularizer):
     """l1 * sum(|x|) + l2 * sum(x^2)."""
 
@@ -62,6 +65,7 @@ class L1L2(Regularizer):
         return {"l1": self.l1, "l2": self.l2}
 
 
+@export("regularizers.L1", "regularizers.l1", "keras.regularizers.L1", "keras.regularizers.l1")
 class L1(Regularizer):
     """l1 * sum(|x|)."""
 
@@ -75,6 +79,7 @@ class L1(Regularizer):
         return {"l1": self.l1}
 
 
+@export("regularizers.L2", "regularizers.l2", "keras.regularizers.L2", "keras.regularizers.l2")
 class L2(Regularizer):
     """l2 * sum(x^2) (no factor 1/2, as in Keras)."""
 
@@ -88,6 +93,8 @@ class L2(Regularizer):
         return {"l2": self.l2}
 
 
+@export("regularizers.OrthogonalRegularizer", "keras.regularizers.OrthogonalRegularizer",
+        "keras.regularizers.orthogonal_regularizer")
 class OrthogonalRegularizer(Regularizer):
     """factor * mean of |off-diagonal entries| of the Gram matrix of l2-normalized rows/columns."""
 
@@ -114,6 +121,7 @@ class OrthogonalRegularizer(Regularizer):
         return {"factor": self.factor, "mode": self.mode}
 
 
+@export("regularizers.l1_l2", "keras.regularizers.l1_l2")
 def l1_l2(l1=0.01, l2=0.01):
     """An L1L2 regularizer (note the 0.01 defaults, unlike the class's 0.0)."""
     return L1L2(l1=l1, l2=l2)
@@ -129,18 +137,21 @@ for _cls, _alias in ((L1, "l1"), (L2, "l2"), (L1L2, "l1_l2"),
     REGULARIZERS.register(_cls, aliases=(_alias,))
 
 
+@export("regularizers.serialize", "keras.regularizers.serialize")
 def serialize(regularizer):
     """The config form of a regularizer: Keras 3's `{'module', 'class_name', 'config',
     'registered_name'}` (see `minitf._keras_objects.Registry.serialize`)."""
     return REGULARIZERS.serialize(regularizer)
 
 
+@export("regularizers.deserialize", "keras.regularizers.deserialize")
 def deserialize(config, custom_objects=None):
     """A new regularizer from a name ('l2', 'L1L2') or a dict made by `serialize`;
     ValueError for an unknown name."""
     return REGULARIZERS.deserialize(config, custom_objects)
 
 
+@export("regularizers.get", "keras.regularizers.get")
 def get(identifier):
     """A regularizer from None (None), a name, a config dict, a class (instantiated) or a
     callable (as it is); ValueError otherwise."""

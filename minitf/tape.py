@@ -25,12 +25,14 @@ from minitf.ops.reduce import reduce_sum
 from minitf.recording import thread_state
 from minitf.tensor import Tensor
 from minitf.variable import Variable
+from minitf.api_export import export
 
 __all__ = ["GradientTape", "UnconnectedGradients"]
 
 _log = logging.getLogger("minitf")
 
 
+@export("UnconnectedGradients")
 class UnconnectedGradients(enum.Enum):
     """What `gradient` returns for a source the target does not depend on."""
     NONE = "none"
@@ -71,6 +73,7 @@ def _output_gradient(og, target):
                                              f"{given.dtype.name} for a {target.dtype.name} target; cast it") from None
 
 
+@export("GradientTape", "autodiff.GradientTape")
 class GradientTape:
     """Records the ops run on watched values, so their gradients can be computed afterwards.
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from minitf import backend, dtypes
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["Tensor", "TensorLike", "is_tensor"]
 
@@ -16,6 +17,7 @@ __all__ = ["Tensor", "TensorLike", "is_tensor"]
 next_id = itertools.count(1).__next__
 
 
+@export("types.experimental.TensorLike")
 class TensorLike:
     """What Tensor and Variable share: numpy and Python number protocols read from `numpy()`.
 
@@ -93,6 +95,7 @@ class TensorLike:
         return complex(self.numpy())
 
 
+@export("Tensor")
 class Tensor(TensorLike):
     """An immutable multi-dimensional value, the result of every minitf op."""
 
@@ -220,6 +223,7 @@ class _Reference:
         return f"<Reference wrapping {self._obj!r}>"
 
 
+@export("is_tensor")
 def is_tensor(x):
     """True for minitf tensors and variables (tf.is_tensor)."""
     return getattr(type(x), "_is_tensor_like", False)

@@ -1,8 +1,10 @@
 """TensorShape: a tuple-like shape with TF's methods (as_list, rank, num_elements, ...)."""
+from minitf.api_export import export
 
 __all__ = ["TensorShape", "Dimension"]
 
 
+@export("TensorShape")
 class TensorShape:
     """The shape of a tensor; dimensions are ints or None (unknown), the rank may be unknown."""
 

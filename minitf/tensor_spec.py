@@ -10,10 +10,12 @@ import abc
 
 from minitf import dtypes
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["TensorSpec", "TraceType", "TracingContext"]
 
 
+@export("types.experimental.TraceType")
 class TraceType(metaclass=abc.ABCMeta):
     """The type of a value for tracing (TF's `tf.types.experimental.TraceType`).
 
@@ -43,6 +45,7 @@ class TraceType(metaclass=abc.ABCMeta):
         """Hash consistent with `__eq__`."""
 
 
+@export("types.experimental.TracingContext")
 class TracingContext:
     """What `__tf_tracing_type__(context)` receives while `tf.function` works out a call's types."""
 
@@ -50,6 +53,7 @@ class TracingContext:
         self.is_legacy_signature = is_legacy_signature
 
 
+@export("TensorSpec")
 class TensorSpec(TraceType):
     """Describes a tensor by shape (None for unknown dims), dtype and optional name."""
 

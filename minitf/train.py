@@ -5,8 +5,10 @@ from minitf.checkpoint import (Checkpoint, CheckpointManager, latest_checkpoint,
 from minitf.checkpoint.checkpoint import CheckpointLoadStatus  # noqa: F401
 from minitf.checkpoint.manager import get_checkpoint_state  # noqa: F401
 from minitf.example import proto as _example_proto
+from minitf.api_export import export
 
 
+@export("train.CheckpointOptions")
 class CheckpointOptions:
     """Accepted for API compatibility; minitf has no checkpoint options."""
 

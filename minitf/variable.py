@@ -12,10 +12,12 @@ from minitf.recording import tracing as _tracing
 from minitf.indexed_slices import IndexedSlices
 from minitf.tensor import Tensor, TensorLike, next_id
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["Variable", "VariableSynchronization", "VariableAggregation", "name_scope"]
 
 
+@export("VariableSynchronization")
 class VariableSynchronization(enum.Enum):
     """Accepted for API compatibility; minitf runs on one replica."""
     AUTO = 0
@@ -24,6 +26,7 @@ class VariableSynchronization(enum.Enum):
     ON_READ = 3
 
 
+@export("VariableAggregation")
 class VariableAggregation(enum.Enum):
     """Accepted for API compatibility; minitf runs on one replica."""
     NONE = 0
@@ -40,6 +43,7 @@ class _Scopes(threading.local):
 scopes = _Scopes()
 
 
+@export("name_scope")
 class name_scope:  # noqa: N801 (TF's name)
     """Context manager that prefixes the names of variables created inside it ('outer/inner/')."""
 
@@ -125,6 +129,7 @@ def _check_settings(name, constraint, synchronization, aggregation):
                              f"{value!r}; use a tf.{enum_type.__name__}") from None
 
 
+@export("Variable")
 class Variable(TensorLike):
     """State that persists across steps: a mutable value that works wherever a tensor does.
 

@@ -9,6 +9,7 @@ from minitf import layers
 from minitf.applications import imagenet_utils
 from minitf.applications._common import correct_pad, load_weights_file, pool_features
 from minitf.models.model import Model
+from minitf.api_export import export, export_value
 
 __all__ = ["EfficientNetB0", "EfficientNetB1", "EfficientNetB2", "EfficientNetB3",
            "EfficientNetB4", "EfficientNetB5", "EfficientNetB6", "EfficientNetB7",
@@ -191,21 +192,49 @@ def _variant(key):
 
 
 EfficientNetB0 = _variant("b0")
+export_value("EfficientNetB0", "applications.EfficientNetB0",
+             "applications.efficientnet.EfficientNetB0", "keras.applications.EfficientNetB0",
+             "keras.applications.efficientnet.EfficientNetB0")
 EfficientNetB1 = _variant("b1")
+export_value("EfficientNetB1", "applications.EfficientNetB1",
+             "applications.efficientnet.EfficientNetB1", "keras.applications.EfficientNetB1",
+             "keras.applications.efficientnet.EfficientNetB1")
 EfficientNetB2 = _variant("b2")
+export_value("EfficientNetB2", "applications.EfficientNetB2",
+             "applications.efficientnet.EfficientNetB2", "keras.applications.EfficientNetB2",
+             "keras.applications.efficientnet.EfficientNetB2")
 EfficientNetB3 = _variant("b3")
+export_value("EfficientNetB3", "applications.EfficientNetB3",
+             "applications.efficientnet.EfficientNetB3", "keras.applications.EfficientNetB3",
+             "keras.applications.efficientnet.EfficientNetB3")
 EfficientNetB4 = _variant("b4")
+export_value("EfficientNetB4", "applications.EfficientNetB4",
+             "applications.efficientnet.EfficientNetB4", "keras.applications.EfficientNetB4",
+             "keras.applications.efficientnet.EfficientNetB4")
 EfficientNetB5 = _variant("b5")
+export_value("EfficientNetB5", "applications.EfficientNetB5",
+             "applications.efficientnet.EfficientNetB5", "keras.applications.EfficientNetB5",
+             "keras.applications.efficientnet.EfficientNetB5")
 EfficientNetB6 = _variant("b6")
+export_value("EfficientNetB6", "applications.EfficientNetB6",
+             "applications.efficientnet.EfficientNetB6", "keras.applications.EfficientNetB6",
+             "keras.applications.efficientnet.EfficientNetB6")
 EfficientNetB7 = _variant("b7")
+export_value("EfficientNetB7", "applications.EfficientNetB7",
+             "applications.efficientnet.EfficientNetB7", "keras.applications.EfficientNetB7",
+             "keras.applications.efficientnet.EfficientNetB7")
 
 
+@export("applications.efficientnet.preprocess_input",
+        "keras.applications.efficientnet.preprocess_input")
 def preprocess_input(x, data_format=None):
     """Returns `x` unchanged: EfficientNet models rescale and normalise inside the model; kept
     so code written for the other applications runs as is."""
     return x
 
 
+@export("applications.efficientnet.decode_predictions",
+        "keras.applications.efficientnet.decode_predictions")
 def decode_predictions(preds, top=5):
     """See `tf.keras.applications.imagenet_utils.decode_predictions`."""
     return imagenet_utils.decode_predictions(preds, top=top)

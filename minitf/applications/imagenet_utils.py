@@ -21,6 +21,7 @@ from minitf.models.functional import Input, InputLayer
 from minitf.keras_core.keras_tensor import KerasTensor
 from minitf.ops.constant import cast, constant
 from minitf.utils.data_utils import get_file
+from minitf.api_export import export
 
 __all__ = ["preprocess_input", "decode_predictions"]
 
@@ -34,6 +35,8 @@ _CLASS_INDEX = None
 
 
 # -- preprocessing -------------------------------------------------------------------------
+@export("applications.imagenet_utils.preprocess_input",
+        "keras.applications.imagenet_utils.preprocess_input")
 def preprocess_input(x, data_format=None, mode="caffe"):
     """Prepare a batch of RGB images in [0, 255] the way an ImageNet model expects.
 
@@ -87,6 +90,8 @@ def _flip_channels(x, data_format):
 
 
 # -- predictions ---------------------------------------------------------------------------
+@export("applications.imagenet_utils.decode_predictions",
+        "keras.applications.imagenet_utils.decode_predictions")
 def decode_predictions(preds, top=5):
     """The `top` most likely ImageNet classes per row: lists of (class_id, name, score).
 

@@ -5,6 +5,7 @@ from minitf import layers
 from minitf.applications import imagenet_utils
 from minitf.applications._common import pool_features
 from minitf.models.model import Model
+from minitf.api_export import export
 
 __all__ = ["InceptionV3", "preprocess_input", "decode_predictions"]
 
@@ -90,6 +91,8 @@ def _block_8(x, index):
     return layers.Concatenate(axis=CHANNEL_AXIS, name=f"mixed{9 + index}")([b1, b3, bd, bp])
 
 
+@export("applications.InceptionV3", "applications.inception_v3.InceptionV3",
+        "keras.applications.InceptionV3", "keras.applications.inception_v3.InceptionV3")
 def InceptionV3(include_top=True, weights="imagenet", input_tensor=None,  # noqa: N802
                 input_shape=None, pooling=None, classes=1000, classifier_activation="softmax"):
     """The Inception v3 model as a functional Model named 'inception_v3'.
@@ -133,11 +136,15 @@ def InceptionV3(include_top=True, weights="imagenet", input_tensor=None,  # noqa
     return model
 
 
+@export("applications.inception_v3.preprocess_input",
+        "keras.applications.inception_v3.preprocess_input")
 def preprocess_input(x, data_format=None):
     """'tf' preprocessing: pixels in [0, 255] scaled to [-1, 1]."""
     return imagenet_utils.preprocess_input(x, data_format=data_format, mode="tf")
 
 
+@export("applications.inception_v3.decode_predictions",
+        "keras.applications.inception_v3.decode_predictions")
 def decode_predictions(preds, top=5):
     """See `tf.keras.applications.imagenet_utils.decode_predictions`."""
     return imagenet_utils.decode_predictions(preds, top=top)

@@ -10,6 +10,7 @@ from minitf.applications import imagenet_utils
 from minitf.applications._common import load_weights_file, pool_features
 from minitf.models.model import Model
 from minitf.utils.data_utils import get_file
+from minitf.api_export import export
 
 __all__ = ["MobileNet", "preprocess_input", "decode_predictions"]
 
@@ -91,6 +92,8 @@ def _validate_activation(classifier_activation, weights):
                          f"with `include_top=True`; Received: classifier_activation={resolved}")
 
 
+@export("applications.MobileNet", "applications.mobilenet.MobileNet",
+        "keras.applications.MobileNet", "keras.applications.mobilenet.MobileNet")
 def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=1e-3,  # noqa: N802
               include_top=True, weights="imagenet", input_tensor=None, pooling=None,
               classes=1000, classifier_activation="softmax", name=None):
@@ -145,11 +148,14 @@ def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=1e-3,  # 
     return model
 
 
+@export("applications.mobilenet.preprocess_input", "keras.applications.mobilenet.preprocess_input")
 def preprocess_input(x, data_format=None):
     """'tf' preprocessing: pixels in [0, 255] scaled to [-1, 1] (x / 127.5 - 1)."""
     return imagenet_utils.preprocess_input(x, data_format=data_format, mode="tf")
 
 
+@export("applications.mobilenet.decode_predictions",
+        "keras.applications.mobilenet.decode_predictions")
 def decode_predictions(preds, top=5):
     """See `tf.keras.applications.imagenet_utils.decode_predictions`."""
     return imagenet_utils.decode_predictions(preds, top=top)

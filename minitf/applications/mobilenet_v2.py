@@ -8,6 +8,7 @@ from minitf.applications import imagenet_utils
 from minitf.applications._common import correct_pad, load_weights_file, pool_features
 from minitf.models.model import Model
 from minitf.utils.data_utils import get_file
+from minitf.api_export import export
 
 __all__ = ["MobileNetV2", "preprocess_input", "decode_predictions"]
 
@@ -74,6 +75,8 @@ def _default_size(input_shape, input_tensor):
     return rows if rows == cols and rows in SIZES else 224
 
 
+@export("applications.MobileNetV2", "applications.mobilenet_v2.MobileNetV2",
+        "keras.applications.MobileNetV2", "keras.applications.mobilenet_v2.MobileNetV2")
 def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet",  # noqa: N802
                 input_tensor=None, pooling=None, classes=1000, classifier_activation="softmax",
                 name=None):
@@ -131,11 +134,15 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
     return model
 
 
+@export("applications.mobilenet_v2.preprocess_input",
+        "keras.applications.mobilenet_v2.preprocess_input")
 def preprocess_input(x, data_format=None):
     """'tf' preprocessing: pixels in [0, 255] scaled to [-1, 1]."""
     return imagenet_utils.preprocess_input(x, data_format=data_format, mode="tf")
 
 
+@export("applications.mobilenet_v2.decode_predictions",
+        "keras.applications.mobilenet_v2.decode_predictions")
 def decode_predictions(preds, top=5):
     """See `tf.keras.applications.imagenet_utils.decode_predictions`."""
     return imagenet_utils.decode_predictions(preds, top=top)

@@ -5,6 +5,7 @@ from minitf import layers
 from minitf.applications import imagenet_utils
 from minitf.applications._common import load_weights_file, pool_features
 from minitf.models.model import Model
+from minitf.api_export import export
 
 __all__ = ["ResNet50", "ResNet101", "ResNet152", "preprocess_input", "decode_predictions"]
 
@@ -85,6 +86,9 @@ def _resnet(weights_name, name, include_top, weights, input_tensor, input_shape,
     return model
 
 
+@export("applications.ResNet50", "applications.resnet.ResNet50", "applications.resnet50.ResNet50",
+        "keras.applications.ResNet50", "keras.applications.resnet.ResNet50",
+        "keras.applications.resnet50.ResNet50")
 def ResNet50(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,  # noqa: N802
              pooling=None, classes=1000, classifier_activation="softmax", name="resnet50"):
     """ResNet50 v1 as a functional Model named `name` (3, 4, 6, 3 bottleneck blocks).
@@ -99,6 +103,8 @@ def ResNet50(include_top=True, weights="imagenet", input_tensor=None, input_shap
                    classes, classifier_activation)
 
 
+@export("applications.ResNet101", "applications.resnet.ResNet101", "keras.applications.ResNet101",
+        "keras.applications.resnet.ResNet101")
 def ResNet101(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,  # noqa: N802
               pooling=None, classes=1000, classifier_activation="softmax", name="resnet101"):
     """ResNet101 v1 (3, 4, 23, 3 bottleneck blocks); arguments as for `ResNet50`."""
@@ -106,6 +112,8 @@ def ResNet101(include_top=True, weights="imagenet", input_tensor=None, input_sha
                    classes, classifier_activation)
 
 
+@export("applications.ResNet152", "applications.resnet.ResNet152", "keras.applications.ResNet152",
+        "keras.applications.resnet.ResNet152")
 def ResNet152(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,  # noqa: N802
               pooling=None, classes=1000, classifier_activation="softmax", name="resnet152"):
     """ResNet152 v1 (3, 8, 36, 3 bottleneck blocks); arguments as for `ResNet50`."""
@@ -113,11 +121,17 @@ def ResNet152(include_top=True, weights="imagenet", input_tensor=None, input_sha
                    classes, classifier_activation)
 
 
+@export("applications.resnet.preprocess_input", "applications.resnet50.preprocess_input",
+        "keras.applications.resnet.preprocess_input",
+        "keras.applications.resnet50.preprocess_input")
 def preprocess_input(x, data_format=None):
     """'caffe' preprocessing: RGB in [0, 255] -> BGR minus the ImageNet channel means."""
     return imagenet_utils.preprocess_input(x, data_format=data_format, mode="caffe")
 
 
+@export("applications.resnet.decode_predictions", "applications.resnet50.decode_predictions",
+        "keras.applications.resnet.decode_predictions",
+        "keras.applications.resnet50.decode_predictions")
 def decode_predictions(preds, top=5):
     """See `tf.keras.applications.imagenet_utils.decode_predictions`."""
     return imagenet_utils.decode_predictions(preds, top=top)

@@ -3,6 +3,7 @@ names, so the published Keras ImageNet weights load into it."""
 from minitf import layers
 from minitf.applications import imagenet_utils
 from minitf.models.model import Model
+from minitf.api_export import export
 
 __all__ = ["VGG19", "preprocess_input", "decode_predictions"]
 
@@ -17,6 +18,8 @@ WEIGHTS_HASH_NO_TOP = "253f8cb515780f3b799900260a226db6"
 BLOCKS = ((64, 2), (128, 2), (256, 4), (512, 4), (512, 4))
 
 
+@export("applications.VGG19", "applications.vgg19.VGG19", "keras.applications.VGG19",
+        "keras.applications.vgg19.VGG19")
 def VGG19(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,  # noqa: N802
           pooling=None, classes=1000, classifier_activation="softmax", name="vgg19"):
     """The VGG19 model as a functional Model named `name`.
@@ -56,11 +59,13 @@ def VGG19(include_top=True, weights="imagenet", input_tensor=None, input_shape=N
     return model
 
 
+@export("applications.vgg19.preprocess_input", "keras.applications.vgg19.preprocess_input")
 def preprocess_input(x, data_format=None):
     """'caffe' preprocessing: RGB in [0, 255] -> BGR minus the ImageNet channel means."""
     return imagenet_utils.preprocess_input(x, data_format=data_format, mode="caffe")
 
 
+@export("applications.vgg19.decode_predictions", "keras.applications.vgg19.decode_predictions")
 def decode_predictions(preds, top=5):
     """See `tf.keras.applications.imagenet_utils.decode_predictions`."""
     return imagenet_utils.decode_predictions(preds, top=top)

@@ -5,6 +5,7 @@ import logging
 import os
 import sys
 import traceback
+from minitf.api_export import export
 
 __all__ = ["set_verbosity", "trace", "get_verbosity", "has_verbosity", "log", "warning"]
 
@@ -12,6 +13,7 @@ _logger = logging.getLogger("minitf.autograph")
 _state = {"level": None, "echo": hasattr(sys, "ps1") or hasattr(sys, "ps2")}
 
 
+@export("autograph.set_verbosity")
 def set_verbosity(level, alsologtostdout=False):
     """Set AutoGraph's verbosity: 0 logs nothing, larger values log more (10 for bug reports).
 
@@ -22,6 +24,7 @@ def set_verbosity(level, alsologtostdout=False):
     _state["echo"] = alsologtostdout
 
 
+@export("autograph.trace")
 def trace(*args):
     """Print the arguments when the code runs; inside `tf.function` that is while tracing, so it
     shows what the traced code sees (symbolic tensors, Python values)."""

@@ -25,6 +25,7 @@ from minitf.autograph.ag_errors import (ConversionError, InaccessibleSourceCodeE
 from minitf.autograph.function_scope import (STANDARD_OPTIONS, ConversionOptions,
                                              ControlStatusCtx, Feature, FunctionScope, Status,
                                              control_status_ctx, with_function_scope)
+from minitf.api_export import export
 
 __all__ = ["convert", "converted_call", "to_graph", "to_code", "do_not_convert",
            "autograph_artifact", "is_autograph_artifact"]
@@ -228,6 +229,7 @@ def _convert_actual(entity, options):
     return _convert_function(function, options)
 
 
+@export("autograph.to_graph")
 def to_graph(entity, recursive=True, experimental_optional_features=None):
     """The converted version of a function (`tf.autograph.to_graph`).
 
@@ -245,6 +247,7 @@ def to_graph(entity, recursive=True, experimental_optional_features=None):
         raise ConversionError(f"converting {entity}: {e.__class__.__name__}: {e}") from e
 
 
+@export("autograph.to_code")
 def to_code(entity, recursive=True, experimental_optional_features=None):
     """The source code AutoGraph generates for `entity` (`tf.autograph.to_code`), as TF 2.21
     prints it: `def tf__f(...)` with the control flow rewritten into `ag__` operator calls.
@@ -255,6 +258,7 @@ def to_code(entity, recursive=True, experimental_optional_features=None):
     return textwrap.dedent(inspect.getsource(converted))
 
 
+@export("autograph.experimental.do_not_convert")
 def do_not_convert(func=None):
     """Decorator: `func` runs as written, unconverted, even when called from converted code or
     wrapped in `tf.function(autograph=True)`; so do the functions it calls."""

@@ -1,12 +1,14 @@
 """AutoGraph directives: calls that configure how the converter stages the code around them.
 They are removed from converted code (`converter_calls`), so calling one directly does nothing.
 """
+from minitf.api_export import export
 
 __all__ = ["UNSPECIFIED", "set_loop_options"]
 
 UNSPECIFIED = object()
 
 
+@export("autograph.experimental.set_loop_options")
 def set_loop_options(parallel_iterations=UNSPECIFIED, swap_memory=UNSPECIFIED,
                      maximum_iterations=UNSPECIFIED, shape_invariants=UNSPECIFIED):
     """Options for the `tf.while_loop` the enclosing loop becomes when AutoGraph stages it.

@@ -6,11 +6,13 @@ import threading
 
 from minitf.autograph.converter_ast import parse_expression
 from minitf.autograph.operators_variables import UndefinedReturnValue
+from minitf.api_export import export
 
 __all__ = ["Feature", "ConversionOptions", "STANDARD_OPTIONS", "Status", "ControlStatusCtx",
            "control_status_ctx", "FunctionScope", "with_function_scope"]
 
 
+@export("autograph.experimental.Feature")
 class Feature(enum.Enum):
     """Optional conversion features (`tf.autograph.experimental.Feature`).
 

@@ -1,11 +1,13 @@
 """The Callback base class and the simplest callbacks: History (the per-epoch logs fit
 returns) and LambdaCallback (hooks from plain functions)."""
+from minitf.api_export import export
 __all__ = ["Callback", "History", "LambdaCallback"]
 
 _BATCH_HOOKS = ("on_train_batch_begin", "on_train_batch_end", "on_test_batch_begin",
                 "on_test_batch_end", "on_predict_batch_begin", "on_predict_batch_end")
 
 
+@export("callbacks.Callback", "keras.callbacks.Callback")
 class Callback:
     """Base class: every hook does nothing; `self.model` and `self.params` are set by fit."""
 
@@ -78,6 +80,7 @@ class Callback:
                    for name in _BATCH_HOOKS + ("on_batch_begin", "on_batch_end"))
 
 
+@export("callbacks.History", "keras.callbacks.History")
 class History(Callback):
     """Records each epoch's logs: `history.history['loss']` is the list of epoch losses."""
 
@@ -97,6 +100,7 @@ class History(Callback):
             object.__setattr__(self.model, "history", self)
 
 
+@export("callbacks.LambdaCallback", "keras.callbacks.LambdaCallback")
 class LambdaCallback(Callback):
     """A callback from plain functions: `on_epoch_end=lambda epoch, logs: ...`, etc.
 

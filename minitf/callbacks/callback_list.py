@@ -1,10 +1,12 @@
 """CallbackList: the callbacks of one fit/evaluate/predict run, called together."""
 from minitf.callbacks.callback import History
 from minitf.callbacks.progress import ProgbarLogger
+from minitf.api_export import export
 
 __all__ = ["CallbackList"]
 
 
+@export("callbacks.CallbackList", "keras.callbacks.CallbackList")
 class CallbackList:
     """A list of callbacks called together; adds History and the progress bar when asked."""
 

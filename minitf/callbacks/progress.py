@@ -8,6 +8,7 @@ import time
 
 from minitf.callbacks.callback import Callback
 from minitf.distribution_context import is_chief
+from minitf.api_export import export
 
 __all__ = ["ProgbarLogger", "CSVLogger", "plot_history"]
 
@@ -23,6 +24,7 @@ def _format_logs(logs):
     return {k: _format_value(v) for k, v in (logs or {}).items() if k not in ("outputs",)}
 
 
+@export("callbacks.ProgbarLogger", "keras.callbacks.ProgbarLogger")
 class ProgbarLogger(Callback):
     """Progress output: a tqdm bar per epoch on stderr (verbose=1) or one line per epoch on
     stdout (verbose=2). The bar redraws at most ten times a second to stay cheap."""
@@ -115,6 +117,7 @@ class ProgbarLogger(Callback):
         self._close_bar(None)
 
 
+@export("callbacks.CSVLogger", "keras.callbacks.CSVLogger")
 class CSVLogger(Callback):
     """Write one CSV row per epoch: 'epoch' then the log keys in sorted order.
 
@@ -184,6 +187,7 @@ _COLORS = [(31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 1
            (140, 86, 75), (227, 119, 194), (127, 127, 127)]
 
 
+@export("callbacks.plot_history", "keras.callbacks.plot_history")
 def plot_history(history, path, keys=None, size=(640, 400)):
     """Draw the per-epoch curves of a `History` (or its dict) into a PNG file at `path`.
 

@@ -25,6 +25,7 @@ from minitf.distribution_context import is_chief
 from minitf.keras_core.config import image_data_format
 from minitf.summary._proto import messages
 from minitf.summary.ops import write as write_summary
+from minitf.api_export import export
 
 __all__ = ["TensorBoard"]
 
@@ -33,6 +34,7 @@ def _as_float(value):
     return float(np.asarray(getattr(value, "numpy", lambda: value)()))
 
 
+@export("callbacks.TensorBoard", "keras.callbacks.TensorBoard")
 class TensorBoard(Callback):
     """Write TensorBoard logs of `fit` (and `evaluate`) under `log_dir`.
 

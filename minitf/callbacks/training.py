@@ -8,6 +8,7 @@ import numpy as np
 
 from minitf.callbacks.callback import Callback
 from minitf.distribution_context import is_chief
+from minitf.api_export import export
 
 __all__ = ["ModelCheckpoint", "EarlyStopping", "LearningRateScheduler", "ReduceLROnPlateau",
            "TerminateOnNaN"]
@@ -24,6 +25,7 @@ def _monitor_op(mode, monitor, who):
     return np.greater if mode == "max" else np.less
 
 
+@export("callbacks.ModelCheckpoint", "keras.callbacks.ModelCheckpoint")
 class ModelCheckpoint(Callback):
     """Save the model (or its weights) every epoch or every `save_freq` batches.
 
@@ -133,6 +135,7 @@ def _get_weights(model):
     return [np.array(w, copy=True) for w in model.get_weights()]
 
 
+@export("callbacks.EarlyStopping", "keras.callbacks.EarlyStopping")
 class EarlyStopping(Callback):
     """Stop training when `monitor` has stopped improving for `patience` epochs.
 
@@ -221,6 +224,7 @@ def _set_lr(optimizer, value):
     optimizer.learning_rate = float(value)
 
 
+@export("callbacks.LearningRateScheduler", "keras.callbacks.LearningRateScheduler")
 class LearningRateScheduler(Callback):
     """Set the optimizer's learning rate at each epoch start to `schedule(epoch, lr)`."""
 
@@ -250,6 +254,7 @@ class LearningRateScheduler(Callback):
             logs["learning_rate"] = _current_lr(self.model.optimizer)
 
 
+@export("callbacks.ReduceLROnPlateau", "keras.callbacks.ReduceLROnPlateau")
 class ReduceLROnPlateau(Callback):
     """Multiply the learning rate by `factor` when `monitor` stalls for `patience` epochs.
 
@@ -320,6 +325,7 @@ class ReduceLROnPlateau(Callback):
                     self.wait = 0
 
 
+@export("callbacks.TerminateOnNaN", "keras.callbacks.TerminateOnNaN")
 class TerminateOnNaN(Callback):
     """Stop training as soon as a batch's loss is NaN or infinite."""
 

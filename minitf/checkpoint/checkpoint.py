@@ -18,6 +18,7 @@ from minitf.checkpoint.restore import (ALIASES_ATTR, CheckpointLoadStatus,  # no
 from minitf.module import collect_deps
 from minitf.trackable import Trackable, wrap
 from minitf.variable import Variable
+from minitf.api_export import export
 
 __all__ = ["Checkpoint", "CheckpointLoadStatus", "write_hdf5"]
 
@@ -25,6 +26,7 @@ __all__ = ["Checkpoint", "CheckpointLoadStatus", "write_hdf5"]
 _OWN_ATTRIBUTES = frozenset({"_root", "_deps", "_save_counter", "_pending_restore"})
 
 
+@export("checkpoint.Checkpoint", "train.Checkpoint")
 class Checkpoint(Trackable):
     """Saves and restores the variables of a group of objects, found by walking attributes.
 

@@ -18,6 +18,7 @@ import warnings
 from minitf.checkpoint import h5format, state_file, tensor_bundle, temp_files
 from minitf.checkpoint.state_file import read_state, write_state
 from minitf import distribution_context as _distribute_context
+from minitf.api_export import export
 
 __all__ = ["CheckpointManager", "latest_checkpoint", "get_checkpoint_state", "CheckpointState",
            "read_state", "write_state", "checkpoint_exists", "remove_checkpoint_files"]
@@ -63,6 +64,7 @@ class CheckpointState:
                 f"all_model_checkpoint_paths={self.all_model_checkpoint_paths!r})")
 
 
+@export("train.get_checkpoint_state")
 def get_checkpoint_state(checkpoint_dir, latest_filename=None):
     """The directory's state file as a CheckpointState, or None if it has none.
 
@@ -85,6 +87,7 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
                            state["last_preserved_timestamp"])
 
 
+@export("checkpoint.latest_checkpoint", "train.latest_checkpoint")
 def latest_checkpoint(checkpoint_dir, latest_filename=None):
     """Finds the newest checkpoint saved in a directory.
 
@@ -163,6 +166,7 @@ def record_plain_save(path):
     write_state(directory, path, paths)
 
 
+@export("checkpoint.CheckpointManager", "train.CheckpointManager")
 class CheckpointManager:
     """Saves numbered checkpoints into a directory and deletes all but the newest few.
 

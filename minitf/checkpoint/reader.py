@@ -15,6 +15,7 @@ from minitf import dtypes, errors
 from minitf.checkpoint import h5format, tensor_bundle
 from minitf.checkpoint.graph import OBJECT_GRAPH_KEY
 from minitf.checkpoint.manager import latest_checkpoint
+from minitf.api_export import export
 
 __all__ = ["CheckpointReader", "load_checkpoint", "list_variables", "load_variable"]
 
@@ -106,17 +107,20 @@ class CheckpointReader:
         return {k: dtypes.as_dtype(dtype) for k, (_, dtype) in self._declared.items()}
 
 
+@export("checkpoint.load_checkpoint", "train.load_checkpoint")
 def load_checkpoint(ckpt_dir_or_file):
     """A CheckpointReader for a checkpoint prefix or a directory's latest checkpoint."""
     return CheckpointReader(_resolve(ckpt_dir_or_file))
 
 
+@export("checkpoint.list_variables", "train.list_variables")
 def list_variables(ckpt_dir_or_file):
     """Sorted (key, shape) pairs of a checkpoint."""
     reader = load_checkpoint(ckpt_dir_or_file)
     return sorted((k, s) for k, s in reader.get_variable_to_shape_map().items())
 
 
+@export("checkpoint.load_variable", "train.load_variable")
 def load_variable(ckpt_dir_or_file, name):
     """The numpy value stored under key `name` (a trailing ':0' is dropped, as TF does)."""
     if name.endswith(":0"):

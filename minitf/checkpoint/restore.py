@@ -35,6 +35,7 @@ from minitf.checkpoint import (graph, h5format, keras_view, object_graph, protos
 from minitf.checkpoint.proto_wire import WireError
 from minitf.trackable import Trackable
 from minitf.variable import Variable
+from minitf.api_export import export
 
 __all__ = ["restore_into", "CheckpointLoadStatus", "InitializationOnlyStatus", "ALIASES_ATTR"]
 
@@ -333,6 +334,7 @@ def _bundle_trie(store, root):
     return object_graph.translate(nodes, root)
 
 
+@export("checkpoint.CheckpointLoadStatus")
 class CheckpointLoadStatus:
     """What a restore matched: assertions about it, and a warning if values went unused."""
 

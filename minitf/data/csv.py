@@ -17,6 +17,7 @@ from minitf.dtypes import DType
 from minitf.function import TensorSpec
 from minitf.ops.csv_ops import field_value
 from minitf.tensor import Tensor
+from minitf.api_export import export
 
 __all__ = ["CsvDataset", "make_csv_dataset"]
 
@@ -115,6 +116,7 @@ class CsvNode(Node):
         return tuple(TensorSpec([], dtype) for dtype, _ in self._defaults)
 
 
+@export("data.experimental.CsvDataset")
 class CsvDataset(Dataset):
     """A dataset of the records of CSV files: each element a tuple of scalar tensors, one per
     column (`tf.data.experimental.CsvDataset`).
@@ -232,6 +234,7 @@ def _select_indices(select_columns, column_names):
     return sorted(out)
 
 
+@export("data.experimental.make_csv_dataset")
 def make_csv_dataset(file_pattern, batch_size, column_names=None, column_defaults=None, label_name=None,
                      select_columns=None, field_delim=",", use_quote_delim=True, na_value="", header=True,
                      num_epochs=None, shuffle=True, shuffle_buffer_size=10000, shuffle_seed=None,

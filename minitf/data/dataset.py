@@ -26,11 +26,13 @@ from minitf.data.transformations import (BatchDataset, FilterDataset, IdentityDa
                                          TakeDataset, TakeWhileDataset, UnbatchDataset)
 from minitf.function import TensorSpec
 from minitf.tensor import Tensor
+from minitf.api_export import export
 
 __all__ = ["Dataset", "Iterator", "Options", "AUTOTUNE", "INFINITE_CARDINALITY",
            "UNKNOWN_CARDINALITY"]
 
 
+@export("data.Dataset")
 class Dataset:
     """A sequence of elements, each a structure of tensors, produced lazily on iteration.
 

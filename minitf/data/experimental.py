@@ -6,12 +6,14 @@ import enum
 from minitf import dtypes
 from minitf.data.csv import CsvDataset, make_csv_dataset
 from minitf.data.dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from minitf.api_export import export
 
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "cardinality", "Counter",
            "sample_from_datasets", "choose_from_datasets", "CsvDataset", "make_csv_dataset", "AutoShardPolicy",
            "dense_to_ragged_batch"]
 
 
+@export("data.experimental.AutoShardPolicy")
 class AutoShardPolicy(enum.IntEnum):
     """How tf.distribute splits a dataset between workers (`options.experimental_distribute.
     auto_shard_policy`). minitf's multi-worker input splits each global batch by data for every
@@ -23,27 +25,32 @@ class AutoShardPolicy(enum.IntEnum):
     HINT = 3
 
 
+@export("data.experimental.cardinality")
 def cardinality(dataset):
     """The number of elements of `dataset` as an int64 tensor (or a cardinality constant)."""
     return dataset.cardinality()
 
 
+@export("data.experimental.Counter")
 def Counter(start=0, step=1, dtype=dtypes.int64, name=None):  # noqa: N802 (TF's name)
     """Deprecated alias of `tf.data.Dataset.counter`: `start`, `start + step`, ... forever."""
     return Dataset.counter(start, step, dtype)
 
 
+@export("data.experimental.sample_from_datasets")
 def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
                          rerandomize_each_iteration=None):
     """Alias of `tf.data.Dataset.sample_from_datasets`."""
     return Dataset.sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset, rerandomize_each_iteration)
 
 
+@export("data.experimental.choose_from_datasets")
 def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
     """Alias of `tf.data.Dataset.choose_from_datasets`."""
     return Dataset.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
 
 
+@export("data.experimental.dense_to_ragged_batch")
 def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=dtypes.int64):
     """Deprecated form of `Dataset.ragged_batch`, for `dataset.apply(...)`: batches whose
     components of partly unknown shape become RaggedTensors."""

@@ -9,6 +9,7 @@ from minitf.convert import convert_to_tensor
 from minitf.data.dataset import Dataset
 from minitf.data.pipeline import Node
 from minitf.function import TensorSpec
+from minitf.api_export import export
 
 __all__ = ["TextLineDataset"]
 
@@ -68,6 +69,7 @@ class TextLineNode(Node):
         return TensorSpec([], dtypes.string)
 
 
+@export("data.TextLineDataset")
 class TextLineDataset(Dataset):
     """A dataset of the lines of `filenames` (a path, a list of paths or a string tensor), each a
     0-d tf.string tensor without its line ending, file after file.

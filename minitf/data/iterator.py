@@ -6,6 +6,7 @@ from minitf.data.pipeline import END as _END, IterContext, shuffle_nodes
 from minitf.recording import active_graph
 from minitf.trackable import Trackable
 from minitf.variable import Variable
+from minitf.api_export import export
 
 __all__ = ["Iterator"]
 
@@ -15,6 +16,7 @@ def _element_specs(iterator):
     return iterator.element_spec
 
 
+@export("data.Iterator")
 class Iterator(Trackable):
     """An iterator over a Dataset whose position can be saved in a tf.train.Checkpoint.
 

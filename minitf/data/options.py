@@ -1,8 +1,10 @@
 """tf.data.Options: pipeline settings, accepted for compatibility (minitf runs in order)."""
+from minitf.api_export import export
 
 __all__ = ["Options"]
 
 
+@export("data.Options")
 class Options:
     """Pipeline options (accepted for compatibility; minitf runs deterministically in order)."""
 

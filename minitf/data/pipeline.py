@@ -18,13 +18,19 @@ its position in Variables, so a restored iterator replays the same sequence.
 import collections
 
 from minitf.data import structure as st
+from minitf.api_export import export_value
 
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "IterContext", "Node",
            "shuffle_nodes", "call_with_element", "END"]
 
 AUTOTUNE = -1
+export_value("AUTOTUNE", "data.AUTOTUNE", "data.experimental.AUTOTUNE")
 INFINITE_CARDINALITY = -1
+export_value("INFINITE_CARDINALITY", "data.INFINITE_CARDINALITY",
+             "data.experimental.INFINITE_CARDINALITY")
 UNKNOWN_CARDINALITY = -2
+export_value("UNKNOWN_CARDINALITY", "data.UNKNOWN_CARDINALITY",
+             "data.experimental.UNKNOWN_CARDINALITY")
 
 END = object()  # marks the end of a stream where None could be an element
 

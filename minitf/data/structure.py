@@ -13,6 +13,7 @@ from minitf.ragged.ragged_tensor import RaggedTensor
 from minitf.sparse.sparse_tensor import SparseTensor, SparseTensorSpec
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 
 def is_dataset(value):
@@ -20,6 +21,7 @@ def is_dataset(value):
     return getattr(type(value), "_is_tf_dataset", False)
 
 
+@export("data.DatasetSpec")
 class DatasetSpec:
     """The spec of a dataset-valued element (as TF's `tf.data.DatasetSpec`): the element spec of
     the inner dataset and the shape of the dataset value (a scalar)."""

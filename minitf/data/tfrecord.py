@@ -14,6 +14,7 @@ from minitf.data.pipeline import Node
 from minitf.function import TensorSpec
 from minitf.ops.tfrecord_io import compression_of, read_records
 from minitf.tensor import Tensor
+from minitf.api_export import export
 
 __all__ = ["TFRecordDataset"]
 
@@ -84,6 +85,7 @@ class TFRecordNode(Node):
         return TensorSpec([], dtypes.string)
 
 
+@export("data.TFRecordDataset")
 class TFRecordDataset(Dataset):
     """A dataset of the records of TFRecord files, each a 0-d tf.string tensor (usually a
     serialized tf.train.Example; decode it with `tf.io.parse_single_example`).

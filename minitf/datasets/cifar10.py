@@ -10,6 +10,7 @@ import tempfile
 import numpy as np
 
 from minitf.utils.data_utils import extract_archive, get_file
+from minitf.api_export import export
 
 __all__ = ["load_data"]
 
@@ -52,6 +53,7 @@ def _extracted_folder(archive):
     return folder
 
 
+@export("datasets.cifar10.load_data", "keras.datasets.cifar10.load_data")
 def load_data(cache_dir=None):
     """((x_train, y_train), (x_test, y_test)): x uint8 (N, 32, 32, 3), y uint8 (N, 1).
 

@@ -10,6 +10,7 @@ seed. Shapes and dtypes are those of `mnist.load_data()`.
 import functools
 
 import numpy as np
+from minitf.api_export import export
 
 __all__ = ["load_data", "generate"]
 
@@ -192,6 +193,7 @@ def _render(labels, rng):
     return np.round(image * 255).astype(np.uint8)
 
 
+@export("datasets.digits.generate", "keras.datasets.digits.generate")
 def generate(num, seed=0):
     """`num` balanced digit images (N, 28, 28) uint8 and labels (N,) uint8 for `seed`."""
     rng = np.random.default_rng(seed)
@@ -204,6 +206,7 @@ def generate(num, seed=0):
     return images, labels
 
 
+@export("datasets.digits.load_data", "keras.datasets.digits.load_data")
 def load_data(num_train=60000, num_test=10000, seed=0):
     """((x_train, y_train), (x_test, y_test)) like `mnist.load_data()`, generated offline.
 

@@ -5,6 +5,7 @@ import os
 import numpy as np
 
 from minitf.utils.data_utils import get_file
+from minitf.api_export import export
 
 __all__ = ["load_data"]
 
@@ -36,6 +37,7 @@ def _read_idx(path, expected_magic):
     return np.frombuffer(data, np.uint8, count=count, offset=offset).reshape(dims)
 
 
+@export("datasets.fashion_mnist.load_data", "keras.datasets.fashion_mnist.load_data")
 def load_data(cache_dir=None):
     """((x_train, y_train), (x_test, y_test)): uint8 (60000, 28, 28), (60000,), (10000, ...).
 

@@ -4,6 +4,7 @@ import os
 import numpy as np
 
 from minitf.utils.data_utils import get_file
+from minitf.api_export import export
 
 __all__ = ["load_data"]
 
@@ -12,6 +13,7 @@ ORIGIN_FOLDER = "https://storage.googleapis.com/tensorflow/tf-keras-datasets/"
 FILE_HASH = "731c5ac602752760c8e48fbffcf8c3b850d9dc2a2aedcf2cc48468fc17b673d1"  # sha256 of mnist.npz
 
 
+@export("datasets.mnist.load_data", "keras.datasets.mnist.load_data")
 def load_data(path="mnist.npz", cache_dir=None):
     """((x_train, y_train), (x_test, y_test)): uint8 arrays (60000, 28, 28), (60000,), ...
 

@@ -9,10 +9,12 @@ import os
 
 from minitf import config
 from minitf.distribute import cluster as _cluster
+from minitf.api_export import export
 
 __all__ = ["ClusterSpec", "ClusterResolver", "MpiClusterResolver", "TFConfigClusterResolver"]
 
 
+@export("distribute.cluster_resolver.ClusterSpec")
 class ClusterSpec:
     """The jobs of a cluster and their tasks' addresses (TF's `tf.train.ClusterSpec`).
 
@@ -64,6 +66,7 @@ class ClusterSpec:
         return f"ClusterSpec({self.as_dict()!r})"
 
 
+@export("distribute.cluster_resolver.ClusterResolver")
 class ClusterResolver:
     """Base of the resolvers: `cluster_spec()`, `task_type`, `task_id`, `num_accelerators()`."""
 
@@ -86,6 +89,7 @@ class ClusterResolver:
         return {"GPU": gpus} if gpus else {}
 
 
+@export("distribute.cluster_resolver.MpiClusterResolver")
 class MpiClusterResolver(ClusterResolver):
     """The job of the current MPI launch: one 'worker' task per process (a 'chief' when
     TF_CONFIG names one), task_id the MPI rank."""
@@ -123,6 +127,7 @@ class MpiClusterResolver(ClusterResolver):
             return False
 
 
+@export("distribute.cluster_resolver.TFConfigClusterResolver")
 class TFConfigClusterResolver(ClusterResolver):
     """The cluster TF_CONFIG describes (TF's JSON: {'cluster': {...}, 'task': {'type', 'index'}}).
 

@@ -3,11 +3,13 @@ from minitf.distribute import mirrored
 from minitf.distribute.options import (CollectiveCommunication, CommunicationImplementation,  # noqa: F401
                                        CommunicationOptions)
 from minitf.distribute.strategy import ValueContext  # noqa: F401
+from minitf.api_export import export
 
 __all__ = ["CommunicationOptions", "CommunicationImplementation", "CollectiveCommunication",
            "MultiWorkerMirroredStrategy", "ValueContext"]
 
 
+@export("distribute.experimental.MultiWorkerMirroredStrategy")
 class MultiWorkerMirroredStrategy(mirrored.MultiWorkerMirroredStrategy):
     """TF's older spelling of `tf.distribute.MultiWorkerMirroredStrategy`, which named the
     collective implementation directly.

@@ -15,11 +15,13 @@ from minitf.data.dataset import Dataset
 from minitf.data.transformations import BatchDataset
 from minitf.distribute.values import PerReplica
 from minitf.tensor import Tensor
+from minitf.api_export import export
 
 __all__ = ["InputContext", "InputOptions", "InputReplicationMode", "DistributedDataset",
            "DistributedDatasetsFromFunction", "DistributedIterator", "check_dataset"]
 
 
+@export("distribute.InputReplicationMode")
 class InputReplicationMode(enum.Enum):
     """Whether an input function builds one dataset per worker (the only mode with one replica
     per process) or one per replica."""
@@ -28,6 +30,7 @@ class InputReplicationMode(enum.Enum):
     PER_REPLICA = "PER_REPLICA"
 
 
+@export("distribute.InputOptions")
 class InputOptions:
     """Options of the distributed-dataset methods, accepted for TF compatibility: with one
     replica per process the batches are already where the replica computes."""
@@ -41,6 +44,7 @@ class InputOptions:
         self.experimental_per_replica_buffer_size = experimental_per_replica_buffer_size
 
 
+@export("distribute.InputContext")
 class InputContext:
     """What a `distribute_datasets_from_function` input function learns about the job.
 
@@ -164,6 +168,7 @@ def _shard_policy(dataset):
     return "OFF" if name in ("OFF", -1) else "DATA"
 
 
+@export("distribute.DistributedIterator")
 class DistributedIterator:
     """Iterates a distributed dataset: each `next()` is this replica's batch of the step."""
 
@@ -243,6 +248,7 @@ class _DistributedBase:
         return iter(self._dataset)
 
 
+@export("distribute.DistributedDataset")
 class DistributedDataset(_DistributedBase):
     """A dataset of GLOBAL batches that each worker reads its part of.
 

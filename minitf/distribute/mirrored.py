@@ -18,6 +18,7 @@ from minitf.distribute.local_replicas import LocalReplicas
 from minitf.distribute.options import CommunicationOptions
 from minitf.distribute.strategy import Strategy, StrategyExtended
 from minitf.variable import Variable, VariableSynchronization
+from minitf.api_export import export
 
 __all__ = ["OneDeviceStrategy", "MirroredStrategy", "MultiWorkerMirroredStrategy"]
 
@@ -74,6 +75,7 @@ def _end_job_on_uncaught_exception():
     sys.excepthook = hook
 
 
+@export("distribute.OneDeviceStrategy")
 class OneDeviceStrategy(Strategy):
     """Runs on one device: variables and computation are placed on `device`.
 
@@ -87,6 +89,7 @@ class OneDeviceStrategy(Strategy):
         _install_hook()
 
 
+@export("distribute.MirroredStrategy")
 class MirroredStrategy(Strategy):
     """Synchronous training on the devices of one process.
 
@@ -133,6 +136,7 @@ class MirroredStrategy(Strategy):
                 f"or hide all GPUs but one (CUDA_VISIBLE_DEVICES) to keep MirroredStrategy.")
 
 
+@export("distribute.MultiWorkerMirroredStrategy")
 class MultiWorkerMirroredStrategy(Strategy):
     """Synchronous training over several processes, one replica each.
 

@@ -1,9 +1,12 @@
 """tf.distribute.experimental.CommunicationOptions and CommunicationImplementation."""
 import enum
+from minitf.api_export import export
 
 __all__ = ["CommunicationImplementation", "CollectiveCommunication", "CommunicationOptions"]
 
 
+@export("distribute.experimental.CollectiveCommunication",
+        "distribute.experimental.CommunicationImplementation")
 class CommunicationImplementation(enum.Enum):
     """Which collective library a MultiWorkerMirroredStrategy uses: AUTO picks (NCCL for GPU
     arrays when available, else MPI), RING is MPI here (TF's ring all-reduce over gRPC has
@@ -18,6 +21,7 @@ class CommunicationImplementation(enum.Enum):
 CollectiveCommunication = CommunicationImplementation
 
 
+@export("distribute.experimental.CommunicationOptions")
 class CommunicationOptions:
     """Settings of the collectives a strategy runs.
 

@@ -1,9 +1,11 @@
 """tf.distribute.ReduceOp: how values of several replicas combine."""
 import enum
+from minitf.api_export import export
 
 __all__ = ["ReduceOp"]
 
 
+@export("distribute.ReduceOp")
 class ReduceOp(enum.Enum):
     """How `Strategy.reduce` and `ReplicaContext.all_reduce` combine the replicas' values:
     SUM adds them, MEAN averages them. `ReduceOp("SUM")` accepts the upper-case name."""

@@ -6,10 +6,12 @@ from minitf.distribute._values import all_gather_structure, all_reduce_structure
 from minitf.distribute.reduce_op import as_reduce_op
 from minitf.distribute.values import regroup, select_replica
 from minitf.tensor import Tensor
+from minitf.api_export import export
 
 __all__ = ["ReplicaContext"]
 
 
+@export("distribute.ReplicaContext")
 class ReplicaContext:
     """The replica a function passed to `Strategy.run` runs as.
 

@@ -21,6 +21,7 @@ from minitf.distribute.options import CommunicationOptions
 from minitf.distribute.reduce_op import as_reduce_op
 from minitf.distribute.replica_context import ReplicaContext
 from minitf.distribute.values import DistributedValues, regroup, select_replica
+from minitf.api_export import export
 
 __all__ = ["Strategy", "StrategyExtended", "RunOptions", "ValueContext", "get_strategy", "has_strategy",
            "in_cross_replica_context", "get_replica_context", "get_cross_replica_context",
@@ -30,6 +31,7 @@ _CROSS_REPLICA_ONLY = ("Method requires being in cross-replica context, use "
                        "get_replica_context().merge_call()")
 
 
+@export("distribute.StrategyExtended")
 class StrategyExtended:
     """The less common half of a strategy's API (`strategy.extended`): devices, the worker's
     role, and per-variable updates."""
@@ -120,6 +122,7 @@ class StrategyExtended:
         return self._collective.allreduce(arrays, op)
 
 
+@export("distribute.Strategy")
 class Strategy:
     """Runs a computation as several replicas in sync, with shared variables.
 
@@ -290,6 +293,7 @@ class Strategy:
         return f"<tf.distribute.{type(self).__name__} with {self.num_replicas_in_sync} replica(s)>"
 
 
+@export("distribute.RunOptions")
 class RunOptions:
     """Options of `Strategy.run`, accepted for TF compatibility (they tune TPU compilation)."""
 
@@ -300,6 +304,7 @@ class RunOptions:
         self.experimental_xla_options = experimental_xla_options
 
 
+@export("distribute.experimental.ValueContext")
 class ValueContext:
     """What `experimental_distribute_values_from_function`'s function learns of its replica."""
 
@@ -337,23 +342,27 @@ _DEFAULT = _DefaultDistributionStrategy()
 _DEFAULT_REPLICA = _DefaultReplicaContext(_DEFAULT, 0)
 
 
+@export("distribute.get_strategy")
 def get_strategy():
     """The strategy whose scope (or `run`) encloses the caller, else the default strategy."""
     entry = _context.top()
     return entry[0] if entry is not None else _DEFAULT
 
 
+@export("distribute.has_strategy")
 def has_strategy():
     """Whether a strategy other than the default one is current."""
     return _context.top() is not None
 
 
+@export("distribute.in_cross_replica_context")
 def in_cross_replica_context():
     """True inside a strategy's scope but outside its `run` (and in `merge_call`)."""
     entry = _context.top()
     return entry is not None and entry[1] is None
 
 
+@export("distribute.get_replica_context")
 def get_replica_context():
     """The current `ReplicaContext`: the replica inside `run`, the default one outside every
     strategy, None in cross-replica context (inside a scope, outside `run`)."""
@@ -375,6 +384,7 @@ def get_cross_replica_context():
 _set_strategy_scope = []
 
 
+@export("distribute.experimental_set_strategy")
 def experimental_set_strategy(strategy):
     """Make `strategy` current for the rest of the program, as if its scope were entered
     (None returns to the default strategy)."""

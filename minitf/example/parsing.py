@@ -18,6 +18,7 @@ from minitf.example.proto import message_class
 from minitf.example.ragged_feature import RaggedFeature, parse_ragged
 from minitf.sparse.sparse_tensor import SparseTensor
 from minitf.tensor import Tensor
+from minitf.api_export import export
 
 __all__ = ["FixedLenFeature", "VarLenFeature", "RaggedFeature", "parse_single_example", "parse_example"]
 
@@ -26,6 +27,7 @@ _KINDS = {dtypes.float32: ("float_list", "float", np.float32), dtypes.int64: ("i
 _KIND_TYPE = {"float_list": "float", "int64_list": "int64", "bytes_list": "string"}
 
 
+@export("io.FixedLenFeature")
 class FixedLenFeature(collections.namedtuple("FixedLenFeature", ["shape", "dtype", "default_value"])):
     """A feature of a known number of values, parsed to a dense tensor of `shape` and `dtype`
     (tf.float32, tf.int64 or tf.string); `default_value` (broadcast to nothing: it must hold
@@ -35,6 +37,7 @@ class FixedLenFeature(collections.namedtuple("FixedLenFeature", ["shape", "dtype
         return super().__new__(cls, shape, dtypes.as_dtype(dtype), default_value)
 
 
+@export("io.VarLenFeature")
 class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
     """A feature with any number of values, parsed to a tf.SparseTensor of `dtype`."""
 
@@ -184,6 +187,7 @@ def _parse(serialized, features, op, single):
     return out
 
 
+@export("io.parse_single_example")
 @dispatch.add_dispatch_support
 def parse_single_example(serialized, features, name=None, example_names=None):
     """Parse one serialized tf.train.Example (a 0-d string tensor or bytes) into a dict of tensors,
@@ -200,6 +204,7 @@ def parse_single_example(serialized, features, name=None, example_names=None):
     return _parse(serialized, features, "ParseExampleV2", single=True)
 
 
+@export("io.parse_example")
 @dispatch.add_dispatch_support
 def parse_example(serialized, features, name=None, example_names=None):
     """Parse a vector of serialized tf.train.Example records into a dict of batched tensors:

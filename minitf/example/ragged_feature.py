@@ -18,6 +18,7 @@ import numpy as np
 from minitf import dtypes, errors
 from minitf.ops._core import Tensor
 from minitf.ragged.ragged_tensor import RaggedTensor, concat_axis0
+from minitf.api_export import export
 
 __all__ = ["RaggedFeature", "parse_ragged"]
 
@@ -26,6 +27,7 @@ _KIND_NAMES = {"float_list": "float", "int64_list": "int64", "bytes_list": "stri
 _WANT = {dtypes.float32: "float_list", dtypes.int64: "int64_list", dtypes.string: "bytes_list"}
 
 
+@export("io.RaggedFeature")
 class RaggedFeature(collections.namedtuple(
         "RaggedFeature", ["dtype", "value_key", "partitions", "row_splits_dtype", "validate"])):
     """A feature parsed into a RaggedTensor of `dtype` (tf.int64, tf.float32 or tf.string).

@@ -19,6 +19,7 @@ from minitf.symbolic_tensor import SymbolicTensor
 from minitf.tensor import Tensor
 from minitf.tensor_spec import TensorSpec
 from minitf.variable import Variable
+from minitf.api_export import export
 
 __all__ = ["ConcreteFunction", "Parameter", "FunctionType"]
 
@@ -43,6 +44,7 @@ class Parameter:
         return f"{self.name}: {describe(self.type)}"
 
 
+@export("types.experimental.FunctionType")
 class FunctionType:
     """The parameters of a trace and the type of its outputs (TF's `FunctionType`)."""
 
@@ -86,6 +88,7 @@ def output_description(structure):
     return f"Literal[{structure!r}]"
 
 
+@export("types.experimental.ConcreteFunction")
 class ConcreteFunction:
     """One traced graph of a `tf.function`, with its signature.
 

@@ -20,15 +20,18 @@ from minitf.symbolic_tensor import SymbolicArgumentError, SymbolicTensor
 from minitf.tensor import Tensor
 from minitf.tensor_spec import TensorSpec, TracingContext
 from minitf.variable import Variable
+from minitf.api_export import export
 
 __all__ = ["trace", "init_scope", "inside_function", "executing_eagerly"]
 
 
+@export("inside_function")
 def inside_function():
     """True while a `tf.function` is being traced on this thread (in its init_scope too)."""
     return thread_state.graph is not None or thread_state.lifted > 0
 
 
+@export("executing_eagerly")
 def executing_eagerly():
     """False while a `tf.function` is being traced (its ops build a graph), True otherwise."""
     return thread_state.graph is None

@@ -5,6 +5,7 @@ module (layers, losses, the keras.ops functions) can read the settings. `minitf.
 and `minitf.keras.config` re-export these functions. Modules that keep per-session state (the
 automatic layer names, the global seed generator) register a reset with `on_clear_session`.
 """
+from minitf.api_export import export
 
 __all__ = ["floatx", "set_floatx", "epsilon", "set_epsilon", "image_data_format",
            "set_image_data_format", "standardize_data_format", "clear_session",
@@ -20,11 +21,13 @@ def on_clear_session(reset):
         _session_resets.append(reset)
 
 
+@export("keras.backend.floatx", "keras.config.floatx")
 def floatx():
     """The default float type of new layers' weights and of Keras ops ('float32')."""
     return _settings["floatx"]
 
 
+@export("keras.backend.set_floatx", "keras.config.set_floatx")
 def set_floatx(value):
     """Set the default float type ('float16', 'float32' or 'float64')."""
     if value not in ("float16", "float32", "float64"):
@@ -32,21 +35,25 @@ def set_floatx(value):
     _settings["floatx"] = value
 
 
+@export("keras.backend.epsilon", "keras.config.epsilon")
 def epsilon():
     """The fuzz factor used by losses, metrics and the Keras ops (1e-7)."""
     return _settings["epsilon"]
 
 
+@export("keras.backend.set_epsilon", "keras.config.set_epsilon")
 def set_epsilon(value):
     """Set the fuzz factor."""
     _settings["epsilon"] = float(value)
 
 
+@export("keras.backend.image_data_format", "keras.config.image_data_format")
 def image_data_format():
     """The layout conv and pooling layers assume when data_format=None ('channels_last')."""
     return _settings["image_data_format"]
 
 
+@export("keras.backend.set_image_data_format", "keras.config.set_image_data_format")
 def set_image_data_format(data_format):
     """Set the default layout of conv and pooling layers: 'channels_last' or 'channels_first'."""
     _settings["image_data_format"] = standardize_data_format(data_format, default="channels_last")
@@ -63,6 +70,7 @@ def standardize_data_format(data_format, default=None):
     return value
 
 
+@export("keras.backend.clear_session")
 def clear_session(free_memory=True):
     """Forget global Keras state: automatic layer names start again from 'dense', 'dense_1', ...,
     and the global seed generator and `get_uid` counters start afresh."""
@@ -70,6 +78,7 @@ def clear_session(free_memory=True):
         reset()
 
 
+@export("keras.backend.backend")
 def backend():
     """The name of the backend Keras runs on: 'tensorflow' (minitf stands in for it)."""
     return "tensorflow"

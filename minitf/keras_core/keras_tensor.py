@@ -10,6 +10,7 @@ That layer class (Lambda) lives above this module, so minitf.layers.core hands i
 """
 from minitf import dtypes, nest
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["KerasTensor", "is_keras_tensor", "any_symbolic", "set_operator_layer"]
 
@@ -39,6 +40,7 @@ def any_symbolic(structure):
     return False
 
 
+@export("models.KerasTensor", "keras.models.KerasTensor")
 class KerasTensor:
     """A symbolic tensor: `Input(...)` and layers called on symbolic tensors return these.
 

@@ -13,6 +13,7 @@ from minitf.keras_ops.core import canonical_axis, convert, keras_op
 from minitf.ops import array as array_ops
 from minitf.ops import constant as constant_ops
 from minitf.ops.indexing import getitem
+from minitf.api_export import export, export_value
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "associative_scan",
            "vectorized_map", "custom_gradient", "vectorize"]
@@ -142,6 +143,7 @@ def vectorized_map(function, elements):
     return map(function, elements)
 
 
+@export("keras.ops.custom_gradient")
 def custom_gradient(f):
     """Decorator: `f(*args)` returns (result, grad_fn), and grad_fn(*upstream) gives the
     gradients of the inputs (TF's custom_gradient)."""
@@ -156,6 +158,7 @@ def _core_dims(signature):
             for group in re.findall(r"\(([^()]*)\)", match.group(1))]
 
 
+@export("keras.ops.vectorize", "keras.ops.numpy.vectorize")
 def vectorize(pyfunc, *, excluded=None, signature=None):
     """numpy's vectorize. On the TensorFlow backend Keras can map over no axis, so as there the
     wrapped function accepts only inputs whose non-core dimensions are all 1."""
@@ -184,10 +187,18 @@ def vectorize(pyfunc, *, excluded=None, signature=None):
 
 # these take functions, which never hold KerasTensors: only their array arguments are checked
 cond = keras_op(cond)
+export_value("cond", "keras.ops.cond")
 switch = keras_op(switch)
+export_value("switch", "keras.ops.switch")
 while_loop = keras_op(while_loop)
+export_value("while_loop", "keras.ops.while_loop")
 fori_loop = keras_op(fori_loop)
+export_value("fori_loop", "keras.ops.fori_loop")
 scan = keras_op(scan)
+export_value("scan", "keras.ops.scan")
 map = keras_op(map)  # noqa: A001
+export_value("map", "keras.ops.map")
 associative_scan = keras_op(associative_scan)
+export_value("associative_scan", "keras.ops.associative_scan")
 vectorized_map = keras_op(vectorized_map)
+export_value("vectorized_map", "keras.ops.vectorized_map")

@@ -22,6 +22,7 @@ from minitf.recording import thread_state
 from minitf.symbolic_tensor import SymbolicTensor
 from minitf.tensor import Tensor
 from minitf.variable import Variable
+from minitf.api_export import export
 
 __all__ = ["keras_op", "convert", "convert_to_tensor", "convert_to_numpy", "is_tensor", "shape",
            "dtype", "cast", "saturate_cast", "stop_gradient", "unstack", "slice", "slice_update",
@@ -128,6 +129,7 @@ def axis_tuple(axis):
     return (int(axis),)
 
 
+@export("keras.ops.convert_to_tensor")
 @keras_op
 def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
     """`x` as a tensor of `dtype` (tensors and variables of that dtype pass through)."""
@@ -138,6 +140,7 @@ def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
     return convert(x, dtype)
 
 
+@export("keras.ops.convert_to_numpy")
 def convert_to_numpy(x):
     """`x` as a numpy array (KerasTensors have no value: TypeError)."""
     if isinstance(x, keras_tensor.KerasTensor):
@@ -149,11 +152,13 @@ def convert_to_numpy(x):
     return np.array(x)
 
 
+@export("keras.ops.is_tensor")
 def is_tensor(x):
     """Whether `x` is a backend tensor (a minitf Tensor or Variable)."""
     return constant_ops.is_tensor(x)
 
 
+@export("keras.ops.shape")
 def shape(x):
     """The shape of `x` as a tuple of ints (None for unknown symbolic dimensions)."""
     if isinstance(x, keras_tensor.KerasTensor):
@@ -163,11 +168,13 @@ def shape(x):
     return tuple(int(d) for d in x.shape)
 
 
+@export("keras.ops.dtype")
 def dtype(x):
     """The Keras dtype name of `x`."""
     return standardize_dtype(x.dtype)
 
 
+@export("keras.ops.cast")
 @keras_op
 def cast(x, dtype):
     """`x` cast elementwise to `dtype`."""
@@ -182,6 +189,7 @@ def _limits(name):
     return info.min, info.max
 
 
+@export("keras.ops.saturate_cast")
 @keras_op
 def saturate_cast(x, dtype):
     """`x` cast to `dtype`, clipped first to the range both dtypes can hold."""
@@ -204,18 +212,21 @@ def saturate_cast(x, dtype):
     return constant_ops.cast(x, dtype)
 
 
+@export("keras.ops.stop_gradient")
 @keras_op
 def stop_gradient(variable):
     """`variable` with no gradient flowing back through it."""
     return constant_ops.stop_gradient(variable)
 
 
+@export("keras.ops.unstack")
 @keras_op
 def unstack(x, num=None, axis=0):
     """The slices of `x` along `axis`, as a list."""
     return array_ops.unstack(convert(x), num=num, axis=axis)
 
 
+@export("keras.ops.slice")
 @keras_op
 def slice(inputs, start_indices, shape):  # noqa: A001 (Keras' name)
     """The block of `inputs` starting at `start_indices` with size `shape` (-1: to the end)."""
@@ -226,6 +237,7 @@ def _ints(values):
     return [int(v) for v in (values.numpy().reshape(-1) if _is_tensor_like(values) else values)]
 
 
+@export("keras.ops.slice_update")
 @keras_op
 def slice_update(inputs, start_indices, updates):
     """`inputs` with the block at `start_indices` replaced by `updates`.
@@ -250,6 +262,7 @@ def slice_update(inputs, start_indices, updates):
     return array_ops.tensor_scatter_nd_update(inputs, index, updates)
 
 
+@export("keras.ops.scatter")
 @keras_op
 def scatter(indices, values, shape):
     """A zero tensor of `shape` with `values` added at `indices` (duplicates sum)."""
@@ -265,6 +278,7 @@ def _scatter_mul(inputs, indices, updates):
     return result
 
 
+@export("keras.ops.scatter_update")
 @keras_op
 def scatter_update(inputs, indices, updates, reduction=None):
     """`inputs` with `updates` written at `indices`; `reduction` ('add', 'max', 'min', 'mul')

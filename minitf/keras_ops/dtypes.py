@@ -7,6 +7,7 @@ a weak float alone resolves to `floatx()`. On the TensorFlow backend 64-bit type
 import functools
 
 from minitf.keras_core import config
+from minitf.api_export import export
 
 __all__ = ["ALLOWED_DTYPES", "FLOAT_TYPES", "INT_TYPES", "standardize_dtype", "result_type",
            "is_float_dtype", "is_int_dtype", "dtype_name"]
@@ -22,6 +23,7 @@ ALLOWED_DTYPES = ("float16", "float32", "float64", "uint8", "uint16", "uint32", 
 _PYTHON = {bool: "bool", int: "int64", float: "float32", str: "string", complex: "complex128"}
 
 
+@export("keras.backend.standardize_dtype")
 def standardize_dtype(dtype):
     """The Keras name of `dtype` (a name, a DType, a numpy dtype or a Python type); None gives
     `floatx()`. ValueError for anything else."""
@@ -45,11 +47,13 @@ def dtype_name(x):
     return standardize_dtype(x.dtype)
 
 
+@export("keras.backend.is_float_dtype")
 def is_float_dtype(dtype):
     """Whether `dtype` is a floating type (bfloat16 ... float64)."""
     return standardize_dtype(dtype).startswith(("float", "bfloat"))
 
 
+@export("keras.backend.is_int_dtype")
 def is_int_dtype(dtype):
     """Whether `dtype` is a signed or unsigned integer type."""
     return standardize_dtype(dtype).startswith(("int", "uint"))
@@ -108,6 +112,7 @@ def _resolve_weak(dtype, precision):
     return {"i": f"int{precision}", "u": f"uint{precision}"}.get(kind, f"float{precision}")
 
 
+@export("keras.backend.result_type")
 def result_type(*dtypes):
     """The dtype Keras' promotion rules give for operands of `dtypes` (names, DTypes, or the
     Python types `int`/`float`, which are weak); no argument gives `floatx()`."""

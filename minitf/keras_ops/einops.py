@@ -3,6 +3,7 @@ import re
 
 from minitf.keras_ops.core import convert, keras_op
 from minitf.ops import array as array_ops
+from minitf.api_export import export
 
 __all__ = ["rearrange"]
 
@@ -30,6 +31,7 @@ def _groups(side):
     return groups
 
 
+@export("keras.ops.rearrange")
 @keras_op
 def rearrange(tensor, pattern, **axes_lengths):
     """Axes split, merged and permuted by an einops pattern such as 'b (h w) c -> b h w c'

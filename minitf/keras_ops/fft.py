@@ -17,6 +17,7 @@ from minitf.ops import math as math_ops
 from minitf.ops import reduce as reduce_ops
 from minitf.ops.indexing import getitem
 from minitf.tensor import Tensor
+from minitf.api_export import export
 
 __all__ = ["fft", "fft2", "ifft2", "rfft", "irfft", "stft", "istft"]
 
@@ -76,6 +77,7 @@ def _pair(x):
     return real, imag
 
 
+@export("keras.ops.fft")
 @keras_op
 def fft(x):
     """The discrete Fourier transform along the last axis of the complex numbers x = (real,
@@ -89,6 +91,7 @@ def _at_least_2d(real, op):
                                           f"{list(real.shape)}")
 
 
+@export("keras.ops.fft2")
 @keras_op
 def fft2(x):
     """The 2-D discrete Fourier transform over the last two axes; x and the result are
@@ -98,6 +101,7 @@ def fft2(x):
     return _fft2(real, imag)
 
 
+@export("keras.ops.ifft2")
 @keras_op
 def ifft2(x):
     """The inverse 2-D Fourier transform over the last two axes of (real, imag)."""
@@ -158,6 +162,7 @@ def _fit_last(x, length):
     return x
 
 
+@export("keras.ops.rfft")
 @keras_op
 def rfft(x, fft_length=None):
     """The Fourier transform of the real signal x along its last axis (the n//2 + 1
@@ -170,6 +175,7 @@ def rfft(x, fft_length=None):
     return _rfft_core(x)
 
 
+@export("keras.ops.irfft")
 @keras_op
 def irfft(x, fft_length=None):
     """The real signal of length `fft_length` (2 * (m - 1) by default) whose half spectrum is
@@ -197,6 +203,7 @@ def _window(window, length, dtype, name):
     return w
 
 
+@export("keras.ops.stft")
 @keras_op
 def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=True):
     """The short-time Fourier transform of the real signal x along its last axis, as (real,
@@ -238,6 +245,7 @@ def _overlap_add(framed, step):
     return array_ops.reshape(array_ops.transpose(out), lead + [total])
 
 
+@export("keras.ops.istft")
 @keras_op
 def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="hann",
           center=True):

@@ -12,6 +12,7 @@ from minitf.ops import linalg as linalg_ops
 from minitf.ops import math as math_ops
 from minitf.ops import reduce as reduce_ops
 from minitf.ops.indexing import getitem
+from minitf.api_export import export
 
 __all__ = ["rgb_to_grayscale", "rgb_to_hsv", "hsv_to_rgb", "resize", "pad_images", "crop_images",
            "extract_patches", "extract_patches_3d", "gaussian_blur", "sobel_edges"]
@@ -34,6 +35,7 @@ def _from_last(images):
     return array_ops.transpose(images, (0, 3, 1, 2) if images.shape.rank == 4 else (2, 0, 1))
 
 
+@export("keras.ops.image.rgb_to_grayscale")
 @keras_op
 def rgb_to_grayscale(images, data_format=None):
     """RGB images to one-channel luminance (0.2989 R + 0.587 G + 0.114 B), in their dtype."""
@@ -65,12 +67,14 @@ def _colour(images, data_format, fn):
     return fn(images)
 
 
+@export("keras.ops.image.rgb_to_hsv")
 @keras_op
 def rgb_to_hsv(images, data_format=None):
     """RGB float images to hue, saturation, value (each in [0, 1])."""
     return _colour(images, data_format, IMG.rgb_to_hsv)
 
 
+@export("keras.ops.image.hsv_to_rgb")
 @keras_op
 def hsv_to_rgb(images, data_format=None):
     """HSV float images back to RGB."""
@@ -87,6 +91,7 @@ def _aspect_box(height, width, target_h, target_w, grow):
     return max(min(height, box_h), 1), max(min(width, box_w), 1)
 
 
+@export("keras.ops.image.resize")
 @keras_op
 def resize(images, size, interpolation="bilinear", antialias=False, crop_to_aspect_ratio=False,
            pad_to_aspect_ratio=False, fill_mode="constant", fill_value=0.0, data_format=None):
@@ -145,6 +150,7 @@ def _exactly_two(a, b, target, names):
             raise ValueError(f"{name} must be >= 0. Received: {name}={value}")
 
 
+@export("keras.ops.image.pad_images")
 @keras_op
 def pad_images(images, top_padding=None, left_padding=None, bottom_padding=None,
                right_padding=None, target_height=None, target_width=None, data_format=None):
@@ -175,6 +181,7 @@ def pad_images(images, top_padding=None, left_padding=None, bottom_padding=None,
     return array_ops.pad(images, widths)
 
 
+@export("keras.ops.image.crop_images")
 @keras_op
 def crop_images(images, top_cropping=None, left_cropping=None, bottom_cropping=None,
                 right_cropping=None, target_height=None, target_width=None, data_format=None):
@@ -228,6 +235,7 @@ def _patches(images, size, strides, dilation_rate, padding, data_format, dims):
     return array_ops.squeeze(out, [0]) if unbatched else out
 
 
+@export("keras.ops.image.extract_patches")
 @keras_op
 def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid",
                     data_format=None):
@@ -240,6 +248,7 @@ def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid"
     return _patches(images, size, strides, dilation_rate, padding, data_format, 2)
 
 
+@export("keras.ops.image.extract_patches_3d")
 @keras_op
 def extract_patches_3d(volumes, size, strides=None, dilation_rate=1, padding="valid",
                        data_format=None):
@@ -254,6 +263,7 @@ def extract_patches_3d(volumes, size, strides=None, dilation_rate=1, padding="va
     return _patches(volumes, size, strides, dilation_rate, padding, data_format, 3)
 
 
+@export("keras.ops.image.gaussian_blur")
 @keras_op
 def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None):
     """Images blurred by a Gaussian kernel of `kernel_size` and `sigma` (per axis), 'same'
@@ -284,6 +294,7 @@ def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None
     return array_ops.squeeze(out, [0]) if squeeze else out
 
 
+@export("keras.ops.image.sobel_edges")
 @keras_op
 def sobel_edges(images, data_format=None):
     """The Sobel gradients (dy, dx) of each channel: shape (..., channels, 2)."""

@@ -20,6 +20,7 @@ from minitf.ops import math as math_ops
 from minitf.ops import nn as nn_ops
 from minitf.ops import reduce as reduce_ops
 from minitf.ops.gather import where as tf_where
+from minitf.api_export import export
 
 __all__ = ["abs", "all", "any", "argmax", "argmin", "arange", "batch_dot", "batch_flatten",
            "cast", "clip", "concatenate", "cos", "cumprod", "cumsum", "dot", "elu", "equal",
@@ -35,31 +36,37 @@ def _t(x):
     return constant_ops.convert_to_tensor(x)
 
 
+@export("keras.backend.abs")
 def abs(x):  # noqa: A001 (Keras' name)
     """|x|."""
     return math_ops.abs(x)
 
 
+@export("keras.backend.all")
 def all(x, axis=None, keepdims=False):  # noqa: A001
     """Logical AND over `axis` (x cast to bool)."""
     return reduce_ops.reduce_all(constant_ops.cast(x, "bool"), axis, keepdims)
 
 
+@export("keras.backend.any")
 def any(x, axis=None, keepdims=False):  # noqa: A001
     """Logical OR over `axis` (x cast to bool)."""
     return reduce_ops.reduce_any(constant_ops.cast(x, "bool"), axis, keepdims)
 
 
+@export("keras.backend.argmax")
 def argmax(x, axis=-1):
     """The index of the maximum along `axis` (int64)."""
     return reduce_ops.argmax(x, axis)
 
 
+@export("keras.backend.argmin")
 def argmin(x, axis=-1):
     """The index of the minimum along `axis` (int64)."""
     return reduce_ops.argmin(x, axis)
 
 
+@export("keras.backend.arange")
 def arange(start, stop=None, step=1, dtype="int32"):
     """tf.range(start, stop, step) as `dtype` (a negative start alone gives an empty range)."""
     if stop is None and start < 0:
@@ -68,6 +75,7 @@ def arange(start, stop=None, step=1, dtype="int32"):
     return result if dtype == "int32" else constant_ops.cast(result, dtype)
 
 
+@export("keras.backend.batch_dot")
 def batch_dot(x, y, axes=None):
     """The dot product of x and y along `axes`, batch by batch (axis 0 is the batch)."""
     x, y = _t(x), _t(y)
@@ -133,17 +141,20 @@ def batch_dot(x, y, axes=None):
     return result
 
 
+@export("keras.backend.batch_flatten")
 def batch_flatten(x):
     """x reshaped to (batch, everything else)."""
     x = _t(x)
     return array_ops.reshape(x, [-1, int(np.prod(x.shape[1:], dtype=np.int64))])
 
 
+@export("keras.backend.cast")
 def cast(x, dtype):
     """x cast to `dtype`."""
     return constant_ops.cast(x, dtype)
 
 
+@export("keras.backend.clip")
 def clip(x, min_value, max_value):
     """x limited to [min_value, max_value] (None: unbounded on that side)."""
     if isinstance(min_value, (int, float)) and isinstance(max_value, (int, float)):
@@ -154,6 +165,7 @@ def clip(x, min_value, max_value):
     return math_ops.clip_by_value(x, min_value, max_value)
 
 
+@export("keras.backend.concatenate")
 def concatenate(tensors, axis=-1):
     """The tensors joined along `axis`."""
     if axis < 0:
@@ -162,21 +174,25 @@ def concatenate(tensors, axis=-1):
     return array_ops.concat([to_dense(t) for t in tensors], axis)
 
 
+@export("keras.backend.cos")
 def cos(x):
     """cos(x)."""
     return math_ops.cos(x)
 
 
+@export("keras.backend.cumprod")
 def cumprod(x, axis=0):
     """The running product along `axis`."""
     return reduce_ops.cumprod(x, axis=axis)
 
 
+@export("keras.backend.cumsum")
 def cumsum(x, axis=0):
     """The running sum along `axis`."""
     return reduce_ops.cumsum(x, axis=axis)
 
 
+@export("keras.backend.dot")
 def dot(x, y):
     """The product of x and y over the last axis of x and the second-to-last of y."""
     x, y = _t(x), _t(y)
@@ -190,6 +206,7 @@ def dot(x, y):
     return linalg_ops.matmul(x, y)
 
 
+@export("keras.backend.elu")
 def elu(x, alpha=1.0):
     """x above 0, alpha * (exp(x) - 1) below."""
     x = _t(x)
@@ -197,51 +214,61 @@ def elu(x, alpha=1.0):
     return out if alpha == 1 else tf_where(CMP.greater(x, 0), out, math_ops.multiply(out, alpha))
 
 
+@export("keras.backend.equal")
 def equal(x, y):
     """x == y."""
     return CMP.equal(x, y)
 
 
+@export("keras.backend.exp")
 def exp(x):
     """e ** x."""
     return math_ops.exp(x)
 
 
+@export("keras.backend.expand_dims")
 def expand_dims(x, axis=-1):
     """x with a size-1 axis inserted at `axis`."""
     return array_ops.expand_dims(x, axis)
 
 
+@export("keras.backend.flatten")
 def flatten(x):
     """x reshaped to one dimension."""
     return array_ops.reshape(x, [-1])
 
 
+@export("keras.backend.foldl")
 def foldl(fn, elems, initializer=None, name=None):
     """fn folded over the first axis of elems, left to right."""
     return control_flow_ops.foldl(fn, elems, initializer=initializer)
 
 
+@export("keras.backend.foldr")
 def foldr(fn, elems, initializer=None, name=None):
     """fn folded over the first axis of elems, right to left."""
     return control_flow_ops.foldr(fn, elems, initializer=initializer)
 
 
+@export("keras.backend.gather")
 def gather(reference, indices):
     """The rows of `reference` at `indices`."""
     return array_ops.gather(reference, indices)
 
 
+@export("keras.backend.greater")
 def greater(x, y):
     """x > y."""
     return CMP.greater(x, y)
 
 
+@export("keras.backend.greater_equal")
 def greater_equal(x, y):
     """x >= y."""
     return CMP.greater_equal(x, y)
 
 
+@export("keras.backend.hard_sigmoid")
 def hard_sigmoid(x):
     """The Keras 2 hard sigmoid: clip(0.2 x + 0.5, 0, 1)."""
     x = _t(x)
@@ -249,46 +276,55 @@ def hard_sigmoid(x):
     return math_ops.clip_by_value(out, 0.0, 1.0)
 
 
+@export("keras.backend.in_top_k")
 def in_top_k(predictions, targets, k):
     """Whether each target is among the k highest predictions of its row."""
     return nn_ops.in_top_k(targets, predictions, k)
 
 
+@export("keras.backend.l2_normalize")
 def l2_normalize(x, axis=None):
     """x / ||x||_2 along `axis`."""
     return linalg_ops.l2_normalize(x, axis=axis)
 
 
+@export("keras.backend.less")
 def less(x, y):
     """x < y."""
     return CMP.less(x, y)
 
 
+@export("keras.backend.less_equal")
 def less_equal(x, y):
     """x <= y."""
     return CMP.less_equal(x, y)
 
 
+@export("keras.backend.log")
 def log(x):
     """The natural logarithm."""
     return math_ops.log(x)
 
 
+@export("keras.backend.map_fn")
 def map_fn(fn, elems, name=None, dtype=None):
     """fn applied to each slice of elems along the first axis."""
     return control_flow_ops.map_fn(fn, elems, dtype=dtype)
 
 
+@export("keras.backend.max")
 def max(x, axis=None, keepdims=False):  # noqa: A001
     """The maximum over `axis`."""
     return reduce_ops.reduce_max(x, axis, keepdims)
 
 
+@export("keras.backend.maximum")
 def maximum(x, y):
     """The elementwise maximum."""
     return math_ops.maximum(x, y)
 
 
+@export("keras.backend.mean")
 def mean(x, axis=None, keepdims=False):
     """The mean over `axis` (bools as floatx; ints stay ints, as in TF)."""
     x = _t(x)
@@ -297,56 +333,67 @@ def mean(x, axis=None, keepdims=False):
     return reduce_ops.reduce_mean(x, axis, keepdims)
 
 
+@export("keras.backend.min")
 def min(x, axis=None, keepdims=False):  # noqa: A001
     """The minimum over `axis`."""
     return reduce_ops.reduce_min(x, axis, keepdims)
 
 
+@export("keras.backend.minimum")
 def minimum(x, y):
     """The elementwise minimum."""
     return math_ops.minimum(x, y)
 
 
+@export("keras.backend.ndim")
 def ndim(x):
     """The rank of x."""
     return x.shape.rank
 
 
+@export("keras.backend.not_equal")
 def not_equal(x, y):
     """x != y."""
     return CMP.not_equal(x, y)
 
 
+@export("keras.backend.one_hot")
 def one_hot(indices, num_classes):
     """The integer `indices` as one-hot float32 vectors of length `num_classes`."""
     return array_ops.one_hot(indices, depth=num_classes, axis=-1)
 
 
+@export("keras.backend.ones_like")
 def ones_like(x, dtype=None, name=None):
     """Ones shaped like x."""
     return array_ops.ones_like(x, dtype=dtype)
 
 
+@export("keras.backend.zeros_like")
 def zeros_like(x, dtype=None, name=None):
     """Zeros shaped like x."""
     return array_ops.zeros_like(x, dtype=dtype)
 
 
+@export("keras.backend.permute_dimensions")
 def permute_dimensions(x, pattern):
     """x with its axes permuted by `pattern`."""
     return array_ops.transpose(x, perm=pattern)
 
 
+@export("keras.backend.pow")
 def pow(x, a):  # noqa: A001
     """x ** a."""
     return math_ops.pow(x, a)
 
 
+@export("keras.backend.prod")
 def prod(x, axis=None, keepdims=False):
     """The product over `axis`."""
     return reduce_ops.reduce_prod(x, axis, keepdims)
 
 
+@export("keras.backend.relu")
 def relu(x, alpha=0.0, max_value=None, threshold=0.0):
     """The Keras 2 relu: leaky below `threshold` with slope alpha, capped at max_value."""
     x = _t(x)
@@ -368,6 +415,7 @@ def relu(x, alpha=0.0, max_value=None, threshold=0.0):
     return x
 
 
+@export("keras.backend.repeat")
 def repeat(x, n):
     """A rank-2 x repeated n times along a new axis 1: (batch, n, features)."""
     if ndim(_t(x)) != 2:
@@ -375,6 +423,7 @@ def repeat(x, n):
     return array_ops.tile(array_ops.expand_dims(x, 1), [1, n, 1])
 
 
+@export("keras.backend.repeat_elements")
 def repeat_elements(x, rep, axis):
     """Each slice of x along `axis` repeated `rep` times (numpy's repeat)."""
     x = _t(x)
@@ -382,41 +431,49 @@ def repeat_elements(x, rep, axis):
     return concatenate([p for p in parts for _ in range(rep)], axis)
 
 
+@export("keras.backend.reshape")
 def reshape(x, shape):
     """x with shape `shape`."""
     return array_ops.reshape(x, shape)
 
 
+@export("keras.backend.reverse")
 def reverse(x, axes):
     """x reversed along `axes`."""
     return array_ops.reverse(x, [axes] if isinstance(axes, int) else axes)
 
 
+@export("keras.backend.round")
 def round(x):  # noqa: A001
     """x rounded half to even."""
     return math_ops.round(x)
 
 
+@export("keras.backend.shape")
 def shape(x):
     """The shape of x as an int32 tensor."""
     return array_ops.shape(x)
 
 
+@export("keras.backend.sigmoid")
 def sigmoid(x):
     """1 / (1 + exp(-x))."""
     return math_ops.sigmoid(x)
 
 
+@export("keras.backend.sign")
 def sign(x):
     """The sign of x."""
     return math_ops.sign(x)
 
 
+@export("keras.backend.sin")
 def sin(x):
     """sin(x)."""
     return math_ops.sin(x)
 
 
+@export("keras.backend.softmax")
 def softmax(x, axis=-1):
     """The softmax along `axis` (a tuple of axes: over them jointly); x must be at least 2-D."""
     x = _t(x)
@@ -428,11 +485,13 @@ def softmax(x, axis=-1):
     return math_ops.divide(e, reduce_ops.reduce_sum(e, axis=axis, keepdims=True))
 
 
+@export("keras.backend.softplus")
 def softplus(x):
     """log(1 + exp(x))."""
     return math_ops.softplus(x)
 
 
+@export("keras.backend.softsign")
 def softsign(x):
     """x / (1 + |x|)."""
     return nn_ops.softsign(x)
@@ -448,26 +507,31 @@ def _sqrt_of_positive(x):
     return y, grad
 
 
+@export("keras.backend.sqrt")
 def sqrt(x):
     """sqrt(max(x, 0))."""
     return _sqrt_of_positive(_t(x))
 
 
+@export("keras.backend.square")
 def square(x):
     """x * x."""
     return math_ops.square(x)
 
 
+@export("keras.backend.squeeze")
 def squeeze(x, axis):
     """x without its size-1 axis `axis`."""
     return array_ops.squeeze(x, [axis])
 
 
+@export("keras.backend.stack")
 def stack(x, axis=0):
     """The tensors x stacked along a new axis."""
     return array_ops.stack(x, axis=axis)
 
 
+@export("keras.backend.std")
 def std(x, axis=None, keepdims=False):
     """The standard deviation over `axis` (bools as floatx)."""
     x = _t(x)
@@ -476,6 +540,7 @@ def std(x, axis=None, keepdims=False):
     return reduce_ops.reduce_std(x, axis=axis, keepdims=keepdims)
 
 
+@export("keras.backend.var")
 def var(x, axis=None, keepdims=False):
     """The variance over `axis` (bools as floatx)."""
     x = _t(x)
@@ -484,6 +549,7 @@ def var(x, axis=None, keepdims=False):
     return reduce_ops.reduce_variance(x, axis=axis, keepdims=keepdims)
 
 
+@export("keras.backend.stop_gradient")
 def stop_gradient(variables):
     """x with no gradient flowing back (a list gives a map object, as Keras 2 did)."""
     if isinstance(variables, (list, tuple)):
@@ -491,11 +557,13 @@ def stop_gradient(variables):
     return constant_ops.stop_gradient(variables)
 
 
+@export("keras.backend.sum")
 def sum(x, axis=None, keepdims=False):  # noqa: A001
     """The sum over `axis`."""
     return reduce_ops.reduce_sum(x, axis, keepdims)
 
 
+@export("keras.backend.switch")
 def switch(condition, then_expression, else_expression):
     """then_expression where `condition` holds, else else_expression (a scalar condition picks
     one whole branch; callables are called)."""
@@ -523,16 +591,19 @@ def switch(condition, then_expression, else_expression):
     return tf_where(condition, then_expression, else_expression)
 
 
+@export("keras.backend.tanh")
 def tanh(x):
     """tanh(x)."""
     return math_ops.tanh(x)
 
 
+@export("keras.backend.tile")
 def tile(x, n):
     """x tiled n times (an int tiles the first axis)."""
     return array_ops.tile(x, [n] if isinstance(n, int) else n)
 
 
+@export("keras.backend.transpose")
 def transpose(x):
     """x with its axes reversed."""
     return array_ops.transpose(x)

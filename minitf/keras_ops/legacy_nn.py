@@ -16,6 +16,7 @@ from minitf.ops import math as math_ops
 from minitf.ops import nn as nn_ops
 from minitf.ops import reduce as reduce_ops
 from minitf.ops.gather import where as tf_where
+from minitf.api_export import export
 
 __all__ = ["batch_normalization", "bias_add", "binary_crossentropy", "binary_focal_crossentropy",
            "categorical_crossentropy", "categorical_focal_crossentropy",
@@ -41,11 +42,13 @@ def _padding(padding):
     return padding
 
 
+@export("keras.backend.batch_normalization")
 def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=0.001):
     """(x - mean) / sqrt(var + epsilon) * gamma + beta."""
     return nn_ops.batch_normalization(x, mean, var, beta, gamma, epsilon)
 
 
+@export("keras.backend.bias_add")
 def bias_add(x, bias, data_format=None):
     """x + bias along the channel axis of `data_format`."""
     data_format = _format(data_format)
@@ -65,6 +68,7 @@ def bias_add(x, bias, data_format=None):
     return nn_ops.bias_add(x, bias)
 
 
+@export("keras.backend.binary_crossentropy")
 def binary_crossentropy(target, output, from_logits=False):
     """Keras 2's binary crossentropy: -(t log(o + eps) + (1 - t) log(1 - o + eps)), o clipped."""
     target, output = _t(target), _t(output)
@@ -78,6 +82,7 @@ def binary_crossentropy(target, output, from_logits=False):
     return math_ops.negative(bce)
 
 
+@export("keras.backend.binary_focal_crossentropy")
 def binary_focal_crossentropy(target, output, apply_class_balancing=False, alpha=0.25, gamma=2.0,
                               from_logits=False):
     """The binary crossentropy weighted by (1 - p_t) ** gamma (and alpha when balancing)."""
@@ -98,6 +103,7 @@ def _check_compatible(target, output):
                          f"incompatible")
 
 
+@export("keras.backend.categorical_crossentropy")
 def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     """Keras 2's categorical crossentropy (output renormalised and clipped unless logits)."""
     target, output = _t(target), _t(output)
@@ -110,6 +116,7 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     return math_ops.negative(reduce_ops.reduce_sum(math_ops.multiply(target, math_ops.log(output)), axis))
 
 
+@export("keras.backend.categorical_focal_crossentropy")
 def categorical_focal_crossentropy(target, output, alpha=0.25, gamma=2.0, from_logits=False,
                                    axis=-1):
     """The categorical crossentropy weighted by alpha * (1 - p) ** gamma per class."""
@@ -125,6 +132,7 @@ def categorical_focal_crossentropy(target, output, alpha=0.25, gamma=2.0, from_l
     return reduce_ops.reduce_sum(math_ops.multiply(weight, cce), axis=axis)
 
 
+@export("keras.backend.sparse_categorical_crossentropy")
 def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1,
                                     ignore_class=None):
     """Keras 2's crossentropy of integer labels against class scores along `axis`; labels
@@ -159,6 +167,7 @@ def _pair(v, n):
     return (v,) * n if isinstance(v, int) else tuple(v)
 
 
+@export("keras.backend.conv1d")
 def conv1d(x, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
     """1-D convolution; padding 'causal' pads the start of the sequence."""
     data_format = _format(data_format)
@@ -170,17 +179,20 @@ def conv1d(x, kernel, strides=1, padding="valid", data_format=None, dilation_rat
     return conv(x, kernel, strides, _padding(padding), data_format, dilation_rate)
 
 
+@export("keras.backend.conv2d")
 def conv2d(x, kernel, strides=(1, 1), padding="valid", data_format=None, dilation_rate=(1, 1)):
     """2-D convolution."""
     return conv(x, kernel, strides, _padding(padding), _format(data_format), dilation_rate)
 
 
+@export("keras.backend.conv3d")
 def conv3d(x, kernel, strides=(1, 1, 1), padding="valid", data_format=None,
            dilation_rate=(1, 1, 1)):
     """3-D convolution."""
     return conv(x, kernel, strides, _padding(padding), _format(data_format), dilation_rate)
 
 
+@export("keras.backend.conv2d_transpose")
 def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding="valid", data_format=None,
                      dilation_rate=(1, 1)):
     """Transposed 2-D convolution to `output_shape` (batch may be None)."""
@@ -201,6 +213,7 @@ def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding="valid", d
     return array_ops.transpose(out, (0, 3, 1, 2)) if data_format == "channels_first" else out
 
 
+@export("keras.backend.depthwise_conv2d")
 def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding="valid", data_format=None,
                      dilation_rate=(1, 1)):
     """Depthwise 2-D convolution."""
@@ -208,6 +221,7 @@ def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding="valid", data_
                           dilation_rate)
 
 
+@export("keras.backend.separable_conv2d")
 def separable_conv2d(x, depthwise_kernel, pointwise_kernel, strides=(1, 1), padding="valid",
                      data_format=None, dilation_rate=(1, 1)):
     """Depthwise then pointwise 2-D convolution."""
@@ -227,6 +241,7 @@ def _pool(x, pool_size, strides, padding, data_format, pool_mode):
     raise ValueError(f"Invalid pooling mode: {pool_mode}")
 
 
+@export("keras.backend.pool2d")
 def pool2d(x, pool_size, strides=(1, 1), padding="valid", data_format=None, pool_mode="max"):
     """2-D max ('max') or average ('avg') pooling."""
     if len(pool_size) != 2:
@@ -236,11 +251,13 @@ def pool2d(x, pool_size, strides=(1, 1), padding="valid", data_format=None, pool
     return _pool(x, pool_size, strides, padding, data_format, pool_mode)
 
 
+@export("keras.backend.pool3d")
 def pool3d(x, pool_size, strides=(1, 1, 1), padding="valid", data_format=None, pool_mode="max"):
     """3-D max ('max') or average ('avg') pooling."""
     return _pool(x, pool_size, strides, padding, data_format, pool_mode)
 
 
+@export("keras.backend.temporal_padding")
 def temporal_padding(x, padding=(1, 1)):
     """Zero padding of axis 1 of a 3-D tensor."""
     if len(padding) != 2:
@@ -249,6 +266,7 @@ def temporal_padding(x, padding=(1, 1)):
     return array_ops.pad(x, [[0, 0], [padding[0], padding[1]], [0, 0]])
 
 
+@export("keras.backend.spatial_2d_padding")
 def spatial_2d_padding(x, padding=((1, 1), (1, 1)), data_format=None):
     """Zero padding of the two spatial axes of a 4-D tensor."""
     if len(padding) != 2 or len(padding[0]) != 2 or len(padding[1]) != 2:
@@ -261,6 +279,7 @@ def spatial_2d_padding(x, padding=((1, 1), (1, 1)), data_format=None):
     return array_ops.pad(x, pattern)
 
 
+@export("keras.backend.spatial_3d_padding")
 def spatial_3d_padding(x, padding=((1, 1), (1, 1), (1, 1)), data_format=None):
     """Zero padding of the three spatial axes of a 5-D tensor."""
     if len(padding) != 3 or any(len(p) != 2 for p in padding):
@@ -278,6 +297,7 @@ _INTERPOLATIONS = {"area": "area", "bicubic": "bicubic", "bilinear": "bilinear",
                    "mitchellcubic": "mitchellcubic", "nearest": "nearest"}
 
 
+@export("keras.backend.resize_images")
 def resize_images(x, height_factor, width_factor, data_format, interpolation="nearest"):
     """Images scaled up by integer factors."""
     if data_format == "channels_first":
@@ -298,6 +318,7 @@ def resize_images(x, height_factor, width_factor, data_format, interpolation="ne
     return array_ops.transpose(x, [0, 3, 1, 2]) if data_format == "channels_first" else x
 
 
+@export("keras.backend.resize_volumes")
 def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
     """Volumes scaled up by repeating each voxel along the three spatial axes."""
     if data_format == "channels_first":
@@ -311,6 +332,7 @@ def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
     return repeat_elements(out, width_factor, axis=axes[2])
 
 
+@export("keras.backend.rnn")
 def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None, constants=None,
         unroll=False, input_length=None, time_major=False, zero_output_for_mask=False,
         return_all_outputs=True):

@@ -17,6 +17,7 @@ from minitf.ops.gather import where as tf_where
 from minitf.sparse.conversion import to_dense as sparse_to_dense
 from minitf.sparse.sparse_tensor import SparseTensor
 from minitf.variable import Variable, name_scope as tf_name_scope
+from minitf.api_export import export
 
 __all__ = ["batch_get_value", "batch_set_value", "cast_to_floatx", "constant", "count_params",
            "dropout", "dtype", "get_value", "eval", "eye", "get_uid", "gradients", "int_shape",
@@ -33,17 +34,20 @@ def _random_seed(seed):
     return np.random.randint(10e6) if seed is None else seed
 
 
+@export("keras.backend.batch_get_value")
 def batch_get_value(tensors):
     """The values of a list of tensors or variables, as numpy arrays."""
     return [x.numpy() for x in tensors]
 
 
+@export("keras.backend.batch_set_value")
 def batch_set_value(tuples):
     """Assign each (variable, value) pair."""
     for x, value in tuples:
         x.assign(np.asarray(value, dtype=x.dtype.name))
 
 
+@export("keras.backend.cast_to_floatx")
 def cast_to_floatx(x):
     """x cast to floatx (a tensor stays a tensor; anything else becomes a numpy array)."""
     if isinstance(x, (Variable, SparseTensor)) or constant_ops.is_tensor(x):
@@ -51,16 +55,19 @@ def cast_to_floatx(x):
     return np.asarray(x, dtype=config.floatx())
 
 
+@export("keras.backend.constant")
 def constant(value, dtype=None, shape=None, name=None):
     """A constant tensor (floatx by default)."""
     return constant_ops.constant(value, dtype=dtype or config.floatx(), shape=shape)
 
 
+@export("keras.backend.count_params")
 def count_params(x):
     """The number of elements of x."""
     return math.prod(list(x.shape))
 
 
+@export("keras.backend.dropout")
 def dropout(x, level, noise_shape=None, seed=None):
     """x with elements zeroed with probability `level` and the rest scaled up (TF 2's dropout:
     a stateful uniform draw seeded by `seed`, kept where it is >= level)."""
@@ -81,11 +88,13 @@ def dropout(x, level, noise_shape=None, seed=None):
     return tf_where(keep, scaled, constant_ops.constant(0, dtype=x.dtype))
 
 
+@export("keras.backend.dtype")
 def dtype(x):
     """The dtype name of x."""
     return x.dtype.name
 
 
+@export("keras.backend.get_value")
 def get_value(x):
     """The value of a tensor or variable as numpy (anything else unchanged)."""
     if not constant_ops.is_tensor(x):
@@ -93,29 +102,34 @@ def get_value(x):
     return x.numpy()
 
 
+@export("keras.backend.eval")
 def eval(x):  # noqa: A001 (Keras' name)
     """The value of x as numpy (a sparse tensor densified)."""
     return get_value(to_dense(x))
 
 
+@export("keras.backend.eye")
 def eye(size, dtype=None, name=None):
     """An identity-matrix variable."""
     dtype = dtype or config.floatx()
     return variable(array_ops.eye(size, dtype=dtype), dtype, name)
 
 
+@export("keras.backend.get_uid")
 def get_uid(prefix=""):
     """A counter per prefix: 1, 2, 3, ... on successive calls (reset by clear_session)."""
     _uids[prefix] += 1
     return _uids[prefix]
 
 
+@export("keras.backend.gradients")
 def gradients(loss, variables):
     """tf.gradients: graph mode only; minitf is eager, so it raises as TF 2 does eagerly."""
     raise RuntimeError("tf.gradients is not supported when eager execution is enabled. Use "
                        "tf.GradientTape instead.")
 
 
+@export("keras.backend.int_shape")
 def int_shape(x):
     """The static shape of x as a tuple of ints (None for unknown)."""
     try:
@@ -125,16 +139,19 @@ def int_shape(x):
         return None
 
 
+@export("keras.backend.is_keras_tensor")
 def is_keras_tensor(x):
     """Whether x is a symbolic KerasTensor."""
     return keras_tensor.is_keras_tensor(x)
 
 
+@export("keras.backend.is_sparse")
 def is_sparse(tensor):
     """Whether `tensor` is a SparseTensor."""
     return isinstance(tensor, SparseTensor)
 
 
+@export("keras.backend.moving_average_update")
 def moving_average_update(x, value, momentum):
     """x <- x * momentum + value * (1 - momentum), in place."""
     momentum = constant_ops.cast(momentum, x.dtype)
@@ -142,6 +159,7 @@ def moving_average_update(x, value, momentum):
     return x.assign_sub(math_ops.multiply(math_ops.subtract(x.value(), value), math_ops.subtract(1.0, momentum)))
 
 
+@export("keras.backend.name_scope")
 def name_scope(name):
     """A context manager prefixing the names of the variables made inside it."""
     return tf_name_scope(name)
@@ -155,16 +173,19 @@ def _filled(fill, shape, dtype):
     return v
 
 
+@export("keras.backend.ones")
 def ones(shape, dtype=None, name=None):
     """A variable of ones (a plain tensor when a dimension is 0)."""
     return _filled(array_ops.ones, shape, dtype)
 
 
+@export("keras.backend.zeros")
 def zeros(shape, dtype=None, name=None):
     """A variable of zeros (a plain tensor when a dimension is 0)."""
     return _filled(array_ops.zeros, shape, dtype)
 
 
+@export("keras.backend.random_bernoulli")
 def random_bernoulli(shape, p=0.0, dtype=None, seed=None):
     """1 with probability p, else 0 (a stateful draw seeded by `seed`)."""
     dtype = dtype or config.floatx()
@@ -172,24 +193,28 @@ def random_bernoulli(shape, p=0.0, dtype=None, seed=None):
     return tf_where(CMP.less_equal(draws, p), array_ops.ones(shape, dtype=dtype), array_ops.zeros(shape, dtype=dtype))
 
 
+@export("keras.backend.random_normal")
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     """Normal samples (a stateful draw seeded by `seed`)."""
     return RND.normal(shape, mean=mean, stddev=stddev, dtype=dtype or config.floatx(),
                       seed=_random_seed(seed))
 
 
+@export("keras.backend.random_uniform")
 def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
     """Uniform samples in [minval, maxval) (a stateful draw seeded by `seed`)."""
     return RND.uniform(shape, minval=minval, maxval=maxval, dtype=dtype or config.floatx(),
                        seed=_random_seed(seed))
 
 
+@export("keras.backend.truncated_normal")
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     """Truncated normal samples (a stateful draw seeded by `seed`)."""
     return RND.truncated_normal(shape, mean, stddev, dtype=dtype or config.floatx(),
                                 seed=_random_seed(seed))
 
 
+@export("keras.backend.random_normal_variable")
 def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None):
     """A variable holding normal samples."""
     dtype = dtype or config.floatx()
@@ -197,6 +222,7 @@ def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None)
     return variable(RND.normal(shape, mean, scale, dtype=dtype, seed=seed), dtype=dtype, name=name)
 
 
+@export("keras.backend.random_uniform_variable")
 def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
     """A variable holding uniform samples in [low, high)."""
     dtype = dtype or config.floatx()
@@ -204,31 +230,37 @@ def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
     return variable(RND.uniform(shape, low, high, dtype=dtype, seed=seed), dtype=dtype, name=name)
 
 
+@export("keras.backend.set_value")
 def set_value(x, value):
     """Assign `value` (converted to x's dtype) to the variable x."""
     x.assign(np.asarray(value, dtype=x.dtype.name))
 
 
+@export("keras.backend.to_dense")
 def to_dense(tensor):
     """A SparseTensor densified (anything else unchanged)."""
     return sparse_to_dense(tensor) if is_sparse(tensor) else tensor
 
 
+@export("keras.backend.update")
 def update(x, new_x):
     """x.assign(new_x)."""
     return x.assign(new_x)
 
 
+@export("keras.backend.update_add")
 def update_add(x, increment):
     """x.assign_add(increment)."""
     return x.assign_add(increment)
 
 
+@export("keras.backend.update_sub")
 def update_sub(x, decrement):
     """x.assign_sub(decrement)."""
     return x.assign_sub(decrement)
 
 
+@export("keras.backend.variable")
 def variable(value, dtype=None, name=None, constraint=None):
     """A tf.Variable of `value` (floatx by default)."""
     dtype = dtype or config.floatx()

@@ -17,6 +17,7 @@ from minitf.ops import linalg_lu
 from minitf.ops import math as math_ops
 from minitf.ops import reduce as reduce_ops
 from minitf.ops.gather import where as tf_where
+from minitf.api_export import export
 
 __all__ = ["cholesky", "cholesky_inverse", "det", "eigh", "inv", "lu_factor", "solve",
            "solve_triangular", "svd", "qr", "norm", "lstsq", "matrix_rank", "pinv", "jvp"]
@@ -61,6 +62,7 @@ def _matrix(x):
     return x
 
 
+@export("keras.ops.cholesky", "keras.ops.linalg.cholesky")
 @keras_op
 def cholesky(x, upper=False):
     """The Cholesky factor of the Hermitian positive-definite x (lower, or upper)."""
@@ -72,6 +74,7 @@ def cholesky(x, upper=False):
     return linalg_ops.adjoint(out) if upper else out
 
 
+@export("keras.ops.cholesky_inverse", "keras.ops.linalg.cholesky_inverse")
 @keras_op
 def cholesky_inverse(x, upper=False):
     """The inverse of A from its Cholesky factor x (A = x x^H, or x^H x when upper)."""
@@ -83,24 +86,28 @@ def cholesky_inverse(x, upper=False):
     return linalg_ops.matmul(inv_chol, inv_chol, transpose_a=True)
 
 
+@export("keras.ops.det", "keras.ops.linalg.det")
 @keras_op
 def det(x):
     """The determinant of the square matrices x."""
     return linalg_ops.det(_matrix(x))
 
 
+@export("keras.ops.eigh", "keras.ops.linalg.eigh")
 @keras_op
 def eigh(x):
     """(eigenvalues, eigenvectors) of the Hermitian matrices x, eigenvalues ascending."""
     return tuple(decompositions.eigh(_matrix(x)))
 
 
+@export("keras.ops.inv", "keras.ops.linalg.inv")
 @keras_op
 def inv(x):
     """The inverse of the square matrices x."""
     return linalg_ops.inv(_matrix(x))
 
 
+@export("keras.ops.lu_factor", "keras.ops.linalg.lu_factor")
 @keras_op
 def lu_factor(x):
     """(lu, pivots) of the square matrices x: L and U packed in one matrix, and the row each
@@ -132,6 +139,7 @@ def _solve_inputs(a, b):
     return a, b
 
 
+@export("keras.ops.solve", "keras.ops.linalg.solve")
 @keras_op
 def solve(a, b):
     """x with a x = b (b a vector or a matrix of right-hand sides)."""
@@ -141,6 +149,7 @@ def solve(a, b):
     return linalg_ops.solve(a, b)
 
 
+@export("keras.ops.solve_triangular", "keras.ops.linalg.solve_triangular")
 @keras_op
 def solve_triangular(a, b, lower=False):
     """x with a x = b for a triangular `a` (upper by default)."""
@@ -150,6 +159,7 @@ def solve_triangular(a, b, lower=False):
     return decompositions.triangular_solve(a, b, lower=lower)
 
 
+@export("keras.ops.svd", "keras.ops.linalg.svd")
 @keras_op
 def svd(x, full_matrices=True, compute_uv=True):
     """(u, s, vh) with x = u diag(s) vh (s alone when compute_uv=False)."""
@@ -161,6 +171,7 @@ def svd(x, full_matrices=True, compute_uv=True):
     return u, s, linalg_ops.adjoint(v)
 
 
+@export("keras.ops.qr", "keras.ops.linalg.qr")
 @keras_op
 def qr(x, mode="reduced"):
     """(q, r) with x = q r; mode 'reduced' or 'complete'."""
@@ -174,6 +185,7 @@ def _norm_dtype(x):
     return config.floatx() if x.dtype.name == "int64" else result_type(x.dtype, float)
 
 
+@export("keras.ops.norm", "keras.ops.linalg.norm")
 @keras_op
 def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 (numpy's name)
     """The vector norm (one axis) or matrix norm (two axes) of x, numpy's `ord` values."""
@@ -227,6 +239,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 (numpy's name)
     raise ValueError(f"Invalid `ord` argument for matrix norm. Received: ord={ord}")
 
 
+@export("keras.ops.lstsq", "keras.ops.linalg.lstsq")
 @keras_op
 def lstsq(a, b, rcond=None):
     """The least-squares solution x of a x = b (2-D a; b a vector or a matrix)."""
@@ -252,18 +265,21 @@ def lstsq(a, b, rcond=None):
     return array_ops.reshape(x, [-1]) if vector else x
 
 
+@export("keras.ops.matrix_rank", "keras.ops.linalg.matrix_rank")
 @keras_op
 def matrix_rank(x, tol=None):
     """The number of singular values of x above `tol` (a size-dependent default)."""
     return decompositions.matrix_rank(convert(x), tol=tol)
 
 
+@export("keras.ops.pinv", "keras.ops.linalg.pinv")
 @keras_op
 def pinv(x, rcond=None):
     """The Moore-Penrose pseudo-inverse of x."""
     return decompositions.pinv(convert(x), rcond=rcond)
 
 
+@export("keras.ops.jvp", "keras.ops.linalg.jvp")
 def jvp(fun, primals, tangents, has_aux=False):
     """(fun(*primals), the derivative of fun at primals along tangents) by forward-mode
     differentiation; with has_aux, fun returns (output, aux) and aux comes back third."""

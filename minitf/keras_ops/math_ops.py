@@ -20,24 +20,28 @@ from minitf.ops import nn as nn_ops
 from minitf.ops import reduce as reduce_ops
 from minitf.ops import segment as SEG
 from minitf.tensor import Tensor
+from minitf.api_export import export
 
 __all__ = ["top_k", "in_top_k", "logsumexp", "erf", "erfc", "erfinv", "rsqrt", "logdet",
            "cdist", "extract_sequences", "view_as_real", "view_as_complex", "frames",
            "segment_sum", "segment_max", "segment_min", "segment_prod"]
 
 
+@export("keras.ops.top_k")
 @keras_op
 def top_k(x, k, sorted=True):  # noqa: A002 (Keras' name)
     """The k largest values along the last axis and their indices."""
     return nn_ops.top_k(convert(x), k, sorted=sorted)
 
 
+@export("keras.ops.in_top_k")
 @keras_op
 def in_top_k(targets, predictions, k):
     """Whether each target class is among the k highest predictions of its row."""
     return nn_ops.in_top_k(targets, predictions, k)
 
 
+@export("keras.ops.logsumexp")
 @keras_op
 def logsumexp(x, axis=None, keepdims=False):
     """log(sum(exp(x))) over `axis`, computed without overflow."""
@@ -45,6 +49,7 @@ def logsumexp(x, axis=None, keepdims=False):
     return reduce_ops.reduce_logsumexp(convert(x), axis=axis, keepdims=keepdims)
 
 
+@export("keras.ops.erf")
 @keras_op
 def erf(x):
     """The error function."""
@@ -84,6 +89,7 @@ def _erfc(x):
     return y, grad
 
 
+@export("keras.ops.erfc")
 @keras_op
 def erfc(x):
     """1 - erf(x), accurate where erf(x) is close to 1."""
@@ -128,6 +134,7 @@ def _erfinv(x):
     return y, grad
 
 
+@export("keras.ops.erfinv")
 @keras_op
 def erfinv(x):
     """The inverse error function (+-inf at +-1, NaN outside [-1, 1])."""
@@ -137,18 +144,21 @@ def erfinv(x):
     return _erfinv(x)
 
 
+@export("keras.ops.rsqrt")
 @keras_op
 def rsqrt(x):
     """1 / sqrt(x)."""
     return math_ops.rsqrt(convert(x))
 
 
+@export("keras.ops.logdet")
 @keras_op
 def logdet(x):
     """log(det(x)) of Hermitian positive-definite matrices."""
     return linalg_ops.logdet(convert(x))
 
 
+@export("keras.ops.cdist")
 @keras_op
 def cdist(x, y):
     """The Euclidean distances between the rows of x and those of y (batched)."""
@@ -169,6 +179,7 @@ def frames(x, length, step):
     return array_ops.gather(x, index, axis=x.shape.rank - 1)
 
 
+@export("keras.ops.extract_sequences")
 @keras_op
 def extract_sequences(x, sequence_length, sequence_stride):
     """Overlapping windows of length `sequence_length` every `sequence_stride` samples along
@@ -176,6 +187,7 @@ def extract_sequences(x, sequence_length, sequence_stride):
     return frames(convert(x), int(sequence_length), int(sequence_stride))
 
 
+@export("keras.ops.view_as_real")
 @keras_op
 def view_as_real(x):
     """A complex tensor as real numbers: a trailing axis of (real, imag)."""
@@ -188,6 +200,7 @@ def view_as_real(x):
     return array_ops.stack([real, imag], axis=-1)
 
 
+@export("keras.ops.view_as_complex")
 @keras_op
 def view_as_complex(x):
     """A trailing (real, imag) axis of size 2 read as complex64 numbers."""
@@ -230,24 +243,28 @@ def _segment(kind, data, segment_ids, num_segments, sorted):  # noqa: A002
     return getattr(SEG, f"unsorted_segment_{kind}")(data, ids, num_segments)
 
 
+@export("keras.ops.segment_sum")
 @keras_op
 def segment_sum(data, segment_ids, num_segments=None, sorted=False):  # noqa: A002
     """The sum of the rows of `data` in each segment given by `segment_ids`."""
     return _segment("sum", data, segment_ids, num_segments, sorted)
 
 
+@export("keras.ops.segment_max")
 @keras_op
 def segment_max(data, segment_ids, num_segments=None, sorted=False):  # noqa: A002
     """The maximum of the rows of `data` in each segment (the dtype's lowest when empty)."""
     return _segment("max", data, segment_ids, num_segments, sorted)
 
 
+@export("keras.ops.segment_min")
 @keras_op
 def segment_min(data, segment_ids, num_segments=None, sorted=False):  # noqa: A002
     """The minimum of the rows of `data` in each segment (the dtype's highest when empty)."""
     return _segment("min", data, segment_ids, num_segments, sorted)
 
 
+@export("keras.ops.segment_prod")
 @keras_op
 def segment_prod(data, segment_ids, num_segments=None, sorted=False):  # noqa: A002
     """The product of the rows of `data` in each segment (1 when empty)."""

@@ -13,6 +13,7 @@ from minitf.ops import math as math_ops
 from minitf.ops import nn as nn_ops
 from minitf.ops import reduce as reduce_ops
 from minitf.ops.gather import where as tf_where
+from minitf.api_export import export
 
 __all__ = ["relu", "relu6", "sigmoid", "sparse_sigmoid", "tanh_shrink", "softplus", "softsign",
            "soft_shrink", "sparse_plus", "silu", "swish", "squareplus", "log_sigmoid",
@@ -49,18 +50,21 @@ def _like(value, x):
     return constant_ops.constant(value, dtype=x.dtype)
 
 
+@export("keras.ops.relu", "keras.ops.nn.relu")
 @keras_op
 def relu(x):
     """max(x, 0)."""
     return nn_ops.relu(convert(x))
 
 
+@export("keras.ops.relu6", "keras.ops.nn.relu6")
 @keras_op
 def relu6(x):
     """min(max(x, 0), 6)."""
     return nn_ops.relu6(convert(x))
 
 
+@export("keras.ops.sigmoid", "keras.ops.nn.sigmoid")
 @keras_op
 def sigmoid(x):
     """1 / (1 + exp(-x))."""
@@ -68,6 +72,7 @@ def sigmoid(x):
     return _remember_logits(math_ops.sigmoid(x), x)
 
 
+@export("keras.ops.sparse_sigmoid", "keras.ops.nn.sparse_sigmoid")
 @keras_op
 def sparse_sigmoid(x):
     """0 below -1, 1 above 1, (x + 1) / 2 between."""
@@ -77,6 +82,7 @@ def sparse_sigmoid(x):
                              math_ops.multiply(math_ops.add(x, 1.0), 0.5)))
 
 
+@export("keras.ops.tanh_shrink", "keras.ops.nn.tanh_shrink")
 @keras_op
 def tanh_shrink(x):
     """x - tanh(x)."""
@@ -84,18 +90,21 @@ def tanh_shrink(x):
     return math_ops.subtract(x, math_ops.tanh(x))
 
 
+@export("keras.ops.softplus", "keras.ops.nn.softplus")
 @keras_op
 def softplus(x):
     """log(1 + exp(x))."""
     return math_ops.softplus(convert(x))
 
 
+@export("keras.ops.softsign", "keras.ops.nn.softsign")
 @keras_op
 def softsign(x):
     """x / (1 + |x|)."""
     return nn_ops.softsign(convert(x))
 
 
+@export("keras.ops.soft_shrink", "keras.ops.nn.soft_shrink")
 @keras_op
 def soft_shrink(x, threshold=0.5):
     """x - threshold above it, x + threshold below -threshold, 0 between."""
@@ -105,6 +114,7 @@ def soft_shrink(x, threshold=0.5):
                     tf_where(CMP.less(x, -threshold), math_ops.add(x, threshold), array_ops.zeros_like(x)))
 
 
+@export("keras.ops.sparse_plus", "keras.ops.nn.sparse_plus")
 @keras_op
 def sparse_plus(x):
     """0 below -1, (x + 1)^2 / 4 up to 1, x above."""
@@ -115,6 +125,7 @@ def sparse_plus(x):
                              x))
 
 
+@export("keras.ops.silu", "keras.ops.swish", "keras.ops.nn.silu", "keras.ops.nn.swish")
 @keras_op
 def silu(x):
     """x * sigmoid(x) (also called swish)."""
@@ -124,6 +135,7 @@ def silu(x):
 swish = silu
 
 
+@export("keras.ops.squareplus", "keras.ops.nn.squareplus")
 @keras_op
 def squareplus(x, b=4):
     """(x + sqrt(x^2 + b)) / 2, a smooth relu."""
@@ -132,18 +144,21 @@ def squareplus(x, b=4):
     return math_ops.divide(math_ops.add(x, math_ops.sqrt(math_ops.add(math_ops.square(x), b))), 2.0)
 
 
+@export("keras.ops.log_sigmoid", "keras.ops.nn.log_sigmoid")
 @keras_op
 def log_sigmoid(x):
     """log(sigmoid(x)), computed stably."""
     return math_ops.log_sigmoid(convert(x))
 
 
+@export("keras.ops.leaky_relu", "keras.ops.nn.leaky_relu")
 @keras_op
 def leaky_relu(x, negative_slope=0.2):
     """x above 0, negative_slope * x below."""
     return nn_ops.leaky_relu(convert(x), alpha=negative_slope)
 
 
+@export("keras.ops.hard_sigmoid", "keras.ops.nn.hard_sigmoid")
 @keras_op
 def hard_sigmoid(x):
     """relu6(x + 3) / 6, a piecewise-linear sigmoid."""
@@ -151,6 +166,8 @@ def hard_sigmoid(x):
     return math_ops.divide(nn_ops.relu6(math_ops.add(x, _like(3.0, x))), _like(6.0, x))
 
 
+@export("keras.ops.hard_silu", "keras.ops.hard_swish", "keras.ops.nn.hard_silu",
+        "keras.ops.nn.hard_swish")
 @keras_op
 def hard_silu(x):
     """x * hard_sigmoid(x) (also called hard_swish)."""
@@ -161,6 +178,7 @@ def hard_silu(x):
 hard_swish = hard_silu
 
 
+@export("keras.ops.elu", "keras.ops.nn.elu")
 @keras_op
 def elu(x, alpha=1.0):
     """x above 0, alpha * (exp(x) - 1) below."""
@@ -171,18 +189,21 @@ def elu(x, alpha=1.0):
     return tf_where(CMP.greater(x, 0), out, math_ops.multiply(out, alpha))
 
 
+@export("keras.ops.selu", "keras.ops.nn.selu")
 @keras_op
 def selu(x):
     """The scaled exponential linear unit."""
     return nn_ops.selu(convert(x))
 
 
+@export("keras.ops.gelu", "keras.ops.nn.gelu")
 @keras_op
 def gelu(x, approximate=True):
     """x * Phi(x), with the tanh approximation by default (Keras' default)."""
     return nn_ops.gelu(convert(x), approximate=approximate)
 
 
+@export("keras.ops.celu", "keras.ops.nn.celu")
 @keras_op
 def celu(x, alpha=1.0):
     """max(x, 0) + alpha * expm1(min(x, 0) / alpha)."""
@@ -190,6 +211,7 @@ def celu(x, alpha=1.0):
     return math_ops.add(math_ops.maximum(x, 0.0), math_ops.multiply(math_ops.expm1(math_ops.divide(math_ops.minimum(x, 0.0), alpha)), alpha))
 
 
+@export("keras.ops.glu", "keras.ops.nn.glu")
 @keras_op
 def glu(x, axis=-1):
     """The gated linear unit: the first half of `axis` times the sigmoid of the second."""
@@ -204,12 +226,14 @@ def glu(x, axis=-1):
     return math_ops.multiply(a, math_ops.sigmoid(b))
 
 
+@export("keras.ops.hard_tanh", "keras.ops.nn.hard_tanh")
 @keras_op
 def hard_tanh(x):
     """x limited to [-1, 1]."""
     return math_ops.clip_by_value(convert(x), -1.0, 1.0)
 
 
+@export("keras.ops.hard_shrink", "keras.ops.nn.hard_shrink")
 @keras_op
 def hard_shrink(x, threshold=0.5):
     """x where |x| > threshold, else 0."""
@@ -217,6 +241,7 @@ def hard_shrink(x, threshold=0.5):
     return tf_where(CMP.greater(math_ops.abs(x), threshold), x, array_ops.zeros_like(x))
 
 
+@export("keras.ops.threshold", "keras.ops.nn.threshold")
 @keras_op
 def threshold(x, threshold, default_value):
     """x where x > threshold, else default_value."""
@@ -249,6 +274,7 @@ def _log_softmax(x, axis):
     return nn_ops.log_softmax(x, axis=axis)
 
 
+@export("keras.ops.softmax", "keras.ops.nn.softmax")
 @keras_op
 def softmax(x, axis=-1):
     """exp(x) normalised to sum to 1 along `axis` (a tuple: over those axes jointly; None:
@@ -259,6 +285,7 @@ def softmax(x, axis=-1):
     return _remember_logits(_softmax(x, axis), x)
 
 
+@export("keras.ops.log_softmax", "keras.ops.nn.log_softmax")
 @keras_op
 def log_softmax(x, axis=-1):
     """log(softmax(x, axis))."""
@@ -268,6 +295,7 @@ def log_softmax(x, axis=-1):
     return _log_softmax(x, axis)
 
 
+@export("keras.ops.sparsemax", "keras.ops.nn.sparsemax")
 @keras_op
 def sparsemax(x, axis=-1):
     """The Euclidean projection of x onto the probability simplex along `axis` (sparse

@@ -17,6 +17,7 @@ from minitf.ops import constant as constant_ops
 from minitf.ops import conv as conv_ops
 from minitf.ops import math as math_ops
 from minitf.ops.indexing import getitem
+from minitf.api_export import export
 
 __all__ = ["conv", "conv_transpose", "depthwise_conv", "separable_conv", "max_pool",
            "average_pool", "adaptive_average_pool", "adaptive_max_pool", "unfold", "fold",
@@ -111,6 +112,7 @@ def _conv_nd(x, w, strides, padding, dilation):
     return array_ops.reshape(total, [n, out_depth] + list(total.shape[1:]))
 
 
+@export("keras.ops.conv", "keras.ops.nn.conv")
 @keras_op
 def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
     """N-D convolution (cross-correlation) of `inputs` with `kernel` of shape
@@ -154,6 +156,7 @@ def _transpose_size(n, k, s, padding, output_padding, d):
     return (n - 1) * s + k % 2 + output_padding
 
 
+@export("keras.ops.conv_transpose", "keras.ops.nn.conv_transpose")
 @keras_op
 def conv_transpose(inputs, kernel, strides=1, padding="valid", output_padding=None,
                    data_format=None, dilation_rate=1):
@@ -262,6 +265,7 @@ def _depthwise_call(inputs, kernel, pointwise, strides, padding, data_format, di
     return from_channels_last(out) if data_format == "channels_first" else out
 
 
+@export("keras.ops.depthwise_conv", "keras.ops.nn.depthwise_conv")
 @keras_op
 def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None,
                    dilation_rate=1):
@@ -270,6 +274,7 @@ def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None,
     return _depthwise_call(inputs, kernel, None, strides, padding, data_format, dilation_rate)
 
 
+@export("keras.ops.separable_conv", "keras.ops.nn.separable_conv")
 @keras_op
 def separable_conv(inputs, depthwise_kernel, pointwise_kernel, strides=1, padding="valid",
                    data_format=None, dilation_rate=1):
@@ -318,12 +323,14 @@ def _pool(inputs, pool_size, strides, padding, data_format, kind):
     return from_channels_last(out) if data_format == "channels_first" else out
 
 
+@export("keras.ops.max_pool", "keras.ops.nn.max_pool")
 @keras_op
 def max_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):
     """The maximum over each window (1-D, 2-D or 3-D)."""
     return _pool(inputs, pool_size, strides, padding, data_format, "max")
 
 
+@export("keras.ops.average_pool", "keras.ops.nn.average_pool")
 @keras_op
 def average_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):
     """The mean over each window (with 'same' padding, of the real elements only)."""
@@ -363,12 +370,14 @@ def _adaptive(inputs, output_size, data_format, kind):
     return from_channels_last(x) if data_format == "channels_first" else x
 
 
+@export("keras.ops.adaptive_average_pool", "keras.ops.nn.adaptive_average_pool")
 @keras_op
 def adaptive_average_pool(inputs, output_size, data_format=None):
     """Average pooling to a fixed `output_size`, windows chosen as PyTorch does."""
     return _adaptive(inputs, output_size, data_format, "avg")
 
 
+@export("keras.ops.adaptive_max_pool", "keras.ops.nn.adaptive_max_pool")
 @keras_op
 def adaptive_max_pool(inputs, output_size, data_format=None):
     """Max pooling to a fixed `output_size`, windows chosen as PyTorch does."""
@@ -379,6 +388,7 @@ def _pair(v):
     return (v, v) if isinstance(v, int) else tuple(v)
 
 
+@export("keras.ops.unfold", "keras.ops.nn.unfold")
 @keras_op
 def unfold(x, kernel_size, dilation=1, padding=0, stride=1):
     """The sliding blocks of an (N, C, H, W) image as columns: (N, C*kH*kW, L) (torch's
@@ -406,6 +416,7 @@ def unfold(x, kernel_size, dilation=1, padding=0, stride=1):
     return array_ops.reshape(stacked, [n, c * k[0] * k[1], nh * nw])
 
 
+@export("keras.ops.fold", "keras.ops.nn.fold")
 @keras_op
 def fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """The inverse of `unfold`: columns (N, C*kH*kW, L) summed back into (N, C, oH, oW)."""
@@ -441,6 +452,7 @@ def _block(block_size, name):
     return int(block_size)
 
 
+@export("keras.ops.depth_to_space", "keras.ops.nn.depth_to_space")
 @keras_op
 def depth_to_space(x, block_size, data_format="channels_last"):
     """Channels moved into block_size x block_size spatial blocks (TF's DepthToSpace)."""
@@ -458,6 +470,7 @@ def depth_to_space(x, block_size, data_format="channels_last"):
     return from_channels_last(y) if data_format == "channels_first" else y
 
 
+@export("keras.ops.space_to_depth", "keras.ops.nn.space_to_depth")
 @keras_op
 def space_to_depth(x, block_size, data_format="channels_last"):
     """block_size x block_size spatial blocks moved into the channels (TF's SpaceToDepth)."""

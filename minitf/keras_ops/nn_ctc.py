@@ -13,11 +13,13 @@ from minitf.ops import math as math_ops
 from minitf.ops.gather import where as tf_where
 from minitf.sparse.conversion import to_dense
 from minitf.sparse.sparse_tensor import SparseTensor
+from minitf.api_export import export
 
 __all__ = ["ctc_loss", "ctc_decode", "ctc_batch_cost", "legacy_ctc_decode",
            "ctc_label_dense_to_sparse"]
 
 
+@export("keras.ops.ctc_loss", "keras.ops.nn.ctc_loss")
 @keras_op
 def ctc_loss(target, output, target_length, output_length, mask_index=0):
     """The CTC loss of the padded integer labels `target` (batch, max_label) under the logits
@@ -35,6 +37,7 @@ def _dense(decoded, shape):
     return [to_dense(SparseTensor(st.indices, st.values, shape), default_value=-1) for st in decoded]
 
 
+@export("keras.ops.ctc_decode", "keras.ops.nn.ctc_decode")
 @keras_op
 def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_paths=1,
                merge_repeated=True, mask_index=0):
@@ -65,6 +68,7 @@ def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_
     return dense, scores
 
 
+@export("keras.backend.ctc_label_dense_to_sparse")
 @keras_op
 def ctc_label_dense_to_sparse(labels, label_lengths):
     """The first label_lengths[i] labels of each row of `labels` as a SparseTensor."""
@@ -78,6 +82,7 @@ def ctc_label_dense_to_sparse(labels, label_lengths):
                                                                                 np.int64))
 
 
+@export("keras.backend.ctc_batch_cost")
 @keras_op
 def ctc_batch_cost(y_true, y_pred, input_length, label_length):
     """Keras 2's CTC loss of the softmax outputs y_pred (batch, frames, classes; the blank is the
@@ -92,6 +97,7 @@ def ctc_batch_cost(y_true, y_pred, input_length, label_length):
     return array_ops.expand_dims(loss, 1)
 
 
+@export("keras.backend.ctc_decode")
 @keras_op
 def legacy_ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1):
     """Keras 2's CTC decoding of softmax outputs (blank last): ([dense labels per path, -1

@@ -19,12 +19,14 @@ from minitf.ops import nn as nn_ops
 from minitf.ops import reduce as reduce_ops
 from minitf.ops.gather import where as tf_where
 from minitf.tensor import Tensor
+from minitf.api_export import export
 
 __all__ = ["one_hot", "multi_hot", "categorical_crossentropy", "sparse_categorical_crossentropy",
            "binary_crossentropy", "moments", "batch_normalization", "layer_normalization",
            "rms_normalization", "normalize", "psnr", "dot_product_attention", "polar"]
 
 
+@export("keras.ops.one_hot", "keras.ops.nn.one_hot")
 @keras_op
 def one_hot(x, num_classes, axis=-1, dtype=None, sparse=False):
     """The integer labels `x` as one-hot vectors of length `num_classes` along `axis`
@@ -38,6 +40,7 @@ def one_hot(x, num_classes, axis=-1, dtype=None, sparse=False):
     return array_ops.one_hot(x, num_classes, axis=axis, dtype=dtype)
 
 
+@export("keras.ops.multi_hot", "keras.ops.nn.multi_hot")
 @keras_op
 def multi_hot(inputs, num_classes=None, axis=-1, dtype=None, sparse=False, **kwargs):
     """Each row of integer labels as one vector with a 1 at every label it holds."""
@@ -78,6 +81,7 @@ def _same_shape(target, output):
                          f"{tuple(output.shape)}")
 
 
+@export("keras.ops.categorical_crossentropy", "keras.ops.nn.categorical_crossentropy")
 @keras_op
 def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     """-sum(target * log(output)) along `axis` (output renormalised and clipped to
@@ -96,6 +100,7 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     return math_ops.negative(reduce_ops.reduce_sum(math_ops.multiply(target, math_ops.log(output)), axis=axis))
 
 
+@export("keras.ops.sparse_categorical_crossentropy", "keras.ops.nn.sparse_categorical_crossentropy")
 @keras_op
 def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     """The crossentropy of integer labels `target` against the class scores `output`."""
@@ -124,6 +129,7 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     return nn_ops.sparse_softmax_cross_entropy_with_logits(labels=target, logits=output)
 
 
+@export("keras.ops.binary_crossentropy", "keras.ops.nn.binary_crossentropy")
 @keras_op
 def binary_crossentropy(target, output, from_logits=False):
     """-(target log(output) + (1 - target) log(1 - output)), elementwise (output clipped to
@@ -140,6 +146,7 @@ def binary_crossentropy(target, output, from_logits=False):
     return math_ops.negative(bce)
 
 
+@export("keras.ops.moments", "keras.ops.nn.moments")
 @keras_op
 def moments(x, axes, keepdims=False, synchronized=False):
     """(mean, variance) of x over `axes` (half floats computed in float32)."""
@@ -156,6 +163,7 @@ def moments(x, axes, keepdims=False, synchronized=False):
     return mean, variance
 
 
+@export("keras.ops.batch_normalization", "keras.ops.nn.batch_normalization")
 @keras_op
 def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilon=1e-3):
     """(x - mean) / sqrt(variance + epsilon) * scale + offset, the statistics laid along
@@ -172,6 +180,7 @@ def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilo
     return nn_ops.batch_normalization(x, mean, variance, offset, scale, epsilon)
 
 
+@export("keras.ops.layer_normalization", "keras.ops.nn.layer_normalization")
 @keras_op
 def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwargs):
     """x normalised to zero mean and unit variance over `axis`, then scaled by gamma and
@@ -215,6 +224,7 @@ def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwarg
     return constant_ops.cast(math_ops.add(math_ops.multiply(x, inv), res), original)
 
 
+@export("keras.ops.rms_normalization", "keras.ops.nn.rms_normalization")
 @keras_op
 def rms_normalization(x, scale=None, axis=-1, epsilon=None):
     """x / sqrt(mean(x^2) + epsilon) over `axis`, times `scale` (computed in at least
@@ -236,6 +246,7 @@ def rms_normalization(x, scale=None, axis=-1, epsilon=None):
     return constant_ops.cast(out, original)
 
 
+@export("keras.ops.normalize", "keras.ops.nn.normalize")
 @keras_op
 def normalize(x, axis=-1, order=2, epsilon=None):
     """x divided by its `order`-norm along `axis` (at least epsilon)."""
@@ -253,6 +264,7 @@ def normalize(x, axis=-1, order=2, epsilon=None):
     return math_ops.divide(x, math_ops.maximum(norm, epsilon))
 
 
+@export("keras.ops.psnr", "keras.ops.nn.psnr")
 @keras_op
 def psnr(x1, x2, max_val):
     """The peak signal-to-noise ratio of x1 against x2, in dB, for signals up to `max_val`."""
@@ -272,6 +284,7 @@ def _large_negative(dtype):
     return constant_ops.constant(value * -0.7, dtype=dtype)
 
 
+@export("keras.ops.dot_product_attention", "keras.ops.nn.dot_product_attention")
 @keras_op
 def dot_product_attention(query, key, value, bias=None, mask=None, scale=None, is_causal=False,
                           flash_attention=None, attn_logits_soft_cap=None):
@@ -320,6 +333,7 @@ def dot_product_attention(query, key, value, bias=None, mask=None, scale=None, i
     return linalg_ops.einsum("BNTS,BSNH->BTNH", probs, value)
 
 
+@export("keras.ops.polar", "keras.ops.nn.polar")
 @keras_op
 def polar(abs_, angle):
     """The complex numbers abs_ * (cos(angle) + i sin(angle))."""

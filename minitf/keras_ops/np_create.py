@@ -17,6 +17,7 @@ from minitf.ops import math as tfm
 from minitf.ops import reduce as reduce_ops
 from minitf.ops.gather import where as tf_where
 from minitf.ops.indexing import getitem
+from minitf.api_export import export
 
 __all__ = ["arange", "linspace", "logspace", "geomspace", "ones", "zeros", "full", "empty",
            "ones_like", "zeros_like", "full_like", "empty_like", "eye", "identity", "tri", "tril",
@@ -26,6 +27,7 @@ __all__ = ["arange", "linspace", "logspace", "geomspace", "ones", "zeros", "full
 _RANGE_DTYPES = ("int32", "int64", "float32", "float64", "float16", "bfloat16")
 
 
+@export("keras.ops.arange", "keras.ops.numpy.arange")
 @keras_op
 def arange(start, stop=None, step=None, dtype=None):
     """Evenly spaced values in [start, stop) (Python ints give int32, floats float32)."""
@@ -48,6 +50,7 @@ def arange(start, stop=None, step=None, dtype=None):
     return constant_ops.cast(array_ops.range(start, stop, step, dtype="float32"), dtype)
 
 
+@export("keras.ops.linspace", "keras.ops.numpy.linspace")
 @keras_op
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     """`num` evenly spaced values from start to stop (stop left out when endpoint=False);
@@ -79,6 +82,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return (result, step) if retstep else result
 
 
+@export("keras.ops.logspace", "keras.ops.numpy.logspace")
 @keras_op
 def logspace(start, stop, num=50, endpoint=True, base=10, dtype=None, axis=0):
     """base ** linspace(start, stop, num)."""
@@ -86,6 +90,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10, dtype=None, axis=0):
     return tfm.pow(constant_ops.cast(convert(base), result.dtype), result)
 
 
+@export("keras.ops.geomspace", "keras.ops.numpy.geomspace")
 @keras_op
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """`num` values evenly spaced on a log scale from start to stop (same signs)."""
@@ -104,24 +109,28 @@ def _dtype_or_floatx(dtype):
     return standardize_dtype(dtype or config.floatx())
 
 
+@export("keras.ops.ones", "keras.ops.numpy.ones")
 @keras_op
 def ones(shape, dtype=None):
     """A tensor of ones (floatx by default)."""
     return array_ops.ones(shape, dtype=_dtype_or_floatx(dtype))
 
 
+@export("keras.ops.zeros", "keras.ops.numpy.zeros")
 @keras_op
 def zeros(shape, dtype=None):
     """A tensor of zeros (floatx by default)."""
     return array_ops.zeros(shape, dtype=_dtype_or_floatx(dtype))
 
 
+@export("keras.ops.empty", "keras.ops.numpy.empty")
 @keras_op
 def empty(shape, dtype=None):
     """A tensor of `shape` (filled with zeros, as Keras on TF does)."""
     return array_ops.zeros(shape, dtype=_dtype_or_floatx(dtype))
 
 
+@export("keras.ops.full", "keras.ops.numpy.full")
 @keras_op
 def full(shape, fill_value, dtype=None):
     """A tensor of `shape` filled with `fill_value` (floatx unless `dtype` says otherwise)."""
@@ -133,24 +142,28 @@ def _like_dtype(dtype):
     return None if dtype is None else standardize_dtype(dtype)
 
 
+@export("keras.ops.ones_like", "keras.ops.numpy.ones_like")
 @keras_op
 def ones_like(x, dtype=None):
     """Ones shaped like `x` (its dtype unless `dtype` is given)."""
     return array_ops.ones_like(convert(x), dtype=_like_dtype(dtype))
 
 
+@export("keras.ops.zeros_like", "keras.ops.numpy.zeros_like")
 @keras_op
 def zeros_like(x, dtype=None):
     """Zeros shaped like `x` (its dtype unless `dtype` is given)."""
     return array_ops.zeros_like(convert(x), dtype=_like_dtype(dtype))
 
 
+@export("keras.ops.empty_like", "keras.ops.numpy.empty_like")
 @keras_op
 def empty_like(x, dtype=None):
     """A tensor shaped like `x` (zeros, as Keras on TF does)."""
     return array_ops.zeros_like(convert(x), dtype=_like_dtype(dtype))
 
 
+@export("keras.ops.full_like", "keras.ops.numpy.full_like")
 @keras_op
 def full_like(x, fill_value, dtype=None):
     """`fill_value` broadcast to the shape of `x` (its dtype unless `dtype` is given)."""
@@ -166,6 +179,7 @@ def _band(n, m, k, upper):
     return CMP.greater_equal(diff, k) if upper else CMP.less_equal(diff, k)
 
 
+@export("keras.ops.eye", "keras.ops.numpy.eye")
 @keras_op
 def eye(N, M=None, k=0, dtype=None):  # noqa: N803 (Keras' names)
     """An N x M matrix with ones on diagonal `k`."""
@@ -185,12 +199,14 @@ def eye(N, M=None, k=0, dtype=None):  # noqa: N803 (Keras' names)
     return constant_ops.cast(CMP.equal(tfm.subtract(cols, rows), k), dtype)
 
 
+@export("keras.ops.identity", "keras.ops.numpy.identity")
 @keras_op
 def identity(n, dtype=None):
     """The n x n identity matrix."""
     return eye(n, n, dtype=dtype)
 
 
+@export("keras.ops.tri", "keras.ops.numpy.tri")
 @keras_op
 def tri(N, M=None, k=0, dtype=None):  # noqa: N803 (Keras' names)
     """An N x M matrix of ones at and below diagonal `k`, zeros above."""
@@ -214,18 +230,21 @@ def _triangle(x, k, upper):
     return tf_where(array_ops.broadcast_to(mask, shape), x, array_ops.zeros_like(x))
 
 
+@export("keras.ops.tril", "keras.ops.numpy.tril")
 @keras_op
 def tril(x, k=0):
     """`x` with the elements above diagonal `k` zeroed."""
     return _triangle(x, k, upper=False)
 
 
+@export("keras.ops.triu", "keras.ops.numpy.triu")
 @keras_op
 def triu(x, k=0):
     """`x` with the elements below diagonal `k` zeroed."""
     return _triangle(x, k, upper=True)
 
 
+@export("keras.ops.meshgrid", "keras.ops.numpy.meshgrid")
 @keras_op
 def meshgrid(*x, indexing="xy"):
     """Coordinate grids from 1-D coordinate vectors ('xy' or 'ij' indexing)."""
@@ -241,6 +260,7 @@ def _window_length(x):
     return int(convert(x).numpy())
 
 
+@export("keras.ops.bartlett", "keras.ops.numpy.bartlett")
 @keras_op
 def bartlett(x):
     """The Bartlett (triangular) window of length x."""
@@ -255,6 +275,7 @@ def bartlett(x):
     return tf_where(CMP.less_equal(i, half), up, tfm.subtract(2.0, up))
 
 
+@export("keras.ops.blackman", "keras.ops.numpy.blackman")
 @keras_op
 def blackman(x):
     """The Blackman window of length x."""
@@ -276,18 +297,21 @@ def _raised_cosine(n, a, b):
     return tfm.subtract(a, tfm.multiply(tfm.cos(tfm.divide(tfm.multiply(i, 2 * np.pi), float(n - 1))), b))
 
 
+@export("keras.ops.hamming", "keras.ops.numpy.hamming")
 @keras_op
 def hamming(x):
     """The Hamming window of length x."""
     return _raised_cosine(_window_length(x), 0.54, 0.46)
 
 
+@export("keras.ops.hanning", "keras.ops.numpy.hanning")
 @keras_op
 def hanning(x):
     """The Hann window of length x."""
     return _raised_cosine(_window_length(x), 0.5, 0.5)
 
 
+@export("keras.ops.kaiser", "keras.ops.numpy.kaiser")
 @keras_op
 def kaiser(x, beta):
     """The Kaiser window of length x with shape parameter `beta`."""
@@ -304,6 +328,7 @@ def kaiser(x, beta):
     return tfm.divide(i0(num), i0(beta_t))
 
 
+@export("keras.ops.vander", "keras.ops.numpy.vander")
 @keras_op
 def vander(x, N=None, increasing=False):  # noqa: N803 (Keras' name)
     """The Vandermonde matrix of the 1-D tensor `x`: columns are powers of x."""
@@ -327,6 +352,7 @@ def vander(x, N=None, increasing=False):  # noqa: N803 (Keras' name)
     return constant_ops.cast(out, out_dtype)
 
 
+@export("keras.ops.diag", "keras.ops.numpy.diag")
 @keras_op
 def diag(x, k=0):
     """The matrix with `x` on diagonal k (1-D x), or diagonal k of the matrix x (2-D x)."""
@@ -342,12 +368,14 @@ def diag(x, k=0):
     raise ValueError(f"`x` must be 1d or 2d. Received: x.shape={tuple(x.shape)}")
 
 
+@export("keras.ops.diagflat", "keras.ops.numpy.diagflat")
 @keras_op
 def diagflat(x, k=0):
     """The matrix with the flattened `x` on diagonal k."""
     return diag(array_ops.reshape(convert(x), [-1]), k)
 
 
+@export("keras.ops.diagonal", "keras.ops.numpy.diagonal")
 @keras_op
 def diagonal(x, offset=0, axis1=0, axis2=1):
     """Diagonal `offset` of the matrices spanned by axes (axis1, axis2), as the last axis."""
@@ -377,6 +405,7 @@ def _through_wide(x, fn):
     return fn(x)
 
 
+@export("keras.ops.trace", "keras.ops.numpy.trace")
 @keras_op
 def trace(x, offset=0, axis1=0, axis2=1):
     """The sum along diagonal `offset` of the matrices spanned by (axis1, axis2)."""

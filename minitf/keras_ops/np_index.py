@@ -13,11 +13,13 @@ from minitf.ops import nn as nn_ops
 from minitf.ops import reduce as reduce_ops
 from minitf.ops.gather import where as tf_where
 from minitf.tensor import Tensor
+from minitf.api_export import export
 
 __all__ = ["take", "take_along_axis", "nonzero", "searchsorted", "digitize", "sort", "argsort",
            "argpartition", "unique", "bincount", "histogram", "isin", "unravel_index"]
 
 
+@export("keras.ops.take", "keras.ops.numpy.take")
 @keras_op
 def take(x, indices, axis=None):
     """The elements of `x` at `indices` along `axis` (of the flattened x for None); negative
@@ -31,6 +33,7 @@ def take(x, indices, axis=None):
     return array_ops.gather(x, indices, axis=axis)
 
 
+@export("keras.ops.take_along_axis", "keras.ops.numpy.take_along_axis")
 @keras_op
 def take_along_axis(x, indices, axis=None):
     """The elements of `x` picked by `indices` along `axis` (numpy's take_along_axis; the
@@ -71,6 +74,7 @@ def take_along_axis(x, indices, axis=None):
     return swapaxes(result, axis, -1)
 
 
+@export("keras.ops.nonzero", "keras.ops.numpy.nonzero")
 @keras_op
 def nonzero(x):
     """The indices of the nonzero elements, one int32 vector per axis."""
@@ -79,6 +83,7 @@ def nonzero(x):
     return [constant_ops.cast(found[:, i], "int32") for i in range(x.shape.rank)]
 
 
+@export("keras.ops.searchsorted", "keras.ops.numpy.searchsorted")
 @keras_op
 def searchsorted(sorted_sequence, values, side="left"):
     """Where `values` would be inserted into the 1-D `sorted_sequence` to keep it sorted."""
@@ -109,6 +114,7 @@ def searchsorted(sorted_sequence, values, side="left"):
     return Tensor(xp.asarray(out).astype("int32"))
 
 
+@export("keras.ops.digitize", "keras.ops.numpy.digitize")
 @keras_op
 def digitize(x, bins):
     """The index of the bin each element falls in: i with bins[i-1] <= x < bins[i]."""
@@ -127,6 +133,7 @@ def digitize(x, bins):
     return Tensor(xp.asarray(out).astype("int32"))
 
 
+@export("keras.ops.sort", "keras.ops.numpy.sort")
 @keras_op
 def sort(x, axis=-1):
     """`x` sorted ascending along `axis` (of the flattened x for None)."""
@@ -139,6 +146,7 @@ def sort(x, axis=-1):
     return array_ops.sort(x, axis=axis)
 
 
+@export("keras.ops.argsort", "keras.ops.numpy.argsort")
 @keras_op
 def argsort(x, axis=-1):
     """The indices that sort `x` ascending along `axis` (of the flattened x for None)."""
@@ -153,6 +161,7 @@ def argsort(x, axis=-1):
     return array_ops.argsort(x, axis=axis, stable=True)
 
 
+@export("keras.ops.argpartition", "keras.ops.numpy.argpartition")
 @keras_op
 def argpartition(x, kth, axis=-1):
     """Indices that partition `x` along `axis`: the kth+1 smallest first (Keras' algorithm on
@@ -179,6 +188,7 @@ def _first_seen_order(first_index):
     return np.argsort(first_index, kind="stable")
 
 
+@export("keras.ops.unique", "keras.ops.numpy.unique")
 @keras_op
 def unique(x, sorted=True, return_index=False, return_inverse=False, return_counts=False,  # noqa: A002
            axis=None, size=None, fill_value=None):
@@ -226,6 +236,7 @@ def unique(x, sorted=True, return_index=False, return_inverse=False, return_coun
     return tuple(results) if len(results) > 1 else results[0]
 
 
+@export("keras.ops.bincount", "keras.ops.numpy.bincount")
 @keras_op
 def bincount(x, weights=None, minlength=0, sparse=False):
     """How often each value 0, 1, 2, ... occurs in the non-negative ints `x` (per row of a 2-D
@@ -261,6 +272,7 @@ def bincount(x, weights=None, minlength=0, sparse=False):
     return Tensor(xp.asarray(out.astype(np_dtype(dtype))))
 
 
+@export("keras.ops.histogram", "keras.ops.numpy.histogram")
 @keras_op
 def histogram(x, bins=10, range=None):  # noqa: A002 (numpy's name)
     """Counts of the 1-D `x` in `bins` equal bins over `range` (min..max by default), and the
@@ -293,6 +305,7 @@ def histogram(x, bins=10, range=None):  # noqa: A002 (numpy's name)
     return Tensor(counts), edges
 
 
+@export("keras.ops.isin", "keras.ops.numpy.isin")
 @keras_op
 def isin(x1, x2, assume_unique=False, invert=False):
     """Whether each element of x1 occurs in x2."""
@@ -304,6 +317,7 @@ def isin(x1, x2, assume_unique=False, invert=False):
     return Tensor(xp.asarray(out))
 
 
+@export("keras.ops.unravel_index", "keras.ops.numpy.unravel_index")
 @keras_op
 def unravel_index(indices, shape):
     """The coordinates in an array of `shape` of each flat index, one tensor per axis."""

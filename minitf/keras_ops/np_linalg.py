@@ -21,11 +21,13 @@ from minitf.ops import linalg_decompositions as decompositions
 from minitf.ops import math as math_ops
 from minitf.ops import reduce as reduce_ops
 from minitf.ops.indexing import getitem
+from minitf.api_export import export
 
 __all__ = ["matmul", "dot", "tensordot", "einsum", "inner", "outer", "vdot", "kron", "cross",
            "correlate", "trapezoid", "diff", "corrcoef", "slogdet"]
 
 
+@export("keras.ops.matmul", "keras.ops.numpy.matmul")
 @keras_op
 def matmul(x1, x2):
     """The matrix product of x1 and x2 (numpy's matmul: 1-D operands are vectors, leading
@@ -51,6 +53,7 @@ def matmul(x1, x2):
     return constant_ops.cast(out, out_dtype)
 
 
+@export("keras.ops.dot", "keras.ops.numpy.dot")
 @keras_op
 def dot(x1, x2):
     """numpy's dot: a product over the last axis of x1 and the second-to-last of x2."""
@@ -71,6 +74,7 @@ _NATIVE_TENSORDOT = ("int32", "int64", "float16", "float32", "float64", "bfloat1
                      "complex128")
 
 
+@export("keras.ops.tensordot", "keras.ops.numpy.tensordot")
 @keras_op
 def tensordot(x1, x2, axes=2):
     """The sum of products over the `axes` of x1 and x2."""
@@ -92,6 +96,7 @@ def _normalize_subscripts(subscripts):
     return out
 
 
+@export("keras.ops.einsum", "keras.ops.numpy.einsum")
 @keras_op
 def einsum(subscripts, *operands, **kwargs):
     """Einstein summation over `operands` (`'ij,jk->ik'` is a matrix product)."""
@@ -115,6 +120,7 @@ def _float_pair(x1, x2):
     return constant_ops.cast(x1, compute), constant_ops.cast(x2, compute), out_dtype
 
 
+@export("keras.ops.inner", "keras.ops.numpy.inner")
 @keras_op
 def inner(x1, x2):
     """The sum of products over the last axes (a product when either is a scalar)."""
@@ -124,6 +130,7 @@ def inner(x1, x2):
     return constant_ops.cast(linalg_ops.tensordot(x1, x2, axes=[[-1], [-1]]), out_dtype)
 
 
+@export("keras.ops.outer", "keras.ops.numpy.outer")
 @keras_op
 def outer(x1, x2):
     """The outer product of the flattened x1 and x2."""
@@ -132,6 +139,7 @@ def outer(x1, x2):
     return math_ops.multiply(array_ops.reshape(constant_ops.cast(x1, dtype), [-1, 1]), array_ops.reshape(constant_ops.cast(x2, dtype), [-1]))
 
 
+@export("keras.ops.vdot", "keras.ops.numpy.vdot")
 @keras_op
 def vdot(x1, x2):
     """The dot product of the flattened x1 and x2."""
@@ -139,6 +147,7 @@ def vdot(x1, x2):
     return constant_ops.cast(dot(array_ops.reshape(x1, [-1]), array_ops.reshape(x2, [-1])), out_dtype)
 
 
+@export("keras.ops.kron", "keras.ops.numpy.kron")
 @keras_op
 def kron(x1, x2):
     """The Kronecker product: blocks of x1[i] * x2."""
@@ -155,6 +164,7 @@ def kron(x1, x2):
     return array_ops.reshape(math_ops.multiply(a, b), [p * q for p, q in zip(s1, s2)])
 
 
+@export("keras.ops.cross", "keras.ops.numpy.cross")
 @keras_op
 def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """The cross product of 2- or 3-element vectors along the given axes (for two 2-D vectors,
@@ -186,6 +196,7 @@ def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
     return moveaxis(c, -1, axisc)
 
 
+@export("keras.ops.correlate", "keras.ops.numpy.correlate")
 @keras_op
 def correlate(x1, x2, mode="valid"):
     """The cross-correlation of two 1-D tensors ('valid', 'same' or 'full' length)."""
@@ -214,6 +225,7 @@ def correlate(x1, x2, mode="valid"):
     return array_ops.slice(full, [start], [length])
 
 
+@export("keras.ops.trapezoid", "keras.ops.numpy.trapezoid")
 @keras_op
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     """The integral of y by the trapezoidal rule along `axis`, over sample points x (or with
@@ -231,6 +243,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     return reduce_ops.reduce_sum(math_ops.multiply(heights, spacing), axis=-1)
 
 
+@export("keras.ops.diff", "keras.ops.numpy.diff")
 @keras_op
 def diff(a, n=1, axis=-1):
     """The n-th discrete difference along `axis` (for bools, whether neighbours differ)."""
@@ -252,6 +265,7 @@ def diff(a, n=1, axis=-1):
     return a
 
 
+@export("keras.ops.corrcoef", "keras.ops.numpy.corrcoef")
 @keras_op
 def corrcoef(x):
     """The Pearson correlation matrix of the rows of x (clipped to [-1, 1])."""
@@ -268,6 +282,7 @@ def corrcoef(x):
     return math_ops.clip_by_value(math_ops.divide(cov, outer_std), -1.0, 1.0)
 
 
+@export("keras.ops.slogdet", "keras.ops.numpy.slogdet")
 @keras_op
 def slogdet(x):
     """(sign, log|det|) of the square matrices x."""

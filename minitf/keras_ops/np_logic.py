@@ -15,6 +15,7 @@ from minitf.ops import math as math_ops
 from minitf.ops import reduce as reduce_ops
 from minitf.ops.gather import where as tf_where
 from minitf.tensor import Tensor
+from minitf.api_export import export, export_value
 
 __all__ = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and",
            "logical_or", "logical_not", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
@@ -32,65 +33,80 @@ def _compare(fn, doc, name):
 
 
 equal = _compare(CMP.equal, "x1 == x2, elementwise (after Keras' dtype promotion).", "equal")
+export_value("equal", "keras.ops.equal", "keras.ops.numpy.equal")
 not_equal = _compare(CMP.not_equal, "x1 != x2, elementwise.", "not_equal")
+export_value("not_equal", "keras.ops.not_equal", "keras.ops.numpy.not_equal")
 less = _compare(CMP.less, "x1 < x2, elementwise.", "less")
+export_value("less", "keras.ops.less", "keras.ops.numpy.less")
 less_equal = _compare(CMP.less_equal, "x1 <= x2, elementwise.", "less_equal")
+export_value("less_equal", "keras.ops.less_equal", "keras.ops.numpy.less_equal")
 greater = _compare(CMP.greater, "x1 > x2, elementwise.", "greater")
+export_value("greater", "keras.ops.greater", "keras.ops.numpy.greater")
 greater_equal = _compare(CMP.greater_equal, "x1 >= x2, elementwise.", "greater_equal")
+export_value("greater_equal", "keras.ops.greater_equal", "keras.ops.numpy.greater_equal")
 
 
 def _bools(*xs):
     return [constant_ops.cast(convert(x), "bool") for x in xs]
 
 
+@export("keras.ops.logical_and", "keras.ops.numpy.logical_and")
 @keras_op
 def logical_and(x1, x2):
     """x1 and x2, elementwise, on their truth values."""
     return CMP.logical_and(*_bools(x1, x2))
 
 
+@export("keras.ops.logical_or", "keras.ops.numpy.logical_or")
 @keras_op
 def logical_or(x1, x2):
     """x1 or x2, elementwise, on their truth values."""
     return CMP.logical_or(*_bools(x1, x2))
 
 
+@export("keras.ops.logical_xor", "keras.ops.numpy.logical_xor")
 @keras_op
 def logical_xor(x1, x2):
     """x1 xor x2, elementwise, on their truth values."""
     return CMP.logical_xor(*_bools(x1, x2))
 
 
+@export("keras.ops.logical_not", "keras.ops.numpy.logical_not")
 @keras_op
 def logical_not(x):
     """not x, elementwise, on its truth values."""
     return CMP.logical_not(*_bools(x))
 
 
+@export("keras.ops.bitwise_and", "keras.ops.numpy.bitwise_and")
 @keras_op
 def bitwise_and(x, y):
     """The bitwise AND of two integer (or bool) tensors."""
     return CMP.bitwise_and(*strong_pair(x, y))
 
 
+@export("keras.ops.bitwise_or", "keras.ops.numpy.bitwise_or")
 @keras_op
 def bitwise_or(x, y):
     """The bitwise OR of two integer (or bool) tensors."""
     return CMP.bitwise_or(*strong_pair(x, y))
 
 
+@export("keras.ops.bitwise_xor", "keras.ops.numpy.bitwise_xor")
 @keras_op
 def bitwise_xor(x, y):
     """The bitwise XOR of two integer (or bool) tensors."""
     return CMP.bitwise_xor(*strong_pair(x, y))
 
 
+@export("keras.ops.bitwise_invert", "keras.ops.numpy.bitwise_invert")
 @keras_op
 def bitwise_invert(x):
     """The bitwise NOT of an integer tensor."""
     return CMP.invert(convert(x))
 
 
+@export("keras.ops.bitwise_not", "keras.ops.numpy.bitwise_not")
 @keras_op
 def bitwise_not(x):
     """Alias of `bitwise_invert`."""
@@ -112,24 +128,28 @@ def _shift(x, y, left):
         return Tensor(xp.asarray(fn(x._value, y._value.astype(x._value.dtype))))
 
 
+@export("keras.ops.bitwise_left_shift", "keras.ops.numpy.bitwise_left_shift")
 @keras_op
 def bitwise_left_shift(x, y):
     """x shifted left by y bits."""
     return _shift(x, y, True)
 
 
+@export("keras.ops.left_shift", "keras.ops.numpy.left_shift")
 @keras_op
 def left_shift(x, y):
     """Alias of `bitwise_left_shift`."""
     return _shift(x, y, True)
 
 
+@export("keras.ops.bitwise_right_shift", "keras.ops.numpy.bitwise_right_shift")
 @keras_op
 def bitwise_right_shift(x, y):
     """x shifted right by y bits (arithmetic shift for signed types)."""
     return _shift(x, y, False)
 
 
+@export("keras.ops.right_shift", "keras.ops.numpy.right_shift")
 @keras_op
 def right_shift(x, y):
     """Alias of `bitwise_right_shift`."""
@@ -140,6 +160,7 @@ def _not_float(x):
     return not (x.dtype.is_floating or x.dtype.is_complex)
 
 
+@export("keras.ops.isnan", "keras.ops.numpy.isnan")
 @keras_op
 def isnan(x):
     """Whether each element is NaN (never for ints and bools)."""
@@ -147,6 +168,7 @@ def isnan(x):
     return creation_ops.zeros(x.shape, "bool") if _not_float(x) else CMP.is_nan(x)
 
 
+@export("keras.ops.isinf", "keras.ops.numpy.isinf")
 @keras_op
 def isinf(x):
     """Whether each element is +-infinity."""
@@ -154,6 +176,7 @@ def isinf(x):
     return creation_ops.zeros(x.shape, "bool") if _not_float(x) else CMP.is_inf(x)
 
 
+@export("keras.ops.isfinite", "keras.ops.numpy.isfinite")
 @keras_op
 def isfinite(x):
     """Whether each element is neither NaN nor infinite."""
@@ -161,6 +184,7 @@ def isfinite(x):
     return creation_ops.ones(x.shape, "bool") if _not_float(x) else CMP.is_finite(x)
 
 
+@export("keras.ops.isneginf", "keras.ops.numpy.isneginf")
 @keras_op
 def isneginf(x):
     """Whether each element is -infinity."""
@@ -170,6 +194,7 @@ def isneginf(x):
     return CMP.equal(x, constant_ops.constant(-np.inf, dtype=x.dtype))
 
 
+@export("keras.ops.isposinf", "keras.ops.numpy.isposinf")
 @keras_op
 def isposinf(x):
     """Whether each element is +infinity."""
@@ -179,6 +204,7 @@ def isposinf(x):
     return CMP.equal(x, constant_ops.constant(np.inf, dtype=x.dtype))
 
 
+@export("keras.ops.isreal", "keras.ops.numpy.isreal")
 @keras_op
 def isreal(x):
     """Whether each element has a zero imaginary part (always true for real dtypes)."""
@@ -188,6 +214,7 @@ def isreal(x):
     return creation_ops.ones(x.shape, "bool")
 
 
+@export("keras.ops.isclose", "keras.ops.numpy.isclose")
 @keras_op
 def isclose(x1, x2, rtol=1e-5, atol=1e-8, equal_nan=False):
     """|x1 - x2| <= atol + rtol * |x2|, elementwise (exact equality for ints)."""
@@ -200,6 +227,7 @@ def isclose(x1, x2, rtol=1e-5, atol=1e-8, equal_nan=False):
     return out
 
 
+@export("keras.ops.allclose", "keras.ops.numpy.allclose")
 @keras_op
 def allclose(x1, x2, rtol=1e-5, atol=1e-8, equal_nan=False):
     """Whether every element of x1 is close to x2 (see `isclose`; equal infinities count)."""
@@ -214,6 +242,7 @@ def allclose(x1, x2, rtol=1e-5, atol=1e-8, equal_nan=False):
     return reduce_ops.reduce_all(out)
 
 
+@export("keras.ops.signbit", "keras.ops.numpy.signbit")
 @keras_op
 def signbit(x):
     """Whether the sign bit is set (true for -0.0; floats are read as float32, as Keras does)."""
@@ -227,6 +256,7 @@ def signbit(x):
     return Tensor(xp.signbit(x._value.astype("float32")))
 
 
+@export("keras.ops.nextafter", "keras.ops.numpy.nextafter")
 @keras_op
 def nextafter(x1, x2):
     """The next representable float after x1 toward x2 (computed in float64, as Keras does)."""
@@ -251,6 +281,7 @@ def _integer_pair(x1, x2, name):
     return x1, x2
 
 
+@export("keras.ops.gcd", "keras.ops.numpy.gcd")
 @keras_op
 def gcd(x1, x2):
     """The greatest common divisor of two integer tensors (non-negative)."""
@@ -259,6 +290,7 @@ def gcd(x1, x2):
     return Tensor(xp.asarray(xp.gcd(x1._value, x2._value)).astype(x1._value.dtype))
 
 
+@export("keras.ops.lcm", "keras.ops.numpy.lcm")
 @keras_op
 def lcm(x1, x2):
     """The least common multiple of two integer tensors (0 when either is 0)."""
@@ -281,6 +313,7 @@ def _need_dtype(x, name):
                              f"'dtype'")
 
 
+@export("keras.ops.clip", "keras.ops.numpy.clip")
 @keras_op
 def clip(x, x_min, x_max):
     """x limited to [x_min, x_max] (bools compute in int32)."""
@@ -294,6 +327,7 @@ def clip(x, x_min, x_max):
     return math_ops.maximum(math_ops.minimum(x, high), low)
 
 
+@export("keras.ops.nan_to_num", "keras.ops.numpy.nan_to_num")
 @keras_op
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     """x with NaN, +inf and -inf replaced (by `nan`, the dtype's max and min by default)."""
@@ -308,6 +342,7 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     return tf_where(CMP.logical_and(CMP.is_inf(x), CMP.less(x, 0)), low, x)
 
 
+@export("keras.ops.real", "keras.ops.numpy.real")
 @keras_op
 def real(x):
     """The real part (a real tensor comes back unchanged)."""
@@ -317,6 +352,7 @@ def real(x):
     return x
 
 
+@export("keras.ops.imag", "keras.ops.numpy.imag")
 @keras_op
 def imag(x):
     """The imaginary part (zeros for a real tensor)."""
@@ -326,6 +362,7 @@ def imag(x):
     return creation_ops.zeros_like(x)
 
 
+@export("keras.ops.conjugate", "keras.ops.numpy.conjugate")
 @keras_op
 def conjugate(x):
     """The complex conjugate (a real tensor comes back unchanged)."""
@@ -335,12 +372,14 @@ def conjugate(x):
     return x
 
 
+@export("keras.ops.conj", "keras.ops.numpy.conj")
 @keras_op
 def conj(x):
     """Alias of `conjugate`."""
     return conjugate(x)
 
 
+@export("keras.ops.angle", "keras.ops.numpy.angle")
 @keras_op
 def angle(x):
     """The argument of each element (pi for negative reals, 0 otherwise), in a float type."""
@@ -352,6 +391,7 @@ def angle(x):
     return tf_where(CMP.less(x, 0), math_ops.add(array_ops.zeros_like(x), np.pi), array_ops.zeros_like(x))
 
 
+@export("keras.ops.where", "keras.ops.numpy.where")
 @keras_op
 def where(condition, x1=None, x2=None):
     """x1 where `condition` holds, else x2; with neither, the indices where it holds."""
@@ -370,6 +410,7 @@ def _columns(indices, rank):
     return [indices[:, i] for i in range(rank)]
 
 
+@export("keras.ops.select", "keras.ops.numpy.select")
 @keras_op
 def select(condlist, choicelist, default=0):
     """For each element, the choice of the first condition that holds, else `default`."""

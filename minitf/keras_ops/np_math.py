@@ -17,6 +17,7 @@ from minitf.ops import compare as CMP
 from minitf.ops import constant as constant_ops
 from minitf.ops import math as math_ops
 from minitf.ops.gather import where as tf_where
+from minitf.api_export import export, export_value
 
 __all__ = ["add", "subtract", "multiply", "divide", "true_divide", "divide_no_nan", "power",
            "floor_divide", "mod", "fmod", "maximum", "minimum", "fmax", "fmin", "negative",
@@ -95,6 +96,7 @@ def _bias_like(x1, x2):
     return math_ops.add(x1, array_ops.reshape(bias, [1, dims[0]] + [1] * (x1.shape.rank - 2)))
 
 
+@export("keras.ops.add", "keras.ops.numpy.add")
 @keras_op
 def add(x1, x2):
     """x1 + x2, elementwise, with Keras' dtype promotion (a bias-like x2 is added along x1's
@@ -104,36 +106,42 @@ def add(x1, x2):
     return math_ops.add(x1, x2) if out is None else out
 
 
+@export("keras.ops.subtract", "keras.ops.numpy.subtract")
 @keras_op
 def subtract(x1, x2):
     """x1 - x2, elementwise."""
     return math_ops.subtract(*weak_pair(x1, x2))
 
 
+@export("keras.ops.multiply", "keras.ops.numpy.multiply")
 @keras_op
 def multiply(x1, x2):
     """x1 * x2, elementwise."""
     return math_ops.multiply(*weak_pair(x1, x2))
 
 
+@export("keras.ops.divide", "keras.ops.numpy.divide")
 @keras_op
 def divide(x1, x2):
     """x1 / x2, elementwise, always in a float type."""
     return math_ops.divide(*weak_pair(x1, x2, float))
 
 
+@export("keras.ops.true_divide", "keras.ops.numpy.true_divide")
 @keras_op
 def true_divide(x1, x2):
     """Alias of `divide`."""
     return math_ops.divide(*weak_pair(x1, x2, float))
 
 
+@export("keras.ops.divide_no_nan", "keras.ops.numpy.divide_no_nan")
 @keras_op
 def divide_no_nan(x1, x2):
     """x1 / x2, with 0 where x2 is 0."""
     return math_ops.divide_no_nan(*weak_pair(x1, x2, float))
 
 
+@export("keras.ops.power", "keras.ops.numpy.power")
 @keras_op
 def power(x1, x2):
     """x1 ** x2, elementwise (unsigned types compute in int32)."""
@@ -147,12 +155,14 @@ def power(x1, x2):
     return math_ops.pow(convert(x1, dtype), convert(x2, dtype))
 
 
+@export("keras.ops.floor_divide", "keras.ops.numpy.floor_divide")
 @keras_op
 def floor_divide(x1, x2):
     """x1 // x2, elementwise."""
     return math_ops.floordiv(*weak_pair(x1, x2))
 
 
+@export("keras.ops.mod", "keras.ops.numpy.mod")
 @keras_op
 def mod(x1, x2):
     """The remainder of x1 / x2 with the sign of x2 (bools compute in int32)."""
@@ -163,6 +173,7 @@ def mod(x1, x2):
     return math_ops.floormod(convert(x1, dtype), convert(x2, dtype))
 
 
+@export("keras.ops.fmod", "keras.ops.numpy.fmod")
 @keras_op
 def fmod(x1, x2):
     """The remainder of x1 / x2 with the sign of x1 (C's fmod)."""
@@ -176,12 +187,14 @@ def fmod(x1, x2):
     return constant_ops.cast(out, dtype)
 
 
+@export("keras.ops.maximum", "keras.ops.numpy.maximum")
 @keras_op
 def maximum(x1, x2):
     """The elementwise maximum (NaN wins)."""
     return math_ops.maximum(*weak_pair(x1, x2))
 
 
+@export("keras.ops.minimum", "keras.ops.numpy.minimum")
 @keras_op
 def minimum(x1, x2):
     """The elementwise minimum (NaN wins)."""
@@ -198,24 +211,28 @@ def _nan_ignoring(fn, x1, x2):
     return tf_where(CMP.logical_and(nan2, CMP.logical_not(nan1)), x1, out)
 
 
+@export("keras.ops.fmax", "keras.ops.numpy.fmax")
 @keras_op
 def fmax(x1, x2):
     """The elementwise maximum, ignoring a NaN on one side."""
     return _nan_ignoring(math_ops.maximum, x1, x2)
 
 
+@export("keras.ops.fmin", "keras.ops.numpy.fmin")
 @keras_op
 def fmin(x1, x2):
     """The elementwise minimum, ignoring a NaN on one side."""
     return _nan_ignoring(math_ops.minimum, x1, x2)
 
 
+@export("keras.ops.negative", "keras.ops.numpy.negative")
 @keras_op
 def negative(x):
     """-x, elementwise."""
     return math_ops.negative(convert(x))
 
 
+@export("keras.ops.absolute", "keras.ops.numpy.absolute")
 @keras_op
 def absolute(x):
     """|x|, elementwise (unsigned and bool tensors come back unchanged)."""
@@ -225,12 +242,14 @@ def absolute(x):
     return math_ops.abs(x)
 
 
+@export("keras.ops.abs", "keras.ops.numpy.abs")
 @keras_op
 def abs(x):  # noqa: A001 (Keras' name)
     """Alias of `absolute`."""
     return absolute(x)
 
 
+@export("keras.ops.fabs", "keras.ops.numpy.fabs")
 @keras_op
 def fabs(x):
     """|x| in a float type (ints and bools give floatx)."""
@@ -240,6 +259,7 @@ def fabs(x):
     return math_ops.abs(_floatx_if_int(x))
 
 
+@export("keras.ops.square", "keras.ops.numpy.square")
 @keras_op
 def square(x):
     """x * x, elementwise (bools compute in int32)."""
@@ -249,12 +269,14 @@ def square(x):
     return math_ops.square(x)
 
 
+@export("keras.ops.sqrt", "keras.ops.numpy.sqrt")
 @keras_op
 def sqrt(x):
     """The square root, in a float type."""
     return math_ops.sqrt(_float(x))
 
 
+@export("keras.ops.cbrt", "keras.ops.numpy.cbrt")
 @keras_op
 def cbrt(x):
     """The real cube root (int64 computes in float64, other ints in floatx)."""
@@ -267,12 +289,14 @@ def cbrt(x):
     return math_ops.multiply(math_ops.sign(x), math_ops.pow(math_ops.abs(x), constant_ops.constant(1.0 / 3.0, dtype=x.dtype)))
 
 
+@export("keras.ops.reciprocal", "keras.ops.numpy.reciprocal")
 @keras_op
 def reciprocal(x):
     """1 / x, elementwise."""
     return math_ops.reciprocal(convert(x))
 
 
+@export("keras.ops.sign", "keras.ops.numpy.sign")
 @keras_op
 def sign(x):
     """-1, 0 or 1 by the sign of x (unsigned types compute in int32)."""
@@ -283,12 +307,14 @@ def sign(x):
     return math_ops.sign(x)
 
 
+@export("keras.ops.exp", "keras.ops.numpy.exp")
 @keras_op
 def exp(x):
     """e ** x (ints and bools give floatx)."""
     return math_ops.exp(_floatx_if_int(x))
 
 
+@export("keras.ops.exp2", "keras.ops.numpy.exp2")
 @keras_op
 def exp2(x):
     """2 ** x (ints and bools give floatx)."""
@@ -296,18 +322,21 @@ def exp2(x):
     return math_ops.pow(constant_ops.constant(2.0, dtype=x.dtype), x)
 
 
+@export("keras.ops.expm1", "keras.ops.numpy.expm1")
 @keras_op
 def expm1(x):
     """e ** x - 1, accurate near 0."""
     return math_ops.expm1(_floatx_if_int(x))
 
 
+@export("keras.ops.log", "keras.ops.numpy.log")
 @keras_op
 def log(x):
     """The natural logarithm, in a float type."""
     return math_ops.log(_float(x))
 
 
+@export("keras.ops.log10", "keras.ops.numpy.log10")
 @keras_op
 def log10(x):
     """The base-10 logarithm."""
@@ -315,6 +344,7 @@ def log10(x):
     return math_ops.divide(math_ops.log(x), math_ops.log(constant_ops.constant(10, dtype=x.dtype)))
 
 
+@export("keras.ops.log2", "keras.ops.numpy.log2")
 @keras_op
 def log2(x):
     """The base-2 logarithm."""
@@ -322,12 +352,14 @@ def log2(x):
     return math_ops.divide(math_ops.log(x), math_ops.log(constant_ops.constant(2, dtype=x.dtype)))
 
 
+@export("keras.ops.log1p", "keras.ops.numpy.log1p")
 @keras_op
 def log1p(x):
     """log(1 + x), accurate near 0."""
     return math_ops.log1p(_float(x))
 
 
+@export("keras.ops.logaddexp", "keras.ops.numpy.logaddexp")
 @keras_op
 def logaddexp(x1, x2):
     """log(exp(x1) + exp(x2)) without overflow."""
@@ -337,6 +369,7 @@ def logaddexp(x1, x2):
     return tf_where(CMP.is_nan(delta), math_ops.add(x1, x2), safe)
 
 
+@export("keras.ops.logaddexp2", "keras.ops.numpy.logaddexp2")
 @keras_op
 def logaddexp2(x1, x2):
     """log2(2 ** x1 + 2 ** x2) without overflow."""
@@ -355,14 +388,23 @@ def _trig(fn, doc):
 
 
 sin = keras_op(_trig(math_ops.sin, "The sine, in a float type."))
+export_value("sin", "keras.ops.sin", "keras.ops.numpy.sin")
 cos = keras_op(_trig(math_ops.cos, "The cosine, in a float type."))
+export_value("cos", "keras.ops.cos", "keras.ops.numpy.cos")
 tan = keras_op(_trig(math_ops.tan, "The tangent, in a float type."))
+export_value("tan", "keras.ops.tan", "keras.ops.numpy.tan")
 arcsin = keras_op(_trig(math_ops.asin, "The inverse sine, in a float type."))
+export_value("arcsin", "keras.ops.arcsin", "keras.ops.numpy.arcsin")
 arccos = keras_op(_trig(math_ops.acos, "The inverse cosine, in a float type."))
+export_value("arccos", "keras.ops.arccos", "keras.ops.numpy.arccos")
 arctan = keras_op(_trig(math_ops.atan, "The inverse tangent, in a float type."))
+export_value("arctan", "keras.ops.arctan", "keras.ops.numpy.arctan")
 sinh = keras_op(_trig(math_ops.sinh, "The hyperbolic sine, in a float type."))
+export_value("sinh", "keras.ops.sinh", "keras.ops.numpy.sinh")
 cosh = keras_op(_trig(math_ops.cosh, "The hyperbolic cosine, in a float type."))
+export_value("cosh", "keras.ops.cosh", "keras.ops.numpy.cosh")
 tanh = keras_op(_trig(math_ops.tanh, "The hyperbolic tangent, in a float type."))
+export_value("tanh", "keras.ops.tanh", "keras.ops.numpy.tanh")
 for _f, _n in ((sin, "sin"), (cos, "cos"), (tan, "tan"), (arcsin, "arcsin"), (arccos, "arccos"),
                (arctan, "arctan"), (sinh, "sinh"), (cosh, "cosh"), (tanh, "tanh")):
     _f.__name__ = _f.__qualname__ = _n
@@ -379,12 +421,14 @@ def _asinh(x):
     return math_ops.multiply(math_ops.sign(x), tf_where(huge, big, math_ops.log1p(inner)))
 
 
+@export("keras.ops.arcsinh", "keras.ops.numpy.arcsinh")
 @keras_op
 def arcsinh(x):
     """The inverse hyperbolic sine, in a float type."""
     return _asinh(_float(x))
 
 
+@export("keras.ops.arccosh", "keras.ops.numpy.arccosh")
 @keras_op
 def arccosh(x):
     """The inverse hyperbolic cosine (NaN below 1), in a float type."""
@@ -392,6 +436,7 @@ def arccosh(x):
     return math_ops.log(math_ops.add(x, math_ops.multiply(math_ops.sqrt(math_ops.subtract(x, 1.0)), math_ops.sqrt(math_ops.add(x, 1.0)))))
 
 
+@export("keras.ops.arctanh", "keras.ops.numpy.arctanh")
 @keras_op
 def arctanh(x):
     """The inverse hyperbolic tangent (NaN outside [-1, 1]), in a float type."""
@@ -399,12 +444,14 @@ def arctanh(x):
     return math_ops.multiply(math_ops.log1p(math_ops.divide(math_ops.multiply(x, 2.0), math_ops.subtract(1.0, x))), 0.5)
 
 
+@export("keras.ops.arctan2", "keras.ops.numpy.arctan2")
 @keras_op
 def arctan2(x1, x2):
     """The angle of the point (x2, x1), in a float type."""
     return math_ops.atan2(*strong_pair(x1, x2, float))
 
 
+@export("keras.ops.sinc", "keras.ops.numpy.sinc")
 @keras_op
 def sinc(x):
     """sin(pi x) / (pi x), with 1 at 0."""
@@ -415,6 +462,7 @@ def sinc(x):
     return tf_where(zero, constant_ops.constant(1.0, dtype=x.dtype), math_ops.divide(math_ops.sin(safe), safe))
 
 
+@export("keras.ops.hypot", "keras.ops.numpy.hypot")
 @keras_op
 def hypot(x1, x2):
     """sqrt(x1**2 + x2**2) without overflow."""
@@ -427,6 +475,7 @@ def hypot(x1, x2):
     return math_ops.multiply(big, math_ops.sqrt(math_ops.add(math_ops.square(ratio), 1.0)))
 
 
+@export("keras.ops.deg2rad", "keras.ops.numpy.deg2rad")
 @keras_op
 def deg2rad(x):
     """Degrees to radians."""
@@ -435,6 +484,7 @@ def deg2rad(x):
     return math_ops.multiply(x, constant_ops.constant(math.pi, dtype=x.dtype) / constant_ops.constant(180.0, dtype=x.dtype))
 
 
+@export("keras.ops.rad2deg", "keras.ops.numpy.rad2deg")
 @keras_op
 def rad2deg(x):
     """Radians to degrees."""
@@ -443,18 +493,21 @@ def rad2deg(x):
     return math_ops.multiply(x, constant_ops.constant(180.0, dtype=x.dtype) / constant_ops.constant(math.pi, dtype=x.dtype))
 
 
+@export("keras.ops.floor", "keras.ops.numpy.floor")
 @keras_op
 def floor(x):
     """The largest integer not above x, in a float type."""
     return math_ops.floor(_float(x))
 
 
+@export("keras.ops.ceil", "keras.ops.numpy.ceil")
 @keras_op
 def ceil(x):
     """The smallest integer not below x, in a float type."""
     return math_ops.ceil(_float(x))
 
 
+@export("keras.ops.round", "keras.ops.numpy.round")
 @keras_op
 def round(x, decimals=0):  # noqa: A001 (Keras' name)
     """x rounded half to even to `decimals` places (negative: to tens, hundreds, ...)."""
@@ -478,6 +531,7 @@ def round(x, decimals=0):  # noqa: A001 (Keras' name)
     return constant_ops.cast(math_ops.divide(math_ops.round(math_ops.multiply(x, factor)), factor), dtype)
 
 
+@export("keras.ops.trunc", "keras.ops.numpy.trunc")
 @keras_op
 def trunc(x):
     """x rounded toward zero (ints and bools unchanged)."""
@@ -487,6 +541,7 @@ def trunc(x):
     return tf_where(CMP.less(x, 0), math_ops.ceil(x), math_ops.floor(x))
 
 
+@export("keras.ops.ldexp", "keras.ops.numpy.ldexp")
 @keras_op
 def ldexp(x1, x2):
     """x1 * 2 ** x2; `x2` must be an integer tensor."""
@@ -502,6 +557,7 @@ def ldexp(x1, x2):
     return tf_where(keep, x1, out)
 
 
+@export("keras.ops.heaviside", "keras.ops.numpy.heaviside")
 @keras_op
 def heaviside(x1, x2):
     """0 where x1 < 0, 1 where x1 > 0, x2 where x1 == 0."""
@@ -512,6 +568,7 @@ def heaviside(x1, x2):
     return tf_where(CMP.less(x1, 0), zeros, tf_where(CMP.greater(x1, 0), ones, math_ops.add(zeros, x2)))
 
 
+@export("keras.ops.i0", "keras.ops.numpy.i0")
 @keras_op
 def i0(x):
     """The modified Bessel function of the first kind, order 0."""

@@ -20,6 +20,7 @@ from minitf.ops import math as math_ops
 from minitf.ops import reduce as reduce_ops
 from minitf.ops.gather import where as tf_where
 from minitf.tensor import Tensor
+from minitf.api_export import export
 
 __all__ = ["sum", "mean", "max", "min", "amax", "amin", "prod", "std", "var", "any", "all",
            "argmax", "argmin", "cumsum", "cumprod", "count_nonzero", "ptp", "average", "median",
@@ -40,6 +41,7 @@ def _axis(axis):
     return list(axis) if isinstance(axis, tuple) else axis
 
 
+@export("keras.ops.sum", "keras.ops.numpy.sum")
 @keras_op
 def sum(x, axis=None, keepdims=False):  # noqa: A001 (Keras' name)
     """The sum over `axis` (all axes by default)."""
@@ -48,6 +50,7 @@ def sum(x, axis=None, keepdims=False):  # noqa: A001 (Keras' name)
     return reduce_ops.reduce_sum(x, axis=_axis(axis), keepdims=keepdims)
 
 
+@export("keras.ops.mean", "keras.ops.numpy.mean")
 @keras_op
 def mean(x, axis=None, keepdims=False):
     """The mean over `axis`; ints give float32, half floats accumulate in float32."""
@@ -79,30 +82,35 @@ def _extreme(x, axis, keepdims, initial, reduce, logic, pick, what):
     return reduce(x, axis=axis, keepdims=keepdims)
 
 
+@export("keras.ops.max", "keras.ops.numpy.max")
 @keras_op
 def max(x, axis=None, keepdims=False, initial=None):  # noqa: A001 (Keras' name)
     """The maximum over `axis`, at least `initial` when given (empty input: error)."""
     return _extreme(x, axis, keepdims, initial, reduce_ops.reduce_max, reduce_ops.reduce_any, math_ops.maximum, "max")
 
 
+@export("keras.ops.min", "keras.ops.numpy.min")
 @keras_op
 def min(x, axis=None, keepdims=False, initial=None):  # noqa: A001 (Keras' name)
     """The minimum over `axis`, at most `initial` when given (empty input: error)."""
     return _extreme(x, axis, keepdims, initial, reduce_ops.reduce_min, reduce_ops.reduce_all, math_ops.minimum, "min")
 
 
+@export("keras.ops.amax", "keras.ops.numpy.amax")
 @keras_op
 def amax(x, axis=None, keepdims=False):
     """Alias of `max`."""
     return max(x, axis=axis, keepdims=keepdims)
 
 
+@export("keras.ops.amin", "keras.ops.numpy.amin")
 @keras_op
 def amin(x, axis=None, keepdims=False):
     """Alias of `min`."""
     return min(x, axis=axis, keepdims=keepdims)
 
 
+@export("keras.ops.prod", "keras.ops.numpy.prod")
 @keras_op
 def prod(x, axis=None, keepdims=False, dtype=None):
     """The product over `axis` (small ints widen unless `dtype` is given, as in Keras)."""
@@ -112,6 +120,7 @@ def prod(x, axis=None, keepdims=False, dtype=None):
     return reduce_ops.reduce_prod(x, axis=_axis(axis), keepdims=keepdims)
 
 
+@export("keras.ops.std", "keras.ops.numpy.std")
 @keras_op
 def std(x, axis=None, keepdims=False):
     """The population standard deviation over `axis` (ints give floatx)."""
@@ -121,6 +130,7 @@ def std(x, axis=None, keepdims=False):
     return reduce_ops.reduce_std(x, axis=_axis(axis), keepdims=keepdims)
 
 
+@export("keras.ops.var", "keras.ops.numpy.var")
 @keras_op
 def var(x, axis=None, keepdims=False):
     """The population variance over `axis` (half floats accumulate in float32)."""
@@ -130,12 +140,14 @@ def var(x, axis=None, keepdims=False):
     return constant_ops.cast(v, out)
 
 
+@export("keras.ops.any", "keras.ops.numpy.any")
 @keras_op
 def any(x, axis=None, keepdims=False):  # noqa: A001 (Keras' name)
     """Whether any element along `axis` is true (nonzero)."""
     return reduce_ops.reduce_any(constant_ops.cast(convert(x), "bool"), axis=_axis(axis), keepdims=keepdims)
 
 
+@export("keras.ops.all", "keras.ops.numpy.all")
 @keras_op
 def all(x, axis=None, keepdims=False):  # noqa: A001 (Keras' name)
     """Whether every element along `axis` is true (nonzero)."""
@@ -169,12 +181,14 @@ def signbit_raw(x):
     return Tensor(xp_of(x).signbit(x._value))
 
 
+@export("keras.ops.argmax", "keras.ops.numpy.argmax")
 @keras_op
 def argmax(x, axis=None, keepdims=False):
     """The index of the largest element along `axis` (of the flattened tensor for None)."""
     return _arg(x, axis, keepdims, reduce_ops.argmax)
 
 
+@export("keras.ops.argmin", "keras.ops.numpy.argmin")
 @keras_op
 def argmin(x, axis=None, keepdims=False):
     """The index of the smallest element along `axis` (of the flattened tensor for None)."""
@@ -190,24 +204,28 @@ def _cumulative(x, axis, dtype, fn):
     return fn(x, axis=axis)
 
 
+@export("keras.ops.cumsum", "keras.ops.numpy.cumsum")
 @keras_op
 def cumsum(x, axis=None, dtype=None):
     """The running sum along `axis` (of the flattened tensor for None)."""
     return _cumulative(x, axis, dtype, reduce_ops.cumsum)
 
 
+@export("keras.ops.cumprod", "keras.ops.numpy.cumprod")
 @keras_op
 def cumprod(x, axis=None, dtype=None):
     """The running product along `axis` (of the flattened tensor for None)."""
     return _cumulative(x, axis, dtype, reduce_ops.cumprod)
 
 
+@export("keras.ops.count_nonzero", "keras.ops.numpy.count_nonzero")
 @keras_op
 def count_nonzero(x, axis=None):
     """The number of nonzero elements along `axis`, as int32."""
     return reduce_ops.count_nonzero(convert(x), axis=_axis(axis), dtype="int32")
 
 
+@export("keras.ops.ptp", "keras.ops.numpy.ptp")
 @keras_op
 def ptp(x, axis=None, keepdims=False):
     """max - min along `axis`."""
@@ -216,6 +234,7 @@ def ptp(x, axis=None, keepdims=False):
                       reduce_ops.reduce_min(x, axis=_axis(axis), keepdims=keepdims))
 
 
+@export("keras.ops.average", "keras.ops.numpy.average")
 @keras_op
 def average(x, axis=None, weights=None):
     """The (weighted) mean along `axis`; 1-D weights apply along `axis` of a larger x."""
@@ -293,6 +312,7 @@ def _quantile(x, q, axis, method, keepdims):
     return array_ops.transpose(out, perm)
 
 
+@export("keras.ops.quantile", "keras.ops.numpy.quantile")
 @keras_op
 def quantile(x, q, axis=None, method="linear", keepdims=False):
     """The q-th quantile(s) along `axis` (q in [0, 1]; `method` as numpy's)."""
@@ -301,6 +321,7 @@ def quantile(x, q, axis=None, method="linear", keepdims=False):
     return _quantile(x, q, axis_tuple(axis), method, keepdims)
 
 
+@export("keras.ops.percentile", "keras.ops.numpy.percentile")
 @keras_op
 def percentile(x, q, axis=None, method="linear", keepdims=False):
     """The q-th percentile(s) along `axis` (q in [0, 100])."""
@@ -310,6 +331,7 @@ def percentile(x, q, axis=None, method="linear", keepdims=False):
     return _quantile(x, q, axis_tuple(axis), method, keepdims)
 
 
+@export("keras.ops.median", "keras.ops.numpy.median")
 @keras_op
 def median(x, axis=None, keepdims=False):
     """The median along `axis`."""
@@ -332,12 +354,14 @@ def _nan_arg(x, axis, keepdims, fn, fill):
     return tf_where(all_nan, constant_ops.constant(-1, "int32"), best)
 
 
+@export("keras.ops.nanargmax", "keras.ops.numpy.nanargmax")
 @keras_op
 def nanargmax(x, axis=None, keepdims=False):
     """`argmax` ignoring NaNs (-1 where a slice is all NaN)."""
     return _nan_arg(x, axis, keepdims, argmax, -np.inf)
 
 
+@export("keras.ops.nanargmin", "keras.ops.numpy.nanargmin")
 @keras_op
 def nanargmin(x, axis=None, keepdims=False):
     """`argmin` ignoring NaNs (-1 where a slice is all NaN)."""
@@ -351,12 +375,14 @@ def _replace_nan(x, value):
     return tf_where(CMP.is_nan(x), constant_ops.constant(value, dtype=x.dtype), x)
 
 
+@export("keras.ops.nancumsum", "keras.ops.numpy.nancumsum")
 @keras_op
 def nancumsum(x, axis=None, dtype=None):
     """`cumsum` counting NaNs as 0."""
     return cumsum(_replace_nan(x, 0.0), axis=axis, dtype=dtype)
 
 
+@export("keras.ops.nancumprod", "keras.ops.numpy.nancumprod")
 @keras_op
 def nancumprod(x, axis=None, dtype=None):
     """`cumprod` counting NaNs as 1."""
@@ -376,18 +402,21 @@ def _nan_extreme(x, axis, keepdims, reduce, logic, fill):
                     constant_ops.constant(np.nan, dtype=x.dtype), out)
 
 
+@export("keras.ops.nanmax", "keras.ops.numpy.nanmax")
 @keras_op
 def nanmax(x, axis=None, keepdims=False):
     """`max` ignoring NaNs (NaN where a slice is all NaN)."""
     return _nan_extreme(x, axis, keepdims, reduce_ops.reduce_max, reduce_ops.reduce_any, -np.inf)
 
 
+@export("keras.ops.nanmin", "keras.ops.numpy.nanmin")
 @keras_op
 def nanmin(x, axis=None, keepdims=False):
     """`min` ignoring NaNs (NaN where a slice is all NaN)."""
     return _nan_extreme(x, axis, keepdims, reduce_ops.reduce_min, reduce_ops.reduce_all, np.inf)
 
 
+@export("keras.ops.nansum", "keras.ops.numpy.nansum")
 @keras_op
 def nansum(x, axis=None, keepdims=False):
     """`sum` counting NaNs as 0."""
@@ -398,12 +427,14 @@ def nansum(x, axis=None, keepdims=False):
     return reduce_ops.reduce_sum(constant_ops.cast(x, accumulating_dtype(name)), axis=_axis(axis), keepdims=keepdims)
 
 
+@export("keras.ops.nanprod", "keras.ops.numpy.nanprod")
 @keras_op
 def nanprod(x, axis=None, keepdims=False):
     """`prod` counting NaNs as 1."""
     return prod(_replace_nan(x, 1.0), axis=axis, keepdims=keepdims)
 
 
+@export("keras.ops.nanmean", "keras.ops.numpy.nanmean")
 @keras_op
 def nanmean(x, axis=None, keepdims=False):
     """`mean` over the non-NaN elements."""
@@ -419,6 +450,7 @@ def nanmean(x, axis=None, keepdims=False):
     return math_ops.divide(total, count)
 
 
+@export("keras.ops.nanvar", "keras.ops.numpy.nanvar")
 @keras_op
 def nanvar(x, axis=None, keepdims=False):
     """`var` over the non-NaN elements."""
@@ -431,6 +463,7 @@ def nanvar(x, axis=None, keepdims=False):
     return math_ops.divide(reduce_ops.reduce_sum(math_ops.square(centred), axis=_axis(axis), keepdims=keepdims), count)
 
 
+@export("keras.ops.nanstd", "keras.ops.numpy.nanstd")
 @keras_op
 def nanstd(x, axis=None, keepdims=False):
     """`std` over the non-NaN elements."""
@@ -444,6 +477,7 @@ def _nanquantile_1d(v, q, method, dtype):
     return quantile(valid, q, method=method)
 
 
+@export("keras.ops.nanquantile", "keras.ops.numpy.nanquantile")
 @keras_op
 def nanquantile(x, q, axis=None, method="linear", keepdims=False):
     """`quantile` over the non-NaN elements (NaN where a slice is all NaN)."""
@@ -481,6 +515,7 @@ def nanquantile(x, q, axis=None, method="linear", keepdims=False):
     return results
 
 
+@export("keras.ops.nanpercentile", "keras.ops.numpy.nanpercentile")
 @keras_op
 def nanpercentile(x, q, axis=None, method="linear", keepdims=False):
     """`percentile` over the non-NaN elements."""
@@ -488,6 +523,7 @@ def nanpercentile(x, q, axis=None, method="linear", keepdims=False):
     return nanquantile(x, q, axis=axis, method=method, keepdims=keepdims)
 
 
+@export("keras.ops.nanmedian", "keras.ops.numpy.nanmedian")
 @keras_op
 def nanmedian(x, axis=None, keepdims=False):
     """`median` over the non-NaN elements."""

@@ -9,6 +9,7 @@ from minitf.ops import array as array_ops
 from minitf.ops import constant as constant_ops
 from minitf.ops.indexing import getitem
 from minitf.tensor import Tensor
+from minitf.api_export import export
 
 __all__ = ["reshape", "transpose", "moveaxis", "swapaxes", "expand_dims", "squeeze", "ravel",
            "broadcast_to", "concatenate", "stack", "hstack", "vstack", "dstack", "append",
@@ -17,6 +18,7 @@ __all__ = ["reshape", "transpose", "moveaxis", "swapaxes", "expand_dims", "squee
            "array", "view"]
 
 
+@export("keras.ops.reshape", "keras.ops.numpy.reshape")
 @keras_op
 def reshape(x, newshape):
     """`x` with shape `newshape` (one dimension may be -1)."""
@@ -36,6 +38,7 @@ def reshape(x, newshape):
     return array_ops.reshape(convert(x), newshape)
 
 
+@export("keras.ops.transpose", "keras.ops.numpy.transpose")
 @keras_op
 def transpose(x, axes=None):
     """`x` with its axes permuted by `axes` (reversed by default)."""
@@ -50,6 +53,7 @@ def transpose(x, axes=None):
     return array_ops.transpose(x, perm=axes)
 
 
+@export("keras.ops.moveaxis", "keras.ops.numpy.moveaxis")
 @keras_op
 def moveaxis(x, source, destination):
     """`x` with the axes `source` moved to positions `destination`."""
@@ -68,6 +72,7 @@ def moveaxis(x, source, destination):
     return array_ops.transpose(x, perm)
 
 
+@export("keras.ops.swapaxes", "keras.ops.numpy.swapaxes")
 @keras_op
 def swapaxes(x, axis1, axis2):
     """`x` with axes `axis1` and `axis2` exchanged."""
@@ -80,6 +85,7 @@ def swapaxes(x, axis1, axis2):
     return array_ops.transpose(x, perm)
 
 
+@export("keras.ops.expand_dims", "keras.ops.numpy.expand_dims")
 @keras_op
 def expand_dims(x, axis):
     """`x` with new size-1 axes at `axis` (an int or a tuple)."""
@@ -91,6 +97,7 @@ def expand_dims(x, axis):
     return x
 
 
+@export("keras.ops.squeeze", "keras.ops.numpy.squeeze")
 @keras_op
 def squeeze(x, axis=None):
     """`x` without its size-1 axes (only those in `axis` when given)."""
@@ -105,12 +112,14 @@ def squeeze(x, axis=None):
     return array_ops.squeeze(x, axis=axes)
 
 
+@export("keras.ops.ravel", "keras.ops.numpy.ravel")
 @keras_op
 def ravel(x):
     """`x` flattened to one dimension."""
     return array_ops.reshape(convert(x), [-1])
 
 
+@export("keras.ops.broadcast_to", "keras.ops.numpy.broadcast_to")
 @keras_op
 def broadcast_to(x, shape):
     """`x` broadcast to `shape`."""
@@ -135,18 +144,21 @@ def _weak_common(xs):
     return list(xs)
 
 
+@export("keras.ops.concatenate", "keras.ops.numpy.concatenate")
 @keras_op
 def concatenate(xs, axis=0):
     """The tensors `xs` joined along `axis` (dtypes promoted to a common one)."""
     return array_ops.concat(_common(xs), axis=axis)
 
 
+@export("keras.ops.stack", "keras.ops.numpy.stack")
 @keras_op
 def stack(x, axis=0):
     """The tensors `x` stacked along a new axis."""
     return array_ops.stack(_weak_common(x), axis=axis)
 
 
+@export("keras.ops.hstack", "keras.ops.numpy.hstack")
 @keras_op
 def hstack(xs):
     """The tensors joined along axis 1 (axis 0 for 1-D tensors)."""
@@ -155,12 +167,14 @@ def hstack(xs):
     return array_ops.concat(xs, axis=0 if first.shape.rank == 1 else 1)
 
 
+@export("keras.ops.vstack", "keras.ops.numpy.vstack")
 @keras_op
 def vstack(xs):
     """The tensors joined along axis 0."""
     return array_ops.concat(_weak_common(xs), axis=0)
 
 
+@export("keras.ops.dstack", "keras.ops.numpy.dstack")
 @keras_op
 def dstack(xs):
     """The tensors joined along axis 2 (scalars, vectors and matrices lifted to 3-D first)."""
@@ -180,6 +194,7 @@ def dstack(xs):
     return array_ops.concat(lifted, axis=2)
 
 
+@export("keras.ops.append", "keras.ops.numpy.append")
 @keras_op
 def append(x1, x2, axis=None):
     """x2 appended to x1 along `axis` (both flattened for None)."""
@@ -189,6 +204,7 @@ def append(x1, x2, axis=None):
     return array_ops.concat([x1, x2], axis=axis)
 
 
+@export("keras.ops.split", "keras.ops.numpy.split")
 @keras_op
 def split(x, indices_or_sections, axis=0):
     """`x` cut into equal sections (an int) or at the given indices along `axis`."""
@@ -203,6 +219,7 @@ def split(x, indices_or_sections, axis=0):
     return array_ops.split(x, sizes, axis=axis)
 
 
+@export("keras.ops.array_split", "keras.ops.numpy.array_split")
 @keras_op
 def array_split(x, indices_or_sections, axis=0):
     """`x` cut into `indices_or_sections` nearly equal parts along `axis` (the first ones one
@@ -222,6 +239,7 @@ def array_split(x, indices_or_sections, axis=0):
     return array_ops.split(x, sizes, axis=axis)
 
 
+@export("keras.ops.hsplit", "keras.ops.numpy.hsplit")
 @keras_op
 def hsplit(x, indices_or_sections):
     """`split` along axis 1 (axis 0 for 1-D tensors)."""
@@ -229,18 +247,21 @@ def hsplit(x, indices_or_sections):
     return split(x, indices_or_sections, axis=0 if x.shape.rank == 1 else 1)
 
 
+@export("keras.ops.vsplit", "keras.ops.numpy.vsplit")
 @keras_op
 def vsplit(x, indices_or_sections):
     """`split` along axis 0."""
     return split(x, indices_or_sections, axis=0)
 
 
+@export("keras.ops.dsplit", "keras.ops.numpy.dsplit")
 @keras_op
 def dsplit(x, indices_or_sections):
     """`split` along axis 2."""
     return split(x, indices_or_sections, axis=2)
 
 
+@export("keras.ops.tile", "keras.ops.numpy.tile")
 @keras_op
 def tile(x, repeats):
     """`x` repeated `repeats` times along each axis (new leading axes when repeats is longer)."""
@@ -254,6 +275,7 @@ def tile(x, repeats):
     return array_ops.tile(x, reps)
 
 
+@export("keras.ops.repeat", "keras.ops.numpy.repeat")
 @keras_op
 def repeat(x, repeats, axis=None):
     """Each element of `x` repeated `repeats` times along `axis` (flattened for None)."""
@@ -263,6 +285,7 @@ def repeat(x, repeats, axis=None):
     return array_ops.repeat(x, repeats, axis=axis)
 
 
+@export("keras.ops.flip", "keras.ops.numpy.flip")
 @keras_op
 def flip(x, axis=None):
     """`x` reversed along `axis` (along every axis for None)."""
@@ -273,18 +296,21 @@ def flip(x, axis=None):
     return array_ops.reverse(x, axes)
 
 
+@export("keras.ops.fliplr", "keras.ops.numpy.fliplr")
 @keras_op
 def fliplr(x):
     """`x` reversed along axis 1."""
     return array_ops.reverse(convert(x), [1])
 
 
+@export("keras.ops.flipud", "keras.ops.numpy.flipud")
 @keras_op
 def flipud(x):
     """`x` reversed along axis 0."""
     return array_ops.reverse(convert(x), [0])
 
 
+@export("keras.ops.roll", "keras.ops.numpy.roll")
 @keras_op
 def roll(x, shift, axis=None):
     """`x` rolled by `shift` along `axis` (over the flattened tensor for None)."""
@@ -294,6 +320,7 @@ def roll(x, shift, axis=None):
     return array_ops.reshape(array_ops.roll(array_ops.reshape(x, [-1]), shift, 0), list(x.shape))
 
 
+@export("keras.ops.rot90", "keras.ops.numpy.rot90")
 @keras_op
 def rot90(array, k=1, axes=(0, 1)):
     """`array` rotated by 90 degrees `k` times in the plane of `axes`."""
@@ -332,6 +359,7 @@ def _pad_width(pad_width):
     return tuple(out)
 
 
+@export("keras.ops.pad", "keras.ops.numpy.pad")
 @keras_op
 def pad(x, pad_width, mode="constant", constant_values=None):
     """`x` padded by `pad_width` ((before, after) per axis) with `mode` ('constant', 'reflect'
@@ -356,29 +384,34 @@ def pad(x, pad_width, mode="constant", constant_values=None):
     return array_ops.pad(x, convert(list(widths), "int32"), mode.upper(), **kwargs)
 
 
+@export("keras.ops.get_item", "keras.ops.numpy.get_item")
 @keras_op
 def get_item(x, key):
     """`x[key]`."""
     return getitem(convert(x), key)
 
 
+@export("keras.ops.size", "keras.ops.numpy.size")
 @keras_op
 def size(x):
     """The number of elements of `x`, as an int32 tensor."""
     return array_ops.size(convert(x))
 
 
+@export("keras.ops.ndim", "keras.ops.numpy.ndim")
 def ndim(x):
     """The rank of `x`, as a Python int."""
     return convert(x).shape.rank
 
 
+@export("keras.ops.copy", "keras.ops.numpy.copy")
 @keras_op
 def copy(x):
     """A copy of `x`."""
     return constant_ops.identity(convert(x))
 
 
+@export("keras.ops.array", "keras.ops.numpy.array")
 @keras_op
 def array(x, dtype=None):
     """`x` as a tensor of `dtype`."""
@@ -388,6 +421,7 @@ def array(x, dtype=None):
     return convert(x, dtype)
 
 
+@export("keras.ops.view", "keras.ops.numpy.view")
 @keras_op
 def view(x, dtype=None):
     """The bytes of `x` reinterpreted as `dtype` (the last axis grows or shrinks by the ratio

@@ -22,6 +22,7 @@ from minitf.ops import math as math_ops
 from minitf.ops import stateless_random
 from minitf.ops.gather import where as tf_where
 from minitf.variable import Variable
+from minitf.api_export import export
 
 __all__ = ["SeedGenerator", "normal", "uniform", "truncated_normal", "randint", "categorical",
            "dropout", "shuffle", "gamma", "binomial", "beta", "draw_seed",
@@ -37,6 +38,7 @@ def _auto_name(base):
     return base if count == 0 else f"{base}_{count}"
 
 
+@export("keras.random.SeedGenerator")
 class SeedGenerator:
     """A random state for the keras.random functions: each draw with `seed=generator` uses the
     current state [seed, counter] and advances the counter, so repeated draws differ but a
@@ -124,6 +126,7 @@ def _shape(shape):
     return [int(d) for d in (shape.numpy() if constant_ops.is_tensor(shape) else shape)]
 
 
+@export("keras.random.normal")
 @keras_op
 def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     """Samples of the normal distribution N(mean, stddev^2)."""
@@ -132,6 +135,7 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
                                dtype=dtype)
 
 
+@export("keras.random.uniform")
 @keras_op
 def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
     """Samples of the uniform distribution on [minval, maxval); `dtype` must be a float."""
@@ -143,6 +147,7 @@ def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
                                 dtype), maxval=constant_ops.cast(convert(maxval), dtype), dtype=dtype)
 
 
+@export("keras.random.truncated_normal")
 @keras_op
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     """Samples of N(mean, stddev^2) redrawn until within two standard deviations."""
@@ -151,6 +156,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
                                          stddev=stddev, dtype=dtype)
 
 
+@export("keras.random.randint")
 @keras_op
 def randint(shape, minval, maxval, dtype="int32", seed=None):
     """Random integers in [minval, maxval)."""
@@ -164,6 +170,7 @@ def randint(shape, minval, maxval, dtype="int32", seed=None):
     return constant_ops.cast(out, dtype)
 
 
+@export("keras.random.categorical")
 @keras_op
 def categorical(logits, num_samples, dtype="int32", seed=None):
     """`num_samples` class indices per row of the [batch, classes] unnormalised log-probs."""
@@ -175,6 +182,7 @@ def categorical(logits, num_samples, dtype="int32", seed=None):
     return constant_ops.cast(out, standardize_dtype(dtype))
 
 
+@export("keras.random.dropout")
 @keras_op
 def dropout(inputs, rate, noise_shape=None, seed=None):
     """`inputs` with each element (or each slice, per `noise_shape`) zeroed with probability
@@ -199,6 +207,7 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
     return tf_where(keep, scaled, constant_ops.constant(0, dtype=x.dtype))
 
 
+@export("keras.random.shuffle")
 @keras_op
 def shuffle(x, axis=0, seed=None):
     """`x` with its slices along `axis` in a random order."""
@@ -238,6 +247,7 @@ def _gamma_raw(shape, alpha, dtype, seed):
     return constant_ops.constant(out.astype(np.dtype(dtype if dtype != "bfloat16" else "float32")))
 
 
+@export("keras.random.gamma")
 @keras_op
 def gamma(shape, alpha, dtype=None, seed=None):
     """Samples of the Gamma(alpha, 1) distribution."""
@@ -245,6 +255,7 @@ def gamma(shape, alpha, dtype=None, seed=None):
     return constant_ops.cast(_gamma_raw(_shape(shape), alpha, dtype, _seed(seed)), dtype)
 
 
+@export("keras.random.binomial")
 @keras_op
 def binomial(shape, counts, probabilities, dtype=None, seed=None):
     """Samples of Binomial(counts, probabilities)."""
@@ -255,6 +266,7 @@ def binomial(shape, counts, probabilities, dtype=None, seed=None):
     return constant_ops.cast(out, dtype)
 
 
+@export("keras.random.beta")
 @keras_op
 def beta(shape, alpha, beta, dtype=None, seed=None):
     """Samples of Beta(alpha, beta), as X / (X + Y) with X ~ Gamma(alpha), Y ~ Gamma(beta)."""

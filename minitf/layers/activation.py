@@ -9,6 +9,7 @@ from minitf.ops import nn as nn_ops
 from minitf.ops import reduce as reduce_ops
 from minitf.ops.constant import cast
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["ReLU", "LeakyReLU", "ELU", "Softmax"]
 
@@ -19,6 +20,7 @@ class _Elementwise(Layer):
         return TensorShape(input_shape)
 
 
+@export("layers.ReLU", "keras.layers.ReLU")
 class ReLU(_Elementwise):
     """max(x, 0) generalized: x for x >= threshold, negative_slope * (x - threshold) below,
     capped at max_value."""
@@ -77,6 +79,7 @@ class ReLU(_Elementwise):
         return config
 
 
+@export("layers.LeakyReLU", "keras.layers.LeakyReLU")
 class LeakyReLU(_Elementwise):
     """x for x > 0, negative_slope * x otherwise (default 0.3; `alpha` is the Keras 2 name)."""
 
@@ -104,6 +107,7 @@ class LeakyReLU(_Elementwise):
         return config
 
 
+@export("layers.ELU", "keras.layers.ELU")
 class ELU(_Elementwise):
     """x for x > 0, alpha * (exp(x) - 1) below."""
 
@@ -126,6 +130,7 @@ class ELU(_Elementwise):
         return config
 
 
+@export("layers.Softmax", "keras.layers.Softmax")
 class Softmax(_Elementwise):
     """exp(x) / sum(exp(x)) along `axis` (an int or a list of ints)."""
 

@@ -18,6 +18,7 @@ from minitf.ops import reduce as reduce_ops
 from minitf.ops.constant import cast
 from minitf.ops.linalg import matmul
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["Attention", "AdditiveAttention", "as_bool_mask", "causal_mask",
            "large_negative", "and_masks"]
@@ -64,6 +65,7 @@ def large_negative(dtype, for_scores):
     return -0.7 * (65500.0 if half else 3.38953e38)
 
 
+@export("layers.Attention", "keras.layers.Attention")
 class Attention(Layer):
     """Dot-product (Luong-style) attention over `[query, value]` or `[query, value, key]`.
 
@@ -202,6 +204,7 @@ class Attention(Layer):
         return config
 
 
+@export("layers.AdditiveAttention", "keras.layers.AdditiveAttention")
 class AdditiveAttention(Attention):
     """Additive (Bahdanau-style) attention: scores `sum(scale * tanh(query + key), -1)`.
 

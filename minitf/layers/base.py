@@ -32,6 +32,7 @@ from minitf.tensor_shape import TensorShape
 from minitf.trackable import Trackable
 from minitf.tensor import Tensor
 from minitf.variable import VariableAggregation, VariableSynchronization, scopes
+from minitf.api_export import export
 
 __all__ = ["Layer", "InputSpec", "BUILTIN_LAYER_CLASSES"]
 
@@ -48,6 +49,7 @@ _ALLOWED_KWARGS = frozenset({"input_shape", "batch_input_shape", "batch_size", "
                              "activity_regularizer", "autocast", "input_length"})
 
 
+@export("keras.Layer", "layers.Layer", "keras.layers.Layer")
 class Layer(AttributeTracking, Module, Trackable):
     """The base class of Keras layers: a callable object that owns weights.
 

@@ -15,6 +15,7 @@ from minitf.ops import array as array_ops
 from minitf.ops import conv as conv_ops
 from minitf.ops import nn as nn_ops
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["Conv1D", "Conv2D", "Conv2DTranspose", "DepthwiseConv2D", "SeparableConv2D",
            "Convolution1D", "Convolution2D", "Convolution2DTranspose", "conv_output_length",
@@ -297,6 +298,8 @@ class Conv(Layer):
         return config
 
 
+@export("layers.Conv1D", "layers.Convolution1D", "keras.layers.Conv1D",
+        "keras.layers.Convolution1D")
 class Conv1D(Conv):
     """1-D convolution over (batch, steps, channels), or (batch, channels, steps) with
     data_format='channels_first'; padding 'valid', 'same' or 'causal'."""
@@ -310,6 +313,8 @@ class Conv1D(Conv):
                          activation=activation, use_bias=use_bias, **kwargs)
 
 
+@export("layers.Conv2D", "layers.Convolution2D", "keras.layers.Conv2D",
+        "keras.layers.Convolution2D")
 class Conv2D(Conv):
     """A 2-D convolution layer: slides `filters` learned kernels over an image batch.
 
@@ -363,6 +368,8 @@ class Conv2D(Conv):
                          activation=activation, use_bias=use_bias, **kwargs)
 
 
+@export("layers.Conv2DTranspose", "layers.Convolution2DTranspose", "keras.layers.Conv2DTranspose",
+        "keras.layers.Convolution2DTranspose")
 class Conv2DTranspose(Conv2D):
     """Transposed 2-D convolution ("deconvolution"); kernel (kh, kw, filters, in_channels)."""
 
@@ -432,6 +439,7 @@ class Conv2DTranspose(Conv2D):
         return config
 
 
+@export("layers.DepthwiseConv2D", "keras.layers.DepthwiseConv2D")
 class DepthwiseConv2D(Conv2D):
     """Convolves each input channel separately with `depth_multiplier` filters."""
 
@@ -494,6 +502,7 @@ class DepthwiseConv2D(Conv2D):
         return config
 
 
+@export("layers.SeparableConv2D", "keras.layers.SeparableConv2D")
 class SeparableConv2D(Conv2D):
     """A depthwise convolution followed by a pointwise (1x1) convolution."""
 

@@ -12,11 +12,14 @@ from minitf.ops import array as array_ops
 from minitf.ops import conv as conv_ops
 from minitf.ops import conv3d as conv3d_ops
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["Conv3D", "Conv1DTranspose", "Conv3DTranspose", "Convolution3D",
            "Convolution1DTranspose", "Convolution3DTranspose"]
 
 
+@export("layers.Conv3D", "layers.Convolution3D", "keras.layers.Conv3D",
+        "keras.layers.Convolution3D")
 class Conv3D(Conv):
     """A 3-D convolution layer over volumes (e.g. video frames or medical scans).
 
@@ -142,6 +145,8 @@ class _ConvTranspose(Conv):
         return config
 
 
+@export("layers.Conv1DTranspose", "layers.Convolution1DTranspose", "keras.layers.Conv1DTranspose",
+        "keras.layers.Convolution1DTranspose")
 class Conv1DTranspose(_ConvTranspose):
     """Transposed 1-D convolution ("deconvolution") over (batch, steps, channels), or
     (batch, channels, steps) with data_format='channels_first'.
@@ -170,6 +175,8 @@ class Conv1DTranspose(_ConvTranspose):
         return array_ops.transpose(y, [0, 2, 1]) if first else y
 
 
+@export("layers.Conv3DTranspose", "layers.Convolution3DTranspose", "keras.layers.Conv3DTranspose",
+        "keras.layers.Convolution3DTranspose")
 class Conv3DTranspose(_ConvTranspose):
     """Transposed 3-D convolution ("deconvolution") over 5-D volumes.
 

@@ -13,10 +13,12 @@ from minitf.ops.linalg import matmul, tensordot
 from minitf.sparse.math_ops import sparse_dense_matmul
 from minitf.sparse.sparse_tensor import SparseTensor
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["Dense", "Activation", "Lambda"]
 
 
+@export("layers.Dense", "keras.layers.Dense")
 class Dense(Layer):
     """A fully connected layer: `activation(inputs @ kernel + bias)`.
 
@@ -129,6 +131,7 @@ class Dense(Layer):
         return config
 
 
+@export("layers.Activation", "keras.layers.Activation")
 class Activation(Layer):
     """Applies an activation function (a name like 'relu' or a callable)."""
 
@@ -150,6 +153,7 @@ class Activation(Layer):
         return config
 
 
+@export("layers.Lambda", "keras.layers.Lambda")
 class Lambda(Layer):
     """Wraps an arbitrary function of the inputs as a layer (no weights of its own).
 

@@ -9,6 +9,7 @@ from minitf.layers import layer_utils
 from minitf.layers.base import InputSpec, Layer
 from minitf.ops.linalg import einsum
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["EinsumDense"]
 
@@ -97,6 +98,7 @@ def _analyze(in_spec, w_spec, out_spec, bias_axes, input_shape, output_shape, le
     return kernel_shape, bias_shape, output_shape, input_axes, output_axes
 
 
+@export("layers.EinsumDense", "keras.layers.EinsumDense")
 class EinsumDense(Layer):
     """A dense layer written as an einsum: `activation(einsum(equation, inputs, kernel) + bias)`.
 

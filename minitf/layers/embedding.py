@@ -9,10 +9,12 @@ from minitf.ops import array as array_ops
 from minitf.ops import compare as compare_ops
 from minitf.ops.constant import cast
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["Embedding"]
 
 
+@export("layers.Embedding", "keras.layers.Embedding")
 class Embedding(Layer):
     """Looks up `embeddings[ids]`; output shape is ids' shape + (output_dim,)."""
 

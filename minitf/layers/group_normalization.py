@@ -10,10 +10,12 @@ from minitf.ops import math as math_ops
 from minitf.ops import reduce as reduce_ops
 from minitf.ops.constant import cast
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["GroupNormalization"]
 
 
+@export("layers.GroupNormalization", "keras.layers.GroupNormalization")
 class GroupNormalization(Layer):
     """Splits the channels (`axis`) into `groups` groups and normalizes each group of each
     example by its own mean and variance, then scales by `gamma` and shifts by `beta` (one per

@@ -7,10 +7,13 @@ from minitf.keras_core.naming import unique_layer_name
 from minitf.keras_core.keras_tensor import KerasTensor
 from minitf.keras_core.node import Node
 from minitf.layers.base import Layer
+from minitf.api_export import export
 
 __all__ = ["Input", "InputLayer"]
 
 
+@export("layers.InputLayer", "models.InputLayer", "keras.layers.InputLayer",
+        "keras.models.InputLayer")
 class InputLayer(Layer):
     """The layer standing for a model input; its output is the Input KerasTensor."""
 
@@ -54,6 +57,7 @@ class InputLayer(Layer):
         return [self._batch_input_shape]
 
 
+@export("keras.Input", "layers.Input", "models.Input", "keras.layers.Input", "keras.models.Input")
 def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=None, tensor=None,  # noqa: N802
           ragged=None, type_spec=None, batch_shape=None, **kwargs):
     """A symbolic model input: a KerasTensor of shape (batch_size,) + shape."""

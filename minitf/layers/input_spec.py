@@ -7,10 +7,12 @@ naming the layer and both shapes instead of an obscure error deep in an op.
 import numpy as np
 
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["InputSpec", "assert_input_compatibility", "shape_of", "shapes_of"]
 
 
+@export("layers.InputSpec", "keras.layers.InputSpec")
 class InputSpec:
     """What a built layer accepts: rank bounds and fixed sizes of some axes.
 

@@ -6,10 +6,12 @@ from minitf.ops import compare as compare_ops
 from minitf.ops import reduce as reduce_ops
 from minitf.ops import shaping as shaping_ops
 from minitf.ops.constant import cast
+from minitf.api_export import export
 
 __all__ = ["Masking"]
 
 
+@export("layers.Masking", "keras.layers.Masking")
 class Masking(Layer):
     """Masks the steps of a sequence whose features all equal `mask_value`.
 

@@ -5,6 +5,7 @@ from minitf.layers.base import Layer
 from minitf.ops import array as array_ops
 from minitf.ops import math as math_ops
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate",
            "add", "subtract", "multiply", "average", "maximum", "minimum", "concatenate"]
@@ -99,6 +100,7 @@ class _Merge(Layer):
         return TensorShape(self._check(input_shape))
 
 
+@export("layers.Add", "keras.layers.Add")
 class Add(_Merge):
     """Sum of the inputs."""
 
@@ -106,6 +108,7 @@ class Add(_Merge):
         return a + b
 
 
+@export("layers.Subtract", "keras.layers.Subtract")
 class Subtract(_Merge):
     """inputs[0] - inputs[1] (exactly two inputs)."""
 
@@ -115,6 +118,7 @@ class Subtract(_Merge):
         return a - b
 
 
+@export("layers.Multiply", "keras.layers.Multiply")
 class Multiply(_Merge):
     """Elementwise product of the inputs."""
 
@@ -122,6 +126,7 @@ class Multiply(_Merge):
         return a * b
 
 
+@export("layers.Average", "keras.layers.Average")
 class Average(_Merge):
     """Elementwise mean of the inputs."""
 
@@ -132,6 +137,7 @@ class Average(_Merge):
         return out / n
 
 
+@export("layers.Maximum", "keras.layers.Maximum")
 class Maximum(_Merge):
     """Elementwise maximum of the inputs."""
 
@@ -139,6 +145,7 @@ class Maximum(_Merge):
         return math_ops.maximum(a, b)
 
 
+@export("layers.Minimum", "keras.layers.Minimum")
 class Minimum(_Merge):
     """Elementwise minimum of the inputs."""
 
@@ -146,6 +153,7 @@ class Minimum(_Merge):
         return math_ops.minimum(a, b)
 
 
+@export("layers.Concatenate", "keras.layers.Concatenate")
 class Concatenate(Layer):
     """Joins the inputs along `axis`; the other dimensions must match."""
 
@@ -202,36 +210,43 @@ class Concatenate(Layer):
         return config
 
 
+@export("layers.add", "keras.layers.add")
 def add(inputs, **kwargs):
     """Functional form of `Add`: Add(**kwargs)(inputs)."""
     return Add(**kwargs)(inputs)
 
 
+@export("layers.subtract", "keras.layers.subtract")
 def subtract(inputs, **kwargs):
     """Functional form of `Subtract`."""
     return Subtract(**kwargs)(inputs)
 
 
+@export("layers.multiply", "keras.layers.multiply")
 def multiply(inputs, **kwargs):
     """Functional form of `Multiply`."""
     return Multiply(**kwargs)(inputs)
 
 
+@export("layers.average", "keras.layers.average")
 def average(inputs, **kwargs):
     """Functional form of `Average`."""
     return Average(**kwargs)(inputs)
 
 
+@export("layers.maximum", "keras.layers.maximum")
 def maximum(inputs, **kwargs):
     """Functional form of `Maximum`."""
     return Maximum(**kwargs)(inputs)
 
 
+@export("layers.minimum", "keras.layers.minimum")
 def minimum(inputs, **kwargs):
     """Functional form of `Minimum`."""
     return Minimum(**kwargs)(inputs)
 
 
+@export("layers.concatenate", "keras.layers.concatenate")
 def concatenate(inputs, axis=-1, **kwargs):
     """Functional form of `Concatenate`."""
     return Concatenate(axis=axis, **kwargs)(inputs)

@@ -27,6 +27,7 @@ from minitf.ops import array as array_ops
 from minitf.ops import nn as nn_ops
 from minitf.ops.linalg import matmul
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["MultiHeadAttention", "dot_product_attention", "projection_equation"]
 
@@ -96,6 +97,7 @@ def dot_product_attention(query, key, value, attn_axes, mask, scores_path, dropo
     return out, array_ops.reshape(probs, full_shape)
 
 
+@export("layers.MultiHeadAttention", "keras.layers.MultiHeadAttention")
 class MultiHeadAttention(Layer):
     """Multi-head attention (Vaswani et al., 2017) with Keras 3's weights and masks.
 

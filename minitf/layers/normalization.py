@@ -13,6 +13,7 @@ from minitf.ops import math as math_ops
 from minitf.ops import reduce as reduce_ops
 from minitf.ops.constant import cast, stop_gradient
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["BatchNormalization", "LayerNormalization"]
 
@@ -68,6 +69,7 @@ def _normalize(x, mean, variance, offset, scale, epsilon):
     return out + offset if offset is not None else out
 
 
+@export("layers.BatchNormalization", "keras.layers.BatchNormalization")
 class BatchNormalization(Layer):
     """Normalizes with batch statistics when training and moving statistics at inference.
 
@@ -192,6 +194,7 @@ class BatchNormalization(Layer):
         return config
 
 
+@export("layers.LayerNormalization", "keras.layers.LayerNormalization")
 class LayerNormalization(Layer):
     """Normalizes each example over `axis` (default the last), then scales and shifts."""
 

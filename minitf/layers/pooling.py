@@ -14,6 +14,7 @@ from minitf.ops import array as array_ops
 from minitf.ops import pooling as pooling_ops
 from minitf.ops import reduce as reduce_ops
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["MaxPooling1D", "AveragePooling1D", "MaxPooling2D", "AveragePooling2D",
            "GlobalAveragePooling1D", "GlobalMaxPooling1D", "GlobalAveragePooling2D",
@@ -78,6 +79,8 @@ class Pooling(Layer):
         return config
 
 
+@export("layers.MaxPool1D", "layers.MaxPooling1D", "keras.layers.MaxPool1D",
+        "keras.layers.MaxPooling1D")
 class MaxPooling1D(Pooling):
     """Max over windows of `pool_size` steps (default 2)."""
     rank, kind = 1, "max"
@@ -86,6 +89,8 @@ class MaxPooling1D(Pooling):
         super().__init__(pool_size, strides, padding, data_format, **kwargs)
 
 
+@export("layers.AveragePooling1D", "layers.AvgPool1D", "keras.layers.AveragePooling1D",
+        "keras.layers.AvgPool1D")
 class AveragePooling1D(Pooling):
     """Mean over windows of `pool_size` steps (required, as in Keras 3)."""
     rank, kind = 1, "avg"
@@ -94,6 +99,8 @@ class AveragePooling1D(Pooling):
         super().__init__(pool_size, strides, padding, data_format, **kwargs)
 
 
+@export("layers.MaxPool2D", "layers.MaxPooling2D", "keras.layers.MaxPool2D",
+        "keras.layers.MaxPooling2D")
 class MaxPooling2D(Pooling):
     """Max over (height, width) windows of `pool_size`; strides default to pool_size."""
     rank, kind = 2, "max"
@@ -103,6 +110,8 @@ class MaxPooling2D(Pooling):
         super().__init__(pool_size, strides, padding, data_format, **kwargs)
 
 
+@export("layers.AveragePooling2D", "layers.AvgPool2D", "keras.layers.AveragePooling2D",
+        "keras.layers.AvgPool2D")
 class AveragePooling2D(Pooling):
     """Mean over (height, width) windows of `pool_size` (required, as in Keras 3); strides
     default to pool_size."""
@@ -146,21 +155,29 @@ class GlobalPooling(Layer):
         return config
 
 
+@export("layers.GlobalAveragePooling1D", "layers.GlobalAvgPool1D",
+        "keras.layers.GlobalAveragePooling1D", "keras.layers.GlobalAvgPool1D")
 class GlobalAveragePooling1D(GlobalPooling):
     """Mean over the steps axis."""
     rank, kind = 1, "avg"
 
 
+@export("layers.GlobalMaxPool1D", "layers.GlobalMaxPooling1D", "keras.layers.GlobalMaxPool1D",
+        "keras.layers.GlobalMaxPooling1D")
 class GlobalMaxPooling1D(GlobalPooling):
     """Max over the steps axis."""
     rank, kind = 1, "max"
 
 
+@export("layers.GlobalAveragePooling2D", "layers.GlobalAvgPool2D",
+        "keras.layers.GlobalAveragePooling2D", "keras.layers.GlobalAvgPool2D")
 class GlobalAveragePooling2D(GlobalPooling):
     """Mean over height and width."""
     rank, kind = 2, "avg"
 
 
+@export("layers.GlobalMaxPool2D", "layers.GlobalMaxPooling2D", "keras.layers.GlobalMaxPool2D",
+        "keras.layers.GlobalMaxPooling2D")
 class GlobalMaxPooling2D(GlobalPooling):
     """Max over height and width."""
     rank, kind = 2, "max"

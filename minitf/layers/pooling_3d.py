@@ -4,6 +4,7 @@ GlobalAveragePooling3D (and their short aliases), for data_format 'channels_last
 from minitf.layers.base import BUILTIN_LAYER_CLASSES
 from minitf.layers.pooling import GlobalPooling, Pooling
 from minitf.ops import pool3d as pool3d_ops
+from minitf.api_export import export
 
 __all__ = ["MaxPooling3D", "AveragePooling3D", "GlobalMaxPooling3D", "GlobalAveragePooling3D",
            "MaxPool3D", "AvgPool3D", "GlobalMaxPool3D", "GlobalAvgPool3D"]
@@ -18,6 +19,8 @@ class _Pooling3D(Pooling):
         return fn(inputs, list(self.pool_size), list(self.strides), self._op_padding(), data_format=fmt)
 
 
+@export("layers.MaxPool3D", "layers.MaxPooling3D", "keras.layers.MaxPool3D",
+        "keras.layers.MaxPooling3D")
 class MaxPooling3D(_Pooling3D):
     """Max over (depth, height, width) windows of `pool_size` (default 2x2x2); strides default
     to pool_size; padding 'valid' or 'same' (padding never wins the maximum)."""
@@ -28,6 +31,8 @@ class MaxPooling3D(_Pooling3D):
         super().__init__(pool_size, strides, padding, data_format, **kwargs)
 
 
+@export("layers.AveragePooling3D", "layers.AvgPool3D", "keras.layers.AveragePooling3D",
+        "keras.layers.AvgPool3D")
 class AveragePooling3D(_Pooling3D):
     """Mean over (depth, height, width) windows of `pool_size` (required, as in Keras 3);
     with padding 'same' only the real elements of a window are averaged."""
@@ -37,11 +42,15 @@ class AveragePooling3D(_Pooling3D):
         super().__init__(pool_size, strides, padding, data_format, **kwargs)
 
 
+@export("layers.GlobalAveragePooling3D", "layers.GlobalAvgPool3D",
+        "keras.layers.GlobalAveragePooling3D", "keras.layers.GlobalAvgPool3D")
 class GlobalAveragePooling3D(GlobalPooling):
     """Mean over depth, height and width: (batch, channels), or 5-D with keepdims."""
     rank, kind = 3, "avg"
 
 
+@export("layers.GlobalMaxPool3D", "layers.GlobalMaxPooling3D", "keras.layers.GlobalMaxPool3D",
+        "keras.layers.GlobalMaxPooling3D")
 class GlobalMaxPooling3D(GlobalPooling):
     """Max over depth, height and width: (batch, channels), or 5-D with keepdims."""
     rank, kind = 3, "max"

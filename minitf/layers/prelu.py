@@ -6,10 +6,12 @@ from minitf.layers import layer_utils
 from minitf.layers.base import InputSpec, Layer
 from minitf.ops import nn as nn_ops
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["PReLU"]
 
 
+@export("layers.PReLU", "keras.layers.PReLU")
 class PReLU(Layer):
     """Parametric ReLU: `x` for x >= 0 and `alpha * x` below, with `alpha` a trained weight.
 

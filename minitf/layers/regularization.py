@@ -4,6 +4,7 @@ from minitf.ops import array as array_ops
 from minitf.ops import nn as nn_ops
 from minitf.ops import random as random_ops
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["Dropout", "SpatialDropout1D", "SpatialDropout2D", "GaussianNoise"]
 
@@ -29,6 +30,7 @@ def _noise_shape_arg(noise_shape):
     return dims
 
 
+@export("layers.Dropout", "keras.layers.Dropout")
 class Dropout(Layer):
     """Randomly zeroes a `rate` fraction of the inputs and scales the rest by 1 / (1 - rate),
     only when called with `training=True`; otherwise it returns its inputs."""
@@ -69,6 +71,7 @@ class Dropout(Layer):
         return config
 
 
+@export("layers.SpatialDropout1D", "keras.layers.SpatialDropout1D")
 class SpatialDropout1D(Dropout):
     """Dropout of whole channels of (batch, steps, channels) inputs."""
 
@@ -81,6 +84,7 @@ class SpatialDropout1D(Dropout):
         return [shape[0], 1, shape[2]]
 
 
+@export("layers.SpatialDropout2D", "keras.layers.SpatialDropout2D")
 class SpatialDropout2D(Dropout):
     """Dropout of whole feature maps: one decision per (example, channel)."""
 
@@ -94,6 +98,7 @@ class SpatialDropout2D(Dropout):
         return [shape[0], 1, 1, shape[3]]
 
 
+@export("layers.GaussianNoise", "keras.layers.GaussianNoise")
 class GaussianNoise(Layer):
     """Adds zero-mean normal noise of standard deviation `stddev`, only when training."""
 

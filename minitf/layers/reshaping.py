@@ -11,6 +11,7 @@ from minitf.ops import image as image_ops
 from minitf.ops import image_resize
 from minitf.ops.constant import cast
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["Flatten", "Reshape", "Permute", "RepeatVector", "UpSampling2D", "ZeroPadding2D",
            "Cropping2D"]
@@ -56,6 +57,7 @@ def _product(dims):
     return n
 
 
+@export("layers.Flatten", "keras.layers.Flatten")
 class Flatten(Layer):
     """Reshapes (batch, ...) to (batch, product of the other dimensions)."""
 
@@ -87,6 +89,7 @@ class Flatten(Layer):
         return config
 
 
+@export("layers.Reshape", "keras.layers.Reshape")
 class Reshape(Layer):
     """Reshapes each example to `target_shape` (one entry may be -1)."""
 
@@ -151,6 +154,7 @@ class Reshape(Layer):
         return config
 
 
+@export("layers.Permute", "keras.layers.Permute")
 class Permute(Layer):
     """Permutes the non-batch axes; `dims` counts from 1 (e.g. (2, 1))."""
 
@@ -178,6 +182,7 @@ class Permute(Layer):
         return config
 
 
+@export("layers.RepeatVector", "keras.layers.RepeatVector")
 class RepeatVector(Layer):
     """(batch, features) -> (batch, n, features)."""
 
@@ -206,6 +211,7 @@ class RepeatVector(Layer):
         return config
 
 
+@export("layers.UpSampling2D", "keras.layers.UpSampling2D")
 class UpSampling2D(Layer):
     """Repeats rows and columns `size` times ('nearest') or resizes with
     `tf.image.resize(method=interpolation)` (half-pixel centres, no antialiasing).
@@ -275,6 +281,7 @@ def _pairs(value, name):
     return tuple(out)
 
 
+@export("layers.ZeroPadding2D", "keras.layers.ZeroPadding2D")
 class ZeroPadding2D(Layer):
     """Adds rows and columns of zeros around each image."""
 
@@ -305,6 +312,7 @@ class ZeroPadding2D(Layer):
         return config
 
 
+@export("layers.Cropping2D", "keras.layers.Cropping2D")
 class Cropping2D(Layer):
     """Removes rows and columns at the image borders."""
 

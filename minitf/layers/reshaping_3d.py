@@ -5,6 +5,7 @@ from minitf.layers.base import InputSpec, Layer
 from minitf.layers.convolutional import spatial_dims, standardize_data_format, with_channels
 from minitf.ops import array as array_ops
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["UpSampling3D", "ZeroPadding3D", "Cropping3D"]
 
@@ -40,6 +41,7 @@ def _amounts(value, name):
                  for i, v in enumerate(value))
 
 
+@export("layers.UpSampling3D", "keras.layers.UpSampling3D")
 class UpSampling3D(Layer):
     """Repeats each depth slice, row and column `size` times (nearest neighbour)."""
 
@@ -91,6 +93,7 @@ def _spatial_pads(amounts, data_format):
     return [[0, 0]] + pads + [[0, 0]]
 
 
+@export("layers.ZeroPadding3D", "keras.layers.ZeroPadding3D")
 class ZeroPadding3D(Layer):
     """Adds zeros before and after the depth, rows and columns of each volume."""
 
@@ -118,6 +121,7 @@ class ZeroPadding3D(Layer):
         return config
 
 
+@export("layers.Cropping3D", "keras.layers.Cropping3D")
 class Cropping3D(Layer):
     """Removes depth slices, rows and columns at the borders of each volume."""
 

@@ -29,6 +29,7 @@ from minitf.ops import creation, gather
 from minitf.ops import shaping as shaping_ops
 from minitf.ops.constant import cast
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D"]
 
@@ -372,6 +373,7 @@ for _name in ("filters", "kernel_size", "strides", "padding", "data_format", "di
     setattr(_ConvLSTM, _name, _cell_property(_name))
 
 
+@export("layers.ConvLSTM1D", "keras.layers.ConvLSTM1D")
 class ConvLSTM1D(_ConvLSTM):
     """A convolutional LSTM over sequences of 1-D feature maps: inputs (batch, steps, width,
     channels) (or (batch, steps, channels, width) with channels_first); outputs (batch, [steps,]
@@ -380,6 +382,7 @@ class ConvLSTM1D(_ConvLSTM):
     rank = 1
 
 
+@export("layers.ConvLSTM2D", "keras.layers.ConvLSTM2D")
 class ConvLSTM2D(_ConvLSTM):
     """A convolutional LSTM over sequences of images (Shi et al. 2015).
 
@@ -399,6 +402,7 @@ class ConvLSTM2D(_ConvLSTM):
     rank = 2
 
 
+@export("layers.ConvLSTM3D", "keras.layers.ConvLSTM3D")
 class ConvLSTM3D(_ConvLSTM):
     """A convolutional LSTM over sequences of volumes: inputs (batch, steps, depth, rows, cols,
     channels) (or channels first). Arguments as ConvLSTM2D."""

@@ -29,6 +29,7 @@ from minitf.object_registration import get_registered_name, merged_custom_object
 from minitf.optimizers import OPTIMIZERS
 from minitf.optimizers.schedules import SCHEDULES
 from minitf.regularizers import REGULARIZERS
+from minitf.api_export import export
 
 __all__ = ["serialize", "deserialize", "enable_unsafe_deserialization", "in_safe_mode",
            "SafeModeScope", "serialize_function", "deserialize_function"]
@@ -58,6 +59,7 @@ _SCOPE = contextvars.ContextVar("minitf_safe_mode_scope", default=None)
 _safe_mode = _SafeMode()
 
 
+@export("keras.config.enable_unsafe_deserialization")
 def enable_unsafe_deserialization():
     """Allow loading Python lambdas (bytecode) from configs in the calling thread from now on.
 
@@ -258,6 +260,7 @@ def _serialize_object(obj):
             "config": _serialize_value(obj.get_config()), "registered_name": registered}
 
 
+@export("layers.serialize", "keras.layers.serialize")
 def serialize(layer):
     """The layer as a dict: {'module', 'class_name', 'config', 'registered_name'} (Keras 3),
     plus {'build_config': {'input_shape': ...}} once the layer is built."""
@@ -354,6 +357,7 @@ def _is_other_keras_family(config, custom_objects):
             and name not in (custom_objects or {}) and builtin_layer_class(name) is None)
 
 
+@export("layers.deserialize", "keras.layers.deserialize")
 def deserialize(config, custom_objects=None):
     """A new layer from `serialize`'s output (or Keras 2's {'class_name', 'config'}).
 

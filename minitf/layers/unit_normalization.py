@@ -4,12 +4,14 @@ from minitf.ops import math as math_ops
 from minitf.ops import math_unary
 from minitf.ops import reduce as reduce_ops
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["UnitNormalization"]
 
 _EPSILON = 1e-12
 
 
+@export("layers.UnitNormalization", "keras.layers.UnitNormalization")
 class UnitNormalization(Layer):
     """x / ||x||_2 along `axis` (an int or a list of ints), as Keras 3 computes it:
     x * min(rsqrt(sum(x^2)), 1 / 1e-12), so an all-zero slice stays zero (with gradient

@@ -28,6 +28,7 @@ from minitf.losses.loss import (  # noqa: F401
     MeanSquaredError, MeanSquaredLogarithmicError, Poisson, SparseCategoricalCrossentropy, SquaredHinge)
 from minitf.losses.reduction import (  # noqa: F401
     Reduction, reduce_weighted_values, squeeze_or_expand_to_same_rank, standardize_reduction)
+from minitf.api_export import export
 
 __all__ = ["Reduction", "Loss", "BinaryCrossentropy",
            "CategoricalCrossentropy", "SparseCategoricalCrossentropy", "MeanSquaredError",
@@ -56,6 +57,7 @@ for _fn, _aliases in (
     LOSSES.register(_fn, aliases=_aliases)
 
 
+@export("losses.serialize", "keras.losses.serialize")
 def serialize(loss):
     """The config form of a loss, as Keras 3 writes it.
 
@@ -74,6 +76,7 @@ def serialize(loss):
     return LOSSES.serialize(loss)
 
 
+@export("losses.deserialize", "keras.losses.deserialize")
 def deserialize(name, custom_objects=None):
     """The loss a name or a `serialize` dict stands for.
 
@@ -92,6 +95,7 @@ def deserialize(name, custom_objects=None):
     return LOSSES.deserialize(name, custom_objects)
 
 
+@export("losses.get", "keras.losses.get")
 def get(identifier):
     """A loss from an identifier, as `tf.keras.losses.get` (what `compile(loss=...)` takes).
 

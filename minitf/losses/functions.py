@@ -21,6 +21,7 @@ from minitf.ops import math as math_ops
 from minitf.ops import nn as nn_ops
 from minitf.ops import reduce as reduce_ops
 from minitf.tensor import Tensor
+from minitf.api_export import export
 
 __all__ = ["mean_squared_error", "mean_absolute_error", "mean_absolute_percentage_error",
            "mean_squared_logarithmic_error", "huber", "log_cosh", "kl_divergence", "poisson",
@@ -46,6 +47,7 @@ def _const_like(value, like):
     return Tensor(value.astype(like._value.dtype))
 
 
+@export("losses.MSE", "losses.mse", "keras.losses.MSE", "keras.losses.mse")
 def mean_squared_error(y_true, y_pred):
     """mean((y_pred - y_true)^2) over the last axis."""
     y_true, y_pred = _pred_true(y_true, y_pred)
@@ -53,6 +55,7 @@ def mean_squared_error(y_true, y_pred):
     return reduce_ops.reduce_mean(math_ops.squared_difference(y_pred, y_true), axis=-1)
 
 
+@export("losses.MAE", "losses.mae", "keras.losses.MAE", "keras.losses.mae")
 def mean_absolute_error(y_true, y_pred):
     """mean(|y_pred - y_true|) over the last axis."""
     y_true, y_pred = _pred_true(y_true, y_pred)
@@ -60,6 +63,7 @@ def mean_absolute_error(y_true, y_pred):
     return reduce_ops.reduce_mean(math_ops.abs(y_pred - y_true), axis=-1)
 
 
+@export("losses.MAPE", "losses.mape", "keras.losses.MAPE", "keras.losses.mape")
 def mean_absolute_percentage_error(y_true, y_pred):
     """100 * mean(|(y_true - y_pred) / max(|y_true|, eps)|) over the last axis."""
     y_true, y_pred = _pred_true(y_true, y_pred)
@@ -68,6 +72,7 @@ def mean_absolute_percentage_error(y_true, y_pred):
     return 100.0 * reduce_ops.reduce_mean(diff, axis=-1)
 
 
+@export("losses.MSLE", "losses.msle", "keras.losses.MSLE", "keras.losses.msle")
 def mean_squared_logarithmic_error(y_true, y_pred):
     """mean((log(max(y_pred, eps) + 1) - log(max(y_true, eps) + 1))^2) over the last axis."""
     y_true, y_pred = _pred_true(y_true, y_pred)
@@ -77,6 +82,7 @@ def mean_squared_logarithmic_error(y_true, y_pred):
     return reduce_ops.reduce_mean(math_ops.square(first - second), axis=-1)
 
 
+@export("losses.huber", "keras.losses.huber")
 def huber(y_true, y_pred, delta=1.0):
     """Quadratic for |error| <= delta, linear beyond: mean over the last axis."""
     y_true, y_pred = _pred_true(y_true, y_pred)
@@ -88,6 +94,7 @@ def huber(y_true, y_pred, delta=1.0):
     return reduce_ops.reduce_mean(array_ops.where(abs_error <= delta, quadratic, linear), axis=-1)
 
 
+@export("losses.logcosh", "keras.losses.logcosh")
 def log_cosh(y_true, y_pred):
     """mean(log(cosh(y_pred - y_true))) over the last axis, computed without overflow."""
     y_true, y_pred = _pred_true(y_true, y_pred)
@@ -96,6 +103,8 @@ def log_cosh(y_true, y_pred):
     return reduce_ops.reduce_mean(x + math_ops.softplus(-2.0 * x) - float(np.log(2.0)), axis=-1)
 
 
+@export("losses.KLD", "losses.kld", "losses.kullback_leibler_divergence", "keras.losses.KLD",
+        "keras.losses.kld", "keras.losses.kullback_leibler_divergence")
 def kl_divergence(y_true, y_pred):
     """sum(y_true * log(y_true / y_pred)) over the last axis, both clipped to [eps, 1]."""
     y_true, y_pred = _pred_true(y_true, y_pred)
@@ -104,6 +113,7 @@ def kl_divergence(y_true, y_pred):
     return reduce_ops.reduce_sum(y_true * math_ops.log(y_true / y_pred), axis=-1)
 
 
+@export("losses.poisson", "keras.losses.poisson")
 def poisson(y_true, y_pred):
     """mean(y_pred - y_true * log(y_pred + eps)) over the last axis."""
     y_true, y_pred = _pred_true(y_true, y_pred)
@@ -119,6 +129,7 @@ def _l2_normalize(x, axis):
     return x * math_ops.rsqrt(math_ops.maximum(square_sum, EPSILON * EPSILON))
 
 
+@export("losses.cosine_similarity", "keras.losses.cosine_similarity")
 def cosine_similarity(y_true, y_pred, axis=-1):
     """-sum(l2_normalize(y_true) * l2_normalize(y_pred)) along `axis` (-1 means aligned)."""
     y_true, y_pred = _pred_true(y_true, y_pred)
@@ -136,6 +147,7 @@ def _signed_labels(y_true):
     return y_true
 
 
+@export("losses.hinge", "keras.losses.hinge")
 def hinge(y_true, y_pred):
     """mean(max(1 - y_true * y_pred, 0)) over the last axis; 0/1 labels become -1/1."""
     y_true, y_pred = _pred_true(y_true, y_pred)
@@ -143,6 +155,7 @@ def hinge(y_true, y_pred):
     return reduce_ops.reduce_mean(math_ops.maximum(1.0 - y_true * y_pred, 0.0), axis=-1)
 
 
+@export("losses.squared_hinge", "keras.losses.squared_hinge")
 def squared_hinge(y_true, y_pred):
     """mean(max(1 - y_true * y_pred, 0)^2) over the last axis; 0/1 labels become -1/1."""
     y_true, y_pred = _pred_true(y_true, y_pred)
@@ -150,6 +163,7 @@ def squared_hinge(y_true, y_pred):
     return reduce_ops.reduce_mean(math_ops.square(math_ops.maximum(1.0 - y_true * y_pred, 0.0)), axis=-1)
 
 
+@export("losses.categorical_hinge", "keras.losses.categorical_hinge")
 def categorical_hinge(y_true, y_pred):
     """max(max((1 - y_true) * y_pred) - sum(y_true * y_pred) + 1, 0) over the last axis."""
     y_true, y_pred = _pred_true(y_true, y_pred)
@@ -172,6 +186,7 @@ def _log_softmax(x, axis):
     return activations.log_softmax(x, axis=axis)
 
 
+@export("losses.binary_crossentropy", "keras.losses.binary_crossentropy")
 def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
     """Binary cross-entropy averaged over `axis`; labels are smoothed toward 0.5 first.
 
@@ -199,6 +214,7 @@ def _elementwise_bce(target, output, from_logits):
     return -(target * math_ops.log(output) + (1.0 - target) * math_ops.log(1.0 - output))
 
 
+@export("losses.categorical_crossentropy", "keras.losses.categorical_crossentropy")
 def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
     """-sum(y_true * log(p)) along `axis`; p is y_pred normalized and clipped, or softmax(logits)."""
     y_true, y_pred = _pred_true(y_true, y_pred)
@@ -243,6 +259,7 @@ def _sparse_labels(y_true, y_pred, axis):
     return xp.asarray(raw)
 
 
+@export("losses.sparse_categorical_crossentropy", "keras.losses.sparse_categorical_crossentropy")
 def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_class=None, axis=-1):
     """Cross-entropy with integer labels: -log p[label] along `axis`.
 

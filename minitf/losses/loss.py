@@ -21,6 +21,7 @@ from minitf.losses.reduction import (reduce_weighted_values, squeeze_or_expand_t
                                      standardize_reduction)
 from minitf.ops import compare as compare_ops
 from minitf.ops import constant as constant_ops
+from minitf.api_export import export, export_value
 
 __all__ = ["Loss", "LossFunctionWrapper", "BinaryCrossentropy", "CategoricalCrossentropy",
            "SparseCategoricalCrossentropy", "MeanSquaredError", "MeanAbsoluteError",
@@ -28,6 +29,7 @@ __all__ = ["Loss", "LossFunctionWrapper", "BinaryCrossentropy", "CategoricalCros
            "CosineSimilarity", "Hinge", "SquaredHinge", "CategoricalHinge", "LogCosh", "Poisson"]
 
 
+@export("losses.Loss", "keras.losses.Loss")
 class Loss:
     """Base class of the loss objects: per-example losses, weighted, reduced to a scalar.
 
@@ -195,6 +197,7 @@ class LossFunctionWrapper(Loss):
         return cls(**config)
 
 
+@export("losses.MeanSquaredError", "keras.losses.MeanSquaredError")
 class MeanSquaredError(LossFunctionWrapper):
     """The mean of squared errors: `mean((y_true - y_pred) ** 2)` over the last axis, then
     reduced over the batch.
@@ -214,6 +217,7 @@ class MeanSquaredError(LossFunctionWrapper):
         super().__init__(mean_squared_error, reduction=reduction, name=name, dtype=dtype)
 
 
+@export("losses.BinaryCrossentropy", "keras.losses.BinaryCrossentropy")
 class BinaryCrossentropy(LossFunctionWrapper):
     """Cross-entropy between 0/1 labels and predicted probabilities (or logits).
 
@@ -247,6 +251,7 @@ class BinaryCrossentropy(LossFunctionWrapper):
                          from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
 
 
+@export("losses.CategoricalCrossentropy", "keras.losses.CategoricalCrossentropy")
 class CategoricalCrossentropy(LossFunctionWrapper):
     """Cross-entropy between one-hot labels and a predicted distribution over classes.
 
@@ -277,6 +282,7 @@ class CategoricalCrossentropy(LossFunctionWrapper):
                          from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
 
 
+@export("losses.SparseCategoricalCrossentropy", "keras.losses.SparseCategoricalCrossentropy")
 class SparseCategoricalCrossentropy(LossFunctionWrapper):
     """Cross-entropy between integer class labels and a predicted distribution over classes.
 
@@ -338,23 +344,36 @@ def _wrapper_class(class_name, fn, default_name, doc, **defaults):
 
 MeanAbsoluteError = _wrapper_class("MeanAbsoluteError", mean_absolute_error, "mean_absolute_error",
                                    "Mean of absolute errors over the last axis, then reduced.")
+export_value("MeanAbsoluteError", "losses.MeanAbsoluteError", "keras.losses.MeanAbsoluteError")
 MeanAbsolutePercentageError = _wrapper_class(
     "MeanAbsolutePercentageError", mean_absolute_percentage_error, "mean_absolute_percentage_error",
     "100 * mean(|(y_true - y_pred) / y_true|), then reduced.")
+export_value("MeanAbsolutePercentageError", "losses.MeanAbsolutePercentageError",
+             "keras.losses.MeanAbsolutePercentageError")
 MeanSquaredLogarithmicError = _wrapper_class(
     "MeanSquaredLogarithmicError", mean_squared_logarithmic_error, "mean_squared_logarithmic_error",
     "Mean of squared differences of log(1 + y), then reduced.")
+export_value("MeanSquaredLogarithmicError", "losses.MeanSquaredLogarithmicError",
+             "keras.losses.MeanSquaredLogarithmicError")
 Huber = _wrapper_class("Huber", huber, "huber_loss", "Huber loss with threshold `delta` (default 1.0).",
                        delta=1.0)
+export_value("Huber", "losses.Huber", "keras.losses.Huber")
 KLDivergence = _wrapper_class("KLDivergence", kl_divergence, "kl_divergence",
                               "Kullback-Leibler divergence of y_pred from y_true, then reduced.")
+export_value("KLDivergence", "losses.KLDivergence", "keras.losses.KLDivergence")
 CosineSimilarity = _wrapper_class("CosineSimilarity", cosine_similarity, "cosine_similarity",
                                   "Negative cosine similarity along `axis` (default -1), then reduced.",
                                   axis=-1)
+export_value("CosineSimilarity", "losses.CosineSimilarity", "keras.losses.CosineSimilarity")
 Hinge = _wrapper_class("Hinge", hinge, "hinge", "Hinge loss for -1/1 (or 0/1) labels, then reduced.")
+export_value("Hinge", "losses.Hinge", "keras.losses.Hinge")
 SquaredHinge = _wrapper_class("SquaredHinge", squared_hinge, "squared_hinge",
                               "Squared hinge loss for -1/1 (or 0/1) labels, then reduced.")
+export_value("SquaredHinge", "losses.SquaredHinge", "keras.losses.SquaredHinge")
 CategoricalHinge = _wrapper_class("CategoricalHinge", categorical_hinge, "categorical_hinge",
                                   "Categorical hinge loss for one-hot labels, then reduced.")
+export_value("CategoricalHinge", "losses.CategoricalHinge", "keras.losses.CategoricalHinge")
 LogCosh = _wrapper_class("LogCosh", log_cosh, "log_cosh", "log(cosh(error)) averaged, then reduced.")
+export_value("LogCosh", "losses.LogCosh", "keras.losses.LogCosh")
 Poisson = _wrapper_class("Poisson", poisson, "poisson", "Poisson negative log-likelihood, then reduced.")
+export_value("Poisson", "losses.Poisson", "keras.losses.Poisson")

@@ -13,6 +13,7 @@ from minitf.ops import array as array_ops
 from minitf.ops import constant as constant_ops
 from minitf.ops import math as math_ops
 from minitf.ops import reduce as reduce_ops
+from minitf.api_export import export
 
 __all__ = ["Reduction", "standardize_reduction", "reduce_weighted_values",
            "squeeze_or_expand_to_same_rank", "scale_loss_for_distribution", "unscale_loss_for_distribution"]
@@ -39,6 +40,7 @@ def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1=True):
 
 
 
+@export("losses.Reduction", "keras.losses.Reduction")
 class Reduction:
     """Keras 2's reduction names (tf.keras.losses.Reduction, kept by Keras 3 as a legacy class).
 

@@ -29,6 +29,7 @@ from minitf.metrics.regression import (  # noqa: F401
     MAE, MAPE, MSE, MeanAbsoluteError, MeanAbsolutePercentageError, MeanSquaredError,
     RootMeanSquaredError, mae, mape, mean_absolute_error, mean_absolute_percentage_error,
     mean_squared_error, mse)
+from minitf.api_export import export
 
 __all__ = ["Metric", "Mean", "Sum", "MeanMetricWrapper", "MeanSquaredError",
            "MeanAbsoluteError", "MeanAbsolutePercentageError", "RootMeanSquaredError",
@@ -65,6 +66,7 @@ for _fn, _aliases in (
     METRICS.register(_fn, aliases=_aliases, lookup=False)
 
 
+@export("metrics.serialize", "keras.metrics.serialize")
 def serialize(metric):
     """The config form of a metric, as Keras 3 writes it.
 
@@ -83,6 +85,7 @@ def serialize(metric):
     return METRICS.serialize(metric)
 
 
+@export("metrics.deserialize", "keras.metrics.deserialize")
 def deserialize(config, custom_objects=None):
     """The metric a name or a `serialize` dict stands for.
 
@@ -101,6 +104,7 @@ def deserialize(config, custom_objects=None):
     return METRICS.deserialize(config, custom_objects)
 
 
+@export("metrics.get", "keras.metrics.get")
 def get(identifier):
     """A metric from an identifier, as `tf.keras.metrics.get`.
 

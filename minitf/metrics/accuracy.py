@@ -4,6 +4,7 @@ from minitf import dispatch
 from minitf.backend import array_module
 from minitf.metrics.base import MeanMetricWrapper, raw_value, same_rank
 from minitf.tensor import Tensor
+from minitf.api_export import export
 
 __all__ = ["accuracy", "binary_accuracy", "categorical_accuracy", "sparse_categorical_accuracy",
            "top_k_categorical_accuracy", "sparse_top_k_categorical_accuracy", "Accuracy",
@@ -24,6 +25,7 @@ def accuracy(y_true, y_pred):
     return _float_matches(t == p)
 
 
+@export("metrics.binary_accuracy", "keras.metrics.binary_accuracy")
 @dispatch.add_dispatch_support
 def binary_accuracy(y_true, y_pred, threshold=0.5):
     """1.0 where (y_pred > threshold) equals y_true, else 0.0: elementwise, y_true's shape
@@ -51,6 +53,7 @@ def _sparse_matches(labels, preds):
     return matches
 
 
+@export("metrics.categorical_accuracy", "keras.metrics.categorical_accuracy")
 @dispatch.add_dispatch_support
 def categorical_accuracy(y_true, y_pred):
     """1.0 where argmax(y_true) == argmax(y_pred) over the last axis."""
@@ -58,6 +61,7 @@ def categorical_accuracy(y_true, y_pred):
     return _float_matches(array_module(t).argmax(t, axis=-1) == array_module(t).argmax(raw_value(y_pred), axis=-1))
 
 
+@export("metrics.sparse_categorical_accuracy", "keras.metrics.sparse_categorical_accuracy")
 @dispatch.add_dispatch_support
 def sparse_categorical_accuracy(y_true, y_pred):
     """1.0 where the integer label equals argmax(y_pred) over the last axis."""
@@ -75,6 +79,8 @@ def _in_top_k(labels, preds, k):
     return (higher < k) & xp.isfinite(target[:, 0])
 
 
+@export("metrics.sparse_top_k_categorical_accuracy",
+        "keras.metrics.sparse_top_k_categorical_accuracy")
 @dispatch.add_dispatch_support
 def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
     """1.0 where the integer label is among the top-k predictions."""
@@ -86,6 +92,7 @@ def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
     return _float_matches(hits)
 
 
+@export("metrics.top_k_categorical_accuracy", "keras.metrics.top_k_categorical_accuracy")
 @dispatch.add_dispatch_support
 def top_k_categorical_accuracy(y_true, y_pred, k=5):
     """1.0 where argmax(y_true) is among the top-k predictions."""
@@ -93,6 +100,7 @@ def top_k_categorical_accuracy(y_true, y_pred, k=5):
     return _float_matches(_in_top_k(array_module(t).argmax(t, axis=-1), p, k).reshape(p.shape[:-1]))
 
 
+@export("metrics.Accuracy", "keras.metrics.Accuracy")
 class Accuracy(MeanMetricWrapper):
     """How often predictions equal labels exactly: the fraction of matching entries.
 
@@ -114,6 +122,7 @@ class Accuracy(MeanMetricWrapper):
         super().__init__(accuracy, name=name, dtype=dtype)
 
 
+@export("metrics.BinaryAccuracy", "keras.metrics.BinaryAccuracy")
 class BinaryAccuracy(MeanMetricWrapper):
     """How often thresholded predictions match 0/1 labels.
 
@@ -137,6 +146,7 @@ class BinaryAccuracy(MeanMetricWrapper):
         super().__init__(binary_accuracy, name=name, dtype=dtype, threshold=threshold)
 
 
+@export("metrics.CategoricalAccuracy", "keras.metrics.CategoricalAccuracy")
 class CategoricalAccuracy(MeanMetricWrapper):
     """How often the highest-scoring class matches one-hot labels:
     `argmax(y_pred) == argmax(y_true)` along the last axis.
@@ -156,6 +166,7 @@ class CategoricalAccuracy(MeanMetricWrapper):
         super().__init__(categorical_accuracy, name=name, dtype=dtype)
 
 
+@export("metrics.SparseCategoricalAccuracy", "keras.metrics.SparseCategoricalAccuracy")
 class SparseCategoricalAccuracy(MeanMetricWrapper):
     """How often the highest-scoring class matches integer labels:
     `argmax(y_pred) == y_true` (labels of shape (batch,) or (batch, 1)).
@@ -175,6 +186,7 @@ class SparseCategoricalAccuracy(MeanMetricWrapper):
         super().__init__(sparse_categorical_accuracy, name=name, dtype=dtype)
 
 
+@export("metrics.TopKCategoricalAccuracy", "keras.metrics.TopKCategoricalAccuracy")
 class TopKCategoricalAccuracy(MeanMetricWrapper):
     """How often the one-hot label is among the top-k predictions (k=5)."""
 
@@ -182,6 +194,7 @@ class TopKCategoricalAccuracy(MeanMetricWrapper):
         super().__init__(top_k_categorical_accuracy, name=name, dtype=dtype, k=k)
 
 
+@export("metrics.SparseTopKCategoricalAccuracy", "keras.metrics.SparseTopKCategoricalAccuracy")
 class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
     """How often the integer label is among the top-k predictions (k=5)."""
 

@@ -18,6 +18,7 @@ from minitf.ops.arg_checks import named
 from minitf.recording import active_graph, stop_recording_all
 from minitf.tensor import Tensor
 from minitf.variable import Variable, VariableAggregation, VariableSynchronization
+from minitf.api_export import export
 
 __all__ = ["Metric", "Reduce", "Sum", "Mean", "MeanMetricWrapper"]
 
@@ -112,6 +113,7 @@ class _StateVariable(Variable):
         return super()._new_value(raw, op)
 
 
+@export("metrics.Metric", "keras.metrics.Metric")
 class Metric(Module):
     """Base class of the metrics: state that accumulates over batches, and a value read from it.
 
@@ -377,6 +379,7 @@ class Reduce(Metric):
         return Tensor(divide_no_nan(self.total._value, self.count._value))
 
 
+@export("metrics.Sum", "keras.metrics.Sum")
 class Sum(Reduce):
     """The (weighted) sum of all values seen."""
 
@@ -387,6 +390,7 @@ class Sum(Reduce):
         return Metric.get_config(self)
 
 
+@export("metrics.Mean", "keras.metrics.Mean")
 class Mean(Reduce):
     """The (weighted) mean of every value seen: `total / count`.
 
@@ -413,6 +417,7 @@ class Mean(Reduce):
         return Metric.get_config(self)
 
 
+@export("metrics.MeanMetricWrapper", "keras.metrics.MeanMetricWrapper")
 class MeanMetricWrapper(Mean):
     """The mean of `fn(y_true, y_pred, **kwargs)` over every example seen."""
 

@@ -9,6 +9,7 @@ from minitf.metrics.base import EPSILON, Metric, divide_no_nan, raw_value, same_
 from minitf.tensor import Tensor
 from minitf.ops import constant as constant_ops
 from minitf.ops import math as math_ops
+from minitf.api_export import export
 
 __all__ = ["Precision", "Recall", "AUC", "TruePositives", "FalsePositives", "TrueNegatives",
            "FalseNegatives"]
@@ -165,6 +166,7 @@ class _ThresholdMetric(Metric):
         return config
 
 
+@export("metrics.Precision", "keras.metrics.Precision")
 class Precision(_ThresholdMetric):
     """true_positives / (true_positives + false_positives), per threshold (default 0.5)."""
     _CELLS = ("true_positives", "false_positives")
@@ -173,6 +175,7 @@ class Precision(_ThresholdMetric):
         return self._ratio(self.true_positives, self.false_positives)
 
 
+@export("metrics.Recall", "keras.metrics.Recall")
 class Recall(_ThresholdMetric):
     """true_positives / (true_positives + false_negatives), per threshold (default 0.5)."""
     _CELLS = ("true_positives", "false_negatives")
@@ -211,26 +214,31 @@ class _ConditionCount(Metric):
         return config
 
 
+@export("metrics.TruePositives", "keras.metrics.TruePositives")
 class TruePositives(_ConditionCount):
     """The weighted number of positive labels predicted above the threshold."""
     _CELL = "true_positives"
 
 
+@export("metrics.FalsePositives", "keras.metrics.FalsePositives")
 class FalsePositives(_ConditionCount):
     """The weighted number of negative labels predicted above the threshold."""
     _CELL = "false_positives"
 
 
+@export("metrics.TrueNegatives", "keras.metrics.TrueNegatives")
 class TrueNegatives(_ConditionCount):
     """The weighted number of negative labels predicted at or below the threshold."""
     _CELL = "true_negatives"
 
 
+@export("metrics.FalseNegatives", "keras.metrics.FalseNegatives")
 class FalseNegatives(_ConditionCount):
     """The weighted number of positive labels predicted at or below the threshold."""
     _CELL = "false_negatives"
 
 
+@export("metrics.AUC", "keras.metrics.AUC")
 class AUC(Metric):
     """Area under the ROC or precision-recall curve, from counts at `num_thresholds` thresholds.
 

@@ -11,6 +11,7 @@ can run under it: `check_usable` refuses it with NotImplementedError.
 """
 from minitf import dtypes
 from minitf.keras_core import config as keras_config
+from minitf.api_export import export
 
 __all__ = ["DTypePolicy", "Policy", "FloatDTypePolicy", "set_global_policy", "global_policy",
            "set_dtype_policy", "dtype_policy", "get", "serialize", "check_usable", "floatx_policy"]
@@ -19,6 +20,7 @@ _MIXED = {"mixed_float16": ("float16", "float32"), "mixed_bfloat16": ("bfloat16"
 _state = {"policy": None}  # the global policy set by the user; None: follow floatx()
 
 
+@export("keras.mixed_precision.DTypePolicy", "keras.mixed_precision.Policy")
 class DTypePolicy:
     """A layer's dtype policy: the dtype it computes in and the dtype of its weights.
 
@@ -102,6 +104,8 @@ def _parse_name(name):
     return dtype, dtype
 
 
+@export("keras.config.dtype_policy", "keras.mixed_precision.dtype_policy",
+        "keras.mixed_precision.global_policy")
 def global_policy():
     """The policy layers get when they are created without a `dtype` (Keras' float32 default:
     a policy named after `tf.keras.backend.floatx()` until `set_global_policy` is called)."""
@@ -121,6 +125,8 @@ def floatx_policy():
     return policy
 
 
+@export("keras.config.set_dtype_policy", "keras.mixed_precision.set_dtype_policy",
+        "keras.mixed_precision.set_global_policy")
 def set_global_policy(policy):
     """Make `policy` (a DTypePolicy or its name) the default policy of layers created from now on.
 

@@ -5,6 +5,7 @@ from minitf.layers.input_layer import Input, InputLayer
 from minitf.models.model import Model
 from minitf.models.sequential import Sequential
 from minitf.models.serialization import deserialize_layer, keeping_callables, serialize_layer
+from minitf.api_export import export
 
 __all__ = ["clone_model"]
 
@@ -35,6 +36,7 @@ def _clone_sequential(model, input_tensors, clone):
     return Sequential(layers, name=model.name)
 
 
+@export("models.clone_model", "keras.models.clone_model")
 def clone_model(model, input_tensors=None, clone_function=None):
     """A new Sequential or functional model with new layers built from each layer's config.
 

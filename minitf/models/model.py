@@ -21,10 +21,12 @@ from minitf.saving import saving_api
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 from minitf.variable import Variable
+from minitf.api_export import export
 
 __all__ = ["Model"]
 
 
+@export("keras.Model", "models.Model", "keras.models.Model")
 class Model(TrainingMixin, Layer):
     """A Layer with training and saving utilities; functional when given inputs and outputs."""
 

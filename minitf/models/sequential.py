@@ -8,10 +8,12 @@ from minitf.models import serialization
 from minitf.models.functional import GraphRunner, set_input_masks, to_input_dtype
 from minitf.models.model import Model, layer_dependencies
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["Sequential"]
 
 
+@export("keras.Sequential", "models.Sequential", "keras.models.Sequential")
 class Sequential(Model):
     """A model whose layers run one after the other.
 

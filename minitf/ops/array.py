@@ -20,6 +20,7 @@ from minitf.ops.reorder import argsort, reverse, roll, sort, unique  # noqa: F40
 from minitf.ops.shaping import (broadcast_to, concat, expand_dims, identity_n, newaxis,  # noqa: F401
                                 rank, reshape, shape, size, split, squeeze, stack, tile, transpose,
                                 unstack)
+from minitf.api_export import export_value
 
 __all__ = ["reshape", "broadcast_to", "transpose", "stack", "unstack", "where", "zeros", "ones",
            "zeros_like", "ones_like", "fill", "newaxis",
@@ -32,6 +33,10 @@ __all__ = ["reshape", "broadcast_to", "transpose", "stack", "unstack", "where", 
 
 # these take a RaggedTensor too (minitf.ragged serves them through the dispatch seam)
 reverse = dispatch.add_dispatch_support(reverse)
+export_value("reverse", "reverse")
 gather = dispatch.add_dispatch_support(gather)
+export_value("gather", "gather")
 zeros_like = dispatch.add_dispatch_support(zeros_like, elementwise="unary")
+export_value("zeros_like", "zeros_like")
 ones_like = dispatch.add_dispatch_support(ones_like, elementwise="unary")
+export_value("ones_like", "ones_like")

@@ -8,10 +8,12 @@ from minitf.ops.array import ones_like, where
 from minitf.ops.constant import cast, convert_to_tensor
 from minitf.ops.math import clip_by_value, maximum, minimum, sqrt
 from minitf.ops.reduce import reduce_sum
+from minitf.api_export import export
 
 __all__ = ["clip_by_norm", "clip_by_global_norm", "global_norm", "saturate_cast"]
 
 
+@export("clip_by_norm")
 @dispatch.add_dispatch_support
 def clip_by_norm(t, clip_norm, axes=None, name=None):
     """`t` scaled so its L2 norm over `axes` is at most `clip_norm` (unchanged when already
@@ -30,6 +32,7 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     return t * clip / maximum(l2norm, clip)
 
 
+@export("linalg.global_norm")
 @dispatch.add_dispatch_support
 def global_norm(t_list, name=None):
     """sqrt of the sum of squared L2 norms of all tensors in `t_list` (None entries skipped)."""
@@ -47,6 +50,7 @@ def global_norm(t_list, name=None):
     return sqrt(total)
 
 
+@export("clip_by_global_norm")
 @dispatch.add_dispatch_support
 def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     """Scale every tensor in `t_list` by clip_norm / max(global_norm, clip_norm).
@@ -88,6 +92,7 @@ def _limit(value, np_dtype):
         return np.array(value).astype(np_dtype)[()]
 
 
+@export("saturate_cast")
 @dispatch.add_dispatch_support
 def saturate_cast(value, dtype, name=None):
     """Cast with values first clamped to the target's range (TF's saturate_cast, limits included)."""

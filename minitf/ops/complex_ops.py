@@ -10,6 +10,7 @@ from minitf.ops._core import Op, Tensor, thread_state, array_module, as_tensor, 
 from minitf.ops.creation import zeros_like
 from minitf.ops.math import add, multiply, negative, truediv
 from minitf.ops.math_unary import conj_or_self, square
+from minitf.api_export import export
 
 __all__ = ["complex", "real", "imag", "conj", "angle"]
 
@@ -26,6 +27,7 @@ def _numeric_or_type_error(x, what):
 COMPLEX = Op("Complex", batchable=True, dtypes=("float32", "float64"))
 
 
+@export("complex")
 @dispatch.add_dispatch_support
 def complex(real, imag, name=None):  # noqa: A001 (TF's name)
     """The complex tensor real + i * imag.
@@ -72,6 +74,7 @@ REAL = Op("Real", batchable=True)
 IMAG = Op("Imag", batchable=True)
 
 
+@export("math.real")
 @dispatch.add_dispatch_support
 def real(input, name=None):  # noqa: A002 (TF's argument name)
     """The real part of a complex tensor (float32 for complex64, float64 for complex128); a real
@@ -90,6 +93,7 @@ def real(input, name=None):  # noqa: A002 (TF's argument name)
     return y
 
 
+@export("math.imag")
 @dispatch.add_dispatch_support
 def imag(input, name=None):  # noqa: A002
     """The imaginary part of a complex tensor; zeros like the input for any other tensor (as TF,
@@ -103,6 +107,7 @@ def imag(input, name=None):  # noqa: A002
     return y
 
 
+@export("math.conj")
 @dispatch.add_dispatch_support
 def conj(x, name=None):
     """The complex conjugate; a real numeric tensor is returned unchanged. The gradient is the
@@ -120,6 +125,7 @@ def conj(x, name=None):
 ANGLE = Op("Angle", batchable=True)
 
 
+@export("math.angle")
 @dispatch.add_dispatch_support
 def angle(input, name=None):  # noqa: A002
     """The argument of each complex number, atan2(imag, real), in (-pi, pi]; for a real float

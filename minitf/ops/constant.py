@@ -8,12 +8,14 @@ from minitf.ops.arg_checks import named, shape_dims
 from minitf.ops._core import (Op, Tensor, Variable, thread_state, array_module, graph_call, is_graph_value, record,
                               tracing)
 from minitf.symbolic_tensor import SymbolicTensor
+from minitf.api_export import export
 
 __all__ = ["constant", "convert_to_tensor", "cast", "identity", "stop_gradient", "is_tensor"]
 
 from minitf.tensor import is_tensor  # noqa: E402
 
 
+@export("constant")
 @dispatch.add_dispatch_support
 def constant(value, dtype=None, shape=None, name="Const"):
     """A tensor holding `value`, filled or reshaped to `shape` if given.
@@ -59,6 +61,7 @@ def constant(value, dtype=None, shape=None, name="Const"):
 CAST = Op("Cast", batchable=True)
 
 
+@export("cast")
 def cast(x, dtype, name=None):
     """`x` converted elementwise to `dtype`; gradients flow between floating types only.
 
@@ -118,6 +121,7 @@ def _float_to_int(xp, v, np_dtype):
 IDENTITY = Op("Identity", batchable=True, sparse_passthrough=True)
 
 
+@export("identity")
 def identity(input, name=None):  # noqa: A002 (TF's argument name)
     """A tensor with the same value as `input` (a snapshot when `input` is a variable)."""
     if tracing[0] and is_graph_value(input):
@@ -133,6 +137,7 @@ def identity(input, name=None):  # noqa: A002 (TF's argument name)
     return y
 
 
+@export("stop_gradient")
 def stop_gradient(input, name=None):  # noqa: A002
     """The same value as `input`, but no gradient flows through it."""
     if tracing[0] and is_graph_value(input):

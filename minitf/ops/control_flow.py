@@ -11,6 +11,7 @@ from minitf.ops._core import Tensor, Variable, thread_state, as_tensor
 from minitf.ops.constant import cast
 from minitf.ops.shaping import stack, unstack
 from minitf.ops.tensor_array import TensorArray
+from minitf.api_export import export
 
 __all__ = ["cond", "case", "switch_case", "while_loop", "map_fn", "scan", "foldl", "foldr",
            "vectorized_map"]
@@ -22,6 +23,7 @@ def _truth(pred):
     return bool(pred)
 
 
+@export("cond")
 def cond(pred, true_fn=None, false_fn=None, name=None):
     """`true_fn()` if `pred` is true, else `false_fn()`: the branch's result as it returns it.
 
@@ -40,6 +42,7 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     return true_fn() if _truth(pred) else false_fn()
 
 
+@export("case")
 def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
     """The result of the callable paired with the first true predicate, else of `default`.
 
@@ -81,6 +84,7 @@ def _nested_conds(pairs, default):
     return result()
 
 
+@export("switch_case")
 def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
     """`branch_fns[branch_index]()`; an index out of range runs `default` (or the last branch).
 
@@ -110,6 +114,7 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
     return fns[index]() if 0 <= index < len(fns) else fns[-1]()
 
 
+@export("while_loop")
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, back_prop=True,
                swap_memory=False, maximum_iterations=None, name=None):
     """Repeat `loop_vars = body(*loop_vars)` while `cond(*loop_vars)` is true; the final loop
@@ -175,6 +180,7 @@ def _stack_results(results, signature, op):
     return nest.pack_sequence_as(results[0], out)
 
 
+@export("map_fn")
 def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap_memory=False,
            infer_shape=True, name=None, fn_output_signature=None):
     """`fn` applied to each row (slice along axis 0) of `elems`, results stacked.
@@ -213,6 +219,7 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     return _stack_results(results, signature, "map_fn")
 
 
+@export("vectorized_map")
 def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     """`fn` applied to each row of `elems`, results stacked (eagerly, row by row; the results'
     dtypes are whatever `fn` returns)."""
@@ -222,6 +229,7 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     return _stack_results([fn(row) for row in rows], None, "vectorized_map")
 
 
+@export("scan")
 def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, swap_memory=False,
          infer_shape=True, reverse=False, name=None):
     """The running accumulation `a = fn(a, row)` over the rows of `elems`, every `a` stacked.
@@ -248,12 +256,14 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
     return _stack_results([outputs[i] for i in range(n)], None, "scan")
 
 
+@export("foldl")
 def foldl(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, swap_memory=False,
           name=None):
     """`fn(...fn(fn(initializer, row0), row1)..., row_n-1)`; without `initializer`, row 0 starts."""
     return _fold(fn, elems, initializer, reverse=False)
 
 
+@export("foldr")
 def foldr(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, swap_memory=False,
           name=None):
     """The fold from the last row to the first; without `initializer`, the last row starts."""

@@ -26,6 +26,7 @@ from minitf.ops.conv_geometry import (  # noqa: F401 (Geometry: the geometry ker
     one_int, spatial_pair)
 from minitf.ops.pooling import (  # noqa: F401 (pooling's home was this module: its old import path)
     avg_pool, avg_pool1d, avg_pool2d, max_pool, max_pool1d, max_pool2d, pool)
+from minitf.api_export import export
 
 __all__ = [
     "conv1d", "conv2d", "conv2d_transpose", "conv1d_transpose", "depthwise_conv2d",
@@ -81,6 +82,7 @@ def _conv2d_backprop_filter(x, g, geo, cols=None):
     return dw
 
 
+@export("nn.conv2d")
 @dispatch.add_dispatch_support
 def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):  # noqa: A002
     """2-D convolution (cross-correlation) of a [batch, h, w, in] input with [kh, kw, in, out] filters.
@@ -118,6 +120,7 @@ def _conv_geometry(in_shape, w_shape, strides, padding, data_format, dilations, 
     return Geometry(tuple(in_shape), kh, kw, s, d, mode, explicit, op_name)
 
 
+@export("nn.conv2d_transpose")
 @dispatch.add_dispatch_support
 def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NHWC",  # noqa: A002
                      dilations=None, name=None):
@@ -151,6 +154,7 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data
     return from_nhwc(_conv2d_backprop_input(w, g, geo), data_format)
 
 
+@export("nn.conv1d")
 @dispatch.add_dispatch_support
 def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, name=None):  # noqa: A002
     """1-D convolution of a [batch, width, in] input with [k, in, out] filters (via conv2d)."""
@@ -170,6 +174,7 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, n
     return reshape(y, [shape[0]] + shape[2:]) if fmt == "NHWC" else reshape(y, shape[:2] + shape[3:])
 
 
+@export("nn.conv1d_transpose")
 @dispatch.add_dispatch_support
 def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NWC",  # noqa: A002
                      dilations=None, name=None):
@@ -186,6 +191,7 @@ def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data
     return reshape(y, out_shape)
 
 
+@export("nn.convolution")
 @dispatch.add_dispatch_support
 def convolution(input, filters, strides=None, padding="VALID", data_format=None,  # noqa: A002
                 dilations=None, name=None):
@@ -276,6 +282,7 @@ def _depthwise_backprop_filter(x, g, geo):
     return out
 
 
+@export("nn.depthwise_conv2d")
 @dispatch.add_dispatch_support
 def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilations=None, name=None):  # noqa: A002
     """Depthwise 2-D convolution: filter [kh, kw, in, multiplier] gives in*multiplier channels."""
@@ -290,6 +297,7 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilation
     return from_nhwc(_depthwise_nhwc(x, w, geo), data_format)
 
 
+@export("nn.separable_conv2d")
 @dispatch.add_dispatch_support
 def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding,  # noqa: A002
                      data_format=None, dilations=None, name=None):

@@ -14,6 +14,7 @@ from minitf.kernels import volumes
 from minitf.ops._core import Op, Tensor, thread_state, as_tensor, record
 from minitf.ops.array import transpose
 from minitf.ops.conv_geometry import Geometry, check_float_same, out_and_pads
+from minitf.api_export import export
 
 __all__ = ["conv3d", "conv3d_transpose"]
 
@@ -203,6 +204,7 @@ def _geometry(in_shape, w_shape, strides, dilations, padding, op_name):
     return Geometry3D(tuple(in_shape), tuple(w_shape[:3]), strides, dilations, padding, op_name)
 
 
+@export("nn.conv3d")
 @dispatch.add_dispatch_support
 def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None, name=None):  # noqa: A002
     """3-D convolution (cross-correlation) of a [batch, depth, rows, cols, in] input with
@@ -228,6 +230,7 @@ def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None
     return from_ndhwc(_conv3d_ndhwc(x, w, geo), data_format)
 
 
+@export("nn.conv3d_transpose")
 @dispatch.add_dispatch_support
 def conv3d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NDHWC",  # noqa: A002
                      dilations=None, name=None):

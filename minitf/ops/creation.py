@@ -10,6 +10,7 @@ from minitf.ops.arg_checks import converted, dtype_arg, int_input, named, python
 from minitf.tensor_shape import TensorShape
 from minitf.ops.shaping import int_list, scalar_int, shape_arg, broadcast_to, reshape
 from minitf.symbolic_tensor import is_symbolic
+from minitf.api_export import export
 
 __all__ = ["zeros", "ones", "zeros_like", "ones_like", "fill", "one_hot", "range", "linspace", "eye",
            "meshgrid", "sequence_mask"]
@@ -58,6 +59,7 @@ def _filled(xp, dims, dtype, one):
     return (xp.ones if one else xp.zeros)(dims, dtype=dtype._np)
 
 
+@export("zeros")
 @dispatch.add_dispatch_support
 def zeros(shape, dtype=dtypes.float32, name=None):
     """A tensor of zeros of the given shape and dtype (b'' for strings)."""
@@ -66,6 +68,7 @@ def zeros(shape, dtype=dtypes.float32, name=None):
                           dtype, one=False))
 
 
+@export("ones")
 @dispatch.add_dispatch_support
 def ones(shape, dtype=dtypes.float32, name=None):
     """A tensor of ones of the given shape and dtype."""
@@ -95,6 +98,7 @@ def ones_like(input, dtype=None, name=None):  # noqa: A002
     return Tensor(xp.ones(x._value.shape, dtype=target._np))
 
 
+@export("fill")
 @dispatch.add_dispatch_support
 def fill(dims, value, name=None):
     """A tensor of shape `dims` filled with the scalar `value` (dtype inferred from it)."""
@@ -115,6 +119,7 @@ def eye_like_seed(target, n, shape):
     xp = array_module(target._value)
     return Tensor(xp.eye(n, dtype=target._value.dtype).reshape(shape))
 
+@export("one_hot")
 @dispatch.add_dispatch_support
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
     """One-hot vectors of length `depth` for each index (out-of-range indices give all
@@ -172,6 +177,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     return Tensor(xp.where(hot, on._value, off._value).astype(dtype._np))
 
 
+@export("range")
 @dispatch.add_dispatch_support
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 (TF's name)
     """Numbers from `start` up to (not including) `limit` in steps of `delta` (range(n) counts
@@ -252,6 +258,7 @@ def _check_range_dtype(dtype, args):
                                            f"allowed values; use int32, int64 or a float type")
 
 
+@export("linspace")
 @dispatch.add_dispatch_support
 def linspace(start, stop, num, name=None, axis=0):
     """`num` evenly spaced values from `start` to `stop`, both included (float dtype of start)."""
@@ -265,6 +272,7 @@ def linspace(start, stop, num, name=None, axis=0):
     return Tensor(xp.asarray(out, dtype=dtype._np))
 
 
+@export("eye", "linalg.eye")
 @dispatch.add_dispatch_support
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
     """An identity matrix [num_rows, num_columns], optionally tiled to batch_shape + that."""
@@ -298,6 +306,7 @@ def _check_eye_sizes(rows, columns):
                             f"values. Received: num_rows={rows!r}, num_columns={columns!r}")
 
 
+@export("meshgrid")
 @dispatch.add_dispatch_support
 def meshgrid(*args, **kwargs):
     """Coordinate grids from 1-D tensors; indexing 'xy' (default, Cartesian) or 'ij' (matrix)."""
@@ -323,6 +332,7 @@ def meshgrid(*args, **kwargs):
     return out
 
 
+@export("sequence_mask")
 @dispatch.add_dispatch_support
 def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
     """mask[..., j] = j < lengths[...]: a [*lengths.shape, maxlen] mask (maxlen defaults to

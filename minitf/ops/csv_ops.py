@@ -12,6 +12,7 @@ from minitf.convert import convert_to_tensor
 from minitf.ops._core import Tensor, thread_state, is_graph_value
 from minitf.ops.decode_raw import strings
 from minitf.tensor_spec import TensorSpec
+from minitf.api_export import export
 
 __all__ = ["decode_csv", "field_value", "split_record"]
 
@@ -159,6 +160,7 @@ def _traced(records, record_defaults, kwargs):
                              op_type=_OP)
 
 
+@export("io.decode_csv")
 @dispatch.add_dispatch_support
 def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, na_value="", select_cols=None,
                name=None):

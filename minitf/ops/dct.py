@@ -16,6 +16,7 @@ from minitf.ops.gather import pad
 from minitf.ops.indexing import slice_
 from minitf.ops.linalg import matmul
 from minitf.ops.shaping import reshape
+from minitf.api_export import export
 
 __all__ = ["dct", "idct"]
 
@@ -106,6 +107,7 @@ def _transform(input, kind, n, norm):
     return reshape(matmul(flat, matrix), shape)
 
 
+@export("signal.dct")
 @dispatch.add_dispatch_support
 def dct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002 (TF's names)
     """The discrete cosine transform of `input` (float32/float64) over its innermost dimension.
@@ -127,6 +129,7 @@ def dct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002 (TF
     return _transform(input, type, n, norm)
 
 
+@export("signal.idct")
 @dispatch.add_dispatch_support
 def idct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002
     """The inverse DCT: the DCT of the inverse type (II <-> III, I and IV their own), as TF

@@ -11,6 +11,7 @@ from minitf import backend, dispatch, dtypes, errors
 from minitf.ops._core import FLOATS, Op, Tensor, thread_state, as_tensor, binary, record
 from minitf.ops.compare import EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL, NOT_EQUAL
 from minitf.ops.math import SUB
+from minitf.api_export import export
 
 __all__ = [
     "check_numerics", "assert_equal", "assert_none_equal", "assert_less", "assert_less_equal",
@@ -74,6 +75,7 @@ def _summarize_eager(item, summarize):
 CHECK_NUMERICS = Op("CheckNumerics", batchable=True, dtypes=FLOATS)
 
 
+@export("debugging.check_numerics")
 @dispatch.stateful_op(abstract=dispatch.returns_first_argument)
 def check_numerics(tensor, message, name=None):
     """`tensor` unchanged, or InvalidArgumentError naming `message` if it holds NaN or Inf.
@@ -135,36 +137,42 @@ def _compare(x, y, op, kernel, symbol, message, summarize, data=None):
     raise errors.InvalidArgumentError(None, None, "\n".join(_pretty(d, summarize) for d in data))
 
 
+@export("assert_equal", "debugging.assert_equal")
 @dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_equal(x, y, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x == y everywhere (broadcasting); x and y share one dtype."""
     return _compare(x, y, np.equal, EQUAL, "==", message, summarize)
 
 
+@export("debugging.assert_none_equal")
 @dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_none_equal(x, y, summarize=None, message=None, name=None):
     """InvalidArgumentError unless x != y everywhere."""
     return _compare(x, y, np.not_equal, NOT_EQUAL, "!=", message, summarize)
 
 
+@export("assert_less", "debugging.assert_less")
 @dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_less(x, y, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x < y everywhere."""
     return _compare(x, y, np.less, LESS, "<", message, summarize)
 
 
+@export("debugging.assert_less_equal")
 @dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_less_equal(x, y, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x <= y everywhere."""
     return _compare(x, y, np.less_equal, LESS_EQUAL, "<=", message, summarize)
 
 
+@export("assert_greater", "debugging.assert_greater")
 @dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_greater(x, y, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x > y everywhere."""
     return _compare(x, y, np.greater, GREATER, ">", message, summarize)
 
 
+@export("debugging.assert_greater_equal")
 @dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_greater_equal(x, y, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x >= y everywhere."""
@@ -178,6 +186,7 @@ def _assert_failed(condition, data, summarize):
         None, None, f"Expected '{str(condition)}' to be true. Summarized data: " + "\n".join(parts))
 
 
+@export("debugging.assert_near")
 @dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=None):
     """InvalidArgumentError unless |x - y| < atol + rtol * |y| everywhere (strictly, as TF).
@@ -214,30 +223,35 @@ def _compare_zero(x, op, kernel, symbol, message, summarize):
     return _compare(x, zero, op, kernel, symbol, None, summarize, data=data)
 
 
+@export("debugging.assert_positive")
 @dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_positive(x, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x > 0 everywhere (TypeError for bool/string tensors)."""
     return _compare_zero(x, np.greater, GREATER, ">", message, summarize)
 
 
+@export("debugging.assert_negative")
 @dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_negative(x, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x < 0 everywhere (TypeError for bool/string tensors)."""
     return _compare_zero(x, np.less, LESS, "<", message, summarize)
 
 
+@export("debugging.assert_non_negative")
 @dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_non_negative(x, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x >= 0 everywhere (TypeError for bool/string tensors)."""
     return _compare_zero(x, np.greater_equal, GREATER_EQUAL, ">=", message, summarize)
 
 
+@export("debugging.assert_non_positive")
 @dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_non_positive(x, message=None, summarize=None, name=None):
     """InvalidArgumentError unless x <= 0 everywhere (TypeError for bool/string tensors)."""
     return _compare_zero(x, np.less_equal, LESS_EQUAL, "<=", message, summarize)
 
 
+@export("debugging.assert_all_finite")
 @dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_all_finite(x, message, name=None):
     """`x` as a tensor, or InvalidArgumentError naming `message` if it holds NaN or Inf.
@@ -261,6 +275,7 @@ def _rank_arg(rank):
     return int(v)
 
 
+@export("assert_rank", "debugging.assert_rank")
 @dispatch.add_dispatch_support
 def assert_rank(x, rank, message=None, name=None):
     """ValueError unless `x` has exactly rank `rank` (an int32 scalar)."""
@@ -271,6 +286,7 @@ def assert_rank(x, rank, message=None, name=None):
                          f"{x._value.ndim}, shape {x.shape}")
 
 
+@export("debugging.assert_rank_at_least")
 @dispatch.add_dispatch_support
 def assert_rank_at_least(x, rank, message=None, name=None):
     """ValueError unless `x` has rank >= `rank` (an int32 scalar)."""
@@ -281,6 +297,7 @@ def assert_rank_at_least(x, rank, message=None, name=None):
                          f"{x._value.ndim}, shape {x.shape}")
 
 
+@export("debugging.assert_rank_in")
 @dispatch.add_dispatch_support
 def assert_rank_in(x, ranks, message=None, name=None):
     """ValueError unless the rank of `x` is one of `ranks` (int32 scalars)."""
@@ -291,6 +308,7 @@ def assert_rank_in(x, ranks, message=None, name=None):
                          f"{x._value.ndim}, shape {x.shape}")
 
 
+@export("debugging.assert_scalar")
 @dispatch.add_dispatch_support
 def assert_scalar(tensor, message=None, name=None):
     """ValueError unless `tensor` is a scalar (rank 0)."""
@@ -310,6 +328,7 @@ def _known_size(symbol):
     return True
 
 
+@export("debugging.assert_shapes")
 @dispatch.stateful_op(abstract=dispatch.returns_none)
 def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
     """ValueError unless each tensor's shape matches its spec, sharing named sizes across tensors.
@@ -373,6 +392,7 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
                 sizes[symbol] = (actual[dim], t, dim)
 
 
+@export("debugging.assert_type")
 @dispatch.add_dispatch_support
 def assert_type(tensor, tf_type, message=None, name=None):
     """TypeError unless `tensor` has dtype `tf_type`."""
@@ -382,6 +402,7 @@ def assert_type(tensor, tf_type, message=None, name=None):
         raise TypeError(f"{_prefix(message)}tensor must be of type {want!r}; got {x.dtype!r}")
 
 
+@export("debugging.assert_integer")
 @dispatch.add_dispatch_support
 def assert_integer(x, message=None, name=None):
     """TypeError unless `x` has an integer dtype (bool is not one)."""
@@ -391,6 +412,7 @@ def assert_integer(x, message=None, name=None):
                         f'dtype {x.dtype}')
 
 
+@export("debugging.assert_proper_iterable")
 def assert_proper_iterable(values):
     """TypeError if `values` is a tensor, array or string, or not iterable at all."""
     if isinstance(values, (Tensor, np.ndarray, str, bytes)):
@@ -399,6 +421,7 @@ def assert_proper_iterable(values):
         raise TypeError(f'Expected argument "values" to be iterable.  Found: {type(values)}')
 
 
+@export("Assert", "debugging.Assert")
 @dispatch.stateful_op(abstract=dispatch.returns_none)
 def Assert(condition, data, summarize=None, name=None):  # noqa: N802 (TF's name)
     """InvalidArgumentError summarizing the first `summarize` entries of each of `data` unless
@@ -412,6 +435,7 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 (TF's name
     return None
 
 
+@export("debugging.is_numeric_tensor")
 def is_numeric_tensor(tensor):
     """True for a Tensor (not a Variable or Python value) of a numeric dtype."""
     return isinstance(tensor, Tensor) and tensor.dtype.name in _NUMERIC_TYPES
@@ -427,12 +451,14 @@ def _monotonic(x, op, kernel):
     return Tensor(backend.array_module(x._value).asarray(bool(np.all(op(v[1:], v[:-1])))))
 
 
+@export("math.is_non_decreasing")
 @dispatch.add_dispatch_support
 def is_non_decreasing(x, name=None):
     """True (a bool scalar tensor) if the flattened numeric `x` never decreases (tf.math)."""
     return _monotonic(x, np.greater_equal, GREATER_EQUAL)
 
 
+@export("math.is_strictly_increasing")
 @dispatch.add_dispatch_support
 def is_strictly_increasing(x, name=None):
     """True (a bool scalar tensor) if the flattened numeric `x` always increases (tf.math)."""

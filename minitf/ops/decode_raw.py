@@ -8,6 +8,7 @@ import numpy as np
 from minitf import dispatch, dtypes, errors
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Tensor
+from minitf.api_export import export
 
 __all__ = ["decode_raw", "encode_base64", "decode_base64"]
 
@@ -54,6 +55,7 @@ def _finish(values, name):
     return values.astype(values.dtype.newbyteorder("="))
 
 
+@export("io.decode_raw")
 @dispatch.add_dispatch_support
 def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, name=None):
     """The bytes of each string read as a vector of `out_type` numbers.
@@ -118,6 +120,7 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
     return Tensor(np.ascontiguousarray(values))
 
 
+@export("io.encode_base64")
 @dispatch.add_dispatch_support
 def encode_base64(input, pad=False, name=None):  # noqa: A002 (TF's argument name)
     """Each string encoded as web-safe base64 ('-' and '_' for '+' and '/'); '=' padding only
@@ -167,6 +170,7 @@ def _decode_one(s):
     return bytes(out)
 
 
+@export("io.decode_base64")
 @dispatch.add_dispatch_support
 def decode_base64(input, name=None):  # noqa: A002
     """Each web-safe base64 string decoded ('=' padding optional, allowed only to complete a last

@@ -10,6 +10,7 @@ from minitf.ops.clip import clip_by_norm
 from minitf.ops.gather import gather
 from minitf.ops.constant import identity
 from minitf.ops.shaping import concat, reshape
+from minitf.api_export import export
 
 __all__ = ["embedding_lookup"]
 
@@ -42,6 +43,7 @@ def _div_assignments(flat_ids, sizes):
     return shard, row
 
 
+@export("nn.embedding_lookup")
 @dispatch.add_dispatch_support
 def embedding_lookup(params, ids, max_norm=None, name=None):
     """The rows of `params` at `ids`: shape ids.shape + params.shape[1:].

@@ -17,6 +17,7 @@ from minitf.ops.gather import pad
 from minitf.ops.indexing import slice_
 from minitf.ops.math import multiply
 from minitf.ops.reorder import roll
+from minitf.api_export import export
 
 __all__ = ["fft", "ifft", "fft2d", "ifft2d", "fft3d", "ifft3d", "rfft", "irfft", "rfft2d",
            "irfft2d", "rfft3d", "irfft3d", "fftshift", "ifftshift"]
@@ -87,6 +88,7 @@ def _cfft_op(x, rank, inverse):
     return y
 
 
+@export("signal.fft")
 @dispatch.add_dispatch_support
 def fft(input, name=None):  # noqa: A002 (TF's argument name)
     """The discrete Fourier transform over the innermost dimension of a complex64/complex128
@@ -98,30 +100,35 @@ def fft(input, name=None):  # noqa: A002 (TF's argument name)
     return _cfft(input, 1, False)
 
 
+@export("signal.ifft")
 @dispatch.add_dispatch_support
 def ifft(input, name=None):  # noqa: A002
     """The inverse discrete Fourier transform over the innermost dimension (1/n normalized)."""
     return _cfft(input, 1, True)
 
 
+@export("signal.fft2d")
 @dispatch.add_dispatch_support
 def fft2d(input, name=None):  # noqa: A002
     """The 2-D discrete Fourier transform over the innermost two dimensions (rank >= 2)."""
     return _cfft(input, 2, False)
 
 
+@export("signal.ifft2d")
 @dispatch.add_dispatch_support
 def ifft2d(input, name=None):  # noqa: A002
     """The 2-D inverse discrete Fourier transform over the innermost two dimensions."""
     return _cfft(input, 2, True)
 
 
+@export("signal.fft3d")
 @dispatch.add_dispatch_support
 def fft3d(input, name=None):  # noqa: A002
     """The 3-D discrete Fourier transform over the innermost three dimensions (rank >= 3)."""
     return _cfft(input, 3, False)
 
 
+@export("signal.ifft3d")
 @dispatch.add_dispatch_support
 def ifft3d(input, name=None):  # noqa: A002
     """The 3-D inverse discrete Fourier transform over the innermost three dimensions."""
@@ -302,6 +309,7 @@ def _irfft(input_tensor, fft_length, rank):
     return _irfft_op(z, lengths)
 
 
+@export("signal.rfft")
 @dispatch.add_dispatch_support
 def rfft(input_tensor, fft_length=None, name=None):
     """The discrete Fourier transform of a real signal over its innermost dimension: the
@@ -323,6 +331,7 @@ def rfft(input_tensor, fft_length=None, name=None):
     return _rfft(input_tensor, fft_length, 1)
 
 
+@export("signal.irfft")
 @dispatch.add_dispatch_support
 def irfft(input_tensor, fft_length=None, name=None):
     """The real signal whose half spectrum (innermost dimension) is `input_tensor`: the inverse of
@@ -332,24 +341,28 @@ def irfft(input_tensor, fft_length=None, name=None):
     return _irfft(input_tensor, fft_length, 1)
 
 
+@export("signal.rfft2d")
 @dispatch.add_dispatch_support
 def rfft2d(input_tensor, fft_length=None, name=None):
     """The 2-D real-input transform over the innermost two dimensions (fft_length: two ints)."""
     return _rfft(input_tensor, fft_length, 2)
 
 
+@export("signal.irfft2d")
 @dispatch.add_dispatch_support
 def irfft2d(input_tensor, fft_length=None, name=None):
     """The inverse of rfft2d over the innermost two dimensions (fft_length: two ints)."""
     return _irfft(input_tensor, fft_length, 2)
 
 
+@export("signal.rfft3d")
 @dispatch.add_dispatch_support
 def rfft3d(input_tensor, fft_length=None, name=None):
     """The 3-D real-input transform over the innermost three dimensions (no gradient, as TF)."""
     return _rfft(input_tensor, fft_length, 3)
 
 
+@export("signal.irfft3d")
 @dispatch.add_dispatch_support
 def irfft3d(input_tensor, fft_length=None, name=None):
     """The inverse of rfft3d over the innermost three dimensions (no gradient, as TF)."""
@@ -379,6 +392,7 @@ def _shift(x, axes, sign, name):
     return roll(x, shifts, axes)
 
 
+@export("signal.fftshift")
 @dispatch.add_dispatch_support
 def fftshift(x, axes=None, name=None):
     """Rolls each of `axes` (default all) by half its length, moving the zero frequency to the
@@ -386,6 +400,7 @@ def fftshift(x, axes=None, name=None):
     return _shift(x, axes, 1, "fftshift")
 
 
+@export("signal.ifftshift")
 @dispatch.add_dispatch_support
 def ifftshift(x, axes=None, name=None):
     """The inverse of fftshift (they differ by one sample for odd lengths)."""

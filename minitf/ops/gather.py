@@ -13,6 +13,7 @@ from minitf.ops.creation import zeros_like
 from minitf.ops.arg_checks import converted, int_attr
 from minitf.ops.shaping import (batch_ndim, int_list, scalar_int, shape_arg, reshape, stack,
                                 unstack)
+from minitf.api_export import export
 
 __all__ = ["where", "gather", "gather_nd", "scatter_nd", "tensor_scatter_nd_update",
            "tensor_scatter_nd_add", "tensor_scatter_nd_sub", "tensor_scatter_nd_max",
@@ -22,6 +23,7 @@ __all__ = ["where", "gather", "gather_nd", "scatter_nd", "tensor_scatter_nd_upda
 SELECT = Op("SelectV2", batchable=True)
 
 
+@export("where")
 def where(condition, x=None, y=None, name=None):
     """Elementwise choice between `x` and `y`, or the coordinates of true entries.
 
@@ -66,6 +68,7 @@ def where(condition, x=None, y=None, name=None):
     return z
 
 
+@export("pad")
 @dispatch.add_dispatch_support
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     """Pad `tensor` with paddings[i] = [before, after] entries along each dimension, filled with
@@ -334,6 +337,7 @@ def _check_nd(indices, shape, op_name):
         _check_indices(idx[..., i], shape[i], op_name, f"indices[..., {i}] for shape {list(shape)}:")
 
 
+@export("gather_nd")
 @dispatch.add_dispatch_support
 def gather_nd(params, indices, batch_dims=0, name=None):
     """Slices of `params` at the multi-indices in the last dimension of `indices`."""
@@ -365,6 +369,7 @@ def _check_updates(idx, updates, shape, op_name):
                      f"shape {list(shape)})")
 
 
+@export("scatter_nd")
 @dispatch.add_dispatch_support
 def scatter_nd(indices, updates, shape, name=None):
     """A zero tensor of `shape` with `updates` added at `indices` (repeated indices sum)."""
@@ -379,6 +384,7 @@ def scatter_nd(indices, updates, shape, name=None):
 TENSOR_SCATTER_UPDATE = Op("TensorScatterUpdate", batchable=True)
 
 
+@export("tensor_scatter_nd_update")
 @dispatch.add_dispatch_support
 def tensor_scatter_nd_update(tensor, indices, updates, name=None):
     """A copy of `tensor` with the slices at `indices` replaced by `updates`."""
@@ -408,6 +414,7 @@ def tensor_scatter_nd_update(tensor, indices, updates, name=None):
     return y
 
 
+@export("tensor_scatter_nd_add")
 @dispatch.add_dispatch_support
 def tensor_scatter_nd_add(tensor, indices, updates, name=None):
     """A copy of `tensor` with `updates` added at `indices` (repeated indices sum)."""
@@ -416,6 +423,7 @@ def tensor_scatter_nd_add(tensor, indices, updates, name=None):
     return t + scatter_nd(indices, upd, t._value.shape)
 
 
+@export("tensor_scatter_nd_sub")
 @dispatch.add_dispatch_support
 def tensor_scatter_nd_sub(tensor, indices, updates, name=None):
     """A copy of `tensor` with `updates` subtracted at `indices`."""
@@ -455,6 +463,7 @@ def _extreme_grad(g, tensor, indices, updates, out):
     return (lambda: g * x_hits / hits, None, lambda: gather_nd(g / hits, indices) * y_hits)
 
 
+@export("tensor_scatter_nd_max")
 @dispatch.add_dispatch_support
 def tensor_scatter_nd_max(tensor, indices, updates, name=None):
     """A copy of `tensor` where each indexed slice is the elementwise maximum of the tensor's and
@@ -462,6 +471,7 @@ def tensor_scatter_nd_max(tensor, indices, updates, name=None):
     return _tensor_scatter_extreme(tensor, indices, updates, TENSOR_SCATTER_MAX, "maximum")
 
 
+@export("tensor_scatter_nd_min")
 @dispatch.add_dispatch_support
 def tensor_scatter_nd_min(tensor, indices, updates, name=None):
     """A copy of `tensor` where each indexed slice is the elementwise minimum of the tensor's and
@@ -469,6 +479,7 @@ def tensor_scatter_nd_min(tensor, indices, updates, name=None):
     return _tensor_scatter_extreme(tensor, indices, updates, TENSOR_SCATTER_MIN, "minimum")
 
 
+@export("boolean_mask")
 @dispatch.add_dispatch_support
 def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     """The entries of `tensor` where `mask` is true; mask covers dimensions axis..axis+k-1,
@@ -493,6 +504,7 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     return gather(flat, idx, axis=axis)
 
 
+@export("repeat")
 @dispatch.add_dispatch_support
 def repeat(input, repeats, axis=None, name=None):  # noqa: A002
     """Each element (or slice along `axis`) repeated `repeats` times; with axis None the input

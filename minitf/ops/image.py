@@ -20,6 +20,7 @@ from minitf.ops.image_resize import ResizeMethod, unbatch, resize  # noqa: F401
 from minitf.ops.math import abs as abs_, subtract
 from minitf.ops.random import uniform
 from minitf.ops.reduce import reduce_sum
+from minitf.api_export import export
 
 __all__ = [
     "ResizeMethod", "resize", "total_variation", "convert_image_dtype", "flip_left_right",
@@ -32,6 +33,7 @@ __all__ = [
 
 
 
+@export("image.total_variation")
 @dispatch.add_dispatch_support
 def total_variation(images, name=None):
     """Sum of absolute differences between neighbouring pixels: a scalar for one image, [batch] for 4-D."""
@@ -72,6 +74,7 @@ def _reverse(x, axis):
     return x[tuple(key)]
 
 
+@export("image.flip_left_right")
 @dispatch.add_dispatch_support
 def flip_left_right(image):
     """Mirror image(s) horizontally (reverse the width axis)."""
@@ -79,6 +82,7 @@ def flip_left_right(image):
     return _reverse(x, _image_rank(x, "flip_left_right") - 2)
 
 
+@export("image.flip_up_down")
 @dispatch.add_dispatch_support
 def flip_up_down(image):
     """Mirror image(s) vertically (reverse the height axis)."""
@@ -103,18 +107,21 @@ def _random_flip(image, seed, axis_from_end, op_name):
     return where(mask, _reverse(x, axis), x)
 
 
+@export("image.random_flip_left_right")
 @random_op
 def random_flip_left_right(image, seed=None):
     """Flip each image horizontally with probability 1/2."""
     return _random_flip(image, seed, 2, "random_flip_left_right")
 
 
+@export("image.random_flip_up_down")
 @random_op
 def random_flip_up_down(image, seed=None):
     """Flip each image vertically with probability 1/2."""
     return _random_flip(image, seed, 3, "random_flip_up_down")
 
 
+@export("image.random_crop")
 @random_op
 def random_crop(value, size, seed=None, name=None):
     """A randomly placed slice of `value` with shape `size` (same rank as value)."""
@@ -146,6 +153,7 @@ def random_crop(value, size, seed=None, name=None):
     return x[tuple(key)]
 
 
+@export("image.central_crop")
 @dispatch.add_dispatch_support
 def central_crop(image, central_fraction):
     """The central `central_fraction` (in (0, 1]) of each image along height and width."""
@@ -198,6 +206,7 @@ def _is_float(v):
     return isinstance(v, (float, np.floating))
 
 
+@export("image.crop_to_bounding_box")
 @dispatch.add_dispatch_support
 def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
     """The [target_height, target_width] window of image(s) starting at (offset_height, offset_width).
@@ -230,6 +239,7 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height, targ
     return unbatch(x[:, oh:oh + th, ow:ow + tw], was_3d)
 
 
+@export("image.pad_to_bounding_box")
 @dispatch.add_dispatch_support
 def pad_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
     """Zero-pad image(s) to [target_height, target_width], placing them at the given offset.
@@ -252,6 +262,7 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height, targe
     return unbatch(pad(x, [[0, 0], [int(oh), int(bottom)], [int(ow), int(right)], [0, 0]]), was_3d)
 
 
+@export("image.resize_with_crop_or_pad")
 @dispatch.add_dispatch_support
 def resize_with_crop_or_pad(image, target_height, target_width):
     """Centrally crop and/or zero-pad image(s) to [target_height, target_width].
@@ -276,6 +287,7 @@ def resize_with_crop_or_pad(image, target_height, target_width):
     return unbatch(pad_to_bounding_box(cropped, max_(dh // 2, 0), max_(dw // 2, 0), th, tw), was_3d)
 
 
+@export("image.rot90")
 @dispatch.add_dispatch_support
 def rot90(image, k=1, name=None):
     """Rotate image(s) counter-clockwise by k * 90 degrees."""
@@ -294,6 +306,7 @@ def rot90(image, k=1, name=None):
     return _reverse(transpose(x, perm), h_axis + 1)
 
 
+@export("image.resize_with_pad")
 @dispatch.add_dispatch_support
 def resize_with_pad(image, target_height, target_width, method=ResizeMethod.BILINEAR, antialias=False):
     """Resize image(s) to fit [target_height, target_width] keeping the aspect ratio, then
@@ -316,6 +329,7 @@ _SOBEL = np.array([[[-1, -2, -1], [0, 0, 0], [1, 2, 1]],    # vertical gradient 
                    [[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]]])  # horizontal gradient (dx)
 
 
+@export("image.sobel_edges")
 @dispatch.add_dispatch_support
 def sobel_edges(image):
     """The Sobel dy and dx responses of each channel of [batch, h, w, d] images, as

@@ -16,11 +16,13 @@ from minitf.ops.constant import cast, identity
 from minitf.ops.image_resize import no_gradient
 from minitf.ops.math import floordiv, maximum, multiply, sqrt, square
 from minitf.ops.reduce import reduce_mean, reduce_sum
+from minitf.api_export import export
 
 __all__ = ["convert_image_dtype", "adjust_brightness", "adjust_contrast", "rgb_to_grayscale",
            "grayscale_to_rgb", "per_image_standardization"]
 
 
+@export("image.convert_image_dtype")
 @dispatch.add_dispatch_support
 def convert_image_dtype(image, dtype, saturate=False, name=None):
     """Convert between image dtypes, rescaling: floats live in [0, 1], integers in [0, dtype.max].
@@ -58,6 +60,7 @@ def _to_working_float(x, keep):
     return convert_image_dtype(x, "float32"), x.dtype
 
 
+@export("image.adjust_brightness")
 @dispatch.add_dispatch_support
 def adjust_brightness(image, delta):
     """Add `delta` to every pixel (in [0, 1] float units for integer images)."""
@@ -70,6 +73,7 @@ def adjust_brightness(image, delta):
 ADJUST_CONTRAST = Op("AdjustContrastv2")
 
 
+@export("image.adjust_contrast")
 @dispatch.add_dispatch_support
 def adjust_contrast(images, contrast_factor):
     """(x - mean) * contrast_factor + mean, with the mean taken per image and channel.
@@ -101,6 +105,7 @@ def adjust_contrast(images, contrast_factor):
     return convert_image_dtype(y, orig, saturate=True)
 
 
+@export("image.rgb_to_grayscale")
 @dispatch.add_dispatch_support
 def rgb_to_grayscale(images, name=None):
     """Weighted sum 0.2989 R + 0.5870 G + 0.1140 B, keeping a last axis of size 1."""
@@ -116,6 +121,7 @@ def rgb_to_grayscale(images, name=None):
     return convert_image_dtype(gray, x.dtype)
 
 
+@export("image.grayscale_to_rgb")
 @dispatch.add_dispatch_support
 def grayscale_to_rgb(images, name=None):
     """Repeat a single grayscale channel three times."""
@@ -133,6 +139,7 @@ def grayscale_to_rgb(images, name=None):
     return broadcast_to(x, list(x.shape)[:-1] + [3])
 
 
+@export("image.per_image_standardization")
 @dispatch.add_dispatch_support
 def per_image_standardization(image):
     """(x - mean) / max(stddev, 1 / sqrt(num_pixels)) over the last three axes, in float32.

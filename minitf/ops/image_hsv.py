@@ -14,6 +14,7 @@ from minitf.ops.image_resize import no_gradient
 from minitf.ops.math import abs as abs_, clip_by_value, divide_no_nan, floor, floormod, square
 from minitf.ops.reduce import reduce_max, reduce_min
 from minitf.recording import stop_recording_all
+from minitf.api_export import export
 
 __all__ = ["rgb_to_hsv", "hsv_to_rgb", "adjust_hue", "adjust_saturation"]
 
@@ -30,6 +31,7 @@ def _three_channels(x, op):
                          f"{x._value.shape[-1] if x._value.ndim else 0} channels (shape {list(x.shape)})")
 
 
+@export("image.rgb_to_hsv")
 @dispatch.add_dispatch_support
 def rgb_to_hsv(images, name=None):
     """Hue, saturation and value in [0, 1] of RGB images in [0, 1] (last axis: the 3 channels).
@@ -99,6 +101,7 @@ def _rgb_to_hsv_grad(x, hsv, grad):
                   gv * b_max + gs * ds_db + gh * dh_db * sixth], axis=-1)
 
 
+@export("image.hsv_to_rgb")
 @dispatch.add_dispatch_support
 def hsv_to_rgb(images, name=None):
     """RGB images from hue, saturation and value in [0, 1] (last axis: the 3 channels).
@@ -144,6 +147,7 @@ def _adjust(image, op, change):
     return y
 
 
+@export("image.adjust_hue")
 @dispatch.add_dispatch_support
 def adjust_hue(image, delta, name=None):
     """Rotate the hue of RGB images by `delta`, a fraction of the colour circle in [-1, 1].
@@ -162,6 +166,7 @@ def adjust_hue(image, delta, name=None):
     return _adjust(image, ADJUST_HUE, change)
 
 
+@export("image.adjust_saturation")
 @dispatch.add_dispatch_support
 def adjust_saturation(image, saturation_factor, name=None):
     """Scale the saturation of RGB images by `saturation_factor`, clipped to [0, 1].

@@ -20,6 +20,7 @@ from minitf.ops.math_unary import log, square
 from minitf.ops.nn import relu
 from minitf.ops.reduce import reduce_mean, reduce_prod
 from minitf.ops.shaping import concat, reshape, stack
+from minitf.api_export import export
 
 __all__ = ["psnr", "ssim", "ssim_multiscale", "image_gradients"]
 
@@ -47,6 +48,7 @@ def _as_float32(img1, img2, max_val):
     return convert_image_dtype(img1, dtypes.float32), convert_image_dtype(img2, dtypes.float32), max_val
 
 
+@export("image.psnr")
 @dispatch.add_dispatch_support
 def psnr(a, b, max_val, name=None):
     """Peak signal-to-noise ratio in dB: 20 log10(max_val) - 10 log10(mse) over the last three
@@ -116,6 +118,7 @@ def ssim_per_channel(img1, img2, max_val, filter_size, filter_sigma, k1, k2, ind
     return reduce_mean(multiply(luminance, cs), [-3, -2]), reduce_mean(cs, [-3, -2])
 
 
+@export("image.ssim")
 @dispatch.add_dispatch_support
 def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03, return_index_map=False):
     """Structural similarity of two batches of images (Wang et al. 2004) with TF's constants: an
@@ -158,6 +161,7 @@ def _downscale(images, tails):
     return out
 
 
+@export("image.ssim_multiscale")
 @dispatch.add_dispatch_support
 def ssim_multiscale(img1, img2, max_val, power_factors=_MSSSIM_WEIGHTS, filter_size=11, filter_sigma=1.5,
                     k1=0.01, k2=0.03):
@@ -193,6 +197,7 @@ def ssim_multiscale(img1, img2, max_val, power_factors=_MSSSIM_WEIGHTS, filter_s
     return reduce_mean(reduce_prod(pow(stacked, factors), [-1]), [-1])
 
 
+@export("image.image_gradients")
 @dispatch.add_dispatch_support
 def image_gradients(image):
     """Forward differences (dy, dx) of images [batch, height, width, depth]: dy[i] = image[i + 1]

@@ -11,10 +11,12 @@ from minitf.backend import coerce_to_module
 from minitf.ops._core import Op, Tensor, thread_state, array_module, as_tensor, record
 from minitf.ops.array import reshape
 from minitf.ops.constant import cast
+from minitf.api_export import export
 
 __all__ = ["ResizeMethod", "resize"]
 
 
+@export("image.ResizeMethod")
 class ResizeMethod:
     """Names of the interpolation methods accepted by `resize`."""
     BILINEAR = "bilinear"
@@ -257,6 +259,7 @@ def _target_size(size, h, w, preserve_aspect_ratio):
 
 # the dtypes TF's resize kernels take
 
+@export("image.resize")
 @dispatch.add_dispatch_support
 def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=False, antialias=False,
            name=None):

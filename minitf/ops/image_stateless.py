@@ -20,6 +20,7 @@ from minitf.ops.indexing import slice_
 from minitf.ops.math import add, floormod, multiply, subtract
 from minitf.ops.math_unary import round as round_
 from minitf.ops.stateless_random import stateless_uniform
+from minitf.api_export import export
 
 __all__ = [
     "stateless_random_brightness", "stateless_random_contrast", "stateless_random_hue",
@@ -37,6 +38,7 @@ def _check_range(lower, upper):
         raise ValueError(f"lower must be non-negative (got lower={lower}); factors scale the image")
 
 
+@export("image.stateless_random_brightness")
 @dispatch.add_dispatch_support
 def stateless_random_brightness(image, max_delta, seed):
     """adjust_brightness by a delta drawn uniformly from [-max_delta, max_delta) by `seed`.
@@ -51,6 +53,7 @@ def stateless_random_brightness(image, max_delta, seed):
     return adjust_brightness(image, delta)
 
 
+@export("image.stateless_random_contrast")
 @dispatch.add_dispatch_support
 def stateless_random_contrast(image, lower, upper, seed):
     """adjust_contrast by a factor drawn uniformly from [lower, upper) by `seed`.
@@ -63,6 +66,7 @@ def stateless_random_contrast(image, lower, upper, seed):
     return adjust_contrast(image, factor)
 
 
+@export("image.stateless_random_hue")
 @dispatch.add_dispatch_support
 def stateless_random_hue(image, max_delta, seed):
     """adjust_hue of RGB images by a delta drawn uniformly from [-max_delta, max_delta) by `seed`.
@@ -80,6 +84,7 @@ def stateless_random_hue(image, max_delta, seed):
     return adjust_hue(image, delta)
 
 
+@export("image.stateless_random_saturation")
 @dispatch.add_dispatch_support
 def stateless_random_saturation(image, lower, upper, seed=None):
     """adjust_saturation of RGB images by a factor drawn uniformly from [lower, upper) by `seed`.
@@ -110,18 +115,21 @@ def _stateless_flip(image, seed, flip, op_name):
     return add(multiply(flips, flip(x)), multiply(subtract(cast(1, x.dtype), flips), x))
 
 
+@export("image.stateless_random_flip_left_right")
 @dispatch.add_dispatch_support
 def stateless_random_flip_left_right(image, seed):
     """Flip an image (or each image of a batch) horizontally with probability 1/2, decided by `seed`."""
     return _stateless_flip(image, seed, flip_left_right, "stateless_random_flip_left_right")
 
 
+@export("image.stateless_random_flip_up_down")
 @dispatch.add_dispatch_support
 def stateless_random_flip_up_down(image, seed):
     """Flip an image (or each image of a batch) vertically with probability 1/2, decided by `seed`."""
     return _stateless_flip(image, seed, flip_up_down, "stateless_random_flip_up_down")
 
 
+@export("image.stateless_random_crop")
 @dispatch.add_dispatch_support
 def stateless_random_crop(value, size, seed, name=None):
     """A slice of `value` of shape `size` (one entry per dimension) at offsets drawn by `seed`.

@@ -7,6 +7,7 @@ from minitf.backend import to_host
 from minitf.ops._core import Op, Tensor, Variable, thread_state, array_module, as_tensor, record
 from minitf.ops.gather import boolean_mask
 from minitf.ops.arg_checks import converted
+from minitf.api_export import export
 
 __all__ = ["getitem", "slice_"]
 
@@ -121,6 +122,7 @@ def _slice_bounds(begin, size):
     return b, s
 
 
+@export("slice")
 @dispatch.add_dispatch_support
 def slice_(input_, begin, size, name=None):
     """tf.slice: the block of `input_` starting at `begin` with extent `size` per dimension (-1: to the end).

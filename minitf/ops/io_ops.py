@@ -15,6 +15,7 @@ from minitf import dispatch, dtypes, errors
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Tensor, as_tensor
 from minitf.ops.image_color import convert_image_dtype
+from minitf.api_export import export
 
 __all__ = ["read_file", "write_file", "decode_image", "decode_png", "decode_jpeg", "decode_gif",
            "decode_bmp", "encode_png", "encode_jpeg", "is_jpeg"]
@@ -38,6 +39,7 @@ def _path_of(filename, op):
     return os.fsdecode(path)
 
 
+@export("io.read_file")
 @dispatch.stateful_op
 def read_file(filename, name=None):
     """The whole content of file `filename` as a 0-d tf.string tensor.
@@ -56,6 +58,7 @@ def read_file(filename, name=None):
     return convert_to_tensor(data)
 
 
+@export("io.write_file")
 @dispatch.stateful_op
 def write_file(filename, contents, name=None):
     """Write the bytes of the 0-d string tensor `contents` to `filename`, replacing it (the
@@ -130,6 +133,7 @@ def _to_array(img, channels, fmt):
     return arr[..., None] if arr.ndim == 2 else arr
 
 
+@export("image.decode_image", "io.decode_image")
 @dispatch.add_dispatch_support
 def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None, expand_animations=True):
     """Decode a PNG, JPEG, GIF, BMP or WebP image: [h, w, c] (GIF: [frames, h, w, 3] unless
@@ -145,6 +149,7 @@ def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None, expand_
     return convert_image_dtype(Tensor(arr), dtypes.as_dtype(dtype))
 
 
+@export("image.decode_png", "io.decode_png")
 @dispatch.add_dispatch_support
 def decode_png(contents, channels=0, dtype=dtypes.uint8, name=None):
     """Decode PNG data to a [h, w, channels] uint8 tensor (0 channels: as stored)."""
@@ -152,6 +157,7 @@ def decode_png(contents, channels=0, dtype=dtypes.uint8, name=None):
     return convert_image_dtype(Tensor(arr), dtypes.as_dtype(dtype))
 
 
+@export("image.decode_jpeg", "io.decode_jpeg")
 @dispatch.add_dispatch_support
 def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True, try_recover_truncated=False,
                 acceptable_fraction=1, dct_method="", name=None):
@@ -159,18 +165,21 @@ def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True, try_recover
     return Tensor(_decode(contents, channels, "DecodeJpeg", want=("JPEG",)))
 
 
+@export("image.decode_gif", "io.decode_gif")
 @dispatch.add_dispatch_support
 def decode_gif(contents, name=None):
     """Decode every frame of GIF data: [frames, h, w, 3] uint8."""
     return Tensor(_decode(contents, 3, "DecodeGif", want=("GIF",), all_frames=True))
 
 
+@export("image.decode_bmp", "io.decode_bmp")
 @dispatch.add_dispatch_support
 def decode_bmp(contents, channels=0, name=None):
     """Decode BMP data to a [h, w, channels] uint8 tensor."""
     return Tensor(_decode(contents, channels, "DecodeBmp", want=("BMP",)))
 
 
+@export("image.is_jpeg", "io.is_jpeg")
 @dispatch.add_dispatch_support
 def is_jpeg(contents, name=None):
     """True when `contents` holds JPEG data (by its signature)."""
@@ -194,6 +203,7 @@ def _encode(image, fmt, op, **options):
     return convert_to_tensor(buf.getvalue())
 
 
+@export("image.encode_png", "io.encode_png")
 @dispatch.add_dispatch_support
 def encode_png(image, compression=-1, name=None):
     """PNG bytes (a 0-d string tensor) of a [h, w, c] uint8 or uint16 image."""
@@ -201,6 +211,7 @@ def encode_png(image, compression=-1, name=None):
     return _encode(image, "PNG", "EncodePng", compress_level=level)
 
 
+@export("image.encode_jpeg", "io.encode_jpeg")
 @dispatch.add_dispatch_support
 def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=False,  # noqa: A002
                 chroma_downsampling=True, density_unit="in", x_density=300, y_density=300,

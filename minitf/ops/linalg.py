@@ -12,6 +12,7 @@ from minitf.ops.math_unary import conj_or_self
 from minitf.ops.linalg_diag import diag, diag_part  # noqa: F401 (tf.linalg.diag, diag_part)
 from minitf.ops.norms import l2_normalize, norm
 from minitf.ops.reduce import reduce_sum
+from minitf.api_export import export
 
 __all__ = ["matmul", "tensordot", "einsum", "matvec", "matrix_transpose", "adjoint", "eye", "diag",
            "diag_part", "trace", "band_part", "inv", "det", "slogdet", "logdet", "solve", "cholesky",
@@ -36,6 +37,7 @@ def _check_transpose_flags(transpose_a, transpose_b, adjoint_a, adjoint_b):
                              f"Received `transpose_{side}`={t}, `adjoint_{side}`={adj}.")
 
 
+@export("matmul", "linalg.matmul")
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            a_is_sparse=False, b_is_sparse=False, output_type=None, name=None):
     """Matrix product over the last two dimensions, broadcasting leading (batch) dimensions.
@@ -201,6 +203,7 @@ def _add_axes(t, count):
 TENSORDOT = Op("Tensordot")  # names the op in errors; it records the ops it is built from
 
 
+@export("tensordot", "linalg.tensordot")
 @dispatch.add_dispatch_support
 def tensordot(a, b, axes, name=None):
     """Sum of products over the given axes of `a` and `b`.
@@ -287,6 +290,7 @@ def _parse_einsum(equation, shapes):
     return expanded, out
 
 
+@export("einsum", "linalg.einsum")
 @dispatch.add_dispatch_support
 def einsum(equation, *inputs, **kwargs):
     """Einstein summation: `einsum('ij,jk->ik', a, b)` is a matrix product.
@@ -380,6 +384,7 @@ def _einsum_operand_grad(g, subs, out, tensors, k):
 MATVEC = Op("MatVec")  # names the op in errors; it records a matmul
 
 
+@export("linalg.matvec")
 @dispatch.add_dispatch_support
 def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None):
     """Matrix-vector product over the last dimensions: a [..., M, N] times b [..., N] gives [..., M]."""
@@ -391,6 +396,7 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_spa
     return reshape(prod, tuple(prod._value.shape[:-1]))
 
 
+@export("linalg.matrix_transpose")
 @dispatch.add_dispatch_support
 def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     """Swap the last two dimensions (conjugating complex values when `conjugate`)."""
@@ -401,12 +407,14 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     return transpose(x, list(range(nd - 2)) + [nd - 1, nd - 2], conjugate=conjugate)
 
 
+@export("linalg.adjoint")
 @dispatch.add_dispatch_support
 def adjoint(matrix, name=None):
     """Conjugate transpose of the last two dimensions."""
     return matrix_transpose(matrix, conjugate=True)
 
 
+@export("linalg.trace")
 @dispatch.add_dispatch_support
 def trace(x, name=None):
     """Sum of the main diagonal of the last two dimensions."""
@@ -418,6 +426,7 @@ def trace(x, name=None):
     return einsum("...ii->...", x)
 
 
+@export("linalg.band_part")
 @dispatch.add_dispatch_support
 def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
     """Keep a band of each matrix: `num_lower` sub-diagonals and `num_upper` super-diagonals
@@ -442,6 +451,7 @@ def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
 MATRIX_INVERSE = Op("MatrixInverse", batchable=True)
 
 
+@export("linalg.inv")
 @dispatch.add_dispatch_support
 def inv(input, adjoint=False, name=None):  # noqa: A002
     """Inverse of each square matrix in the last two dimensions."""
@@ -472,6 +482,7 @@ def inv(input, adjoint=False, name=None):  # noqa: A002
 MATRIX_DETERMINANT = Op("MatrixDeterminant", batchable=True)
 
 
+@export("linalg.det")
 @dispatch.add_dispatch_support
 def det(input, name=None):  # noqa: A002
     """Determinant of each square matrix in the last two dimensions."""
@@ -491,6 +502,7 @@ def det(input, name=None):  # noqa: A002
 LOG_MATRIX_DETERMINANT = Op("LogMatrixDeterminant", batchable=True)
 
 
+@export("linalg.slogdet")
 @dispatch.add_dispatch_support
 def slogdet(input, name=None):  # noqa: A002
     """(sign, log|det|) of each square matrix: the log-determinant without overflow."""
@@ -506,6 +518,7 @@ def slogdet(input, name=None):  # noqa: A002
     return s, la
 
 
+@export("linalg.logdet")
 @dispatch.add_dispatch_support
 def logdet(matrix, name=None):
     """log(det(matrix)) of Hermitian positive-definite matrices, via the Cholesky factor."""
@@ -516,6 +529,7 @@ def logdet(matrix, name=None):
 MATRIX_SOLVE = Op("MatrixSolve", batchable=True)
 
 
+@export("linalg.solve")
 @dispatch.add_dispatch_support
 def solve(matrix, rhs, adjoint=False, name=None):
     """X with matrix @ X = rhs (or adjoint(matrix) @ X = rhs), for [..., M, M] and [..., M, K]."""
@@ -546,6 +560,7 @@ def solve(matrix, rhs, adjoint=False, name=None):
 CHOLESKY = Op("Cholesky", batchable=True)
 
 
+@export("linalg.cholesky")
 @dispatch.add_dispatch_support
 def cholesky(input, name=None):  # noqa: A002
     """Lower-triangular L with L @ L^T = input, for symmetric positive-definite matrices."""

@@ -19,6 +19,7 @@ from minitf.ops.linalg import band_part, cholesky, diag, matmul, matrix_transpos
 from minitf.ops.math import reciprocal
 from minitf.ops.norms import norm
 from minitf.ops.reduce import reduce_max, reduce_sum
+from minitf.api_export import export
 
 __all__ = ["svd", "qr", "eigh", "eigvalsh", "triangular_solve", "cholesky_solve", "lstsq", "pinv",
            "matrix_rank", "cross", "normalize"]
@@ -101,6 +102,7 @@ def _poison(out, good, xp):
 SVD = Op("Svd")
 
 
+@export("linalg.svd")
 @dispatch.add_dispatch_support
 def svd(tensor, full_matrices=False, compute_uv=True, name=None):
     """Singular value decomposition a = u @ diag(s) @ adjoint(v) of the last two dimensions.
@@ -203,6 +205,7 @@ MATRIX_TRIANGULAR_SOLVE = Op("MatrixTriangularSolve")
 _TRI_ATTRS = "bfloat16, double, float, half, complex64, complex128"
 
 
+@export("linalg.triangular_solve")
 @dispatch.add_dispatch_support
 def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
     """X with matrix @ X = rhs for triangular matrices (only the `lower` or upper triangle is read).
@@ -272,6 +275,7 @@ def _tri_solve_raw(a, b, lower, adjoint, batch):
     return x
 
 
+@export("linalg.cholesky_solve")
 @dispatch.add_dispatch_support
 def cholesky_solve(chol, rhs, name=None):
     """X with A @ X = rhs given A's Cholesky factor `chol` (lower triangular, [..., M, M]): two
@@ -285,6 +289,7 @@ def cholesky_solve(chol, rhs, name=None):
 QR = Op("Qr")
 
 
+@export("linalg.qr")
 @dispatch.add_dispatch_support
 def qr(input, full_matrices=False, name=None):  # noqa: A002
     """QR decomposition of the last two dimensions: input = q @ r, q with orthonormal columns and
@@ -390,6 +395,7 @@ def _symmetrize_lower(grad_a):
     return (grad_a + _adj(grad_a)) * weights
 
 
+@export("linalg.eigh")
 @dispatch.add_dispatch_support
 def eigh(tensor, name=None):
     """Eigenvalues and eigenvectors of self-adjoint matrices (only the lower triangle is read).
@@ -419,6 +425,7 @@ def eigh(tensor, name=None):
     return e, v
 
 
+@export("linalg.eigvalsh")
 @dispatch.add_dispatch_support
 def eigvalsh(tensor, name=None):
     """The eigenvalues (ascending, [..., N]) of self-adjoint matrices [..., N, N]; see `eigh`."""
@@ -437,6 +444,7 @@ def eigvalsh(tensor, name=None):
 MATRIX_SOLVE_LS = Op("MatrixSolveLs")
 
 
+@export("linalg.lstsq")
 @dispatch.add_dispatch_support
 def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     """X minimizing ||matrix @ X - rhs||^2 + l2_regularizer ||X||^2 for [..., M, N] and [..., M, K].
@@ -520,6 +528,7 @@ def _validate_float_matrix(a):
         raise ValueError(f"Input `a` must have at least 2 dimensions (saw: {a._value.ndim}).")
 
 
+@export("linalg.pinv")
 @dispatch.add_dispatch_support
 def pinv(a, rcond=None, validate_args=False, name=None):
     """Moore-Penrose pseudo-inverse [..., N, M] of real matrices [..., M, N], from the SVD, keeping
@@ -537,6 +546,7 @@ def pinv(a, rcond=None, validate_args=False, name=None):
     return matmul(v / expand_dims(s, -2), u, adjoint_b=True)
 
 
+@export("linalg.matrix_rank")
 @dispatch.add_dispatch_support
 def matrix_rank(a, tol=None, validate_args=False, name=None):
     """Number of singular values above `tol` (default eps * max(M, N) * the largest), int32,
@@ -555,6 +565,7 @@ CROSS = Op("Cross")
 _CROSS_ATTRS = "float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64"
 
 
+@export("linalg.cross")
 @dispatch.add_dispatch_support
 def cross(a, b, name=None):
     """Pairwise cross products of 3-element vectors in the last dimension; a and b have one shape
@@ -580,6 +591,7 @@ def cross(a, b, name=None):
     return y
 
 
+@export("linalg.normalize")
 @dispatch.add_dispatch_support
 def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002
     """(tensor / norm, norm): the norm (tf.linalg.norm with keepdims=True, cast to the tensor's

@@ -3,6 +3,7 @@ MatrixDiagPartV3 and MatrixSetDiagV3), with one diagonal or a band of them, alig
 and explicit output sizes, and their gradients (each is the adjoint of another)."""
 from minitf import dispatch, dtypes, errors
 from minitf.ops._core import Op, Tensor, Variable, REAL, thread_state, array_module, as_tensor, binary, record
+from minitf.api_export import export
 
 __all__ = ["diag", "diag_part", "set_diag"]
 
@@ -131,6 +132,7 @@ def _check_bounds(rows, cols, lower, upper, op):
 
 # -- the ops -----------------------------------------------------------------------------------
 
+@export("linalg.diag")
 @dispatch.add_dispatch_support
 def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT"):
     """Batched matrices with `diagonal` on diagonal(s) `k` and `padding_value` elsewhere.
@@ -204,6 +206,7 @@ def _size(value, label, index):
     return int(t._value)
 
 
+@export("linalg.diag_part")
 @dispatch.add_dispatch_support
 def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT"):  # noqa: A002
     """Diagonal(s) `k` of the last two dimensions: [..., M, N] -> [..., L] for one diagonal,
@@ -247,6 +250,7 @@ def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT")
     return y
 
 
+@export("linalg.set_diag")
 @dispatch.add_dispatch_support
 def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):  # noqa: A002
     """`input` [..., M, N] with diagonal(s) `k` replaced by `diagonal`: [..., L] for one diagonal,

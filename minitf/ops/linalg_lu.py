@@ -10,6 +10,7 @@ from minitf.convert import convert_to_tensor
 from minitf.ops._core import Op, Tensor, thread_state, array_module, as_tensor, record
 from minitf.ops.linalg import band_part, matmul
 from minitf.ops.linalg_decompositions import check_kernel, check_rank, triangular_solve
+from minitf.api_export import export
 
 __all__ = ["lu", "lu_solve", "lu_reconstruct", "lu_matrix_inverse"]
 
@@ -18,6 +19,7 @@ Lu = collections.namedtuple("Lu", ["lu", "p"])
 LU = Op("Lu")
 
 
+@export("linalg.lu")
 @dispatch.add_dispatch_support
 def lu(input, output_idx_type=dtypes.int32, name=None):  # noqa: A002
     """LU factorization with partial pivoting of square matrices [..., N, N].
@@ -99,6 +101,7 @@ def _check_lu_args(lower_upper, perm):
         raise ValueError(f"`lower_upper` must be square (got shape {list(lower_upper.shape)}).")
 
 
+@export("linalg.lu_reconstruct")
 @dispatch.add_dispatch_support
 def lu_reconstruct(lower_upper, perm, validate_args=False, name=None):
     """The matrices whose `tf.linalg.lu` gave (lower_upper, perm): P^T @ L @ U."""
@@ -110,6 +113,7 @@ def lu_reconstruct(lower_upper, perm, validate_args=False, name=None):
     return matmul(p, x, adjoint_a=True)
 
 
+@export("linalg.lu_solve")
 @dispatch.add_dispatch_support
 def lu_solve(lower_upper, perm, rhs, validate_args=False, name=None):
     """X with A @ X = rhs ([..., N, K]) given A's `tf.linalg.lu` factors; batch dimensions of rhs
@@ -129,6 +133,7 @@ def lu_solve(lower_upper, perm, rhs, validate_args=False, name=None):
     return triangular_solve(lower_upper, y, lower=False)
 
 
+@export("linalg.lu_matrix_inverse")
 @dispatch.add_dispatch_support
 def lu_matrix_inverse(lower_upper, perm, validate_args=False, name=None):
     """Inverse of the matrices whose `tf.linalg.lu` gave (lower_upper, perm)."""

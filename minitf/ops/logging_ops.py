@@ -10,6 +10,7 @@ import numpy as np
 
 from minitf import dispatch, nest
 from minitf.ops._core import Tensor, Variable
+from minitf.api_export import export
 
 __all__ = ["print"]
 
@@ -179,6 +180,7 @@ def _format(inputs, summarize, sep):
     return "".join(out)
 
 
+@export("print")
 @dispatch.stateful_op(abstract=dispatch.returns_none)
 def print(*inputs, **kwargs):  # noqa: A001 (TF's name)
     """Print tensors and Python values, as TF writes them.

@@ -22,6 +22,7 @@ from minitf.ops.math_unary import (  # noqa: F401 (tf.math's functions of one te
     FLOAT_OR_COMPLEX, conj_or_self, abs, acos, asin, atan, ceil, cos, cosh, erf, exp, expm1, floor, log, log1p,
     log_sigmoid, negative, reciprocal, rint, round, rsqrt, sigmoid, sign, sin, sinh, softplus, sqrt,
     square, tan, tanh)
+from minitf.api_export import export, export_value
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "truediv", "floordiv", "floor_div", "floormod", "mod",
@@ -46,6 +47,7 @@ def _to_float(x, y):
 ADD = Op("AddV2", batchable=True, dtypes=NUMERIC + ("string",))
 
 
+@export("add", "math.add")
 def add(x, y, name=None):
     """x + y, elementwise with broadcasting (string tensors concatenate).
 
@@ -84,6 +86,7 @@ def add(x, y, name=None):
 SUB = Op("Sub", batchable=True, dtypes=NUMERIC)
 
 
+@export("subtract", "math.subtract")
 def subtract(x, y, name=None):
     """x - y, elementwise with broadcasting."""
     try:
@@ -102,6 +105,7 @@ def subtract(x, y, name=None):
 MUL = Op("Mul", batchable=True, dtypes=NUMERIC)
 
 
+@export("multiply", "math.multiply")
 def multiply(x, y, name=None):
     """x * y, elementwise with broadcasting.
 
@@ -129,6 +133,7 @@ def multiply(x, y, name=None):
     return z
 
 
+@export("scalar_mul", "math.scalar_mul")
 @dispatch.add_dispatch_support
 def scalar_mul(scalar, x, name=None):
     """A scalar times a tensor."""
@@ -138,6 +143,7 @@ def scalar_mul(scalar, x, name=None):
 REAL_DIV = Op("RealDiv", batchable=True, dtypes=NUMERIC)
 
 
+@export("truediv", "math.truediv")
 def truediv(x, y, name=None):
     """x / y. Integer inputs are first cast to float (int8/16 -> float32, int32/64 -> float64).
 
@@ -163,6 +169,7 @@ def truediv(x, y, name=None):
     return z
 
 
+@export("divide", "math.divide")
 @dispatch.add_dispatch_support
 def divide(x, y, name=None):
     """x / y (Python 3 division); a non-tensor `x` takes `y`'s dtype first."""
@@ -180,6 +187,7 @@ def real_div(x, y, name=None):
 DIV_NO_NAN = Op("DivNoNan", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
+@export("math.divide_no_nan")
 @dispatch.add_dispatch_support(elementwise="binary")
 def divide_no_nan(x, y, name=None):
     """x / y, but 0 wherever y is 0. Integers are cast to float first, as in tf.math.truediv."""
@@ -213,6 +221,7 @@ def _check_int_zero(y, op):
 FLOOR_DIV = Op("FloorDiv", dtypes=NUMERIC)
 
 
+@export("math.floordiv")
 @dispatch.add_dispatch_support(elementwise="binary")
 def floordiv(x, y, name=None):
     """Division rounded toward negative infinity (no gradient)."""
@@ -238,6 +247,7 @@ floor_div = floordiv
 FLOOR_MOD = Op("FloorMod", batchable=True, dtypes=REAL)
 
 
+@export("math.floormod", "math.mod")
 @dispatch.add_dispatch_support(elementwise="binary")
 def floormod(x, y, name=None):
     """Remainder of floor division; the result has the sign of y."""
@@ -259,6 +269,7 @@ mod = floormod
 POW = Op("Pow", batchable=True, dtypes=SIGNED)
 
 
+@export("pow", "math.pow")
 @dispatch.add_dispatch_support(elementwise="binary")
 def pow(x, y, name=None):  # noqa: A001 (TF's name)
     """x raised to the power y, elementwise."""
@@ -290,6 +301,7 @@ def pow(x, y, name=None):  # noqa: A001 (TF's name)
 SQUARED_DIFFERENCE = Op("SquaredDifference", dtypes=FLOATS + ("int32", "int64", "complex64", "complex128"))
 
 
+@export("math.squared_difference")
 @dispatch.add_dispatch_support(elementwise="binary")
 def squared_difference(x, y, name=None):
     """(x - y)^2, elementwise."""
@@ -309,6 +321,7 @@ def squared_difference(x, y, name=None):
 XLOGY = Op("Xlogy", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
+@export("math.xlogy")
 @dispatch.add_dispatch_support(elementwise="binary")
 def xlogy(x, y, name=None):
     """x * log(y), and 0 where x is 0."""
@@ -339,6 +352,7 @@ def _xdivy(x, y):
 ATAN2 = Op("Atan2", batchable=True, dtypes=FLOATS)
 
 
+@export("atan2", "math.atan2")
 @dispatch.add_dispatch_support(elementwise="binary")
 def atan2(y, x, name=None):
     """Angle of the point (x, y), elementwise."""
@@ -358,6 +372,7 @@ def atan2(y, x, name=None):
 MAXIMUM = Op("Maximum", batchable=True, dtypes=REAL)
 
 
+@export("maximum", "math.maximum")
 @dispatch.add_dispatch_support(elementwise="binary")
 def maximum(x, y, name=None):
     """The larger of x and y, elementwise (ties send the gradient to x)."""
@@ -377,6 +392,7 @@ def maximum(x, y, name=None):
 MINIMUM = Op("Minimum", batchable=True, dtypes=REAL)
 
 
+@export("minimum", "math.minimum")
 @dispatch.add_dispatch_support(elementwise="binary")
 def minimum(x, y, name=None):
     """The smaller of x and y, elementwise (ties send the gradient to x)."""
@@ -396,6 +412,7 @@ def minimum(x, y, name=None):
 CLIP_BY_VALUE = Op("ClipByValue", batchable=True, dtypes=REAL)
 
 
+@export("clip_by_value")
 @dispatch.add_dispatch_support
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """Values of `t` limited to [clip_value_min, clip_value_max]; gradient flows only inside."""
@@ -430,6 +447,7 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
 ADD_N = Op("AddN")
 
 
+@export("add_n", "math.add_n")
 @dispatch.add_dispatch_support(elementwise="list")
 def add_n(inputs, name=None):
     """Sum of a list of tensors of the same shape and dtype."""
@@ -454,3 +472,20 @@ for _name in ("logical_not", "invert", "is_finite", "is_inf", "is_nan"):
 for _fn in (add, subtract, multiply, truediv):
     dispatch.mark_elementwise(_fn, "binary")
 del _name, _fn
+export_value("logical_xor", "math.logical_xor")
+export_value("is_nan", "math.is_nan")
+export_value("is_inf", "math.is_inf")
+export_value("is_finite", "math.is_finite")
+export_value("invert", "bitwise.invert")
+export_value("bitwise_xor", "bitwise.bitwise_xor")
+export_value("bitwise_or", "bitwise.bitwise_or")
+export_value("bitwise_and", "bitwise.bitwise_and")
+export_value("not_equal", "not_equal", "math.not_equal")
+export_value("logical_or", "logical_or", "math.logical_or")
+export_value("logical_not", "logical_not", "math.logical_not")
+export_value("logical_and", "logical_and", "math.logical_and")
+export_value("less_equal", "less_equal", "math.less_equal")
+export_value("less", "less", "math.less")
+export_value("greater_equal", "greater_equal", "math.greater_equal")
+export_value("greater", "greater", "math.greater")
+export_value("equal", "equal", "math.equal")

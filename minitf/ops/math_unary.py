@@ -16,6 +16,7 @@ from minitf.ops._core import (FLOATS, NUMERIC, SIGNED, Op, Tensor, thread_state,
 from minitf.ops._special import erf as _erf_any
 from minitf.ops.constant import cast
 from minitf.ops.gather import where
+from minitf.api_export import export
 
 __all__ = [
     "negative", "abs", "sign", "square", "reciprocal", "sqrt", "rsqrt", "exp", "expm1", "log", "log1p",
@@ -112,6 +113,7 @@ def _reciprocal_grad(y, g):
 NEG = Op("Neg", batchable=True, dtypes=SIGNED)
 
 
+@export("negative", "math.negative")
 def negative(x, name=None):
     """-x, elementwise."""
     return _unary(NEG, x, lambda xp, v: -v, lambda g, x, y: negative(g))
@@ -120,6 +122,7 @@ def negative(x, name=None):
 ABS = Op("Abs", batchable=True, dtypes=SIGNED)
 
 
+@export("abs", "math.abs")
 def abs(x, name=None):  # noqa: A001
     """|x|, elementwise (a real tensor for a complex x, as TF's ComplexAbs)."""
     return _unary(ABS, x, lambda xp, v: xp.abs(v),
@@ -144,6 +147,7 @@ def _complex_abs_grad(x, y, g):
 SIGN = Op("Sign", batchable=True, dtypes=SIGNED)
 
 
+@export("sign", "math.sign")
 def sign(x, name=None):
     """-1, 0 or 1 by the sign of x (zero gradient); x / |x| (0 at 0) for a complex x, differentiable
     as TF computes it (div_no_nan(x, complex(|x|)))."""
@@ -160,6 +164,7 @@ def sign(x, name=None):
 SQUARE = Op("Square", batchable=True, dtypes=NUMERIC)
 
 
+@export("square", "math.square")
 def square(x, name=None):
     """x * x, elementwise."""
     return _unary(SQUARE, x, lambda xp, v: v * v, lambda g, x, y: g * (conj_or_self(x) * 2))
@@ -168,6 +173,7 @@ def square(x, name=None):
 RECIPROCAL = Op("Reciprocal", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
+@export("math.reciprocal")
 @dispatch.add_dispatch_support(elementwise="unary")
 def reciprocal(x, name=None):
     """1 / x, elementwise."""
@@ -182,6 +188,7 @@ def reciprocal(x, name=None):
 SQRT = Op("Sqrt", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
+@export("sqrt", "math.sqrt")
 def sqrt(x, name=None):
     """Square root, elementwise."""
     return _unary(SQRT, x, lambda xp, v: xp.sqrt(v), lambda g, x, y: _sqrt_grad(y, g))
@@ -190,6 +197,7 @@ def sqrt(x, name=None):
 RSQRT = Op("Rsqrt", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
+@export("math.rsqrt")
 def rsqrt(x, name=None):
     """1 / sqrt(x), elementwise."""
     return _unary(RSQRT, x, lambda xp, v: 1 / xp.sqrt(v), lambda g, x, y: _rsqrt_grad(y, g))
@@ -198,6 +206,7 @@ def rsqrt(x, name=None):
 EXP = Op("Exp", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
+@export("exp", "math.exp")
 def exp(x, name=None):
     """e^x, elementwise."""
     return _unary(EXP, x, lambda xp, v: xp.exp(v), lambda g, x, y: g * conj_or_self(y))
@@ -206,6 +215,7 @@ def exp(x, name=None):
 EXPM1 = Op("Expm1", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
+@export("math.expm1")
 def expm1(x, name=None):
     """e^x - 1, accurate for small x."""
     return _unary(EXPM1, x, lambda xp, v: xp.expm1(v), lambda g, x, y: g * exp(conj_or_self(x)))
@@ -214,6 +224,7 @@ def expm1(x, name=None):
 LOG = Op("Log", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
+@export("math.log")
 def log(x, name=None):
     """Natural logarithm, elementwise."""
     return _unary(LOG, x, lambda xp, v: xp.log(v), lambda g, x, y: g / conj_or_self(x))
@@ -222,6 +233,7 @@ def log(x, name=None):
 LOG1P = Op("Log1p", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
+@export("math.log1p")
 def log1p(x, name=None):
     """log(1 + x), accurate for small x."""
     return _unary(LOG1P, x, lambda xp, v: xp.log1p(v), lambda g, x, y: g / (conj_or_self(x) + 1))
@@ -230,6 +242,7 @@ def log1p(x, name=None):
 SIN = Op("Sin", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
+@export("sin", "math.sin")
 def sin(x, name=None):
     """Sine, elementwise."""
     return _unary(SIN, x, lambda xp, v: xp.sin(v), lambda g, x, y: g * cos(conj_or_self(x)))
@@ -238,6 +251,7 @@ def sin(x, name=None):
 COS = Op("Cos", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
+@export("cos", "math.cos")
 def cos(x, name=None):
     """Cosine, elementwise."""
     return _unary(COS, x, lambda xp, v: xp.cos(v), lambda g, x, y: negative(g) * sin(conj_or_self(x)))
@@ -246,6 +260,7 @@ def cos(x, name=None):
 TAN = Op("Tan", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
+@export("tan", "math.tan")
 def tan(x, name=None):
     """Tangent, elementwise."""
     return _unary(TAN, x, lambda xp, v: xp.tan(v), lambda g, x, y: g * (1 + square(conj_or_self(y))))
@@ -254,6 +269,7 @@ def tan(x, name=None):
 ASIN = Op("Asin", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
+@export("asin", "math.asin")
 def asin(x, name=None):
     """Inverse sine, elementwise."""
     return _unary(ASIN, x, lambda xp, v: xp.arcsin(v), lambda g, x, y: g * rsqrt(1 - square(conj_or_self(x))))
@@ -262,6 +278,7 @@ def asin(x, name=None):
 ACOS = Op("Acos", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
+@export("acos", "math.acos")
 def acos(x, name=None):
     """Inverse cosine, elementwise."""
     return _unary(ACOS, x, lambda xp, v: xp.arccos(v),
@@ -271,6 +288,7 @@ def acos(x, name=None):
 ATAN = Op("Atan", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
+@export("atan", "math.atan")
 def atan(x, name=None):
     """Inverse tangent, elementwise."""
     return _unary(ATAN, x, lambda xp, v: xp.arctan(v), lambda g, x, y: g / (1 + square(conj_or_self(x))))
@@ -279,6 +297,7 @@ def atan(x, name=None):
 SINH = Op("Sinh", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
+@export("sinh", "math.sinh")
 def sinh(x, name=None):
     """Hyperbolic sine, elementwise."""
     return _unary(SINH, x, lambda xp, v: xp.sinh(v), lambda g, x, y: g * cosh(conj_or_self(x)))
@@ -287,6 +306,7 @@ def sinh(x, name=None):
 COSH = Op("Cosh", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
+@export("cosh", "math.cosh")
 def cosh(x, name=None):
     """Hyperbolic cosine, elementwise."""
     return _unary(COSH, x, lambda xp, v: xp.cosh(v), lambda g, x, y: g * sinh(conj_or_self(x)))
@@ -295,6 +315,7 @@ def cosh(x, name=None):
 TANH = Op("Tanh", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
+@export("tanh", "math.tanh", "nn.tanh")
 def tanh(x, name=None):
     """Hyperbolic tangent, elementwise.
 
@@ -340,6 +361,7 @@ def _tanh_grad(y, g):
 SIGMOID = Op("Sigmoid", batchable=True, dtypes=FLOAT_OR_COMPLEX)
 
 
+@export("sigmoid", "math.sigmoid", "nn.sigmoid")
 def sigmoid(x, name=None):
     """Logistic function 1 / (1 + e^-x), elementwise, computed without overflow."""
     return _unary(SIGMOID, x, _sigmoid_values, lambda g, x, y: _sigmoid_grad(conj_or_self(y), g))
@@ -370,12 +392,14 @@ def _sigmoid_grad(y, g):
 SOFTPLUS = Op("Softplus", batchable=True, dtypes=FLOATS)  # TF has no complex kernel
 
 
+@export("math.softplus", "nn.softplus")
 def softplus(x, name=None):
     """log(1 + e^x), elementwise, stable for large |x|."""
     return _unary(SOFTPLUS, x, lambda xp, v: xp.logaddexp(v, 0).astype(v.dtype),
                   lambda g, x, y: g * sigmoid(x))
 
 
+@export("math.log_sigmoid")
 def log_sigmoid(x, name=None):
     """log(sigmoid(x)) = -softplus(-x), stable."""
     return negative(softplus(negative(x)))
@@ -385,6 +409,7 @@ ERF = Op("Erf", batchable=True, dtypes=FLOATS)  # TF has no complex kernel
 _ERF_COEF = 2.0 / _pymath.sqrt(_pymath.pi)
 
 
+@export("math.erf")
 def erf(x, name=None):
     """The Gauss error function, elementwise."""
     return _unary(ERF, x, _erf_any, lambda g, x, y: g * _ERF_COEF * exp(negative(square(x))))
@@ -395,6 +420,7 @@ def erf(x, name=None):
 FLOOR = Op("Floor", dtypes=FLOATS)
 
 
+@export("floor", "math.floor")
 @dispatch.add_dispatch_support(elementwise="unary")
 def floor(x, name=None):
     """Largest integer not greater than x, elementwise (no gradient)."""
@@ -406,6 +432,7 @@ def floor(x, name=None):
 CEIL = Op("Ceil", dtypes=FLOATS)
 
 
+@export("math.ceil")
 @dispatch.add_dispatch_support(elementwise="unary")
 def ceil(x, name=None):
     """Smallest integer not less than x, elementwise (no gradient)."""
@@ -417,6 +444,7 @@ def ceil(x, name=None):
 ROUND = Op("Round", dtypes=SIGNED)
 
 
+@export("round", "math.round")
 @dispatch.add_dispatch_support(elementwise="unary")
 def round(x, name=None):  # noqa: A001
     """Round half to even, elementwise (no gradient); integer tensors come back as they are."""
@@ -433,6 +461,7 @@ def round(x, name=None):  # noqa: A001
 RINT = Op("Rint", dtypes=FLOATS)
 
 
+@export("math.rint")
 @dispatch.add_dispatch_support(elementwise="unary")
 def rint(x, name=None):
     """Round half to even, elementwise; float32/float64 only (TF has no float16 or integer Rint kernel)."""

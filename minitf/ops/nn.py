@@ -21,6 +21,7 @@ from minitf.ops.linalg import l2_normalize  # noqa: F401  (tf.nn.l2_normalize is
 from minitf.ops.reduce import reduce_mean, reduce_sum
 from minitf.ops.arg_checks import converted, python_axis
 from minitf.ops.top_k import in_top_k, top_k  # noqa: F401 (top-k's home was this module: its old import path)
+from minitf.api_export import export
 
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "silu", "swish", "softsign", "softmax",
            "log_softmax", "sigmoid_cross_entropy_with_logits", "weighted_cross_entropy_with_logits",
@@ -59,6 +60,7 @@ def _negative_axis(axis, ndim, op_name):
 RELU = Op("Relu", batchable=True, dtypes=REAL)
 
 
+@export("nn.relu")
 def relu(features, name=None):
     """max(features, 0), elementwise."""
     if tracing[0] and is_graph_value(features):
@@ -89,6 +91,7 @@ def _relu_grad(y, g):
     return out
 
 
+@export("nn.relu6")
 @dispatch.add_dispatch_support
 def relu6(features, name=None):
     """min(max(features, 0), 6), elementwise."""
@@ -108,6 +111,7 @@ def const(value, like):
 LEAKY_RELU = Op("LeakyRelu", batchable=True, dtypes=FLOATS)
 
 
+@export("nn.leaky_relu")
 @dispatch.add_dispatch_support
 def leaky_relu(features, alpha=0.2, name=None):
     """features where positive, alpha * features elsewhere (integer inputs become float32, as TF)."""
@@ -145,6 +149,7 @@ def _leaky_relu_grad(x, g, alpha):
     return out
 
 
+@export("nn.elu")
 @dispatch.add_dispatch_support
 def elu(features, name=None):
     """features where positive, exp(features) - 1 elsewhere."""
@@ -159,6 +164,7 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+@export("nn.selu")
 @dispatch.add_dispatch_support
 def selu(features, name=None):
     """scale * elu-like with alpha: the self-normalizing activation (Klambauer et al.)."""
@@ -169,6 +175,7 @@ def selu(features, name=None):
     return where(m.greater(x, zero), x, neg) * const(_SELU_SCALE, x)
 
 
+@export("nn.gelu")
 @dispatch.add_dispatch_support
 def gelu(features, approximate=False, name=None):
     """Gaussian error linear unit: x * Phi(x) (exact with erf, or the tanh approximation)."""
@@ -183,6 +190,7 @@ def gelu(features, approximate=False, name=None):
     return x * (m.erf(x * const(1 / _pymath.sqrt(2.0), x)) + const(1, x)) * const(0.5, x)
 
 
+@export("nn.silu", "nn.swish")
 @dispatch.add_dispatch_support
 def silu(features, beta=1.0, name=None):
     """x * sigmoid(beta * x) (also called swish)."""
@@ -193,6 +201,7 @@ def silu(features, beta=1.0, name=None):
 swish = silu
 
 
+@export("nn.softsign")
 @dispatch.add_dispatch_support
 def softsign(features, name=None):
     """features / (1 + |features|)."""
@@ -233,6 +242,7 @@ def _check_softmax_scalar(x, axis, op_name):
 SOFTMAX = Op("Softmax", batchable=True, dtypes=FLOATS)
 
 
+@export("math.softmax", "nn.softmax")
 def softmax(logits, axis=None, name=None):
     """exp(logits) / sum(exp(logits)) along `axis` (the last axis by default), computed stably."""
     if tracing[0] and is_graph_value(logits):
@@ -255,6 +265,7 @@ def softmax(logits, axis=None, name=None):
 LOG_SOFTMAX = Op("LogSoftmax", batchable=True, dtypes=FLOATS)
 
 
+@export("math.log_softmax", "nn.log_softmax")
 @dispatch.add_dispatch_support
 def log_softmax(logits, axis=None, name=None):
     """logits - log(sum(exp(logits))) along `axis` (the last axis by default), computed stably."""
@@ -283,6 +294,7 @@ def _expand_at(g, axis):
 SOFTMAX_CROSS_ENTROPY = Op("SoftmaxCrossEntropyWithLogits", batchable=True)
 
 
+@export("nn.softmax_cross_entropy_with_logits")
 @dispatch.add_dispatch_support
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     """-sum(labels * log_softmax(logits)) along `axis`, one loss per example.
@@ -319,6 +331,7 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
 SPARSE_SOFTMAX_CROSS_ENTROPY = Op("SparseSoftmaxCrossEntropyWithLogits", batchable=True)
 
 
+@export("nn.sparse_softmax_cross_entropy_with_logits")
 @dispatch.add_dispatch_support
 def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     """Cross-entropy of integer class `labels` [...] against `logits` [..., classes].
@@ -374,6 +387,7 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
 SIGMOID_CROSS_ENTROPY = Op("SigmoidCrossEntropyWithLogits", batchable=True)
 
 
+@export("nn.sigmoid_cross_entropy_with_logits")
 @dispatch.add_dispatch_support
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     """Per-element logistic loss: max(x, 0) - x * z + log(1 + exp(-|x|)) for logits x, labels z."""
@@ -392,6 +406,7 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     return loss
 
 
+@export("nn.weighted_cross_entropy_with_logits")
 @dispatch.add_dispatch_support
 def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
     """Logistic loss with the positive term weighted by `pos_weight`."""
@@ -404,6 +419,7 @@ def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
     return (one - z) * x + log_weight * (m.log1p(m.exp(-m.abs(x))) + relu(-x))
 
 
+@export("nn.log_poisson_loss")
 @dispatch.add_dispatch_support
 def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
     """exp(log_input) - targets * log_input, plus Stirling's term for targets > 1 when full."""
@@ -423,6 +439,7 @@ def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
 
 # -- bias, dropout, normalization ------------------------------------------------------------
 
+@export("nn.bias_add")
 def bias_add(value, bias, data_format=None, name=None):
     """value + bias, with the 1-D bias on the channel axis (last for NHWC, 1 for NC...)."""
     if tracing[0] and (is_graph_value(value) or is_graph_value(bias)):
@@ -443,6 +460,7 @@ def bias_add(value, bias, data_format=None, name=None):
     return x + b
 
 
+@export("nn.dropout")
 @_random_ops.random_op
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
     """Zero each element with probability `rate` and scale the kept ones by 1 / (1 - rate).
@@ -514,6 +532,7 @@ def _noise_shape(x, noise_shape):
     return tuple(int(d) for d in dims), shape_dtype
 
 
+@export("nn.moments")
 @dispatch.add_dispatch_support
 def moments(x, axes, shift=None, keepdims=False, name=None):
     """(mean, variance) of `x` over `axes`.
@@ -537,6 +556,7 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
     return mean, variance
 
 
+@export("nn.batch_normalization")
 @dispatch.add_dispatch_support
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
     """(x - mean) * scale / sqrt(variance + epsilon) + offset (offset/scale may be None)."""
@@ -551,6 +571,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
 
 # -- losses helpers ---------------------------------------------------------------------------
 
+@export("nn.l2_loss")
 @dispatch.add_dispatch_support
 def l2_loss(t, name=None):
     """sum(t ** 2) / 2."""

@@ -8,6 +8,7 @@ from minitf.ops import math as _math_ops
 from minitf.ops._core import Tensor, as_tensor
 from minitf.ops.nn import const, float_input
 from minitf.ops.reduce import reduce_sum
+from minitf.api_export import export
 
 __all__ = ["compute_average_loss", "scale_regularization_loss"]
 
@@ -18,6 +19,7 @@ def _check_replica_context(fn_name):
                            "to be called in replica context: call it inside `strategy.run(...)`.")
 
 
+@export("nn.compute_average_loss")
 @dispatch.add_dispatch_support
 def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
     """sum(per_example_loss * sample_weight) / global_batch_size, and 0 for an empty batch.
@@ -49,6 +51,7 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
     return _math_ops.divide_no_nan(total, const(global_batch_size, total))
 
 
+@export("nn.scale_regularization_loss")
 @dispatch.add_dispatch_support
 def scale_regularization_loss(regularization_loss):
     """The sum of the regularization losses divided by the number of replicas in sync (so

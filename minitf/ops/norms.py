@@ -6,6 +6,7 @@ from minitf.ops._core import Op, Tensor, thread_state, array_module, as_tensor, 
 from minitf.ops.array import reshape, transpose
 from minitf.ops.math import abs as abs_, maximum, pow as pow_, rsqrt, sqrt
 from minitf.ops.reduce import reduce_max, reduce_sum
+from minitf.api_export import export
 
 __all__ = ["norm", "l2_normalize"]
 
@@ -14,6 +15,7 @@ def _is_inf_ord(ord):  # noqa: A002
     return isinstance(ord, (int, float)) and not isinstance(ord, bool) and ord == float("inf")
 
 
+@export("norm", "linalg.norm")
 @dispatch.add_dispatch_support
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa: A002
     """Vector or matrix norm of `tensor`.
@@ -109,6 +111,7 @@ def _spectral_norm(x, a0, a1, keepdims):
     return out
 
 
+@export("linalg.l2_normalize", "math.l2_normalize", "nn.l2_normalize")
 @dispatch.add_dispatch_support
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     """`x` scaled to unit L2 norm along `axis`: x / sqrt(max(sum(x**2, axis), epsilon)).

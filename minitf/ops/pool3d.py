@@ -11,6 +11,7 @@ from minitf.ops._core import Op, Tensor, thread_state, as_tensor, record
 from minitf.ops.creation import zeros_like
 from minitf.ops.conv3d import (FLOAT_TYPES, Geometry3D, check_format, check_padding, check_rank,
                                from_ndhwc, sequence, to_ndhwc)
+from minitf.api_export import export
 
 __all__ = ["max_pool3d", "avg_pool3d"]
 
@@ -126,6 +127,7 @@ def _pool3d(kind, input, ksize, strides, padding, data_format):  # noqa: A002
     return from_ndhwc(y, data_format)
 
 
+@export("nn.max_pool3d")
 @dispatch.add_dispatch_support
 def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):  # noqa: A002
     """Maximum over each [kd, kh, kw] window of a [batch, depth, rows, cols, channels] input.
@@ -136,6 +138,7 @@ def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None): 
     return _pool3d("max", input, ksize, strides, padding, data_format)
 
 
+@export("nn.avg_pool3d")
 @dispatch.add_dispatch_support
 def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):  # noqa: A002
     """Mean over each [kd, kh, kw] window; with 'SAME' padding only real elements are averaged."""

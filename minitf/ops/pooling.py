@@ -15,6 +15,7 @@ from minitf.ops.arg_checks import converted
 from minitf.ops.conv_geometry import (Geometry, check_format, check_rank, from_nhwc, nhwc,
                                       normalize_padding, not_allowed, one_int, spatial_pair)
 from minitf.ops.pool3d import avg_pool3d, max_pool3d
+from minitf.api_export import export
 
 __all__ = ["max_pool2d", "avg_pool2d", "max_pool", "avg_pool", "max_pool1d", "avg_pool1d", "pool"]
 
@@ -122,12 +123,14 @@ def _pool2d(kind, input, ksize, strides, padding, data_format):  # noqa: A002
     return from_nhwc(y, data_format)
 
 
+@export("nn.max_pool2d")
 @dispatch.add_dispatch_support
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
     """Maximum over each [kh, kw] window; SAME padding never wins the maximum."""
     return _pool2d("max", input, ksize, strides, padding, data_format)
 
 
+@export("nn.avg_pool2d")
 @dispatch.add_dispatch_support
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
     """Mean over each [kh, kw] window; with SAME padding only real elements are averaged."""
@@ -148,18 +151,21 @@ def _pool1d(kind, input, ksize, strides, padding, data_format):  # noqa: A002
     return reshape(y, [shape[0]] + shape[2:])
 
 
+@export("nn.max_pool1d")
 @dispatch.add_dispatch_support
 def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
     """1-D max pooling over [batch, width, channels]."""
     return _pool1d("max", input, ksize, strides, padding, data_format)
 
 
+@export("nn.avg_pool1d")
 @dispatch.add_dispatch_support
 def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
     """1-D average pooling over [batch, width, channels]."""
     return _pool1d("avg", input, ksize, strides, padding, data_format)
 
 
+@export("nn.max_pool")
 @dispatch.add_dispatch_support
 def max_pool(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
     """Max pooling dispatched on rank: 3-D -> max_pool1d, 4-D -> max_pool2d, 5-D -> max_pool3d."""
@@ -181,6 +187,7 @@ def _no_explicit_padding(padding, rank):
                          f"Received: padding={padding}")
 
 
+@export("nn.avg_pool")
 @dispatch.add_dispatch_support
 def avg_pool(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
     """Average pooling dispatched on rank: 3-D -> avg_pool1d, 4-D -> avg_pool2d, 5-D -> avg_pool3d."""
@@ -195,6 +202,7 @@ def avg_pool(input, ksize, strides, padding, data_format=None, name=None):  # no
                      f"rank={rank} (tf.nn.avg_pool)")
 
 
+@export("nn.pool")
 @dispatch.add_dispatch_support
 def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_format=None,  # noqa: A002
          dilations=None, name=None):

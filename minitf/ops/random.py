@@ -29,6 +29,7 @@ from minitf.ops.stateless_random import (Algorithm, fold_in, split,  # noqa: F40
                                          stateless_binomial, stateless_categorical, stateless_normal,
                                          stateless_poisson, stateless_truncated_normal, stateless_uniform)
 from minitf.ops import stateless_random as sr
+from minitf.api_export import export
 
 __all__ = ["set_seed", "get_seed", "normal", "uniform", "truncated_normal", "categorical", "shuffle",
            "stateless_normal", "stateless_uniform", "stateless_truncated_normal", "stateless_categorical",
@@ -79,6 +80,7 @@ def random_op(fn):
     return wrapper
 
 
+@export("random.set_seed")
 def set_seed(seed):
     """Set the global random seed; the sequence of random values restarts from it."""
     _seeds.global_seed = None if seed is None else int(seed)
@@ -167,6 +169,7 @@ def unit_uniform(shape, dtype, seed, shape_dtype="int32"):
     return sr.draw_unit(key, counter, shape, dtype)
 
 
+@export("random.normal")
 @random_op
 @_names_errors
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
@@ -180,6 +183,7 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=No
     return sr.scale_shift(sr.draw_normal(key, counter, shape, dtype), stddev, mean, dtype)
 
 
+@export("random.uniform")
 @random_op
 @_names_errors
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
@@ -219,6 +223,7 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
     return sr.scale_unit(sr.draw_unit(key, counter, shape, dtype), lo, hi, dtype)
 
 
+@export("random.truncated_normal")
 @random_op
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Normal values, with any value more than two standard deviations from the mean redrawn."""
@@ -228,6 +233,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
     return sr.scale_shift(sr.draw_truncated(key, counter, shape, dtype), stddev, mean, dtype)
 
 
+@export("random.categorical")
 @random_op
 def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     """Draw `num_samples` class indices per row of `logits` [batch, classes] (int64 by default).
@@ -242,6 +248,7 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     return sr.place(sr.sample_categorical(key, counter, v, n), out_dtype)
 
 
+@export("random.poisson")
 @random_op
 def poisson(shape, lam, dtype=dtypes.float32, seed=None, name=None):
     """Poisson draws of shape `shape + lam.shape` with rates `lam` (TF's numbers when seeded)."""
@@ -258,6 +265,7 @@ def poisson(shape, lam, dtype=dtypes.float32, seed=None, name=None):
     return sr.place(values.reshape(shape + lam_shape), dtype)
 
 
+@export("random.shuffle")
 @random_op
 def shuffle(value, seed=None, name=None):
     """`value` with its first dimension randomly permuted (TF's order when seeded)."""

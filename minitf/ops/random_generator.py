@@ -20,6 +20,7 @@ from minitf.ops._core import Op, as_tensor
 from minitf.tensor import Tensor
 from minitf.trackable import Trackable
 from minitf.variable import Variable
+from minitf.api_export import export
 
 __all__ = ["Generator", "create_rng_state", "get_global_generator", "set_global_generator"]
 
@@ -70,11 +71,13 @@ def _skipped(state, count):
     return _to_int64([value & _MASK64, value >> 64, int(words[2])])
 
 
+@export("random.create_rng_state", "random.experimental.create_rng_state")
 def create_rng_state(seed, alg):
     """The int64 state vector a Generator with `seed` and algorithm `alg` starts from."""
     return sr.place(_state_from_seed(seed, sr.alg_id(alg)), dtypes.int64)
 
 
+@export("random.Generator", "random.experimental.Generator")
 class Generator(Trackable):
     """A random-number generator whose whole state lives in the int64 variable `state`.
 
@@ -286,6 +289,7 @@ class Generator(Trackable):
 _global_generator = None
 
 
+@export("random.get_global_generator", "random.experimental.get_global_generator")
 def get_global_generator():
     """The process-wide Generator, made from operating-system entropy on first use (as TF)."""
     global _global_generator
@@ -294,6 +298,7 @@ def get_global_generator():
     return _global_generator
 
 
+@export("random.set_global_generator", "random.experimental.set_global_generator")
 def set_global_generator(generator):
     """Replace the process-wide Generator (unchecked, as in TF)."""
     global _global_generator

@@ -9,6 +9,7 @@ from minitf.ops.array import broadcast_to, reshape, transpose, where, zeros_like
 from minitf.ops.constant import stop_gradient
 from minitf.ops.arg_checks import converted, dtype_arg
 from minitf.ops.math import abs as abs_, exp, is_finite, log, sqrt, square
+from minitf.api_export import export
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
            "reduce_logsumexp", "reduce_euclidean_norm", "reduce_any", "reduce_all", "reduce_variance",
@@ -53,6 +54,7 @@ def _count(shape, axes):
 SUM = Op("Sum", batchable=True)
 
 
+@export("reduce_sum", "math.reduce_sum")
 @dispatch.add_dispatch_support
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
     """Sum of elements across `axis` (all axes when None).
@@ -87,6 +89,7 @@ def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
 MEAN = Op("Mean", batchable=True)
 
 
+@export("reduce_mean", "math.reduce_mean")
 @dispatch.add_dispatch_support
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     """Mean of elements across `axis` (all axes when None).
@@ -126,6 +129,7 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
 EUCLIDEAN_NORM = Op("EuclideanNorm", batchable=True)
 
 
+@export("math.reduce_euclidean_norm")
 @dispatch.add_dispatch_support
 def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
     """sqrt(sum(|x|**2)) across `axis` (tf.math only, as in TF).
@@ -205,6 +209,7 @@ def _extreme_grad(x, y, g, axes, keepdims):
 MAX = Op("Max", batchable=True)
 
 
+@export("reduce_max", "math.reduce_max")
 @dispatch.add_dispatch_support
 def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
     """Largest element across `axis`; the gradient is split equally among tied maxima."""
@@ -214,6 +219,7 @@ def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
 MIN = Op("Min", batchable=True)
 
 
+@export("reduce_min", "math.reduce_min")
 @dispatch.add_dispatch_support
 def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
     """Smallest element across `axis`; the gradient is split equally among tied minima."""
@@ -223,6 +229,7 @@ def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
 PROD = Op("Prod", batchable=True)
 
 
+@export("reduce_prod", "math.reduce_prod")
 @dispatch.add_dispatch_support
 def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
     """Product of elements across `axis`; the gradient is exact even where inputs are zero."""
@@ -265,6 +272,7 @@ def _product_of_others(x, axes):
     return transpose(others, list(np.argsort(perm)))
 
 
+@export("reduce_logsumexp", "math.reduce_logsumexp")
 @dispatch.add_dispatch_support
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     """log(sum(exp(x))) across `axis`, computed stably by subtracting the (finite) maximum."""
@@ -296,6 +304,7 @@ def _reduce_bool(input_tensor, axis, keepdims, op, fn_name):
 ANY = Op("Any")
 
 
+@export("reduce_any", "math.reduce_any")
 @dispatch.add_dispatch_support
 def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
     """Logical OR of a bool tensor across `axis`."""
@@ -305,6 +314,7 @@ def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
 ALL = Op("All")
 
 
+@export("reduce_all", "math.reduce_all")
 @dispatch.add_dispatch_support
 def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
     """Logical AND of a bool tensor across `axis`."""
@@ -320,6 +330,7 @@ def _check_real_or_complex(x, axis, op_name):
                         "cast it with tf.cast(x, tf.float32)")
 
 
+@export("math.reduce_variance")
 @dispatch.add_dispatch_support
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     """Population variance (mean squared deviation from the mean) across `axis`."""
@@ -331,6 +342,7 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     return reduce_mean(sq, axis, keepdims=keepdims)
 
 
+@export("math.reduce_std")
 @dispatch.add_dispatch_support
 def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     """Population standard deviation across `axis` (square root of reduce_variance)."""
@@ -364,6 +376,7 @@ def _arg_extreme(input, axis, output_type, op, fn_name):  # noqa: A002
 ARG_MAX = Op("ArgMax", dtypes=REAL + ("bool",))
 
 
+@export("argmax", "math.argmax")
 @dispatch.add_dispatch_support
 def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
     """Index of the largest value along `axis` (axis None means 0); first index on ties."""
@@ -373,6 +386,7 @@ def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
 ARG_MIN = Op("ArgMin", dtypes=REAL + ("bool",))
 
 
+@export("argmin", "math.argmin")
 @dispatch.add_dispatch_support
 def argmin(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
     """Index of the smallest value along `axis` (axis None means 0); first index on ties."""
@@ -418,6 +432,7 @@ def _scan(x, axis, exclusive, reverse, op, product):
 CUMSUM = Op("Cumsum", batchable=True, dtypes=NUMERIC)
 
 
+@export("cumsum", "math.cumsum")
 @dispatch.add_dispatch_support
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     """Cumulative sum along `axis`; `exclusive` leaves out the current element, `reverse` scans
@@ -433,6 +448,7 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
 CUMPROD = Op("Cumprod", batchable=True, dtypes=NUMERIC)
 
 
+@export("math.cumprod")
 @dispatch.add_dispatch_support
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     """Cumulative product along `axis` (options as in cumsum). Like TF, the gradient divides by
@@ -445,6 +461,7 @@ def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     return y
 
 
+@export("math.count_nonzero")
 @dispatch.add_dispatch_support
 def count_nonzero(input, axis=None, keepdims=None, dtype=dtypes.int64, name=None):  # noqa: A002
     """Number of non-zero (or true, or non-empty) elements across `axis`, as `dtype` (int64)."""

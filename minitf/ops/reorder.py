@@ -7,6 +7,7 @@ from minitf import backend, dispatch, dtypes, errors
 from minitf.ops._core import Op, Tensor, thread_state, array_module, as_tensor, normalize_axis, record
 from minitf.ops.constant import identity
 from minitf.ops.shaping import batch_ndim, int_list, scalar_int
+from minitf.api_export import export
 
 __all__ = ["roll", "reverse", "sort", "argsort", "unique"]
 
@@ -16,6 +17,7 @@ _Unique = collections.namedtuple("Unique", ["y", "idx"])
 ROLL = Op("Roll", batchable=True)
 
 
+@export("roll")
 @dispatch.add_dispatch_support
 def roll(input, shift, axis, name=None):  # noqa: A002
     """Elements shifted cyclically by `shift` along `axis` (both may be lists)."""
@@ -82,6 +84,7 @@ def _check_sortable(x):
                                                 f"of allowed values (real number types)")
 
 
+@export("argsort")
 @dispatch.add_dispatch_support
 def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
     """Indices (int32) that sort `values` along `axis`."""
@@ -106,6 +109,7 @@ def _permute_along(x, perm, inverse, axis):
     return y
 
 
+@export("sort")
 @dispatch.add_dispatch_support
 def sort(values, axis=-1, direction="ASCENDING", name=None):
     """`values` sorted along `axis`; the gradient routes each entry back to where it came from."""
@@ -119,6 +123,7 @@ def sort(values, axis=-1, direction="ASCENDING", name=None):
     return _permute_along(x, perm, inverse, axis)
 
 
+@export("unique")
 @dispatch.add_dispatch_support
 def unique(x, out_idx=dtypes.int32, name=None):
     """(y, idx): the distinct values of 1-D `x` in order of first appearance, and for each

@@ -8,6 +8,7 @@ from minitf import dtypes, errors, nest
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Tensor, Variable, thread_state
 from minitf.tensor_spec import TensorSpec
+from minitf.api_export import export
 
 __all__ = ["py_function", "numpy_function"]
 
@@ -80,6 +81,7 @@ def _unknown_outputs(func, inp, Tout, **kwargs):
     return TensorSpec(None, _out_dtype(Tout))
 
 
+@export("py_function")
 def py_function(func=None, inp=None, Tout=None, name=None):
     """Run the Python function `func` on tensors as an op; gradients flow through it.
 
@@ -130,6 +132,7 @@ def py_function(func=None, inp=None, Tout=None, name=None):
     return outputs[0] if single else outputs
 
 
+@export("numpy_function")
 def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
     """Run the Python function `func` on numpy arrays; its results become tensors.
 

@@ -4,6 +4,7 @@ import numpy as np
 
 from minitf import dispatch, dtypes, errors
 from minitf.ops._core import REAL, Op, Tensor, array_module, as_tensor
+from minitf.api_export import export
 
 __all__ = ["searchsorted"]
 
@@ -35,6 +36,7 @@ def merged_rank(xp, seq, vals, side):
     return placed[:, :m] if side == "left" else placed[:, n:]
 
 
+@export("searchsorted")
 @dispatch.add_dispatch_support
 def searchsorted(sorted_sequence, values, side="left", out_type=dtypes.int32, name=None):
     """Indices at which `values` would be inserted into `sorted_sequence` to keep it sorted.

@@ -19,6 +19,7 @@ from minitf.ops.gather import gather, where
 from minitf.ops.math import maximum, multiply, truediv
 from minitf.ops.math_unary import rsqrt
 from minitf.ops.shaping import reshape
+from minitf.api_export import export
 
 __all__ = ["segment_sum", "segment_mean", "segment_max", "segment_min", "segment_prod",
            "unsorted_segment_sum", "unsorted_segment_mean", "unsorted_segment_max",
@@ -258,6 +259,7 @@ def _sorted(op, kind, data, segment_ids):
     return y
 
 
+@export("math.segment_sum")
 @dispatch.add_dispatch_support
 def segment_sum(data, segment_ids, name=None):
     """Sums of the rows of `data` that share a segment id.
@@ -278,6 +280,7 @@ def segment_sum(data, segment_ids, name=None):
     return _sorted(SEGMENT_SUM, "sum", data, segment_ids)
 
 
+@export("math.segment_mean")
 @dispatch.add_dispatch_support
 def segment_mean(data, segment_ids, name=None):
     """Means of the rows of `data` that share a segment id (sorted ids, as segment_sum).
@@ -288,6 +291,7 @@ def segment_mean(data, segment_ids, name=None):
     return _sorted(SEGMENT_MEAN, "mean", data, segment_ids)
 
 
+@export("math.segment_max")
 @dispatch.add_dispatch_support
 def segment_max(data, segment_ids, name=None):
     """Maxima of the rows of `data` that share a segment id (sorted ids, as segment_sum).
@@ -298,6 +302,7 @@ def segment_max(data, segment_ids, name=None):
     return _sorted(SEGMENT_MAX, "max", data, segment_ids)
 
 
+@export("math.segment_min")
 @dispatch.add_dispatch_support
 def segment_min(data, segment_ids, name=None):
     """Minima of the rows of `data` that share a segment id (sorted ids, as segment_sum).
@@ -307,6 +312,7 @@ def segment_min(data, segment_ids, name=None):
     return _sorted(SEGMENT_MIN, "min", data, segment_ids)
 
 
+@export("math.segment_prod")
 @dispatch.add_dispatch_support
 def segment_prod(data, segment_ids, name=None):
     """Products of the rows of `data` that share a segment id (sorted ids, as segment_sum).
@@ -340,6 +346,7 @@ def _unsorted(op, kind, data, segment_ids, num_segments):
     return y
 
 
+@export("math.unsorted_segment_sum")
 @dispatch.add_dispatch_support
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     """Sums of the entries of `data` by segment id, the ids in any order.
@@ -362,6 +369,7 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     return _unsorted(UNSORTED_SUM, "sum", data, segment_ids, num_segments)
 
 
+@export("math.unsorted_segment_max")
 @dispatch.add_dispatch_support
 def unsorted_segment_max(data, segment_ids, num_segments, name=None):
     """Maxima of `data` by segment id in any order (as unsorted_segment_sum).
@@ -372,6 +380,7 @@ def unsorted_segment_max(data, segment_ids, num_segments, name=None):
     return _unsorted(UNSORTED_MAX, "max", data, segment_ids, num_segments)
 
 
+@export("math.unsorted_segment_min")
 @dispatch.add_dispatch_support
 def unsorted_segment_min(data, segment_ids, num_segments, name=None):
     """Minima of `data` by segment id in any order (as unsorted_segment_sum).
@@ -381,6 +390,7 @@ def unsorted_segment_min(data, segment_ids, num_segments, name=None):
     return _unsorted(UNSORTED_MIN, "min", data, segment_ids, num_segments)
 
 
+@export("math.unsorted_segment_prod")
 @dispatch.add_dispatch_support
 def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
     """Products of `data` by segment id in any order (as unsorted_segment_sum); empty segments
@@ -397,6 +407,7 @@ def _segment_counts(x, segment_ids, num_segments):
     return maximum(n, ones_like(n))
 
 
+@export("math.unsorted_segment_mean")
 @dispatch.add_dispatch_support
 def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
     """Means of `data` by segment id in any order: unsorted_segment_sum over the row counts.
@@ -410,6 +421,7 @@ def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
     return truediv(total, _segment_counts(x, segment_ids, num_segments))
 
 
+@export("math.unsorted_segment_sqrt_n")
 @dispatch.add_dispatch_support
 def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
     """Sums of `data` by segment id over the square root of each segment's row count.

@@ -13,11 +13,13 @@ from minitf.ops._core import (Op, Tensor, Variable, thread_state, array_module, 
 from minitf.ops.constant import identity
 from minitf.ops.arg_checks import converted, int_attr, int_input, named
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export, export_value
 
 __all__ = ["reshape", "broadcast_to", "transpose", "stack", "unstack", "newaxis", "expand_dims",
            "squeeze", "concat", "split", "tile", "shape", "size", "rank", "identity_n"]
 
 newaxis = None
+export_value("newaxis", "newaxis")
 
 
 def shape_arg(shape):
@@ -108,6 +110,7 @@ def _infer_reshape(size_in, in_shape, shape):
 RESHAPE = Op("Reshape", batchable=True)
 
 
+@export("reshape")
 def reshape(tensor, shape, name=None):
     """The values of `tensor`, in row-major order, laid out in a new shape.
 
@@ -149,6 +152,7 @@ def reshape(tensor, shape, name=None):
 BROADCAST_TO = Op("BroadcastTo", batchable=True)
 
 
+@export("broadcast_to")
 @dispatch.add_dispatch_support
 def broadcast_to(input, shape, name=None):  # noqa: A002
     """`input` broadcast to `shape` with numpy's rules (the gradient sums back)."""
@@ -168,6 +172,7 @@ def broadcast_to(input, shape, name=None):  # noqa: A002
 TRANSPOSE = Op("Transpose", batchable=True)
 
 
+@export("transpose")
 def transpose(a, perm=None, conjugate=False, name="transpose"):
     """`a` with its dimensions permuted: output dimension i is input dimension perm[i].
 
@@ -211,6 +216,7 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
 PACK = Op("Pack", batchable=True)
 
 
+@export("stack")
 @dispatch.add_dispatch_support
 def stack(values, axis=0, name="stack"):
     """Join same-shaped tensors along a new axis.
@@ -278,6 +284,7 @@ register_packer(stack)  # tf.convert_to_tensor packs lists holding tensors with 
 UNPACK = Op("Unpack", batchable=True)
 
 
+@export("unstack")
 @dispatch.add_dispatch_support
 def unstack(value, num=None, axis=0, name="unstack"):
     """Split a tensor into a list of tensors along `axis`, removing that axis."""
@@ -300,6 +307,7 @@ def unstack(value, num=None, axis=0, name="unstack"):
         record(UNPACK, (x,), outs, grad)
     return list(outs)
 
+@export("expand_dims")
 def expand_dims(input, axis, name=None):  # noqa: A002
     """`input` with a new dimension of size 1 inserted at `axis` (negative counts from the end)."""
     if tracing[0] and (is_graph_value(input) or is_graph_value(axis)):
@@ -322,6 +330,7 @@ def expand_dims(input, axis, name=None):  # noqa: A002
     return reshape(x, shape[:axis] + (1,) + shape[axis:])
 
 
+@export("squeeze")
 def squeeze(input, axis=None, name=None):  # noqa: A002
     """`input` without dimensions of size 1 (only those listed in `axis`, when given)."""
     if tracing[0] and is_graph_value(input):
@@ -355,6 +364,7 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
 CONCAT = Op("ConcatV2", batchable=True)
 
 
+@export("concat")
 @dispatch.add_dispatch_support
 def concat(values, axis, name="concat"):
     """Join tensors along an existing axis.
@@ -426,6 +436,7 @@ def concat(values, axis, name="concat"):
 SPLIT = Op("Split", batchable=True)
 
 
+@export("split")
 @dispatch.add_dispatch_support
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     """Split `value` along `axis` into equal parts (an int) or parts of the given sizes (a list;
@@ -486,6 +497,7 @@ TILE = Op("Tile", batchable=True)
 TILE_GRAD = Op("TileGrad", batchable=True)
 
 
+@export("tile")
 @dispatch.add_dispatch_support
 def tile(input, multiples, name=None):  # noqa: A002
     """`input` repeated `multiples[i]` times along dimension i."""
@@ -520,6 +532,7 @@ def _tile_grad(g, reps, shape):
     return y
 
 
+@export("shape")
 @dispatch.add_dispatch_support
 def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
     """The shape of `input` as a 1-D tensor (int32 unless out_type says int64)."""
@@ -527,6 +540,7 @@ def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
     return Tensor(np.asarray(x._value.shape, dtype=dtypes.as_dtype(out_type)._np).reshape(-1))
 
 
+@export("size")
 @dispatch.add_dispatch_support
 def size(input, out_type=dtypes.int32, name=None):  # noqa: A002
     """The number of elements of `input` as a scalar tensor."""
@@ -534,6 +548,7 @@ def size(input, out_type=dtypes.int32, name=None):  # noqa: A002
     return Tensor(np.asarray(x._value.size, dtype=dtypes.as_dtype(out_type)._np))
 
 
+@export("rank")
 @dispatch.add_dispatch_support
 def rank(input, name=None):  # noqa: A002
     """The number of dimensions of `input` as an int32 scalar tensor."""
@@ -541,6 +556,7 @@ def rank(input, name=None):  # noqa: A002
     return Tensor(np.asarray(x._value.ndim, dtype=np.int32))
 
 
+@export("identity_n")
 @dispatch.add_dispatch_support
 def identity_n(input, name=None):  # noqa: A002
     """A list of identities of the tensors in `input`."""

@@ -12,6 +12,7 @@ from minitf.convert import convert_to_tensor
 from minitf.ops._core import Op, Tensor, Variable, thread_state, array_module, as_tensor, record
 from minitf.ops.gather import gather, pad
 from minitf.ops.shaping import reshape
+from minitf.api_export import export
 
 __all__ = ["frame", "overlap_and_add", "hann_window", "hamming_window", "kaiser_window",
            "kaiser_bessel_derived_window", "vorbis_window"]
@@ -43,6 +44,7 @@ def _signal_tensor(signal, op_name, min_rank):
     return x
 
 
+@export("signal.frame")
 @dispatch.add_dispatch_support
 def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1, name=None):
     """Overlapping frames of `frame_length` samples taken every `frame_step` samples along `axis`.
@@ -139,6 +141,7 @@ def _overlap_add_op(x, step):
     return y
 
 
+@export("signal.overlap_and_add")
 @dispatch.add_dispatch_support
 def overlap_and_add(signal, frame_step, name=None):
     """Reconstructs a signal from frames [..., frames, frame_length] placed `frame_step` apart
@@ -201,6 +204,7 @@ def _raised_cosine(window_length, periodic, dtype, a, b, op_name):
     return _as_window(np_dtype(a) - np_dtype(b) * np.cos(cos_arg), dtype)
 
 
+@export("signal.hann_window")
 @dispatch.add_dispatch_support
 def hann_window(window_length, periodic=True, dtype=dtypes.float32, name=None):
     """The Hann window 0.5 - 0.5 cos(2 pi k / (N - 1)) of `window_length` samples; periodic
@@ -212,6 +216,7 @@ def hann_window(window_length, periodic=True, dtype=dtypes.float32, name=None):
     return _raised_cosine(window_length, periodic, dtype, 0.5, 0.5, "hann_window")
 
 
+@export("signal.hamming_window")
 @dispatch.add_dispatch_support
 def hamming_window(window_length, periodic=True, dtype=dtypes.float32, name=None):
     """The Hamming window 0.54 - 0.46 cos(2 pi k / (N - 1)) (periodic as hann_window)."""
@@ -231,6 +236,7 @@ def _kaiser_host(n, beta, np_dtype):
                                       / (np.i0(float(beta)) * np.exp(-abs(float(beta)))))).astype(np_dtype)
 
 
+@export("signal.kaiser_window")
 @dispatch.add_dispatch_support
 def kaiser_window(window_length, beta=12.0, dtype=dtypes.float32, name=None):
     """The Kaiser window I0(beta sqrt(1 - (2k / (N - 1) - 1)^2)) / I0(beta) of `window_length`
@@ -239,6 +245,7 @@ def kaiser_window(window_length, beta=12.0, dtype=dtypes.float32, name=None):
     return _as_window(_kaiser_host(n, float(np.asarray(beta)), dtype.as_numpy_dtype), dtype)
 
 
+@export("signal.kaiser_bessel_derived_window")
 @dispatch.add_dispatch_support
 def kaiser_bessel_derived_window(window_length, beta=12.0, dtype=dtypes.float32, name=None):
     """The Kaiser-Bessel-derived window (for MDCTs): square roots of the normalized cumulative
@@ -251,6 +258,7 @@ def kaiser_bessel_derived_window(window_length, beta=12.0, dtype=dtypes.float32,
     return _as_window(np.concatenate([half, half[::-1]]), dtype)
 
 
+@export("signal.vorbis_window")
 @dispatch.add_dispatch_support
 def vorbis_window(window_length, dtype=dtypes.float32, name=None):
     """The Vorbis power-complementary window sin(pi / 2 sin^2(pi (k + 0.5) / N))."""

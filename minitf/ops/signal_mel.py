@@ -8,6 +8,7 @@ from minitf.convert import convert_to_tensor
 from minitf.ops._core import Tensor, Variable, array_module
 from minitf.ops.dct import dct
 from minitf.ops.math import multiply
+from minitf.api_export import export
 
 __all__ = ["linear_to_mel_weight_matrix", "mfccs_from_log_mel_spectrograms"]
 
@@ -25,6 +26,7 @@ def _number(value):
     return value
 
 
+@export("signal.linear_to_mel_weight_matrix")
 @dispatch.add_dispatch_support
 def linear_to_mel_weight_matrix(num_mel_bins=20, num_spectrogram_bins=129, sample_rate=8000,
                                 lower_edge_hertz=125.0, upper_edge_hertz=3800.0,
@@ -67,6 +69,7 @@ def linear_to_mel_weight_matrix(num_mel_bins=20, num_spectrogram_bins=129, sampl
     return Tensor(xp.asarray(weights.astype(dtype.as_numpy_dtype)))
 
 
+@export("signal.mfccs_from_log_mel_spectrograms")
 @dispatch.add_dispatch_support
 def mfccs_from_log_mel_spectrograms(log_mel_spectrograms, name=None):
     """Mel-frequency cepstral coefficients: dct(x, type=2) * rsqrt(2 * num_mel_bins) over the

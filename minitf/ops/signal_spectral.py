@@ -13,6 +13,7 @@ from minitf.ops.math import multiply, negative, subtract
 from minitf.ops.reorder import reverse
 from minitf.ops.shaping import concat, split
 from minitf.ops.signal import frame, hann_window, overlap_and_add, scalar_int, vorbis_window
+from minitf.api_export import export
 
 __all__ = ["stft", "inverse_stft", "inverse_stft_window_fn", "mdct", "inverse_mdct"]
 
@@ -28,6 +29,7 @@ def _apply_window(frames, window_fn, length, dtype):
     return multiply(frames, window_fn(length, dtype=dtype))
 
 
+@export("signal.stft")
 @dispatch.add_dispatch_support
 def stft(signals, frame_length, frame_step, fft_length=None, window_fn=hann_window, pad_end=False,
          name=None):
@@ -64,6 +66,7 @@ def stft(signals, frame_length, frame_step, fft_length=None, window_fn=hann_wind
     return rfft(framed, [fft_length])
 
 
+@export("signal.inverse_stft_window_fn")
 @dispatch.add_dispatch_support
 def inverse_stft_window_fn(frame_step, forward_window_fn=hann_window, name=None):
     """A window_fn for inverse_stft that undoes `forward_window_fn` applied at hop `frame_step`:
@@ -84,6 +87,7 @@ def inverse_stft_window_fn(frame_step, forward_window_fn=hann_window, name=None)
     return inverse_stft_window_fn_inner
 
 
+@export("signal.inverse_stft")
 @dispatch.add_dispatch_support
 def inverse_stft(stfts, frame_length, frame_step, fft_length=None, window_fn=hann_window, name=None):
     """Signals from their STFT: irfft of each frame, cropped or zero-padded to frame_length,
@@ -109,6 +113,7 @@ def inverse_stft(stfts, frame_length, frame_step, fft_length=None, window_fn=han
     return overlap_and_add(frames, step)
 
 
+@export("signal.mdct")
 @dispatch.add_dispatch_support
 def mdct(signals, frame_length, window_fn=vorbis_window, pad_end=False, norm=None, name=None):
     """The modified discrete cosine transform of frames of `frame_length` samples (a multiple of
@@ -135,6 +140,7 @@ def mdct(signals, frame_length, window_fn=vorbis_window, pad_end=False, norm=Non
     return dct(concat([first, second], axis=-1), type=4, norm=norm)
 
 
+@export("signal.inverse_mdct")
 @dispatch.add_dispatch_support
 def inverse_mdct(mdcts, window_fn=vorbis_window, norm=None, name=None):
     """Signals from their MDCT: a type-4 DCT of each frame, unfolded to twice its length,

@@ -18,6 +18,7 @@ from minitf.ops._core import Op, as_tensor
 from minitf.ops.math import ADD, MUL, SUB
 from minitf.tensor import Tensor
 from minitf.variable import Variable
+from minitf.api_export import export
 
 __all__ = ["Algorithm", "stateless_normal", "stateless_uniform", "stateless_truncated_normal",
            "stateless_categorical", "stateless_binomial", "stateless_poisson",
@@ -44,6 +45,7 @@ _MASK64 = (1 << 64) - 1
 _SCRAMBLE_KEY = 0x02461E293EC8F720  # TF's fixed key for turning a seed pair into key/counter
 
 
+@export("random.Algorithm", "random.experimental.Algorithm")
 class Algorithm(enum.Enum):
     """The random-number algorithms TF names: Philox, ThreeFry (XLA only) and auto-select."""
     PHILOX = 1
@@ -230,6 +232,7 @@ def draw_int(key, counter, shape, bounds, dtype):
 
 # -- stateless ops -------------------------------------------------------------------------------
 
+@export("random.stateless_normal")
 @dispatch.add_dispatch_support
 def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None, alg="auto_select"):
     """Normal values fully determined by `shape` and the [2] integer `seed` (TF's numbers)."""
@@ -238,6 +241,7 @@ def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, na
     return scale_shift(draw_normal(key, counter, shape, dtype), stddev, mean, dtype)
 
 
+@export("random.stateless_truncated_normal")
 @dispatch.add_dispatch_support
 def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None,
                                alg="auto_select"):
@@ -247,6 +251,7 @@ def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.f
     return scale_shift(draw_truncated(key, counter, shape, dtype), stddev, mean, dtype)
 
 
+@export("random.stateless_uniform")
 @dispatch.add_dispatch_support
 def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, name=None, alg="auto_select"):
     """Uniform values fully determined by `shape` and the [2] integer `seed` (TF's numbers).
@@ -279,6 +284,7 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, 
     return scale_unit(draw_unit(key, counter, shape, dtype), lo, hi, dtype)
 
 
+@export("random.split", "random.experimental.stateless_split")
 @dispatch.add_dispatch_support
 def split(seed, num=2, alg="auto_select"):
     """`num` new seeds, shape [num, 2], drawn from `seed` (same dtype as the seed)."""
@@ -286,6 +292,7 @@ def split(seed, num=2, alg="auto_select"):
     return stateless_uniform([num, 2], seed, minval=None, maxval=None, dtype=seed.dtype, alg=alg)
 
 
+@export("random.fold_in", "random.experimental.stateless_fold_in")
 @dispatch.add_dispatch_support
 def fold_in(seed, data, alg="auto_select"):
     """A new seed [draw from `seed`, data]: folds an integer (e.g. a replica id) into `seed`."""
@@ -345,6 +352,7 @@ def sample_categorical(key, counter, logits, num_samples):
     return np.stack([np.searchsorted(cdf[b], targets[b], side="right") for b in range(batch)])
 
 
+@export("random.stateless_categorical")
 @dispatch.add_dispatch_support
 def stateless_categorical(logits, num_samples, seed, dtype=dtypes.int64, name=None):
     """`num_samples` class indices per row of `logits` [batch, classes], fixed by `seed`."""
@@ -375,6 +383,7 @@ def shuffle_first_axis(x, perm):
     return Tensor(x._value[xp.asarray(perm)])
 
 
+@export("random.experimental.stateless_shuffle")
 def stateless_shuffle(value, seed, alg="auto_select", name=None):
     """`value` with its first dimension permuted as fixed by the [2] `seed` (TF's order)."""
     x = as_tensor(value)
@@ -419,6 +428,7 @@ def _hinted(x, hint):
     return as_tensor(x, dtype=hint)
 
 
+@export("random.stateless_binomial")
 @dispatch.add_dispatch_support
 def stateless_binomial(shape, seed, counts, probs, output_dtype=dtypes.int32, name=None):
     """Binomial draws of `shape` fixed by `seed`: `counts` trials with success probability
@@ -444,6 +454,7 @@ def poisson_args(lam, dtype, op):
     return rates.astype(np.float64).reshape(-1), rates.shape, dtype
 
 
+@export("random.stateless_poisson")
 @dispatch.add_dispatch_support
 def stateless_poisson(shape, seed, lam, dtype=dtypes.int32, name=None):
     """Poisson draws of `shape` fixed by `seed`, with rates `lam` matching the rightmost
@@ -494,6 +505,7 @@ def _simon_permute(index, keys, max_index, w):
     return out
 
 
+@export("random.experimental.index_shuffle")
 @dispatch.add_dispatch_support
 def index_shuffle(index, seed, max_index):
     """The position of `index` in a pseudorandom permutation of [0, max_index] fixed by the [2]

@@ -6,6 +6,7 @@ import numpy as np
 
 from minitf import dispatch, errors
 from minitf.ops._core import Tensor, as_tensor
+from minitf.api_export import export
 
 __all__ = ["to_hash_bucket_fast", "fingerprint64"]
 
@@ -137,6 +138,7 @@ def fingerprint64(s):
     return _h16((_h16(v[0], w[0], mul) + _smix(y) * K0 + z) & _M, (_h16(v[1], w[1], mul) + x) & _M, mul)
 
 
+@export("strings.to_hash_bucket_fast")
 @dispatch.add_dispatch_support(elementwise="unary")
 def to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002
     """Each string's Fingerprint64 modulo `num_buckets`, as int64 (the same buckets as TF's)."""

@@ -12,6 +12,7 @@ import numpy as np
 from minitf import dispatch, dtypes, errors
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Tensor, as_tensor
+from minitf.api_export import export
 
 _length = len  # `substr` takes an argument named `len`, as in TF
 
@@ -41,6 +42,7 @@ def _text(arr):
     return Tensor(arr)
 
 
+@export("strings.length")
 @dispatch.add_dispatch_support(elementwise="unary")
 def length(input, unit="BYTE", name=None):  # noqa: A002
     """The length of each string in bytes (unit 'BYTE') or Unicode characters ('UTF8_CHAR'), int32."""
@@ -51,6 +53,7 @@ def length(input, unit="BYTE", name=None):  # noqa: A002
     return Tensor(_map(count, arr, np.int32))
 
 
+@export("strings.lower")
 @dispatch.add_dispatch_support(elementwise="unary")
 def lower(input, encoding="", name=None):  # noqa: A002
     """Each string in lower case: ASCII letters only, or all of Unicode with encoding='utf-8'."""
@@ -60,6 +63,7 @@ def lower(input, encoding="", name=None):  # noqa: A002
     return _text(_map(lambda b: b.lower(), arr))  # bytes.lower changes ASCII letters only
 
 
+@export("strings.upper")
 @dispatch.add_dispatch_support(elementwise="unary")
 def upper(input, encoding="", name=None):  # noqa: A002
     """Each string in upper case: ASCII letters only, or all of Unicode with encoding='utf-8'."""
@@ -69,12 +73,14 @@ def upper(input, encoding="", name=None):  # noqa: A002
     return _text(_map(lambda b: b.upper(), arr))
 
 
+@export("strings.strip")
 @dispatch.add_dispatch_support(elementwise="unary")
 def strip(input, name=None):  # noqa: A002
     """Each string without leading and trailing whitespace."""
     return _text(_map(lambda b: b.strip(), string_array(input, "StringStrip")))
 
 
+@export("strings.join")
 @dispatch.add_dispatch_support(elementwise="list")
 def join(inputs, separator="", name=None):
     """The strings of `inputs` (a list of string tensors, broadcast together) joined elementwise."""
@@ -87,6 +93,7 @@ def join(inputs, separator="", name=None):
     return _text(out)
 
 
+@export("strings.reduce_join")
 @dispatch.add_dispatch_support
 def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
     """The strings joined along `axis` (all axes when None) with `separator`."""
@@ -105,6 +112,7 @@ def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
     return _text(out)
 
 
+@export("strings.regex_replace")
 @dispatch.add_dispatch_support(elementwise="unary")
 def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # noqa: A002
     """Each string with the matches of regular expression `pattern` replaced by `rewrite` (all
@@ -115,6 +123,7 @@ def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # n
     return _text(_map(lambda b: regex.sub(repl, b, count=count), string_array(input, "StaticRegexReplace")))
 
 
+@export("strings.regex_full_match")
 @dispatch.add_dispatch_support(elementwise="unary")
 def regex_full_match(input, pattern, name=None):  # noqa: A002
     """Whether each whole string matches regular expression `pattern` (bool)."""
@@ -122,6 +131,7 @@ def regex_full_match(input, pattern, name=None):  # noqa: A002
     return Tensor(_map(lambda b: regex.fullmatch(b) is not None, string_array(input, "RegexFullMatch"), bool))
 
 
+@export("strings.to_number")
 @dispatch.add_dispatch_support(elementwise="unary")
 def to_number(string_tensor, out_type=dtypes.float32, name=None):
     """Each string parsed as a number of `out_type` (float32 by default).
@@ -143,6 +153,7 @@ def to_number(string_tensor, out_type=dtypes.float32, name=None):
     return Tensor(values.astype(dtype._np))
 
 
+@export("strings.as_string")
 @dispatch.add_dispatch_support(elementwise="unary")
 def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="", name=None):  # noqa: A002
     """Each number (or bool) as text: floats with 6 decimals by default, as TF (printf rules)."""
@@ -159,6 +170,7 @@ def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, f
     return _text(_map(lambda v: (fmt % v).encode("ascii"), values))
 
 
+@export("strings.substr")
 @dispatch.add_dispatch_support(elementwise="unary")
 def substr(input, pos, len, unit="BYTE", name=None):  # noqa: A002
     """The substring of each string from `pos`, `len` long (bytes, or Unicode characters with

@@ -10,6 +10,7 @@ from minitf.ops.shaping import split as _split
 from minitf.ops.shaping import stack as _stack
 from minitf.ops.shaping import unstack as _unstack
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["TensorArray"]
 
@@ -24,6 +25,7 @@ def _index(i):
     return int(i.numpy()) if isinstance(i, Tensor) else int(i)
 
 
+@export("TensorArray")
 class TensorArray:
     """A list of same-dtype tensors indexed by position, growable when `dynamic_size`.
 

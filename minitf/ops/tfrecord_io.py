@@ -19,6 +19,7 @@ import zlib
 
 from minitf import errors
 from minitf.ops.crc32c import masked_crc32c
+from minitf.api_export import export
 
 __all__ = ["TFRecordOptions", "TFRecordWriter", "read_records", "compression_of"]
 
@@ -47,6 +48,7 @@ def compression_of(compression_type, what):
     return _COMPRESSIONS[value.upper()]
 
 
+@export("io.TFRecordOptions")
 class TFRecordOptions:
     """How a TFRecord file is compressed: `compression_type` None/'' (none), 'GZIP' or 'ZLIB',
     and `compression_level` (0-9, None for zlib's default). The other zlib tuning arguments of
@@ -92,6 +94,7 @@ class _ZlibWriter:
         self._raw.close()
 
 
+@export("io.TFRecordWriter")
 class TFRecordWriter:
     """Writes records (bytes) to a TFRecord file, each framed with its length and checksums.
 

@@ -9,6 +9,7 @@ import collections
 from minitf import dispatch
 from minitf import dtypes, errors, kernels
 from minitf.ops._core import Op, Tensor, thread_state, array_module, as_tensor, record
+from minitf.api_export import export
 
 __all__ = ["top_k", "in_top_k"]
 
@@ -16,6 +17,7 @@ __all__ = ["top_k", "in_top_k"]
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 
 
+@export("math.top_k", "nn.top_k")
 @dispatch.add_dispatch_support
 def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):  # noqa: A002
     """The k largest entries of the last dimension and their indices (ties: lower index first)."""
@@ -73,6 +75,7 @@ def _scatter_last(g, idx, n):
     return y
 
 
+@export("math.in_top_k", "nn.in_top_k")
 @dispatch.add_dispatch_support
 def in_top_k(targets, predictions, k, name=None):
     """For each row, whether predictions[row, targets[row]] is among the k largest (ties count)."""

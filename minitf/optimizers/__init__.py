@@ -12,6 +12,7 @@ from minitf.optimizers.adamax import Adamax
 from minitf.optimizers.nadam import Nadam
 from minitf.optimizers.ftrl import Ftrl
 from minitf.optimizers.loss_scale_optimizer import LossScaleOptimizer
+from minitf.api_export import export, export_value
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
            "Nadam", "Ftrl", "LossScaleOptimizer", "schedules", "get", "serialize", "deserialize", "legacy"]
@@ -23,11 +24,13 @@ for _cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Ftrl, 
 LossScaleOptimizer._registry = OPTIMIZERS  # it (de)serializes its inner optimizer through the registry
 
 
+@export("optimizers.serialize", "keras.optimizers.serialize")
 def serialize(optimizer):
     """Keras 3's dict `{'module', 'class_name', 'config', 'registered_name'}` for an optimizer."""
     return OPTIMIZERS.serialize(optimizer)
 
 
+@export("optimizers.deserialize", "keras.optimizers.deserialize")
 def deserialize(config, custom_objects=None):
     """A new optimizer from `serialize()` output (class names are case-insensitive).
 
@@ -38,12 +41,16 @@ def deserialize(config, custom_objects=None):
     return OPTIMIZERS.deserialize(config, custom_objects)
 
 
+@export("optimizers.get", "keras.optimizers.get")
 def get(identifier):
     """An optimizer from an instance (returned as it is), a name ('adam', any case) or a
     serialized dict; ValueError otherwise."""
     return OPTIMIZERS.get(identifier)
 
 
+@export("keras.optimizers.legacy.Adagrad", "keras.optimizers.legacy.Adam",
+        "keras.optimizers.legacy.Ftrl", "keras.optimizers.legacy.Optimizer",
+        "keras.optimizers.legacy.RMSprop", "keras.optimizers.legacy.SGD")
 class LegacyOptimizerWarning:
     """What `tf.keras.optimizers.legacy.<name>` is in Keras 3: building one raises ImportError."""
 
@@ -62,3 +69,4 @@ class _Legacy:
 
 
 legacy = _Legacy()
+export_value("legacy", "optimizers.legacy")

@@ -1,10 +1,12 @@
 """Adadelta, Keras 3 formulas, updated in place."""
 from minitf.optimizers import rules
 from minitf.optimizers.base import Optimizer
+from minitf.api_export import export
 
 __all__ = ["Adadelta"]
 
 
+@export("optimizers.Adadelta", "keras.optimizers.Adadelta")
 class Adadelta(Optimizer):
     """Adadelta: step sizes from running averages of squared gradients and squared updates.
 

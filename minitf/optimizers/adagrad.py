@@ -1,10 +1,12 @@
 """Adagrad, Keras 3 formulas, updated in place."""
 from minitf.optimizers import rules
 from minitf.optimizers.base import Optimizer
+from minitf.api_export import export
 
 __all__ = ["Adagrad"]
 
 
+@export("optimizers.Adagrad", "keras.optimizers.Adagrad")
 class Adagrad(Optimizer):
     """Per-parameter learning rates that shrink with the sum of squared gradients.
 

@@ -3,10 +3,12 @@ import math
 
 from minitf.optimizers import rules
 from minitf.optimizers.base import Optimizer
+from minitf.api_export import export
 
 __all__ = ["Adam"]
 
 
+@export("optimizers.Adam", "keras.optimizers.Adam")
 class Adam(Optimizer):
     """Adaptive moment estimation.
 

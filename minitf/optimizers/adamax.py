@@ -1,10 +1,12 @@
 """Adamax (Adam with the infinity norm), Keras 3 formulas."""
 from minitf.optimizers import rules
 from minitf.optimizers.base import Optimizer
+from minitf.api_export import export
 
 __all__ = ["Adamax"]
 
 
+@export("optimizers.Adamax", "keras.optimizers.Adamax")
 class Adamax(Optimizer):
     """Adam's variant built on the infinity norm.
 

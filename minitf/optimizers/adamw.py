@@ -1,9 +1,11 @@
 """AdamW: Adam with decoupled weight decay (Keras 3)."""
 from minitf.optimizers.adam import Adam
+from minitf.api_export import export
 
 __all__ = ["AdamW"]
 
 
+@export("optimizers.AdamW", "keras.optimizers.AdamW")
 class AdamW(Adam):
     """Adam plus decoupled weight decay: before the Adam step, `w -= w * weight_decay * lr`.
 

@@ -39,6 +39,7 @@ from minitf.tape import GradientTape
 from minitf.tensor import Tensor
 from minitf.trackable import Trackable
 from minitf.variable import Variable
+from minitf.api_export import export
 
 __all__ = ["Optimizer"]
 
@@ -48,6 +49,7 @@ def _no_effect(*args, **kwargs):
     return None
 
 
+@export("optimizers.Optimizer", "keras.optimizers.Optimizer")
 class Optimizer(GradientAccumulation, Trackable):
     """Base class of Keras optimizers.
 

@@ -1,10 +1,12 @@
 """FTRL-Proximal ("Follow The Regularized Leader"), Keras 3 formulas."""
 from minitf.optimizers import rules
 from minitf.optimizers.base import Optimizer
+from minitf.api_export import export
 
 __all__ = ["Ftrl"]
 
 
+@export("optimizers.Ftrl", "keras.optimizers.Ftrl")
 class Ftrl(Optimizer):
     """FTRL-Proximal with online L1/L2 and shrinkage-type L2 regularization.
 

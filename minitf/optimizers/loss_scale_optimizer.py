@@ -15,6 +15,7 @@ from minitf.ops.constant import cast
 from minitf.optimizers import base
 from minitf.tensor import Tensor
 from minitf.variable import Variable
+from minitf.api_export import export
 
 __all__ = ["LossScaleOptimizer"]
 
@@ -24,6 +25,8 @@ _BASE_DEFAULTS = {"weight_decay": None, "clipnorm": None, "global_clipnorm": Non
                   "loss_scale_factor": None, "gradient_accumulation_steps": None}
 
 
+@export("optimizers.LossScaleOptimizer", "keras.mixed_precision.LossScaleOptimizer",
+        "keras.optimizers.LossScaleOptimizer")
 class LossScaleOptimizer(base.Optimizer):
     """An optimizer that scales the loss dynamically so that float16 gradients do not underflow.
 

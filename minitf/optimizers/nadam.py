@@ -2,10 +2,12 @@
 from minitf.optimizers import rules
 from minitf.optimizers.base import Optimizer
 from minitf.variable import Variable
+from minitf.api_export import export
 
 __all__ = ["Nadam"]
 
 
+@export("optimizers.Nadam", "keras.optimizers.Nadam")
 class Nadam(Optimizer):
     """Adam with Nesterov momentum and Keras's momentum-decay schedule.
 

@@ -1,10 +1,12 @@
 """RMSprop, Keras 3 formulas, updated in place."""
 from minitf.optimizers import rules
 from minitf.optimizers.base import Optimizer
+from minitf.api_export import export
 
 __all__ = ["RMSprop"]
 
 
+@export("optimizers.RMSprop", "keras.optimizers.RMSprop")
 class RMSprop(Optimizer):
     """Divide the gradient by a running root-mean-square of recent gradients.
 

@@ -9,12 +9,15 @@ import numpy as np  # Python-side: an array of steps given to a schedule
 
 from minitf._keras_objects import Registry
 from minitf.ops.constant import constant
+from minitf.api_export import export
 
 __all__ = ["LearningRateSchedule", "ExponentialDecay", "PiecewiseConstantDecay",
            "InverseTimeDecay", "PolynomialDecay", "CosineDecay", "CosineDecayRestarts",
            "serialize", "deserialize"]
 
 
+@export("optimizers.schedules.LearningRateSchedule",
+        "keras.optimizers.schedules.LearningRateSchedule")
 class LearningRateSchedule:
     """Base class: subclasses implement `_value_at(step) -> float` and `get_config()`."""
 
@@ -43,6 +46,7 @@ def _to_float(step):
     return float(raw)
 
 
+@export("optimizers.schedules.ExponentialDecay", "keras.optimizers.schedules.ExponentialDecay")
 class ExponentialDecay(LearningRateSchedule):
     """`initial_learning_rate * decay_rate ** (step / decay_steps)` (floored exponent if staircase)."""
 
@@ -67,6 +71,8 @@ class ExponentialDecay(LearningRateSchedule):
                 "decay_rate": self.decay_rate, "staircase": self.staircase, "name": self.name}
 
 
+@export("optimizers.schedules.PiecewiseConstantDecay",
+        "keras.optimizers.schedules.PiecewiseConstantDecay")
 class PiecewiseConstantDecay(LearningRateSchedule):
     """`values[0]` while step <= boundaries[0], `values[i]` for boundaries[i-1] < step <= boundaries[i],
     `values[-1]` after the last boundary."""
@@ -91,6 +97,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         return {"boundaries": self.boundaries, "values": self.values, "name": self.name}
 
 
+@export("optimizers.schedules.InverseTimeDecay", "keras.optimizers.schedules.InverseTimeDecay")
 class InverseTimeDecay(LearningRateSchedule):
     """`initial_learning_rate / (1 + decay_rate * step / decay_steps)` (floored if staircase)."""
 
@@ -113,6 +120,7 @@ class InverseTimeDecay(LearningRateSchedule):
                 "decay_rate": self.decay_rate, "staircase": self.staircase, "name": self.name}
 
 
+@export("optimizers.schedules.PolynomialDecay", "keras.optimizers.schedules.PolynomialDecay")
 class PolynomialDecay(LearningRateSchedule):
     """`(initial - end) * (1 - step / decay_steps) ** power + end`, step capped at decay_steps;
     with `cycle`, decay_steps grows to the next multiple of itself past step."""
@@ -149,6 +157,7 @@ def _cosine(step, decay_steps, alpha, start):
     return start * ((1 - alpha) * cosine + alpha)
 
 
+@export("optimizers.schedules.CosineDecay", "keras.optimizers.schedules.CosineDecay")
 class CosineDecay(LearningRateSchedule):
     """Optional linear warmup from `initial_learning_rate` to `warmup_target` over
     `warmup_steps`, then cosine decay over `decay_steps` down to `alpha` times the start:
@@ -180,6 +189,8 @@ class CosineDecay(LearningRateSchedule):
                 "warmup_steps": self.warmup_steps}
 
 
+@export("optimizers.schedules.CosineDecayRestarts",
+        "keras.optimizers.schedules.CosineDecayRestarts")
 class CosineDecayRestarts(LearningRateSchedule):
     """Cosine decay with warm restarts (SGDR): period i lasts `first_decay_steps * t_mul**i`
     steps and starts from `initial_learning_rate * m_mul**i`."""
@@ -220,11 +231,13 @@ for _cls in (ExponentialDecay, PiecewiseConstantDecay, InverseTimeDecay, Polynom
     SCHEDULES.register(_cls)
 
 
+@export("optimizers.schedules.serialize", "keras.optimizers.schedules.serialize")
 def serialize(schedule):
     """Keras 3's dict `{'module', 'class_name', 'config', 'registered_name'}` for a schedule."""
     return SCHEDULES.serialize(schedule)
 
 
+@export("optimizers.schedules.deserialize", "keras.optimizers.schedules.deserialize")
 def deserialize(config, custom_objects=None):
     """A new schedule from `serialize()` output; custom classes come from `custom_objects`.
     ValueError for an unknown class name."""

@@ -1,10 +1,12 @@
 """SGD with optional (Nesterov) momentum, Keras 3 formulas."""
 from minitf.optimizers import rules
 from minitf.optimizers.base import Optimizer
+from minitf.api_export import export
 
 __all__ = ["SGD"]
 
 
+@export("optimizers.SGD", "keras.optimizers.SGD")
 class SGD(Optimizer):
     """Gradient descent with momentum.
 

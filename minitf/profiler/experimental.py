@@ -10,6 +10,7 @@ import collections
 import threading
 
 from minitf import errors
+from minitf.api_export import export
 
 __all__ = ["start", "stop", "Profile", "Trace", "ProfilerOptions"]
 
@@ -17,6 +18,7 @@ _lock = threading.Lock()
 _running = [None]  # the logdir of the profile in progress, or None
 
 
+@export("profiler.experimental.ProfilerOptions")
 class ProfilerOptions(collections.namedtuple(
         "ProfilerOptions", ["host_tracer_level", "python_tracer_level", "device_tracer_level", "delay_ms"])):
     """What a profile would record (TF's defaults: host level 2, Python 0, device 1, no delay);
@@ -26,6 +28,7 @@ class ProfilerOptions(collections.namedtuple(
         return super().__new__(cls, host_tracer_level, python_tracer_level, device_tracer_level, delay_ms)
 
 
+@export("profiler.experimental.start")
 def start(logdir, options=None):
     """Begin a profile to be saved under `logdir` (minitf saves nothing).
 
@@ -38,6 +41,7 @@ def start(logdir, options=None):
         _running[0] = str(logdir)
 
 
+@export("profiler.experimental.stop")
 def stop(save=True):
     """End the running profile (TF then writes it to its logdir when `save`; minitf writes nothing).
 
@@ -50,6 +54,7 @@ def stop(save=True):
         _running[0] = None
 
 
+@export("profiler.experimental.Profile")
 class Profile:
     """A context manager: `start(logdir, options)` on entry, `stop()` on exit."""
 
@@ -64,6 +69,7 @@ class Profile:
         stop()
 
 
+@export("profiler.experimental.Trace")
 class Trace:
     """A named region of a profile (TF's TraceMe), e.g. `Trace('train', step_num=step, _r=1)`;
     the keyword arguments are its metadata. It records nothing in minitf."""

@@ -13,6 +13,7 @@ from minitf.ops._core import Tensor
 from minitf.ragged.ragged_math import register
 from minitf.ragged.ragged_tensor import RaggedTensor
 from minitf.ragged.row_partition import RowPartition
+from minitf.api_export import export
 
 __all__ = ["DynamicRaggedShape"]
 
@@ -36,6 +37,7 @@ def _is_int_or_tuple_of_ints(x):
     return isinstance(x, tuple) and all(isinstance(y, int) and not isinstance(y, bool) for y in x)
 
 
+@export("experimental.DynamicRaggedShape")
 class DynamicRaggedShape:
     """The shape of a ragged (or dense) tensor: row partitions plus the flat values' shape.
 

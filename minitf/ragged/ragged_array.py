@@ -10,6 +10,7 @@ from minitf.ops.gather import boolean_mask as _dense_boolean_mask
 from minitf.ops.shaping import reshape
 from minitf.ragged.ragged_math import HANDLERS_BY_NAME, same_partitions, register
 from minitf.ragged.ragged_tensor import RaggedTensor, concat_axis0, gather_rows
+from minitf.api_export import export
 
 __all__ = ["constant", "range", "stack", "boolean_mask", "map_flat_values", "concat"]
 
@@ -43,6 +44,7 @@ def _flatten(value, levels):
     return splits, items
 
 
+@export("ragged.constant")
 def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None, row_splits_dtype=dtypes.int64):
     """A RaggedTensor from nested Python lists whose rows may differ in length.
 
@@ -101,6 +103,7 @@ def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None, 
     return RaggedTensor.from_nested_row_splits(flat, splits, validate=False)
 
 
+@export("ragged.range")
 def range(starts, limits=None, deltas=1, dtype=None, name=None, row_splits_dtype=dtypes.int64):  # noqa: A001
     """Row i is tf.range(starts[i], limits[i], deltas[i]); scalars broadcast (like tf.range)."""
     if limits is None:
@@ -118,6 +121,7 @@ def range(starts, limits=None, deltas=1, dtype=None, name=None, row_splits_dtype
     return RaggedTensor.from_row_lengths(Tensor(flat.astype(out_dtype._np)), lens, validate=False)
 
 
+@export("ragged.map_flat_values")
 def map_flat_values(op, *args, **kwargs):
     """`op` applied to the flat values of the ragged arguments (which share their partitions);
     the result keeps those partitions."""
@@ -186,6 +190,7 @@ def concat(values, axis):
     return parts[0].with_values(concat([p.values for p in parts], a - 1))
 
 
+@export("ragged.stack")
 def stack(values, axis=0, name=None):
     """tf.ragged.stack: the inputs (ragged or dense) stacked along a new dimension `axis`."""
     values = list(values)
@@ -210,6 +215,7 @@ def stack(values, axis=0, name=None):
     return parts[0].with_values(stack([p.values for p in parts], a - 1))
 
 
+@export("ragged.boolean_mask")
 def boolean_mask(data, mask, name=None):
     """The entries of `data` where `mask` is True, rows kept: a ragged result whose rows may shrink."""
     if not isinstance(mask, RaggedTensor):

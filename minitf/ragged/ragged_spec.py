@@ -4,10 +4,12 @@ from minitf.ops._core import Tensor
 from minitf.ragged.ragged_tensor import RaggedTensor
 from minitf.tensor_shape import TensorShape
 from minitf.tensor_spec import TraceType
+from minitf.api_export import export
 
 __all__ = ["RaggedTensorSpec"]
 
 
+@export("RaggedTensorSpec", "ragged.RaggedTensorSpec")
 class RaggedTensorSpec(TraceType):
     """Describes a RaggedTensor: shape (None for ragged dimensions), dtype, ragged_rank."""
 

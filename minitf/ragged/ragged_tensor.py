@@ -13,12 +13,14 @@ from minitf.ops.gather import gather, gather_nd
 from minitf.ops.shaping import concat, reshape
 from minitf.sparse.sparse_tensor import SparseTensor
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["RaggedTensor", "is_ragged"]
 
 TO_TENSOR = Op("RaggedTensorToTensor")
 
 
+@export("ragged.is_ragged")
 def is_ragged(value):
     """True for a RaggedTensor."""
     return isinstance(value, RaggedTensor)
@@ -66,6 +68,7 @@ def _as_values(values, dtype=None):
     return as_tensor(values, dtype=dtype) if dtype is not None else as_tensor(values)
 
 
+@export("RaggedTensor", "ragged.RaggedTensor")
 class RaggedTensor:
     """A tensor whose rows may differ in length; build one with a `from_*` factory or
     `tf.ragged.constant`, never with the constructor."""

@@ -10,6 +10,7 @@ import numpy as np
 
 from minitf import dtypes, errors
 from minitf.tensor import Tensor
+from minitf.api_export import export
 
 __all__ = ["RowPartition"]
 
@@ -47,6 +48,7 @@ def _invalid(message):
     return errors.InvalidArgumentError(None, None, message)
 
 
+@export("experimental.RowPartition")
 class RowPartition:
     """How the values of one ragged dimension split into rows; build it with a `from_*` factory.
 

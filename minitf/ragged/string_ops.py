@@ -8,6 +8,7 @@ from minitf import dispatch
 from minitf.ops._core import Tensor
 from minitf.ops.string_ops import string_array
 from minitf.ragged.ragged_tensor import RaggedTensor
+from minitf.api_export import export
 
 __all__ = ["split", "bytes_split", "unicode_split", "unicode_decode"]
 
@@ -27,6 +28,7 @@ def _batched(arr, pieces, dtype):
     return rt
 
 
+@export("strings.split")
 @dispatch.add_dispatch_support(elementwise="unary")
 def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002
     """The pieces of each string split on `sep` (runs of whitespace when None): a 1-D tensor for
@@ -37,6 +39,7 @@ def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002
     return _batched(arr, pieces, object)
 
 
+@export("strings.unicode_decode")
 @dispatch.add_dispatch_support(elementwise="unary")
 def unicode_decode(input, input_encoding, errors="replace", replacement_char=65533,  # noqa: A002
                    replace_control_characters=False, name=None):
@@ -53,6 +56,7 @@ def unicode_decode(input, input_encoding, errors="replace", replacement_char=655
     return _batched(arr, pieces, np.int32)
 
 
+@export("strings.bytes_split")
 @dispatch.add_dispatch_support(elementwise="unary")
 def bytes_split(input, name=None):  # noqa: A002
     """Each string's bytes as one-byte strings: a 1-D tensor for one string, a RaggedTensor for a
@@ -61,6 +65,7 @@ def bytes_split(input, name=None):  # noqa: A002
     return _batched(arr, [[s[i:i + 1] for i in range(len(s))] for s in arr.reshape(-1)], object)
 
 
+@export("strings.unicode_split")
 @dispatch.add_dispatch_support(elementwise="unary")
 def unicode_split(input, input_encoding, errors="replace", replacement_char=65533, name=None):  # noqa: A002
     """Each string's characters, each encoded back in `input_encoding`: a 1-D tensor for one

@@ -26,12 +26,14 @@ from minitf.saved_model.structure import FullArgSpec, decode_structure
 from minitf.saved_model.tensors import dtype_of, shape_of
 from minitf.trackable import ListWrapper, wrap
 from minitf.variable import Variable
+from minitf.api_export import export
 
 __all__ = ["load", "contains_saved_model"]
 
 _MAX_FILE = 2 << 30     # protobuf's own limit on a message
 
 
+@export("saved_model.contains_saved_model")
 def contains_saved_model(export_dir):
     """Whether `export_dir` holds a SavedModel (a saved_model.pb or saved_model.pbtxt)."""
     export_dir = os.fspath(export_dir)
@@ -298,6 +300,7 @@ def _attach(plan, objects):
             object.__setattr__(obj, "signatures", SignatureMap())
 
 
+@export("saved_model.load")
 def load(export_dir, tags=None, options=None):
     """Loads a SavedModel from `export_dir`: the saved object (a tf.Module, a Keras model's
     SavedModel, an ExportArchive) with its variables, functions and `.signatures`.

@@ -3,10 +3,12 @@ import os
 
 from minitf.ops.constant import constant
 from minitf.trackable import Trackable
+from minitf.api_export import export
 
 __all__ = ["SaveOptions", "LoadOptions", "Asset"]
 
 
+@export("saved_model.SaveOptions")
 class SaveOptions:
     """Options for `tf.saved_model.save` (TF's arguments, accepted; see each for what minitf does).
 
@@ -38,6 +40,7 @@ class SaveOptions:
         self.extra_tags = extra_tags
 
 
+@export("saved_model.LoadOptions")
 class LoadOptions:
     """Options for `tf.saved_model.load`.
 
@@ -58,6 +61,7 @@ class LoadOptions:
         self.experimental_load_function_aliases = experimental_load_function_aliases
 
 
+@export("saved_model.Asset")
 class Asset(Trackable):
     """A file a SavedModel carries along (a vocabulary, say): saving copies it into the
     SavedModel's `assets/` directory; a loaded Asset's `asset_path` names that copy.

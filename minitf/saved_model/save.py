@@ -43,6 +43,7 @@ from minitf.tensor_spec import TensorSpec
 from minitf.trackable import ListWrapper, Trackable
 from minitf.variable import Variable
 from minitf.version import VERSION
+from minitf.api_export import export
 
 __all__ = ["save", "SAVED_MODEL_FILENAME_PB", "VARIABLES_DIRECTORY", "VARIABLES_FILENAME",
            "ASSETS_DIRECTORY", "FINGERPRINT_FILENAME"]
@@ -347,6 +348,7 @@ def _write_bytes(path, data):
     atomic_replace(write, path, size_hint=len(data))
 
 
+@export("saved_model.save")
 def save(obj, export_dir, signatures=None, options=None):
     """Writes `obj` (a tf.Module, Keras model or other trackable) as a SavedModel in `export_dir`.
 

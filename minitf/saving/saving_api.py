@@ -19,6 +19,7 @@ from minitf.layers.serialization import SafeModeScope
 from minitf.saving import keras_archive, legacy_h5
 from minitf.saving.compile_config import deserialize_compile_config, serialize_compile_config
 from minitf.version import VERSION
+from minitf.api_export import export
 
 __all__ = ["save_model", "load_model"]
 
@@ -36,6 +37,7 @@ def _check_save_arguments(filepath, kwargs):
     return include_optimizer
 
 
+@export("models.save_model", "keras.models.save_model", "keras.saving.save_model")
 def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
     """Save `model` whole (config, compile config, weights, optimizer state) as a Keras 3 `.keras`
     file, or as a folder of the same three files when `zipped=False`.
@@ -87,6 +89,7 @@ def _is_keras_file(filepath):
     return filepath.endswith(".keras") and os.path.isfile(filepath)
 
 
+@export("models.load_model", "keras.models.load_model", "keras.saving.load_model")
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # noqa: A002 (Keras' name)
     """The model saved in a `.keras` file (or folder), compiled as it was saved unless
     `compile=False`, with its weights and optimizer state; or one saved in Keras' legacy

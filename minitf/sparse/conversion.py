@@ -13,6 +13,7 @@ from minitf.ops.shaping import concat, reshape
 from minitf.sparse._helpers import check_in_bounds, host, index_text, validate_for_dense
 from minitf.sparse.sparse_tensor import SparseTensor
 from minitf.tensor import Tensor
+from minitf.api_export import export
 
 __all__ = ["from_dense", "to_dense", "to_indicator", "fill_empty_rows", "eye", "retain"]
 
@@ -23,6 +24,7 @@ def require_sparse(x, fn_name, arg="sp_input"):
                         f"build one with tf.sparse.from_dense or tf.sparse.SparseTensor.")
 
 
+@export("sparse.from_dense")
 def from_dense(tensor, name=None):
     """The SparseTensor of the non-zero (non-empty, for strings) entries of `tensor`, in order."""
     t = convert_to_tensor(tensor)
@@ -47,6 +49,7 @@ def _position_map(indices, dims, n):
     return pos
 
 
+@export("sparse.to_dense")
 def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
     """The dense tensor of `sp_input`, `default_value` (zero) where nothing is stored.
 
@@ -77,6 +80,7 @@ def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
     return gather(table, Tensor(_position_map(idx, dims, n)))
 
 
+@export("sparse.to_indicator")
 def to_indicator(sp_input, vocab_size, name=None):
     """A bool tensor [..., vocab_size]: True at [..., v] for every id v stored in the last dimension
     of `sp_input` (an integer SparseTensor)."""
@@ -96,6 +100,7 @@ def to_indicator(sp_input, vocab_size, name=None):
     return Tensor(out)
 
 
+@export("sparse.fill_empty_rows")
 def fill_empty_rows(sp_input, default_value, name=None):
     """(filled, empty_row_indicator): rows with no entry get `default_value` at column 0.
 
@@ -136,6 +141,7 @@ def fill_empty_rows(sp_input, default_value, name=None):
     return filled, Tensor(empty)
 
 
+@export("sparse.eye")
 def eye(num_rows, num_columns=None, dtype=dtypes.float32, name=None):
     """A sparse identity matrix [num_rows, num_columns] with ones on the main diagonal."""
     num_rows = int(num_rows)
@@ -147,6 +153,7 @@ def eye(num_rows, num_columns=None, dtype=dtypes.float32, name=None):
                         np.asarray([num_rows, num_columns], dtype=np.int64))
 
 
+@export("sparse.retain")
 def retain(sp_input, to_retain):
     """The entries of `sp_input` whose flag in the [N] vector `to_retain` is true, order kept."""
     require_sparse(sp_input, "retain")

@@ -7,6 +7,7 @@ from minitf.sparse._helpers import host, short_dtype
 from minitf.recording import Op, thread_state, record
 from minitf.sparse.sparse_tensor import SparseTensor
 from minitf.tensor import Tensor
+from minitf.api_export import export
 
 __all__ = ["bincount"]
 
@@ -30,6 +31,7 @@ def _flat_and_rows(values, axis, op):
     return flat, np.zeros(flat.shape[0], np.int64), None
 
 
+@export("sparse.bincount")
 def bincount(values, weights=None, axis=0, minlength=None, maxlength=None, binary_output=False, name=None):
     """How often each integer in `values` occurs, as a SparseTensor of the non-zero counts.
 

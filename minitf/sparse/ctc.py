@@ -23,6 +23,7 @@ from minitf.ops.math import multiply
 from minitf.ops.indexing import getitem
 from minitf.ops.shaping import concat, reshape, transpose
 from minitf.sparse.sparse_tensor import SparseTensor
+from minitf.api_export import export
 
 __all__ = ["ctc_loss", "ctc_greedy_decoder", "ctc_beam_search_decoder", "ctc_unique_labels"]
 
@@ -173,6 +174,7 @@ def _blank_first(logits, blank):
     return concat([part(blank, blank + 1), part(0, blank), part(blank + 1, None)], axis=2)
 
 
+@export("nn.ctc_loss")
 @dispatch.add_dispatch_support
 def ctc_loss(labels, logits, label_length, logit_length, logits_time_major=True, unique=None,
              blank_index=None, name=None):
@@ -309,6 +311,7 @@ def _sparse_paths(paths, batch):
                         np.asarray([batch, longest], np.int64))
 
 
+@export("nn.ctc_greedy_decoder")
 @dispatch.add_dispatch_support
 def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True, blank_index=None):
     """Best-path decoding: the most likely class at each frame, repeats merged (when
@@ -440,6 +443,7 @@ def _beam_search(lp, blank, beam_width, top_paths):
     return [list(p) for p, _ in ranked[:top_paths]], [v[2] for _, v in ranked[:top_paths]]
 
 
+@export("nn.ctc_beam_search_decoder")
 @dispatch.add_dispatch_support
 def ctc_beam_search_decoder(inputs, sequence_length, beam_width=100, top_paths=1):
     """Beam-search decoding (no language model; repeated labels are not merged in the output):
@@ -470,6 +474,7 @@ def ctc_beam_search_decoder(inputs, sequence_length, beam_width=100, top_paths=1
     return [_sparse_paths(per_rank[k], batch) for k in range(top_paths)], Tensor(scores)
 
 
+@export("nn.ctc_unique_labels")
 @dispatch.add_dispatch_support
 def ctc_unique_labels(labels, name=None):
     """For each row of int labels [batch, length]: its distinct labels in order of first

@@ -18,6 +18,7 @@ from minitf.ops.reduce import reduce_sum as dense_reduce_sum
 from minitf.sparse._helpers import check_same_dtype, check_same_shape, host, merge, normalize_axes
 from minitf.sparse.sparse_tensor import SparseTensor
 from minitf.tensor import Tensor
+from minitf.api_export import export
 
 __all__ = ["add", "sparse_dense_matmul", "reduce_sum", "reduce_max", "minimum", "maximum",
            "map_values", "mask"]
@@ -42,6 +43,7 @@ def _merged_parts(a, b, op_name):
     return out_idx, fa, fb, va, vb
 
 
+@export("sparse.add")
 def add(a, b, threshold=0):
     """`a + b` where at least one operand is a SparseTensor.
 
@@ -83,6 +85,7 @@ def _sparse_dense_add(sp, dense):
     return dense_add(dense, scatter_nd(sp.indices, sp.values, list(sp._dims)))
 
 
+@export("sparse.sparse_dense_matmul")
 def sparse_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None):
     """The dense product `sp_a @ b` of a rank-2 SparseTensor and a dense matrix.
 
@@ -150,6 +153,7 @@ def _groups(out_idx):
     return unique.astype(np.int64), inverse.reshape(-1).astype(np.int64)
 
 
+@export("sparse.reduce_sum")
 def reduce_sum(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=None):
     """The sum of the stored values over `axis` (all by default), as TF's tf.sparse.reduce_sum.
 
@@ -166,6 +170,7 @@ def reduce_sum(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=
     return SparseTensor(unique.reshape(unique.shape[0], len(dims)), summed, np.asarray(dims, dtype=np.int64))
 
 
+@export("sparse.reduce_max")
 def reduce_max(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=None):
     """The maximum of the stored values over `axis`; implicit zeros are not considered.
 
@@ -211,16 +216,19 @@ def _extreme(a, b, fn, op_name):
     return SparseTensor(out_idx, fn(va, vb), a.dense_shape)
 
 
+@export("sparse.maximum")
 def maximum(sp_a, sp_b, name=None):
     """The element-wise maximum of two SparseTensors of one shape (absent entries count as 0)."""
     return _extreme(sp_a, sp_b, dense_maximum, "SparseSparseMaximum")
 
 
+@export("sparse.minimum")
 def minimum(sp_a, sp_b, name=None):
     """The element-wise minimum of two SparseTensors of one shape (absent entries count as 0)."""
     return _extreme(sp_a, sp_b, dense_minimum, "SparseSparseMinimum")
 
 
+@export("sparse.map_values")
 def map_values(op, *args, **kwargs):
     """`op` applied to the values of the SparseTensors in `args`/`kwargs` (which must share
     indices and shape); other arguments pass through. The result keeps those indices.
@@ -254,6 +262,7 @@ def map_values(op, *args, **kwargs):
     return SparseTensor(first.indices, result, first.dense_shape)
 
 
+@export("sparse.mask")
 def mask(a, mask_indices, name=None):
     """The rows of IndexedSlices `a` whose index is not in `mask_indices`, order kept."""
     if not isinstance(a, IndexedSlices):

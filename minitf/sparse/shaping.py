@@ -14,6 +14,7 @@ from minitf.sparse._helpers import host, lex_order, short_dtype
 from minitf.sparse.conversion import require_sparse
 from minitf.sparse.sparse_tensor import SparseTensor
 from minitf.tensor import Tensor
+from minitf.api_export import export
 
 __all__ = ["reorder", "reshape", "transpose", "concat", "slice", "split", "expand_dims", "reset_shape"]
 
@@ -26,12 +27,14 @@ def _permuted(sp, order, indices=None, dims=None):
                         np.asarray(dims, dtype=np.int64))
 
 
+@export("sparse.reorder")
 def reorder(sp_input, name=None):
     """`sp_input` with its entries sorted into row-major (canonical) order."""
     require_sparse(sp_input, "reorder")
     return _permuted(sp_input, lex_order(host(sp_input.indices)))
 
 
+@export("sparse.reshape")
 def reshape(sp_input, shape, name=None):
     """`sp_input` with dense shape `shape` (one dimension may be -1), entries in their old order."""
     require_sparse(sp_input, "reshape")
@@ -69,6 +72,7 @@ def reshape(sp_input, shape, name=None):
     return SparseTensor(new_idx, sp_input.values, np.asarray(new, dtype=np.int64))
 
 
+@export("sparse.transpose")
 def transpose(sp_input, perm=None, name=None):
     """`sp_input` with dimensions permuted by `perm` (reversed by default), entries reordered."""
     require_sparse(sp_input, "transpose")
@@ -86,6 +90,7 @@ def transpose(sp_input, perm=None, name=None):
     return _permuted(sp_input, lex_order(idx), idx, dims)
 
 
+@export("sparse.concat")
 def concat(axis, sp_inputs, expand_nonconcat_dims=False, concat_dim=None, name=None):
     """SparseTensors joined along `axis`, entries in row-major order.
 
@@ -137,6 +142,7 @@ def concat(axis, sp_inputs, expand_nonconcat_dims=False, concat_dim=None, name=N
     return SparseTensor(all_idx[order], gather(values, Tensor(order)), np.asarray(dims, dtype=np.int64))
 
 
+@export("sparse.slice")
 def slice(sp_input, start, size, name=None):  # noqa: A001 (TF's name)
     """The entries of `sp_input` inside the box [start, start + size), shifted to start at 0.
 
@@ -161,6 +167,7 @@ def slice(sp_input, start, size, name=None):  # noqa: A001 (TF's name)
     return SparseTensor(idx[where] - start, gather(sp_input.values, Tensor(where)), out_dims)
 
 
+@export("sparse.split")
 def split(sp_input=None, num_split=None, axis=None, name=None, keyword_required=None):
     """`num_split` SparseTensors cut from `sp_input` along `axis`; the first `size % num_split`
     pieces are one longer, as in TF."""
@@ -185,6 +192,7 @@ def split(sp_input=None, num_split=None, axis=None, name=None, keyword_required=
     return pieces
 
 
+@export("sparse.expand_dims")
 def expand_dims(sp_input, axis=None, name=None):
     """`sp_input` with a new dimension of size 1 at `axis` (the end, by default)."""
     require_sparse(sp_input, "expand_dims")
@@ -202,6 +210,7 @@ def expand_dims(sp_input, axis=None, name=None):
     return SparseTensor(new_idx, sp_input.values, np.asarray(dims, dtype=np.int64))
 
 
+@export("sparse.reset_shape")
 def reset_shape(sp_input, new_shape=None):
     """`sp_input` with dense shape `new_shape` (no smaller in any dimension), or the tightest shape
     holding its indices when None."""

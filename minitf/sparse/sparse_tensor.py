@@ -14,6 +14,7 @@ from minitf.ops.math import multiply, truediv
 from minitf.ops.shaping import broadcast_to
 from minitf.sparse._helpers import host
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["SparseTensor", "SparseTensorSpec", "is_sparse"]
 
@@ -22,6 +23,7 @@ def _incompatible(a, b, what):
     return ValueError(f"Dimensions {a} and {b} are not compatible: {what}")
 
 
+@export("SparseTensor", "sparse.SparseTensor")
 class SparseTensor:
     """A sparse tensor: `values[i]` at position `indices[i]` of a `dense_shape` tensor.
 
@@ -156,6 +158,7 @@ def _shape(t):
     return tuple(int(d) for d in t._value.shape)
 
 
+@export("SparseTensorSpec")
 class SparseTensorSpec:
     """The type of a SparseTensor: its dense shape and dtype."""
 

@@ -10,6 +10,7 @@ from minitf.function import call_observers
 from minitf.summary._proto import messages
 from minitf.summary.ops import step_value
 from minitf.summary.writer import current_writer
+from minitf.api_export import export
 
 __all__ = ["graph", "trace_on", "trace_export", "trace_off"]
 
@@ -53,6 +54,7 @@ def _graphs_of(graph_data):
                      f"{type(graph_data).__name__}: {graph_data!r}")
 
 
+@export("summary.graph")
 def graph(graph_data):
     """Write `graph_data` (a function's graph, or a concrete function) to the default writer.
 
@@ -65,6 +67,7 @@ def graph(graph_data):
     return True
 
 
+@export("summary.trace_on")
 def trace_on(graph=True, profiler=False, profiler_outdir=None):
     """Start recording the graphs of the tf.functions called from now on (minitf has no
     profiler: `profiler=True` records the graphs alone, with a warning)."""
@@ -79,6 +82,7 @@ def trace_on(graph=True, profiler=False, profiler_outdir=None):
         call_observers.append(trace)
 
 
+@export("summary.trace_off")
 def trace_off():
     """Stop recording graphs and drop what was recorded."""
     while _active:
@@ -87,6 +91,7 @@ def trace_off():
             call_observers.remove(trace)
 
 
+@export("summary.trace_export")
 def trace_export(name, step=None, profiler_outdir=None):
     """Write the graphs recorded since `trace_on` to the default writer at `step` (the
     writer's default step if None), then stop recording. `name` is accepted for TF's API.

@@ -28,6 +28,7 @@ from minitf.summary._png import encode_png
 from minitf.summary._proto import DTYPE_ENUM, PLUGIN_NAMES, messages
 from minitf.summary.writer import bool_tensor, current_writer, get_step, recording
 from minitf.variable import current_scope_prefix, name_scope
+from minitf.api_export import export
 
 __all__ = ["write", "scalar", "histogram", "image", "text", "write_raw_pb", "summary_scope",
            "histogram_buckets", "tensor_proto"]
@@ -92,6 +93,7 @@ def _plugin_metadata(kind, description):
     return metadata
 
 
+@export("summary.write")
 def write(tag, tensor, step=None, metadata=None, name=None):
     """Write `tensor` (or the result of calling it, computed only when recorded) under `tag`
     to the default writer, with `metadata` (a SummaryMetadata message or its bytes).
@@ -124,6 +126,7 @@ def _write(tag, tensor, step, make_metadata):
     return bool_tensor(True)
 
 
+@export("summary.experimental.write_raw_pb")
 def write_raw_pb(tensor, step=None, name=None):
     """Write serialized `Summary` protocol buffers (bytes, or a string tensor of them) as they
     are, one event each (TF 1 style summaries). Returns a bool tensor as `write` does."""
@@ -145,6 +148,7 @@ def write_raw_pb(tensor, step=None, name=None):
     return bool_tensor(True)
 
 
+@export("summary.experimental.summary_scope")
 @contextlib.contextmanager
 def summary_scope(name, default_name=None, values=None):
     """A name scope for a summary op, yielding (tag, scope): the tag is `name` under the
@@ -160,6 +164,7 @@ def _tag(name):
     return current_scope_prefix() + str(name)
 
 
+@export("summary.scalar")
 def scalar(name, data, step=None, description=None):
     """Write a scalar (cast to float32) for TensorBoard's Scalars dashboard.
 
@@ -200,6 +205,7 @@ def histogram_buckets(data, bucket_count=None):
     return np.stack([edges[:-1], edges[1:], counts], axis=1)
 
 
+@export("summary.histogram")
 def histogram(name, data, step=None, buckets=None, description=None):
     """Write a histogram of the values of `data` (any shape) for TensorBoard's Histograms
     and Distributions dashboards; `buckets` equal-width buckets (default 30).
@@ -229,6 +235,7 @@ def _encoded_images(name, data, max_outputs):
     return np.array([str(shape[2]).encode(), str(shape[1]).encode()] + pngs, dtype=object)
 
 
+@export("summary.image")
 def image(name, data, step=None, max_outputs=3, description=None):
     """Write images [k, height, width, channels] (1 grey, 2 grey+alpha, 3 RGB, 4 RGBA) as PNG
     for TensorBoard's Images dashboard; floats are in [0, 1], integers scale to uint8. Only the
@@ -242,6 +249,7 @@ def image(name, data, step=None, max_outputs=3, description=None):
                  lambda: _plugin_metadata("image", description))
 
 
+@export("summary.text")
 def text(name, data, step=None, description=None):
     """Write a string tensor (Markdown; rank 1 and 2 show as tables) for TensorBoard's Text
     dashboard.

@@ -12,6 +12,7 @@ import threading
 
 from minitf.convert import convert_to_tensor
 from minitf.summary.event_file import EventFileWriter
+from minitf.api_export import export
 
 __all__ = ["SummaryWriter", "create_file_writer", "create_noop_writer", "flush", "record_if",
            "should_record_summaries", "get_step", "set_step", "current_writer", "recording",
@@ -72,6 +73,7 @@ class _SummaryContext:
         return False
 
 
+@export("summary.SummaryWriter")
 class SummaryWriter:
     """A destination for summaries (tf.summary.SummaryWriter). Make one with
     `tf.summary.create_file_writer(logdir)`; `with writer.as_default(step):` sends the
@@ -181,6 +183,7 @@ class _NoopSummaryWriter(SummaryWriter):
         """Does nothing."""
 
 
+@export("summary.create_file_writer")
 def create_file_writer(logdir, max_queue=None, flush_millis=None, filename_suffix=None, name=None,
                        experimental_trackable=False, experimental_mesh=None):
     """A SummaryWriter writing a new event file in `logdir` (created if needed).
@@ -209,11 +212,13 @@ def create_file_writer(logdir, max_queue=None, flush_millis=None, filename_suffi
                               ".v2" if filename_suffix is None else str(filename_suffix))
 
 
+@export("summary.create_noop_writer")
 def create_noop_writer():
     """A SummaryWriter that writes nothing (for code that always wants a writer)."""
     return _NoopSummaryWriter()
 
 
+@export("summary.flush")
 def flush(writer=None, name=None):
     """Flush `writer`, or the default writer when None (nothing without one)."""
     writer = _state.writer if writer is None else writer
@@ -221,6 +226,7 @@ def flush(writer=None, name=None):
         writer.flush()
 
 
+@export("summary.record_if")
 @contextlib.contextmanager
 def record_if(condition):
     """A context manager deciding whether summaries are written in its block: `condition` is
@@ -245,16 +251,19 @@ def recording():
     return bool(getattr(condition, "numpy", lambda: condition)())
 
 
+@export("summary.should_record_summaries")
 def should_record_summaries():
     """A bool tensor: True when there is a default writer and the `record_if` condition holds."""
     return bool_tensor(recording())
 
 
+@export("summary.experimental.get_step")
 def get_step():
     """The default step of this thread (None when unset)."""
     return _state.step
 
 
+@export("summary.experimental.set_step")
 def set_step(step):
     """Set the default step of this thread: a number, an int64 tensor or variable (read at
     each write), or None to unset it."""

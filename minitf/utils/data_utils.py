@@ -19,6 +19,7 @@ import warnings
 from tqdm.auto import tqdm
 
 from minitf.utils.archives import extract_archive
+from minitf.api_export import export
 
 __all__ = ["get_file", "cache_root", "validate_file", "hash_file", "extract_archive",
            "DownloadError"]
@@ -241,6 +242,7 @@ def _targets(datadir, fname, provided, extract):
     return os.path.join(datadir, fname + "_archive"), os.path.join(datadir, fname)
 
 
+@export("utils.get_file", "keras.utils.get_file")
 def get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None,
              cache_subdir="datasets", hash_algorithm="auto", extract=False, archive_format="auto",
              cache_dir=None, force_download=False, max_extract_bytes=None):

@@ -25,6 +25,7 @@ from minitf.data.dataset import AUTOTUNE, Dataset
 from minitf.ops.constant import cast
 from minitf.ops.creation import one_hot
 from minitf.ops.shaping import expand_dims
+from minitf.api_export import export
 
 __all__ = ["index_directory", "get_training_or_validation_split", "labels_to_dataset",
            "check_validation_split_arg", "check_labels_arg",
@@ -291,6 +292,7 @@ def _stack(samples):
     return tuple(packed) if isinstance(packed, list) else packed
 
 
+@export("utils.split_dataset", "keras.utils.split_dataset")
 def split_dataset(dataset, left_size=None, right_size=None, shuffle=False, seed=None):
     """Split a small in-memory dataset in two `tf.data.Dataset`s (e.g. train and test).
 

@@ -3,10 +3,12 @@ import sys
 import time
 
 import numpy as np
+from minitf.api_export import export
 
 __all__ = ["Progbar"]
 
 
+@export("utils.Progbar", "keras.utils.Progbar")
 class Progbar:
     """Displays progress and running averages of named values (`update(current, values)`).
 

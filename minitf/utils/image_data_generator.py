@@ -13,10 +13,12 @@ import numpy as np
 from minitf.keras_core import config as keras_config
 from minitf.utils import image_transforms
 from minitf.utils.image_iterators import DataFrameIterator, DirectoryIterator, NumpyArrayIterator
+from minitf.api_export import export
 
 __all__ = ["ImageDataGenerator"]
 
 
+@export("keras.preprocessing.image.ImageDataGenerator")
 class ImageDataGenerator:
     """Generate batches of images with random augmentation and normalization.
 

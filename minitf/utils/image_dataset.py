@@ -16,6 +16,7 @@ from minitf.ops import io_ops
 from minitf.ops.image import resize, resize_with_pad
 from minitf.ops.shaping import transpose
 from minitf.utils import dataset_utils
+from minitf.api_export import export
 
 __all__ = ["image_dataset_from_directory", "ALLOWLIST_FORMATS"]
 
@@ -116,6 +117,8 @@ def _finish(ds, batch_size, class_names, file_paths):
     return ds
 
 
+@export("utils.image_dataset_from_directory", "keras.preprocessing.image_dataset_from_directory",
+        "keras.utils.image_dataset_from_directory")
 def image_dataset_from_directory(directory, labels="inferred", label_mode="int", class_names=None,
                                  color_mode="rgb", batch_size=32, image_size=(256, 256), shuffle=True, seed=None,
                                  validation_split=None, subset=None, interpolation="bilinear",

@@ -18,10 +18,12 @@ import numpy as np
 
 from minitf.keras_core import config as keras_config
 from minitf.utils import image_utils
+from minitf.api_export import export
 
 __all__ = ["Iterator", "NumpyArrayIterator", "DirectoryIterator", "DataFrameIterator"]
 
 
+@export("keras.preprocessing.image.Iterator")
 class Iterator:
     """The base of the image batch iterators: index order, shuffling and seeding.
 
@@ -128,6 +130,7 @@ def _save_batch(batch_x, index_array, data_format, directory, prefix, file_forma
         img.save(os.path.join(directory, fname))
 
 
+@export("keras.preprocessing.image.NumpyArrayIterator")
 class NumpyArrayIterator(Iterator):
     """Batches of augmented images from a rank-4 array `x`, with labels `y` and sample weights.
 
@@ -318,6 +321,7 @@ class BatchFromFilesMixin:
         return None
 
 
+@export("keras.preprocessing.image.DirectoryIterator")
 class DirectoryIterator(BatchFromFilesMixin, Iterator):
     """Batches of augmented images read from `directory/<class name>/...` files.
 

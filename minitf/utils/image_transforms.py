@@ -12,6 +12,7 @@ import numpy as np
 from minitf.convert import convert_to_tensor
 from minitf.ops import image_resize, shaping
 from minitf.utils import image_utils
+from minitf.api_export import export
 
 __all__ = ["affine_transform", "apply_affine_transform", "transform_matrix_offset_center", "flip_axis",
            "random_rotation", "random_shift", "random_shear", "random_zoom", "apply_channel_shift",
@@ -142,6 +143,7 @@ def flip_axis(x, axis):
     return x.swapaxes(0, axis)
 
 
+@export("keras.preprocessing.image.apply_affine_transform")
 def apply_affine_transform(x, theta=0, tx=0, ty=0, shear=0, zx=1, zy=1, row_axis=1, col_axis=2,
                            channel_axis=0, fill_mode="nearest", cval=0.0, order=1):
     """Rotate by `theta` degrees, shift by (tx, ty) pixels, shear by `shear` degrees and zoom by
@@ -189,6 +191,7 @@ def _shear_matrix(shear):
     return np.array([[1, -np.sin(shear), 0], [0, np.cos(shear), 0], [0, 0, 1]])
 
 
+@export("keras.preprocessing.image.random_rotation")
 def random_rotation(x, rg, row_axis=1, col_axis=2, channel_axis=0, fill_mode="nearest", cval=0.0,
                     interpolation_order=1):
     """Rotate a rank-3 image by an angle drawn uniformly from [-rg, rg] degrees."""
@@ -198,6 +201,7 @@ def random_rotation(x, rg, row_axis=1, col_axis=2, channel_axis=0, fill_mode="ne
                                   order=interpolation_order)
 
 
+@export("keras.preprocessing.image.random_shift")
 def random_shift(x, wrg, hrg, row_axis=1, col_axis=2, channel_axis=0, fill_mode="nearest", cval=0.0,
                  interpolation_order=1):
     """Shift a rank-3 image by fractions of its height (hrg) and width (wrg) drawn uniformly."""
@@ -209,6 +213,7 @@ def random_shift(x, wrg, hrg, row_axis=1, col_axis=2, channel_axis=0, fill_mode=
                                   order=interpolation_order)
 
 
+@export("keras.preprocessing.image.random_shear")
 def random_shear(x, intensity, row_axis=1, col_axis=2, channel_axis=0, fill_mode="nearest", cval=0.0,
                  interpolation_order=1):
     """Shear a rank-3 image by an angle drawn uniformly from [-intensity, intensity] degrees."""
@@ -218,6 +223,7 @@ def random_shear(x, intensity, row_axis=1, col_axis=2, channel_axis=0, fill_mode
                                   order=interpolation_order)
 
 
+@export("keras.preprocessing.image.random_zoom")
 def random_zoom(x, zoom_range, row_axis=1, col_axis=2, channel_axis=0, fill_mode="nearest", cval=0.0,
                 interpolation_order=1):
     """Zoom a rank-3 image by factors (zx, zy) drawn uniformly from `zoom_range` (two floats)."""
@@ -232,6 +238,7 @@ def random_zoom(x, zoom_range, row_axis=1, col_axis=2, channel_axis=0, fill_mode
                                   order=interpolation_order)
 
 
+@export("keras.preprocessing.image.apply_channel_shift")
 def apply_channel_shift(x, intensity, channel_axis=0):
     """Add `intensity` to every channel of a rank-3 image, clipped to the image's own range."""
     x = np.rollaxis(x, channel_axis, 0)
@@ -240,12 +247,14 @@ def apply_channel_shift(x, intensity, channel_axis=0):
     return np.rollaxis(x, 0, channel_axis + 1)
 
 
+@export("keras.preprocessing.image.random_channel_shift")
 def random_channel_shift(x, intensity_range, channel_axis=0):
     """apply_channel_shift by an intensity drawn uniformly from [-range, range]."""
     intensity = np.random.uniform(-intensity_range, intensity_range)
     return apply_channel_shift(x, intensity, channel_axis=channel_axis)
 
 
+@export("keras.preprocessing.image.apply_brightness_shift")
 def apply_brightness_shift(x, brightness, scale=True):
     """Change a rank-3 (channels-last) image's brightness by the factor `brightness` with
     Pillow's ImageEnhance.Brightness; with scale=False values outside [0, 255] keep their range.
@@ -267,6 +276,7 @@ def apply_brightness_shift(x, brightness, scale=True):
     return x
 
 
+@export("keras.preprocessing.image.random_brightness")
 def random_brightness(x, brightness_range, scale=True):
     """apply_brightness_shift by a factor drawn uniformly from `brightness_range` (two floats)."""
     if len(brightness_range) != 2:
@@ -276,6 +286,7 @@ def random_brightness(x, brightness_range, scale=True):
     return apply_brightness_shift(x, u, scale)
 
 
+@export("keras.preprocessing.image.smart_resize")
 def smart_resize(x, size, interpolation="bilinear", data_format="channels_last", **kwargs):
     """Resize an image (or a batch) to `size` without distorting it: the largest centred crop
     with the target's aspect ratio, resized with `tf.image.resize(method=interpolation)`.

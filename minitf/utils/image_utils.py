@@ -10,6 +10,7 @@ import pathlib
 import warnings
 
 import numpy as np
+from minitf.api_export import export
 
 __all__ = ["load_img", "save_img", "img_to_array", "array_to_img"]
 
@@ -33,6 +34,7 @@ def _data_format(data_format):
     return data_format
 
 
+@export("utils.img_to_array", "keras.utils.img_to_array", "keras.preprocessing.image.img_to_array")
 def img_to_array(img, data_format=None, dtype=None):
     """A PIL image (or anything array-like) as a 3-D numpy array, float32 unless `dtype` says.
 
@@ -54,6 +56,7 @@ def img_to_array(img, data_format=None, dtype=None):
     return x
 
 
+@export("utils.array_to_img", "keras.utils.array_to_img", "keras.preprocessing.image.array_to_img")
 def array_to_img(x, data_format=None, scale=True, dtype=None):
     """A PIL image from a 3-D array with 1 (L, or I beyond 255), 3 (RGB) or 4 (RGBA) channels.
 
@@ -90,6 +93,7 @@ def array_to_img(x, data_format=None, scale=True, dtype=None):
     raise ValueError(f"array_to_img: unsupported number of channels {channels}; use 1, 3 or 4")
 
 
+@export("utils.save_img", "keras.utils.save_img", "keras.preprocessing.image.save_img")
 def save_img(path, x, data_format=None, file_format=None, scale=True, **kwargs):
     """Write the image array `x` to `path` (a path or a file object; then give `file_format`).
 
@@ -108,6 +112,7 @@ def save_img(path, x, data_format=None, file_format=None, scale=True, **kwargs):
     img.save(path, format=file_format, **kwargs)
 
 
+@export("utils.load_img", "keras.utils.load_img", "keras.preprocessing.image.load_img")
 def load_img(path, color_mode="rgb", target_size=None, interpolation="nearest", keep_aspect_ratio=False):
     """Read an image file (a path or an io.BytesIO) into a PIL image.
 

@@ -10,6 +10,7 @@ minitf.models in the import graph: a Sequential model says so (`_is_sequential`)
 one has a layer graph (`_graph`), anything else is drawn as one box, as in Keras.
 """
 import os
+from minitf.api_export import export
 
 __all__ = ["model_to_dot", "plot_model", "check_pydot", "check_graphviz"]
 
@@ -167,6 +168,7 @@ def _input_layer(model, input_index):
     return destination
 
 
+@export("utils.model_to_dot", "keras.utils.model_to_dot")
 def model_to_dot(model, show_shapes=False, show_dtype=False, show_layer_names=True, rankdir="TB",
                  expand_nested=False, dpi=200, subgraph=False, show_layer_activations=False, show_trainable=False,
                  splines="ortho", **kwargs):
@@ -254,6 +256,7 @@ def model_to_dot(model, show_shapes=False, show_dtype=False, show_layer_names=Tr
     return dot
 
 
+@export("utils.plot_model", "keras.utils.plot_model")
 def plot_model(model, to_file="model.png", show_shapes=False, show_dtype=False, show_layer_names=False, rankdir="TB",
                expand_nested=False, dpi=200, show_layer_activations=False, show_trainable=False, splines="ortho",
                **kwargs):

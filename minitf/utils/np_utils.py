@@ -1,9 +1,11 @@
 """tf.keras.utils.to_categorical and normalize, on numpy arrays."""
 import numpy as np
+from minitf.api_export import export
 
 __all__ = ["to_categorical", "normalize"]
 
 
+@export("utils.to_categorical", "keras.utils.to_categorical")
 def to_categorical(y, num_classes=None, dtype="float32"):
     """One-hot encode integer class labels: shape `y.shape + (num_classes,)`.
 
@@ -25,6 +27,7 @@ def to_categorical(y, num_classes=None, dtype="float32"):
     return out.reshape(shape + (num_classes,))
 
 
+@export("utils.normalize", "keras.utils.normalize")
 def normalize(x, axis=-1, order=2):
     """`x` divided by its `order`-norm along `axis` (zero-norm slices are left as they are)."""
     x = np.asarray(x) if not hasattr(x, "numpy") else np.asarray(x.numpy())

@@ -5,10 +5,12 @@ the `workers`, `use_multiprocessing` and `max_queue_size` given to its construct
 """
 import itertools
 import warnings
+from minitf.api_export import export
 
 __all__ = ["PyDataset", "Sequence"]
 
 
+@export("utils.PyDataset", "utils.Sequence", "keras.utils.PyDataset", "keras.utils.Sequence")
 class PyDataset:
     """Base class for a dataset produced by Python code, one whole batch per index.
 

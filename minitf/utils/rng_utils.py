@@ -4,12 +4,14 @@ import random
 import numpy as np
 
 from minitf.ops import random as random_ops
+from minitf.api_export import export
 
 __all__ = ["set_random_seed", "get_random_seed"]
 
 _state = {"seed": None}  # the integer last given to set_random_seed (Keras keeps it globally too)
 
 
+@export("utils.set_random_seed", "keras.utils.set_random_seed")
 def set_random_seed(seed):
     """Seed Python's `random`, numpy's global generator and minitf's global seed at once.
 

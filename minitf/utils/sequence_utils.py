@@ -1,9 +1,12 @@
 """tf.keras.utils.pad_sequences (also tf.keras.preprocessing.sequence.pad_sequences)."""
 import numpy as np
+from minitf.api_export import export
 
 __all__ = ["pad_sequences"]
 
 
+@export("utils.pad_sequences", "keras.utils.pad_sequences",
+        "keras.preprocessing.sequence.pad_sequences")
 def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre", truncating="pre", value=0.0):
     """Pad (and cut) a list of sequences to one length: a numpy array (num_samples, maxlen, ...).
 

@@ -11,6 +11,7 @@ from minitf.data.dataset import AUTOTUNE, Dataset
 from minitf.ops import io_ops
 from minitf.ops.string_ops import substr
 from minitf.utils import dataset_utils
+from minitf.api_export import export
 
 __all__ = ["text_dataset_from_directory"]
 
@@ -49,6 +50,8 @@ def _finish(ds, batch_size, class_names):
     return ds
 
 
+@export("utils.text_dataset_from_directory", "keras.preprocessing.text_dataset_from_directory",
+        "keras.utils.text_dataset_from_directory")
 def text_dataset_from_directory(directory, labels="inferred", label_mode="int", class_names=None, batch_size=32,
                                 max_length=None, shuffle=True, seed=None, validation_split=None, subset=None,
                                 follow_links=False, format="tf", verbose=True):  # noqa: A002

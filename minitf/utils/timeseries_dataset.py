@@ -4,6 +4,7 @@ import numpy as np
 from minitf.convert import convert_to_tensor
 from minitf.data.dataset import AUTOTUNE, Dataset
 from minitf.ops.gather import gather
+from minitf.api_export import export
 
 __all__ = ["timeseries_dataset_from_array"]
 
@@ -37,6 +38,8 @@ def _check_args(data, start_index, end_index, sampling_rate, sequence_stride):
                          f"sequence_stride={sequence_stride}, for data of length {len(data)}")
 
 
+@export("utils.timeseries_dataset_from_array", "keras.preprocessing.timeseries_dataset_from_array",
+        "keras.utils.timeseries_dataset_from_array")
 def timeseries_dataset_from_array(data, targets, sequence_length, sequence_stride=1, sampling_rate=1,
                                   batch_size=128, shuffle=False, seed=None, start_index=None, end_index=None,
                                   format="tf"):  # noqa: A002

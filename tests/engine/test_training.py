@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf.engine import unpack_x_y_sample_weight
+from minitf.engine.training import unpack_x_y_sample_weight
 
 
 Dense, Model, Sequential, Input = (tf.keras.layers.Dense, tf.keras.Model, tf.keras.Sequential,

@@ -146,7 +146,7 @@ def _blas_threads_after_import(**env_vars):
     env = {k: v for k, v in os.environ.items()
            if k not in ("MINITF_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")}
     env.update(env_vars)
-    code = ("import minitf, threadpoolctl\n"
+    code = ("import minitf, threadpoolctl\nminitf.constant  # the first public name loads the op modules\n"
             "print([p['num_threads'] for p in threadpoolctl.threadpool_info() if p['user_api'] == 'blas'])\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     return eval(out.stdout.strip())

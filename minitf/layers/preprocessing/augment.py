@@ -18,6 +18,7 @@ from minitf.layers.convolutional import standardize_data_format
 from minitf.layers.preprocessing.image import affine_transform, aspect_crop_box, resize_images
 from minitf.ops.constant import cast, convert_to_tensor
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["RandomFlip", "RandomRotation", "RandomZoom", "RandomTranslation", "RandomCrop", "RandomContrast",
            "RandomBrightness"]
@@ -93,6 +94,7 @@ class _Augmentation(Layer):
         return config
 
 
+@export("layers.RandomFlip", "keras.layers.RandomFlip")
 class RandomFlip(_Augmentation):
     """Flips each image left-right and/or up-down with probability 1/2 while training.
 
@@ -162,6 +164,7 @@ class _AffineAugmentation(_Augmentation):
         return config
 
 
+@export("layers.RandomRotation", "keras.layers.RandomRotation")
 class RandomRotation(_AffineAugmentation):
     """Rotates each image by a random angle of `factor` * 2 pi about its centre while training.
 
@@ -201,6 +204,7 @@ class RandomRotation(_AffineAugmentation):
         return config
 
 
+@export("layers.RandomZoom", "keras.layers.RandomZoom")
 class RandomZoom(_AffineAugmentation):
     """Zooms each image by a random factor while training: 1 + uniform(height_factor) vertically and
     1 + uniform(width_factor) horizontally (the vertical factor for both when width_factor is None).
@@ -239,6 +243,7 @@ class RandomZoom(_AffineAugmentation):
         return config
 
 
+@export("layers.RandomTranslation", "keras.layers.RandomTranslation")
 class RandomTranslation(_AffineAugmentation):
     """Shifts each image by random fractions of its height and width while training.
 
@@ -272,6 +277,7 @@ class RandomTranslation(_AffineAugmentation):
         return config
 
 
+@export("layers.RandomCrop", "keras.layers.RandomCrop")
 class RandomCrop(_Augmentation):
     """Crops a random (height, width) window while training (the same window for the whole batch,
     as Keras); the output is float32 and is resized when the input is smaller than the window.
@@ -336,6 +342,7 @@ class _ValueAugmentation(_Augmentation):
         return (1, 1, 1) if len(x.shape) == 3 else (x.shape[0], 1, 1, 1)
 
 
+@export("layers.RandomContrast", "keras.layers.RandomContrast")
 class RandomContrast(_ValueAugmentation):
     """Scales each image's deviation from its per-channel mean by a random contrast factor drawn
     from [1 - lower, 1 + upper] while training, then clips to `value_range`.
@@ -378,6 +385,7 @@ class RandomContrast(_ValueAugmentation):
         return config
 
 
+@export("layers.RandomBrightness", "keras.layers.RandomBrightness")
 class RandomBrightness(_ValueAugmentation):
     """Adds a random delta, uniform(factor) * (value_range span), to each image while training,
     then clips to `value_range`. Integer images stay integers (the delta is truncated).

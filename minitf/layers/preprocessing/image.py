@@ -16,6 +16,7 @@ from minitf.ops import math as math_ops
 from minitf.ops.constant import cast
 from minitf.ops.image_resize import resize
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["Resizing", "CenterCrop"]
 
@@ -73,6 +74,7 @@ def resize_images(x, size, interpolation="bilinear", antialias=False, crop_to_as
     return from_channels_last(y, data_format)
 
 
+@export("layers.Resizing", "keras.layers.Resizing")
 class Resizing(Layer):
     """Resizes images to (height, width), as Keras' Resizing.
 
@@ -149,6 +151,7 @@ def _with_size(input_shape, height, width, data_format):
     return TensorShape(shape)
 
 
+@export("layers.CenterCrop", "keras.layers.CenterCrop")
 class CenterCrop(Layer):
     """Crops the central (height, width) window; smaller images are first cropped to the target
     aspect ratio and resized up (bilinear), as Keras does. Output float32.

@@ -23,6 +23,7 @@ from minitf.layers.preprocessing.numeric import encode_categorical
 from minitf.ops.constant import convert_to_tensor
 from minitf.ops.string_hash import to_hash_bucket_fast
 from minitf.ragged.ragged_tensor import RaggedTensor
+from minitf.api_export import export
 
 __all__ = ["StringLookup", "IntegerLookup"]
 
@@ -429,6 +430,7 @@ def _listify(value):
     return [v.decode("utf-8") if isinstance(v, bytes) else v for v in value]
 
 
+@export("layers.StringLookup", "keras.layers.StringLookup")
 class StringLookup(_IndexLookup):
     """Maps strings to integer indices from a vocabulary (or, with `invert=True`, indices back to
     strings), as Keras' StringLookup.
@@ -468,6 +470,7 @@ class StringLookup(_IndexLookup):
         return config
 
 
+@export("layers.IntegerLookup", "keras.layers.IntegerLookup")
 class IntegerLookup(_IndexLookup):
     """Maps integers to contiguous indices from a vocabulary (or back, with `invert=True`), as
     Keras' IntegerLookup. Unknown values share the OOV indices by floormod (or Fingerprint64 of

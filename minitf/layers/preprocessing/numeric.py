@@ -17,10 +17,12 @@ from minitf.ops import shaping
 from minitf.ops.constant import cast, convert_to_tensor
 from minitf.ops.string_hash import to_hash_bucket_fast
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["Normalization", "CategoryEncoding", "Hashing", "Discretization"]
 
 
+@export("layers.Normalization", "keras.layers.Normalization")
 class Normalization(Layer):
     """Shifts and scales inputs to zero mean and unit variance: (x - mean) / sqrt(variance).
 
@@ -237,6 +239,7 @@ def encode_categorical(ids, output_mode, depth, count_weights=None, dtype="float
     return out.astype(dtype)
 
 
+@export("layers.CategoryEncoding", "keras.layers.CategoryEncoding")
 class CategoryEncoding(Layer):
     """Encodes integer category ids as one-hot, multi-hot or count vectors of length `num_tokens`.
 
@@ -291,6 +294,7 @@ class CategoryEncoding(Layer):
         return config
 
 
+@export("layers.Hashing", "keras.layers.Hashing")
 class Hashing(Layer):
     """Hashes values (strings or integers) into `num_bins` buckets with TF's Fingerprint64.
 
@@ -385,6 +389,7 @@ def _compress(summary, epsilon):
     return np.stack([bins, weights]).astype(np.float32)
 
 
+@export("layers.Discretization", "keras.layers.Discretization")
 class Discretization(Layer):
     """Buckets continuous values by `bin_boundaries` (index i for boundaries[i-1] <= x < boundaries[i]).
 

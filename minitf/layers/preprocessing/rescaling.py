@@ -2,10 +2,12 @@
 from minitf.layers.base import Layer
 from minitf.ops.constant import cast
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["Rescaling"]
 
 
+@export("layers.Rescaling", "keras.layers.Rescaling")
 class Rescaling(Layer):
     """inputs * scale + offset (e.g. scale=1./255 maps pixels to [0, 1])."""
 

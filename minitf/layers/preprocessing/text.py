@@ -18,6 +18,7 @@ from minitf.ops.constant import convert_to_tensor
 from minitf.ragged.ragged_tensor import RaggedTensor
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["TextVectorization"]
 
@@ -42,6 +43,7 @@ def _rows(value):
     return [list(row) for row in arr.reshape(arr.shape[0], -1)] if arr.ndim else [[arr.item()]]
 
 
+@export("layers.TextVectorization", "keras.layers.TextVectorization")
 class TextVectorization(Layer):
     """Turns a batch of strings into token indices ('int'), or multi-hot, count or TF-IDF vectors,
     as Keras' TextVectorization.

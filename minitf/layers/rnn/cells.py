@@ -20,6 +20,7 @@ from minitf.layers.base import Layer
 from minitf.ops import creation, nn as nn_ops
 from minitf.ops import shaping as shaping_ops
 from minitf.ops.linalg import matmul
+from minitf.api_export import export
 
 __all__ = ["DropoutRNNCell", "SimpleRNNCell", "LSTMCell", "GRUCell"]
 
@@ -197,6 +198,7 @@ class _Cell(DropoutRNNCell, Layer):
         return config
 
 
+@export("layers.SimpleRNNCell", "keras.layers.SimpleRNNCell")
 class SimpleRNNCell(_Cell):
     """One step of a fully connected RNN: `output = activation(x @ kernel + h @ recurrent_kernel + bias)`.
 
@@ -222,6 +224,7 @@ class SimpleRNNCell(_Cell):
         return output, [output]
 
 
+@export("layers.LSTMCell", "keras.layers.LSTMCell")
 class LSTMCell(_Cell):
     """One step of a long short-term memory cell (Hochreiter 1997), Keras 3's formulation.
 
@@ -280,6 +283,7 @@ class LSTMCell(_Cell):
         return h, [h, c]
 
 
+@export("layers.GRUCell", "keras.layers.GRUCell")
 class GRUCell(_Cell):
     """One step of a gated recurrent unit (Cho et al. 2014), Keras 3's formulation.
 

@@ -8,6 +8,7 @@ from minitf.layers import layer_utils
 from minitf.layers.input_spec import InputSpec
 from minitf.layers.rnn.cells import GRUCell, LSTMCell, SimpleRNNCell
 from minitf.layers.rnn.rnn import RNN
+from minitf.api_export import export
 
 __all__ = ["SimpleRNN", "LSTM", "GRU"]
 
@@ -67,6 +68,7 @@ for _name in _COMMON + ("recurrent_activation", "unit_forget_bias", "reset_after
     setattr(_CellRNN, _name, _cell_property(_name))
 
 
+@export("layers.SimpleRNN", "keras.layers.SimpleRNN")
 class SimpleRNN(_CellRNN):
     """A fully connected RNN whose output is fed back as the next state (SimpleRNNCell over time).
 
@@ -90,6 +92,7 @@ class SimpleRNN(_CellRNN):
                          bias_initializer=bias_initializer, **kwargs)
 
 
+@export("layers.LSTM", "keras.layers.LSTM")
 class LSTM(_CellRNN):
     """Long short-term memory layer (LSTMCell over time); states [h, c].
 
@@ -115,6 +118,7 @@ class LSTM(_CellRNN):
                          unit_forget_bias=unit_forget_bias, **kwargs)
 
 
+@export("layers.GRU", "keras.layers.GRU")
 class GRU(_CellRNN):
     """Gated recurrent unit layer (GRUCell over time); `reset_after=True` by default (cuDNN's form).
 

@@ -17,6 +17,7 @@ from minitf.ops import shaping as shaping_ops
 from minitf.ops.constant import cast
 from minitf.tensor import Tensor
 from minitf.variable import Variable
+from minitf.api_export import export
 
 __all__ = ["RNN"]
 
@@ -45,6 +46,7 @@ def _state_tensor(value, layer):
         raise type(e)(f"{type(layer).__name__}: argument `initial_state`: {e}") from None
 
 
+@export("layers.RNN", "keras.layers.RNN")
 class RNN(Layer):
     """Runs `cell` over the steps of (batch, steps, features) inputs.
 

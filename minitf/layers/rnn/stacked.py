@@ -4,10 +4,12 @@ from minitf.keras_core.call_context import spec_of, spec_of_function
 from minitf.layers import serialization
 from minitf.layers.base import Layer
 from minitf.ops import creation
+from minitf.api_export import export
 
 __all__ = ["StackedRNNCells"]
 
 
+@export("layers.StackedRNNCells", "keras.layers.StackedRNNCells")
 class StackedRNNCells(Layer):
     """A stack of recurrent cells that behaves as a single cell (used by `RNN([cell1, cell2])`).
 

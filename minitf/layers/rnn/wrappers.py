@@ -6,6 +6,7 @@ from minitf.layers.base import Layer
 from minitf.ops import reorder
 from minitf.ops import shaping as shaping_ops
 from minitf.tensor_shape import TensorShape
+from minitf.api_export import export
 
 __all__ = ["Bidirectional", "TimeDistributed"]
 
@@ -23,6 +24,7 @@ def _without_prefix(name, prefix):
     return name[len(prefix):] if name.startswith(prefix) else name
 
 
+@export("layers.Bidirectional", "keras.layers.Bidirectional")
 class Bidirectional(Layer):
     """Runs a recurrent layer forwards and a copy of it backwards, and merges their outputs.
 
@@ -183,6 +185,7 @@ class Bidirectional(Layer):
         return cls(**config)
 
 
+@export("layers.TimeDistributed", "keras.layers.TimeDistributed")
 class TimeDistributed(Layer):
     """Applies `layer` to every step of the input: (batch, steps, ...) -> (batch, steps, ...).
 
