@@ -288,7 +288,10 @@ def _expand_at(g, axis):
     """`g` with a size-1 axis inserted where the reduced (negative) `axis` was."""
     shape = tuple(g._value.shape)
     pos = len(shape) + axis + 1
-    return reshape(g, shape[:pos] + (1,) + shape[pos:])
+    shape = shape[:pos] + (1,) + shape[pos:]
+    if not thread_state.active:  # nothing records: a view, without the op's checks
+        return Tensor(g._value.reshape(shape))
+    return reshape(g, shape)
 
 
 SOFTMAX_CROSS_ENTROPY = Op("SoftmaxCrossEntropyWithLogits", batchable=True)
@@ -313,19 +316,38 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     axis = _negative_axis(axis, x._value.ndim, "SoftmaxCrossEntropyWithLogits")
     xp = array_module(x._value)
     e, s, shifted = _raw_softmax_parts(xp, x._value, axis)
-    log_s = xp.log(s)
-    loss = Tensor((z._value * (log_s - shifted)).sum(axis=axis))
+    loss = Tensor((z._value * (xp.log(s) - shifted)).sum(axis=axis))
     if thread_state.active:
         def grad(g):
             ge = _expand_at(g, axis)
-            if thread_state.active:  # the backward pass is recorded: use differentiable ops
-                return (lambda: ge * -log_softmax(x, axis), lambda: ge * (softmax(x, axis) - z))
-            probs = e / s
-            probs -= z._value
-            return (lambda: Tensor(ge._value * (log_s - shifted)),
-                    lambda: Tensor(probs * ge._value))
+            return (lambda: ge * -log_softmax(x, axis),
+                    lambda: _softmax_xent_logits_grad(x, z, ge, axis, e / s))
         record(SOFTMAX_CROSS_ENTROPY, (z, x), (loss,), grad)
     return loss
+
+
+SOFTMAX_CROSS_ENTROPY_GRAD = Op("SoftmaxCrossEntropyWithLogitsGrad", batchable=True)
+
+
+def _softmax_xent_logits_grad(x, z, ge, axis, probs):
+    """ge * (softmax(x) - z), the logits gradient of the softmax cross-entropy, in one pass over
+    `probs` (softmax(x) as a raw array the forward pass kept; overwritten here). A node of its
+    own, so its rule below gives the second derivatives."""
+    probs -= z._value
+    if ge._value.ndim == probs.ndim:
+        probs *= ge._value
+    else:  # a batch of cotangents (jacobian): extra leading dimensions
+        probs = probs * ge._value
+    out = Tensor(probs)
+    if thread_state.active:
+        def grad(u):
+            p = softmax(x, axis)
+            w = u * ge
+            return (lambda: p * (w - reduce_sum(w * p, axis=axis, keepdims=True)),
+                    lambda: -w,
+                    lambda: reduce_sum(u * (p - z), axis=axis, keepdims=True))
+        record(SOFTMAX_CROSS_ENTROPY_GRAD, (x, z, ge), (out,), grad)
+    return out
 
 
 SPARSE_SOFTMAX_CROSS_ENTROPY = Op("SparseSoftmaxCrossEntropyWithLogits", batchable=True)
@@ -368,20 +390,37 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     s = e.sum(axis=1)
     loss = Tensor((xp.log(s) - picked).reshape(ls))
     if thread_state.active:
-        def grad(g):
-            if thread_state.active:  # recorded backward pass: differentiable form
-                one_hot = xp.zeros_like(v)
-                one_hot[rows, flat_labels] = 1
-                return None, _expand_at(g, -1) * (softmax(x) - Tensor(one_hot.reshape(xs)))
-            probs = e / s[:, None]
-            probs[rows, flat_labels] -= 1
-            gv = g._value
-            if gv.ndim == len(ls):  # plain gradient: scale in place
-                probs *= gv.reshape(-1, 1)
-                return None, Tensor(probs.reshape(xs))
-            return None, Tensor(probs.reshape(xs) * gv[..., None])
-        record(SPARSE_SOFTMAX_CROSS_ENTROPY, (lab, x), (loss,), grad)
+        record(SPARSE_SOFTMAX_CROSS_ENTROPY, (lab, x), (loss,),
+               lambda g: (None, _sparse_xent_logits_grad(x, rows, flat_labels, _expand_at(g, -1), e / s[:, None])))
     return loss
+
+
+SPARSE_SOFTMAX_CROSS_ENTROPY_GRAD = Op("SparseSoftmaxCrossEntropyWithLogitsGrad", batchable=True)
+
+
+def _sparse_xent_logits_grad(x, rows, flat_labels, ge, probs):
+    """ge * (softmax(x) - one_hot(labels)), the logits gradient of the sparse softmax
+    cross-entropy, in one pass over `probs` (softmax(x) as a raw [examples, classes] array the
+    forward pass kept; overwritten here). A node of its own, so its rule gives the second
+    derivatives."""
+    probs[rows, flat_labels] -= 1
+    probs = probs.reshape(x._value.shape)
+    if ge._value.ndim == probs.ndim:
+        probs *= ge._value
+    else:  # a batch of cotangents (jacobian): extra leading dimensions
+        probs = probs * ge._value
+    out = Tensor(probs)
+    if thread_state.active:
+        def grad(u):
+            p = softmax(x)
+            one_hot = array_module(probs).zeros((rows.size, x._value.shape[-1]), dtype=probs.dtype)
+            one_hot[rows, flat_labels] = 1
+            w = u * ge
+            return (lambda: p * (w - reduce_sum(w * p, axis=-1, keepdims=True)),
+                    lambda: reduce_sum(u * (p - Tensor(one_hot.reshape(x._value.shape))), axis=-1,
+                                       keepdims=True))
+        record(SPARSE_SOFTMAX_CROSS_ENTROPY_GRAD, (x, ge), (out,), grad)
+    return out
 
 
 SIGMOID_CROSS_ENTROPY = Op("SigmoidCrossEntropyWithLogits", batchable=True)
