@@ -133,7 +133,7 @@ def render(ns, space, docstring, shadowed=(), imports=()):
     if children:
         lines += [f"    {_q(c)}: {_q(module + '.' + c)}," for c in children]
         lines.append("}")
-    public = sorted(n for n in space["names"] if not n.startswith("_"))  # child namespaces: in dir()
+    public = sorted(n for n in list(space["names"]) + children if not n.startswith("_"))
     if shadowed:
         lines[2] = ("from minitf.api_export import keep_public_names as _keep_public_names, "
                     "namespace_getattr as _namespace_getattr")

@@ -48,6 +48,14 @@ __all__ = [
     "ResNet152",
     "ResNet50",
     "VGG19",
+    "efficientnet",
+    "imagenet_utils",
+    "inception_v3",
+    "mobilenet",
+    "mobilenet_v2",
+    "resnet",
+    "resnet50",
+    "vgg19",
 ]
 _DIR = sorted(set(__all__) | set(_NAMES) | set(_NAMESPACES))
 

@@ -23,6 +23,7 @@ _NAMESPACES = {
     "experimental": "minitf.autograph.experimental",
 }
 __all__ = [
+    "experimental",
     "set_verbosity",
     "to_code",
     "to_graph",

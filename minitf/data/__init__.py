@@ -27,6 +27,7 @@ __all__ = [
     "TFRecordDataset",
     "TextLineDataset",
     "UNKNOWN_CARDINALITY",
+    "experimental",
 ]
 _DIR = sorted(set(__all__) | set(_NAMES) | set(_NAMESPACES))
 

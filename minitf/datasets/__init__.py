@@ -12,6 +12,10 @@ _NAMESPACES = {
     "mnist": "minitf.datasets.mnist",
 }
 __all__ = [
+    "cifar10",
+    "digits",
+    "fashion_mnist",
+    "mnist",
 ]
 _DIR = sorted(set(__all__) | set(_NAMES) | set(_NAMESPACES))
 

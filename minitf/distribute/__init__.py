@@ -50,6 +50,8 @@ __all__ = [
     "RunOptions",
     "Strategy",
     "StrategyExtended",
+    "cluster_resolver",
+    "experimental",
     "experimental_set_strategy",
     "get_replica_context",
     "get_strategy",

@@ -14,6 +14,7 @@ _NAMESPACES = {
     "experimental": "minitf.profiler.experimental",
 }
 __all__ = [
+    "experimental",
 ]
 _DIR = sorted(set(__all__) | set(_NAMES) | set(_NAMESPACES))
 

@@ -32,6 +32,7 @@ __all__ = [
     "Generator",
     "categorical",
     "create_rng_state",
+    "experimental",
     "fold_in",
     "get_global_generator",
     "normal",

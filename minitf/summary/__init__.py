@@ -42,6 +42,7 @@ __all__ = [
     "SummaryWriter",
     "create_file_writer",
     "create_noop_writer",
+    "experimental",
     "flush",
     "graph",
     "histogram",

@@ -9,6 +9,7 @@ _NAMESPACES = {
     "experimental": "minitf.types.experimental",
 }
 __all__ = [
+    "experimental",
 ]
 _DIR = sorted(set(__all__) | set(_NAMES) | set(_NAMESPACES))
 

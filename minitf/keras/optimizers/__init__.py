@@ -37,6 +37,8 @@ __all__ = [
     "SGD",
     "deserialize",
     "get",
+    "legacy",
+    "schedules",
     "serialize",
 ]
 _DIR = sorted(set(__all__) | set(_NAMES) | set(_NAMESPACES))

@@ -17,7 +17,9 @@ _NAMESPACES = {
     "sequence": "minitf.keras.preprocessing.sequence",
 }
 __all__ = [
+    "image",
     "image_dataset_from_directory",
+    "sequence",
     "text_dataset_from_directory",
     "timeseries_dataset_from_array",
 ]
