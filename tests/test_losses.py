@@ -5,6 +5,7 @@ import pytest
 import minitf as tf
 from minitf.gradient_checker import assert_gradients_close
 from minitf import losses
+from minitf.losses import functions as loss_functions, loss as loss_classes
 
 EPS = 1e-7
 rng = np.random.default_rng(0)
@@ -82,7 +83,7 @@ def _inputs(name):
 @pytest.mark.parametrize("name", sorted(REFERENCE))
 def test_function_forms_match_numpy(name):
     t, p = _inputs(name)
-    got = getattr(losses, name)(tf.constant(t), tf.constant(p))
+    got = getattr(loss_functions, name)(tf.constant(t), tf.constant(p))
     assert got.shape == (4,)
     np.testing.assert_allclose(_np(got), REFERENCE[name](t, p), rtol=1e-10, atol=1e-12)
 
@@ -235,7 +236,7 @@ def test_bce_gradient_for_weighted_0d_and_sums():
     assert_gradients_close(lambda p: losses.BinaryCrossentropy(reduction="sum", dtype="float64")(LABELS, p, sample_weight=w),
                            [Y_PRED], order=2)
     # rank-1 inputs give a 0-d per-example loss
-    assert_gradients_close(lambda p: losses.mean_squared_error(np.array([1.5, 0.2]), p), [np.array([0.4, 0.1])], order=2)
+    assert_gradients_close(lambda p: loss_functions.mean_squared_error(np.array([1.5, 0.2]), p), [np.array([0.4, 0.1])], order=2)
 
 
 def test_reduction_validation_and_get():
@@ -243,7 +244,7 @@ def test_reduction_validation_and_get():
         losses.MeanSquaredError(reduction="mean_of_sums")
     assert losses.Reduction.SUM_OVER_BATCH_SIZE == "sum_over_batch_size"
     assert set(losses.Reduction.all()) == {"auto", "none", "sum", "sum_over_batch_size"}
-    assert losses.get("mse") is losses.mean_squared_error
+    assert losses.get("mse") is loss_functions.mean_squared_error
     assert losses.get("categorical_crossentropy") is losses.categorical_crossentropy
     assert isinstance(losses.get("BinaryCrossentropy"), losses.BinaryCrossentropy)
     fn = lambda t, p: p  # noqa: E731
@@ -259,7 +260,7 @@ def test_reduction_validation_and_get():
     assert losses.serialize(losses.mae) == {"module": "builtins", "class_name": "function",
                                             "config": "mean_absolute_error",
                                             "registered_name": "function"}
-    assert losses.deserialize(losses.serialize(losses.mae)) is losses.mean_absolute_error
+    assert losses.deserialize(losses.serialize(losses.mae)) is loss_functions.mean_absolute_error
     got = losses.serialize(losses.Huber(delta=0.5, name="probe"))
     assert got["module"] == "keras.losses" and got["class_name"] == "Huber"
     assert got["registered_name"] is None and got["config"]["name"] == "probe"
@@ -289,9 +290,9 @@ def test_compare_with_tensorflow():
 
 # -- Keras 3 rules: shapes, reductions, dtypes ------------------------------------------------
 
-@pytest.mark.parametrize("fn", [losses.mean_squared_error, losses.mean_absolute_error,
-                                losses.mean_absolute_percentage_error,
-                                losses.mean_squared_logarithmic_error, losses.huber, losses.log_cosh,
+@pytest.mark.parametrize("fn", [loss_functions.mean_squared_error, loss_functions.mean_absolute_error,
+                                loss_functions.mean_absolute_percentage_error,
+                                loss_functions.mean_squared_logarithmic_error, losses.huber, loss_functions.log_cosh,
                                 losses.cosine_similarity])
 def test_regression_functions_squeeze_or_expand_ranks(fn):
     # Keras 3 squeeze_or_expand_to_same_rank: (3, 1) labels with (3,) predictions become (3, 1)
@@ -369,12 +370,12 @@ def test_loss_objects_compute_in_their_dtype():
     assert scce.dtype == tf.float32
     np.testing.assert_allclose(float(scce), 0.8574, rtol=1e-4)
     # the function forms keep float64
-    assert losses.mean_squared_error(ones, zeros).dtype == tf.float64
+    assert loss_functions.mean_squared_error(ones, zeros).dtype == tf.float64
 
 
 def test_loss_function_wrapper_default_name():
-    assert losses.LossFunctionWrapper(losses.mse).name.startswith("loss_function_wrapper")
-    assert losses.LossFunctionWrapper(losses.mse, name="x").name == "x"
+    assert loss_classes.LossFunctionWrapper(losses.mse).name.startswith("loss_function_wrapper")
+    assert loss_classes.LossFunctionWrapper(losses.mse, name="x").name == "x"
 
 
 def test_sparse_crossentropy_axis_must_be_last():

@@ -9,6 +9,7 @@ one metric whose `result()` is a dict.
 import numpy as np
 
 from minitf import losses, metrics
+from minitf.losses.loss import LossFunctionWrapper
 from minitf.keras_core.naming import to_snake_case
 from minitf.convert import convert_to_tensor
 from minitf.engine.data_adapter import to_numpy
@@ -193,7 +194,7 @@ def add_losses(terms):
 def _as_loss_object(fn):
     if isinstance(fn, losses.Loss):
         return fn
-    return losses.LossFunctionWrapper(fn, name=getattr(fn, "__name__", "loss"))
+    return LossFunctionWrapper(fn, name=getattr(fn, "__name__", "loss"))
 
 
 def batch_size_of(tensor):

@@ -3,7 +3,7 @@ checks (ValueError for non-square or too-low-rank inputs)."""
 import numpy as np
 
 from minitf import errors, nest
-from minitf.autodiff import ForwardAccumulator
+from minitf.autodiff.forwardprop import ForwardAccumulator
 from minitf.keras_core import config
 from minitf.keras_ops.core import convert, keras_op
 from minitf.keras_ops.dtypes import result_type

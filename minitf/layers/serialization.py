@@ -23,10 +23,10 @@ from minitf.constraints import CONSTRAINTS
 from minitf.initializers import INITIALIZERS
 from minitf.keras_core.node import call_accepts
 from minitf.layers.base import BUILTIN_LAYER_CLASSES, Layer
-from minitf.losses import LOSSES
-from minitf.metrics import METRICS
+from minitf.losses.registry import LOSSES
+from minitf.metrics.registry import METRICS
 from minitf.object_registration import get_registered_name, merged_custom_objects
-from minitf.optimizers import OPTIMIZERS
+from minitf.optimizers.registry import OPTIMIZERS
 from minitf.optimizers.schedules import SCHEDULES
 from minitf.regularizers import REGULARIZERS
 from minitf.api_export import export

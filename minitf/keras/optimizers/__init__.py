@@ -15,9 +15,9 @@ _NAMES = {
     "Optimizer": ("minitf.optimizers.base", "Optimizer"),
     "RMSprop": ("minitf.optimizers.rmsprop", "RMSprop"),
     "SGD": ("minitf.optimizers.sgd", "SGD"),
-    "deserialize": ("minitf.optimizers", "deserialize"),
-    "get": ("minitf.optimizers", "get"),
-    "serialize": ("minitf.optimizers", "serialize"),
+    "deserialize": ("minitf.optimizers.registry", "deserialize"),
+    "get": ("minitf.optimizers.registry", "get"),
+    "serialize": ("minitf.optimizers.registry", "serialize"),
 }
 _NAMESPACES = {
     "legacy": "minitf.keras.optimizers.legacy",

@@ -7,12 +7,12 @@ raises ImportError pointing at the current optimizers (see `minitf.optimizers.le
 from minitf.api_export import namespace_getattr as _namespace_getattr
 
 _NAMES = {
-    "Adagrad": ("minitf.optimizers", "LegacyOptimizerWarning"),
-    "Adam": ("minitf.optimizers", "LegacyOptimizerWarning"),
-    "Ftrl": ("minitf.optimizers", "LegacyOptimizerWarning"),
-    "Optimizer": ("minitf.optimizers", "LegacyOptimizerWarning"),
-    "RMSprop": ("minitf.optimizers", "LegacyOptimizerWarning"),
-    "SGD": ("minitf.optimizers", "LegacyOptimizerWarning"),
+    "Adagrad": ("minitf.optimizers.registry", "LegacyOptimizerWarning"),
+    "Adam": ("minitf.optimizers.registry", "LegacyOptimizerWarning"),
+    "Ftrl": ("minitf.optimizers.registry", "LegacyOptimizerWarning"),
+    "Optimizer": ("minitf.optimizers.registry", "LegacyOptimizerWarning"),
+    "RMSprop": ("minitf.optimizers.registry", "LegacyOptimizerWarning"),
+    "SGD": ("minitf.optimizers.registry", "LegacyOptimizerWarning"),
 }
 _NAMESPACES = {}
 __all__ = [

@@ -1,16 +1,9 @@
-"""tf.data.experimental: AUTOTUNE, the cardinality constants, `cardinality()`, Counter,
-sample_from_datasets / choose_from_datasets, the CSV readers, AutoShardPolicy and
-dense_to_ragged_batch."""
+"""tf.data.experimental's own functions and AutoShardPolicy."""
 import enum
 
 from minitf import dtypes
-from minitf.data.csv import CsvDataset, make_csv_dataset
-from minitf.data.dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from minitf.data.dataset import Dataset
 from minitf.api_export import export
-
-__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "cardinality", "Counter",
-           "sample_from_datasets", "choose_from_datasets", "CsvDataset", "make_csv_dataset", "AutoShardPolicy",
-           "dense_to_ragged_batch"]
 
 
 @export("data.experimental.AutoShardPolicy")

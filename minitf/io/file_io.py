@@ -1,16 +1,8 @@
-"""tf.io: reading and writing files, image codecs, and tf.io.gfile (re-exports; the gfile
-functions are thin wrappers of the standard library for local paths)."""
+"""tf.io.gfile: the standard library's file functions under TF's names, for local paths."""
 import glob as _glob
 import os as _os
 import shutil as _shutil
 
-from minitf.ops.io_ops import *  # noqa: F401,F403
-from minitf.example.parsing import (FixedLenFeature, VarLenFeature, parse_example,  # noqa: F401
-                                    parse_single_example)
-from minitf.example.ragged_feature import RaggedFeature  # noqa: F401
-from minitf.ops.tfrecord_io import TFRecordOptions, TFRecordWriter  # noqa: F401
-from minitf.ops.decode_raw import decode_base64, decode_raw, encode_base64  # noqa: F401
-from minitf.ops.csv_ops import decode_csv  # noqa: F401
 from minitf.api_export import export as _export
 
 

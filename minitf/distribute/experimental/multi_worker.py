@@ -1,12 +1,7 @@
-"""tf.distribute.experimental: the communication options and the older strategy names."""
+"""tf.distribute.experimental.MultiWorkerMirroredStrategy, TF's older name."""
 from minitf.distribute import mirrored
-from minitf.distribute.options import (CollectiveCommunication, CommunicationImplementation,  # noqa: F401
-                                       CommunicationOptions)
-from minitf.distribute.strategy import ValueContext  # noqa: F401
+from minitf.distribute.options import CollectiveCommunication, CommunicationOptions
 from minitf.api_export import export
-
-__all__ = ["CommunicationOptions", "CommunicationImplementation", "CollectiveCommunication",
-           "MultiWorkerMirroredStrategy", "ValueContext"]
 
 
 @export("distribute.experimental.MultiWorkerMirroredStrategy")

@@ -30,8 +30,6 @@ from minitf.tensor import Tensor
 from minitf.variable import Variable
 from minitf.api_export import export
 
-__all__ = ["ForwardAccumulator", "GradientTape"]
-
 
 def _differentiable(x):
     return x._value.dtype.kind in "fc"
