@@ -11,7 +11,7 @@ export them.
 """
 import inspect
 
-from minitf import nest
+from minitf.nest import nest
 from minitf.convert import convert_to_tensor
 from minitf.graph.concrete_function import Parameter
 from minitf.graph.signature import InputSignature

@@ -9,7 +9,9 @@ import numbers
 
 import numpy as np
 
-from minitf import backend, dtypes, errors  # noqa: F401
+from minitf import backend  # noqa: F401
+from minitf.dtypes import dtypes  # noqa: F401
+from minitf.errors import errors  # noqa: F401
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 from minitf.api_export import export

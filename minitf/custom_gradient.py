@@ -2,7 +2,8 @@
 import functools
 import inspect
 
-from minitf import nest, recording, tape as _tape
+from minitf import recording, tape as _tape
+from minitf.nest import nest
 from minitf.convert import convert_to_tensor
 from minitf.tensor import Tensor
 from minitf.api_export import export

@@ -15,7 +15,9 @@ import weakref
 
 import numpy as np
 
-from minitf import composite_function, config, nest
+from minitf import composite_function
+from minitf.config import config
+from minitf.nest import nest
 from minitf.autograph import api as autograph
 from minitf.convert import convert_to_tensor
 from minitf.graph.signature import CallBinder

@@ -13,7 +13,7 @@ import weakref
 
 import numpy as np
 
-from minitf import dtypes
+from minitf.dtypes import dtypes
 from minitf.ops.constant import constant
 from minitf.tensor import Tensor
 from minitf.variable import Variable, name_scope_stack, set_name_scope_stack

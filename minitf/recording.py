@@ -20,7 +20,8 @@ cotangent of each input (one value for a single input, else a tuple). An entry m
 import contextlib
 import threading
 
-from minitf import dtypes, errors
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.tensor import Tensor
 from minitf.api_export import export
 

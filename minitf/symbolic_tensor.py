@@ -10,7 +10,8 @@ iterating) raises the error TF raises for a graph tensor.
 The graph itself lives above the ops (`minitf.graph`); this module only knows the small protocol
 a graph offers (`recording.active_graph()`), so the ops below can stay unaware of graphs.
 """
-from minitf import dtypes, errors
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.recording import thread_state, tracing
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape

@@ -16,7 +16,8 @@ import contextlib
 import enum
 import logging
 
-from minitf import errors, nest
+from minitf.errors import errors
+from minitf.nest import nest
 from minitf.convert import convert_to_tensor
 from minitf.indexed_slices import IndexedSlices
 from minitf.ops.array import broadcast_to, concat, eye_like_seed, ones_like, reshape, stack, transpose, zeros

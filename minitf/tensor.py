@@ -7,7 +7,8 @@ import itertools
 
 import numpy as np
 
-from minitf import backend, dtypes
+from minitf import backend
+from minitf.dtypes import dtypes
 from minitf.tensor_shape import TensorShape
 from minitf.api_export import export
 

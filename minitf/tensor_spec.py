@@ -8,7 +8,7 @@ lives low in the package.
 """
 import abc
 
-from minitf import dtypes
+from minitf.dtypes import dtypes
 from minitf.tensor_shape import TensorShape
 from minitf.api_export import export
 

@@ -4,9 +4,9 @@ from minitf.api_export import namespace_getattr as _namespace_getattr
 
 _NAMES = {
     "compute_gradient": ("minitf.gradient_checker", "compute_gradient"),
-    "gpu_device_name": ("minitf.config", "gpu_device_name"),
-    "is_built_with_cuda": ("minitf.config", "is_built_with_cuda"),
-    "is_gpu_available": ("minitf.config", "is_gpu_available"),
+    "gpu_device_name": ("minitf.config.config", "gpu_device_name"),
+    "is_built_with_cuda": ("minitf.config.config", "is_built_with_cuda"),
+    "is_gpu_available": ("minitf.config.config", "is_gpu_available"),
     "max_error": ("minitf.gradient_checker", "max_error"),
 }
 _NAMESPACES = {}

@@ -6,7 +6,9 @@ import threading
 
 import numpy as np
 
-from minitf import backend, dtypes, errors, kernels, recording as _recording
+from minitf import backend, kernels, recording as _recording
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.convert import convert_to_tensor
 from minitf.recording import tracing as _tracing
 from minitf.indexed_slices import IndexedSlices

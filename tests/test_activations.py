@@ -6,7 +6,7 @@ import pytest
 
 import minitf as tf
 from minitf.gradient_checker import assert_gradients_close
-from minitf import activations
+from minitf.activations import activations
 
 
 

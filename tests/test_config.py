@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf import backend, config
+from minitf import backend
+from minitf.config import config
 from minitf.device import device
 
 

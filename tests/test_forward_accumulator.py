@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf import errors, recording
+from minitf import recording
+from minitf.errors import errors
 
 RNG = np.random.default_rng(7)
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf import initializers as init
+from minitf.initializers import initializers as init
 
 
 def _np(t):

@@ -174,7 +174,7 @@ def test_sparse_categorical_crossentropy():
     # integer labels given as floats work too
     got = losses.sparse_categorical_crossentropy(labels.astype(np.float32), PROBS.astype(np.float32))
     np.testing.assert_allclose(_np(got), -np.log(PROBS[np.arange(4), labels]), rtol=1e-5)
-    from minitf import errors
+    from minitf.errors import errors
     with pytest.raises(errors.InvalidArgumentError, match="outside the valid range"):
         losses.sparse_categorical_crossentropy(tf.constant([3, 0, 0, 0]), tf.constant(LOGITS))
 
@@ -321,7 +321,7 @@ def test_crossentropy_shape_checks_raise_value_error():
         losses.categorical_crossentropy(np.eye(3, dtype="float32"), np.full((3, 1), 0.3, "float32"))
     with pytest.raises(IndexError):  # Keras 3 indexes y_pred.shape[-1] unchecked
         losses.categorical_crossentropy(np.float32(1.0), np.float32(0.5))
-    from minitf import errors
+    from minitf.errors import errors
     with pytest.raises(errors.InvalidArgumentError):  # an axis beyond the rank (TF: Sum's error)
         losses.categorical_crossentropy(np.eye(3, dtype="float32"), np.full((3, 3), 0.3, "float32"),
                                         axis=2, label_smoothing=0.1)
@@ -382,7 +382,7 @@ def test_sparse_crossentropy_axis_must_be_last():
     logits = np.zeros((4, 4), "float32")
     with pytest.raises(ValueError, match="axis=-1"):
         losses.sparse_categorical_crossentropy(np.array([3, 0, 0, 0]), logits, axis=0)
-    from minitf import errors
+    from minitf.errors import errors
     with pytest.raises(errors.InvalidArgumentError):  # Keras' SelectV2 masking fails first
         losses.sparse_categorical_crossentropy(np.array([0, 1, 1, 0]), np.zeros((4, 2), "float32"),
                                                ignore_class=1, axis=0)

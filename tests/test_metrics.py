@@ -369,7 +369,7 @@ def test_mean_reduces_each_sample_first():
 
 
 def test_per_sample_weights_that_do_not_broadcast_raise_invalid_argument():
-    from minitf import errors
+    from minitf.errors import errors
     m = metrics.BinaryCrossentropy()
     with pytest.raises(errors.InvalidArgumentError, match="BroadcastTo"):
         # rank-1 labels: the loss is one scalar, five weights cannot broadcast to it
@@ -444,7 +444,7 @@ def test_default_names_and_state_dtypes():
 
 
 def test_precision_recall_argument_errors():
-    from minitf import errors
+    from minitf.errors import errors
     y = np.array([[1.0, 0.0], [0.0, 1.0]], "float32")
     p = np.array([[0.7, 0.2], [0.4, 0.9]], "float32")
     with pytest.raises(errors.InvalidArgumentError, match="TopKV2"):

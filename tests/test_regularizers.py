@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf import constraints, regularizers
+from minitf import constraints
+from minitf.regularizers import regularizers
 
 W = np.array([[0.5, -1.5, 2.0], [-0.25, 3.0, -0.75]])
 

@@ -4,7 +4,7 @@ Keras format it is."""
 import os
 
 from minitf import layers
-from minitf.applications import imagenet_utils
+from minitf.applications.imagenet_utils import imagenet_utils
 
 __all__ = ["correct_pad", "pool_features", "load_weights_file"]
 

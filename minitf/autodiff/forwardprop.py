@@ -19,7 +19,9 @@ whose `gradient` runs inside it) and backward-over-forward (a tape around an acc
 """
 import weakref
 
-from minitf import backend, errors, nest
+from minitf import backend
+from minitf.errors import errors
+from minitf.nest import nest
 from minitf.convert import convert_to_tensor
 from minitf.indexed_slices import IndexedSlices
 from minitf.ops.array import zeros

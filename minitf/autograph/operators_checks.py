@@ -5,7 +5,7 @@ changes dtype, structure or shape across an iteration.
 """
 import numpy as np
 
-from minitf import nest
+from minitf.nest import nest
 from minitf.autograph.operators_variables import Undefined, UndefinedReturnValue
 from minitf.convert import convert_to_tensor
 from minitf.ops.shaping import reshape

@@ -11,7 +11,7 @@ branch or the loop in Python, so converted code gives the original's results; in
 Staged statements check what TF checks (`operators_checks`): boolean scalar conditions,
 branches that agree, loop variables that keep their dtype, structure and shape.
 """
-from minitf import errors
+from minitf.errors import errors
 from minitf.autograph import operators_checks as checks
 from minitf.autograph import operators_data
 from minitf.autograph.operators_variables import Undefined, UndefinedReturnValue

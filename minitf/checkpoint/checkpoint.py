@@ -9,7 +9,9 @@ older HDF5 checkpoints ('<prefix>.h5', `write_hdf5`) still restore.
 import json
 import os
 
-from minitf import backend, dtypes, errors
+from minitf import backend
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.checkpoint import graph, h5format, object_graph, protos, tensor_bundle
 from minitf.checkpoint.manager import (is_listed, latest_checkpoint, record_plain_save,
                                        remove_checkpoint_files)

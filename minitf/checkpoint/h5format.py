@@ -13,7 +13,7 @@ import threading
 
 import h5py
 
-from minitf import errors
+from minitf.errors import errors
 from minitf.checkpoint import safe_h5, temp_files
 
 FORMAT_TAG = "minitf-checkpoint/1"

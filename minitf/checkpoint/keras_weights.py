@@ -27,7 +27,8 @@ import os
 import warnings
 
 
-from minitf import backend, errors
+from minitf import backend
+from minitf.errors import errors
 from minitf.keras_core.naming import to_snake_case
 from minitf.checkpoint import h5format, safe_h5, tensor_bundle
 from minitf.checkpoint.checkpoint import Checkpoint, restore_into

@@ -11,7 +11,8 @@ import os
 
 import numpy as np
 
-from minitf import dtypes, errors
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.checkpoint import h5format, tensor_bundle
 from minitf.checkpoint.graph import OBJECT_GRAPH_KEY
 from minitf.checkpoint.manager import latest_checkpoint

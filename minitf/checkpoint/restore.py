@@ -29,7 +29,8 @@ import os
 import warnings
 import weakref
 
-from minitf import backend, errors
+from minitf import backend
+from minitf.errors import errors
 from minitf.checkpoint import (graph, h5format, keras_view, object_graph, protos, safe_h5,
                                tensor_bundle, trie)
 from minitf.checkpoint.proto_wire import WireError

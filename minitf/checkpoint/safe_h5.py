@@ -28,7 +28,7 @@ import zlib
 import h5py
 import numpy as np
 
-from minitf import errors
+from minitf.errors import errors
 
 __all__ = ["SafeH5", "Entry", "IncompatibleValueError", "create_dataset", "refusal", "join"]
 

@@ -24,7 +24,7 @@ import re
 import stat
 import warnings
 
-from minitf import errors
+from minitf.errors import errors
 from minitf.checkpoint import h5format
 
 __all__ = ["STATE_FILE", "SIZE_LIMIT", "StateFileError", "read_state", "write_state",

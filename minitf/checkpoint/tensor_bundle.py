@@ -21,7 +21,7 @@ import struct
 
 import numpy as np
 
-from minitf import errors
+from minitf.errors import errors
 from minitf.checkpoint import h5format, protos, sstable
 from minitf.checkpoint.proto_wire import WireError, read_varint, varint
 from minitf.ops.crc32c import crc32c, masked_crc32c

@@ -9,7 +9,8 @@ import os
 
 import numpy as np
 
-from minitf import dtypes, errors
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.data import structure as st
 from minitf.data.pipeline import (AUTOTUNE, END as _END, INFINITE_CARDINALITY as _INF, UNKNOWN_CARDINALITY as _UNK,
                                   IterContext, Node, call_with_element)

@@ -9,7 +9,8 @@ such leaves, so rows of different lengths batch without padding.
 """
 import numpy as np
 
-from minitf import backend, dtypes
+from minitf import backend
+from minitf.dtypes import dtypes
 from minitf.data import structure as st
 from minitf.function import Function, TensorSpec
 from minitf.ragged.ragged_spec import RaggedTensorSpec

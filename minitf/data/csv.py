@@ -7,13 +7,14 @@ import os
 
 import numpy as np
 
-from minitf import dtypes, errors
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.convert import convert_to_tensor
 from minitf.data.dataset import Dataset
 from minitf.data.files import TextLineNode
 from minitf.data.pipeline import AUTOTUNE, Node, call_with_element
 from minitf.data.transformations import MapDataset
-from minitf.dtypes import DType
+from minitf.dtypes.dtypes import DType
 from minitf.function import TensorSpec
 from minitf.ops.csv_ops import field_value
 from minitf.tensor import Tensor

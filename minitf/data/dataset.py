@@ -10,7 +10,8 @@ import os
 
 import numpy as np
 
-from minitf import dtypes, errors
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.data import structure as st
 from minitf.data.buffering import CacheDataset, PrefetchDataset
 from minitf.data.combinators import (CounterDataset, DirectedInterleaveDataset, InterleaveDataset,

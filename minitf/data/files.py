@@ -4,7 +4,8 @@ import gzip
 import os
 import zlib
 
-from minitf import dtypes, errors
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.convert import convert_to_tensor
 from minitf.data.dataset import Dataset
 from minitf.data.pipeline import Node

@@ -1,7 +1,7 @@
 """tf.data.Iterator: iteration over a Dataset whose position a tf.train.Checkpoint can save."""
 import numpy as np
 
-from minitf import errors
+from minitf.errors import errors
 from minitf.data.pipeline import END as _END, IterContext, shuffle_nodes
 from minitf.recording import active_graph
 from minitf.trackable import Trackable

@@ -6,7 +6,7 @@ minitf traces a map's function for it where it can) are re-described as RaggedTe
 up to their last unknown dimension; batching then joins them into RaggedTensors. Components of
 fully known shape batch densely, ragged and sparse components as they always do.
 """
-from minitf import dtypes
+from minitf.dtypes import dtypes
 from minitf.data import composite_elements as composite, structure as st
 from minitf.data.transformations import UnaryDataset
 

@@ -5,7 +5,9 @@ Each class is a `pipeline.Node`; `Dataset.from_tensor_slices`, `Dataset.range`, 
 """
 import numpy as np
 
-from minitf import backend, dtypes, errors
+from minitf import backend
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.data import composite_elements as composite, structure as st
 from minitf.data.pipeline import INFINITE_CARDINALITY as _INF, UNKNOWN_CARDINALITY as _UNK, Node
 from minitf.function import TensorSpec

@@ -5,7 +5,7 @@ unlike tf.nest, so datasets use these helpers instead of `minitf.nest`.
 """
 import numpy as np
 
-from minitf import dtypes
+from minitf.dtypes import dtypes
 from minitf.convert import convert_to_tensor
 from minitf.function import TensorSpec
 from minitf.ragged.ragged_spec import RaggedTensorSpec

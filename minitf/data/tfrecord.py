@@ -8,7 +8,7 @@ import os
 
 import numpy as np
 
-from minitf import dtypes
+from minitf.dtypes import dtypes
 from minitf.data.dataset import Dataset
 from minitf.data.pipeline import Node
 from minitf.function import TensorSpec

@@ -11,7 +11,9 @@ import sys
 
 import numpy as np
 
-from minitf import backend, dtypes, errors
+from minitf import backend
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.data import composite_elements as composite, structure as st
 from minitf.data.pipeline import (AUTOTUNE, INFINITE_CARDINALITY as _INF, UNKNOWN_CARDINALITY as _UNK,
                                   IterContext, Node, call_with_element)

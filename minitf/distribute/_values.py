@@ -2,7 +2,8 @@
 become raw arrays for the collective and come back as Tensors in the same structure."""
 import numpy as np
 
-from minitf import backend, nest
+from minitf import backend
+from minitf.nest import nest
 from minitf.convert import convert_to_tensor
 from minitf.distribute.reduce_op import ReduceOp
 from minitf.distribute.values import DistributedValues

@@ -9,7 +9,8 @@ import math
 
 import numpy as np
 
-from minitf import errors, nest
+from minitf.errors import errors
+from minitf.nest import nest
 from minitf.data import structure as st
 from minitf.data.dataset import Dataset
 from minitf.data.transformations import BatchDataset

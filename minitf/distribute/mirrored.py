@@ -9,10 +9,11 @@ import contextlib
 import os
 import sys
 
-from minitf import backend, config
+from minitf import backend
+from minitf.config import config
 from minitf import distribution_context as _context
 from minitf.distribute import cluster
-from minitf.distribute.cluster_resolver import MpiClusterResolver
+from minitf.distribute.cluster_resolver.cluster_resolver import MpiClusterResolver
 from minitf.distribute.collective import LocalCollective
 from minitf.distribute.local_replicas import LocalReplicas
 from minitf.distribute.options import CommunicationOptions

@@ -26,7 +26,7 @@ import time
 import numpy as np
 
 from minitf import backend
-from minitf import errors
+from minitf.errors import errors
 from minitf.distribute.collective import Collective, REDUCTIONS
 
 __all__ = ["MpiCollective", "import_mpi", "MPI_INSTALL_HINT", "DEFAULT_BUCKET_BYTES"]

@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from minitf import backend
-from minitf import errors
+from minitf.errors import errors
 from minitf.distribute.collective import Collective, REDUCTIONS
 from minitf.distribute.mpi_collective import DEFAULT_BUCKET_BYTES, MpiCollective, bucket_plan
 

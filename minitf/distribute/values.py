@@ -1,6 +1,6 @@
 """tf.distribute.DistributedValues: one value per replica of a process, as `Strategy.run` returns
 them and distributed datasets yield them when a strategy has several replicas in one process."""
-from minitf import nest
+from minitf.nest import nest
 from minitf.api_export import export
 
 __all__ = ["DistributedValues", "PerReplica", "select_replica", "regroup"]

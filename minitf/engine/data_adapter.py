@@ -18,7 +18,7 @@ import warnings
 
 import numpy as np
 
-from minitf import nest
+from minitf.nest import nest
 from minitf.data import Dataset
 from minitf.engine.py_dataset_adapter import PyDatasetBatches, class_weights
 from minitf.sparse.batching import take_rows

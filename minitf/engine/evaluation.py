@@ -5,7 +5,7 @@
 `make_predict_function`) and the metrics these loops read.
 """
 from minitf import callbacks as callbacks_module
-from minitf import nest
+from minitf.nest import nest
 from minitf.engine import distributed
 from minitf.engine.data_adapter import DataHandler, concat_outputs, to_numpy, with_class_weight
 from minitf.engine.logs import flatten_logs, floats, resolve_verbose

@@ -8,7 +8,7 @@ argument and what to pass instead.
 import math
 import numbers
 
-from minitf import nest
+from minitf.nest import nest
 from minitf.engine.data_adapter import is_dataset, is_iterator, is_py_dataset
 
 __all__ = ["check_loop_args"]

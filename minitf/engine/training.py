@@ -13,7 +13,8 @@ the callbacks and collects per-epoch logs in a `History`.
 import warnings
 
 from minitf import callbacks as callbacks_module
-from minitf import nest, optimizers
+from minitf import optimizers
+from minitf.nest import nest
 from minitf.convert import convert_to_tensor
 from minitf.distribute.strategy import get_strategy
 from minitf.engine.compile_utils import (LossesContainer, MetricsContainer, add_losses,

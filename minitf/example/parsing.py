@@ -12,7 +12,9 @@ import collections
 
 import numpy as np
 
-from minitf import dispatch, dtypes, errors
+from minitf import dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.convert import convert_to_tensor
 from minitf.example.proto import message_class
 from minitf.example.ragged_feature import RaggedFeature, parse_ragged

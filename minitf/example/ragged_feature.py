@@ -15,7 +15,8 @@ import collections
 
 import numpy as np
 
-from minitf import dtypes, errors
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.ops._core import Tensor
 from minitf.ragged.ragged_tensor import RaggedTensor, concat_axis0
 from minitf.api_export import export

@@ -8,7 +8,7 @@ dtype is an InvalidArgumentError, a Python value other than the traced one a Typ
 import inspect
 import itertools
 
-from minitf import errors
+from minitf.errors import errors
 from minitf.convert import convert_to_tensor
 from minitf.graph.compiler.plan import ENABLED as _PLANS_ENABLED
 from minitf.graph.compiler.plan import PlanCache

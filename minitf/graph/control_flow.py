@@ -7,7 +7,7 @@ the node (captures). When the graph runs, the node evaluates the predicate and r
 or runs the body while the condition holds, on that run's values, eagerly, so tapes record every
 iteration taken and gradients flow as in eager mode.
 """
-from minitf import nest
+from minitf.nest import nest
 from minitf.convert import convert_to_tensor
 from minitf.graph.interpreter import Interpreter
 from minitf.ops.tensor_array import TensorArray

@@ -7,7 +7,8 @@ example with other values. Outputs that differ between the two runs are unknown.
 """
 import numpy as np
 
-from minitf import backend, dtypes
+from minitf import backend
+from minitf.dtypes import dtypes
 from minitf.symbolic_tensor import SymbolicTensor
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape

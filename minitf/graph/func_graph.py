@@ -17,7 +17,8 @@ their shapes (see `minitf.graph.tape_nodes`).
 import contextlib
 import itertools
 
-from minitf import dtypes, errors
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.dispatch import is_dispatchable
 from minitf.graph import control_flow, functional_ops
 from minitf.graph.examples import (example_for_spec, example_leaves, examples_for, gaussian_like_leaf,

@@ -4,7 +4,7 @@ The function is traced once, into a sub-graph taking one row of the elements (an
 accumulator, for scan and the folds), and the node runs that sub-graph over the rows when the
 graph runs: the Python function runs once, whatever the number of rows, as in TF.
 """
-from minitf import nest
+from minitf.nest import nest
 from minitf.convert import convert_to_tensor
 from minitf.graph.control_flow import as_outputs, SubGraphs
 from minitf.ops.shaping import stack

@@ -6,7 +6,7 @@ depends on: as in TF, an op whose result is unused never runs (`tf.gather(x, [1]
 unused result raises nothing). Errors of a node are re-raised with the node's name, as TF
 names the node of a graph error.
 """
-from minitf import errors
+from minitf.errors import errors
 from minitf.symbolic_tensor import GraphObject, SymbolicTensor
 
 __all__ = ["Interpreter", "needed_operations"]

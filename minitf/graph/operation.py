@@ -7,7 +7,7 @@ left as a slot; running the node calls the same callable, eagerly, with the slot
 the values computed so far. So a graph runs exactly the op code eager mode runs, with the same
 results, errors and tape records, and never the Python around the calls.
 """
-from minitf import nest
+from minitf.nest import nest
 from minitf.graph.structure import Flat, flatten, is_composite
 from minitf.symbolic_tensor import GraphObject, SymbolicTensor
 from minitf.variable import Variable

@@ -8,7 +8,7 @@ tensors of their dtypes, with TF's TypeErrors for calls that do not fit.
 """
 import inspect
 
-from minitf import nest
+from minitf.nest import nest
 from minitf.convert import convert_to_tensor
 from minitf.graph.concrete_function import Parameter
 from minitf.graph.trace_type import Literal, Structure

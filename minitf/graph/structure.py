@@ -7,7 +7,7 @@ function reaches the optimizer's node as graph values, not as the numbers of the
 packages register their composites (`register_composite`: a RaggedTensor is its flat values and
 row splits), so graphs take, pass and return them as their component tensors.
 """
-from minitf import nest
+from minitf.nest import nest
 from minitf.indexed_slices import IndexedSlices
 
 __all__ = ["Flat", "flatten", "register_composite", "is_composite"]

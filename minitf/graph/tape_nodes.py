@@ -9,7 +9,7 @@ exist (None for unconnected sources, as TF knows statically) and their dtypes an
 """
 import functools
 
-from minitf import nest
+from minitf.nest import nest
 from minitf.recording import thread_state
 from minitf.symbolic_tensor import SymbolicTensor
 

@@ -7,7 +7,7 @@ the updated array, so a TensorArray can be a loop variable (`ta = ta.write(i, x)
 body traced once). While tracing, the array knows its dtype, and its element shape as far as
 the writes so far tell (`infer_shape`).
 """
-from minitf import dtypes
+from minitf.dtypes import dtypes
 from minitf.ops.tensor_array import TensorArray
 from minitf.symbolic_tensor import GraphObject
 from minitf.tensor import next_id

@@ -10,7 +10,7 @@ import weakref
 
 import numpy as np
 
-from minitf import dtypes
+from minitf.dtypes import dtypes
 from minitf.tensor import Tensor
 from minitf.tensor_spec import TensorSpec, TraceType, TracingContext
 from minitf.variable import Variable

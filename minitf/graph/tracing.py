@@ -10,7 +10,7 @@ import inspect
 
 import numpy as np
 
-from minitf import nest
+from minitf.nest import nest
 from minitf.convert import convert_to_tensor
 from minitf.graph.concrete_function import ConcreteFunction
 from minitf.graph.func_graph import FuncGraph

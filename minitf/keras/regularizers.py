@@ -3,18 +3,18 @@
 from minitf.api_export import namespace_getattr as _namespace_getattr
 
 _NAMES = {
-    "L1": ("minitf.regularizers", "L1"),
-    "L1L2": ("minitf.regularizers", "L1L2"),
-    "L2": ("minitf.regularizers", "L2"),
-    "OrthogonalRegularizer": ("minitf.regularizers", "OrthogonalRegularizer"),
-    "Regularizer": ("minitf.regularizers", "Regularizer"),
-    "deserialize": ("minitf.regularizers", "deserialize"),
-    "get": ("minitf.regularizers", "get"),
-    "l1": ("minitf.regularizers", "L1"),
-    "l1_l2": ("minitf.regularizers", "l1_l2"),
-    "l2": ("minitf.regularizers", "L2"),
-    "orthogonal_regularizer": ("minitf.regularizers", "OrthogonalRegularizer"),
-    "serialize": ("minitf.regularizers", "serialize"),
+    "L1": ("minitf.regularizers.regularizers", "L1"),
+    "L1L2": ("minitf.regularizers.regularizers", "L1L2"),
+    "L2": ("minitf.regularizers.regularizers", "L2"),
+    "OrthogonalRegularizer": ("minitf.regularizers.regularizers", "OrthogonalRegularizer"),
+    "Regularizer": ("minitf.regularizers.regularizers", "Regularizer"),
+    "deserialize": ("minitf.regularizers.regularizers", "deserialize"),
+    "get": ("minitf.regularizers.regularizers", "get"),
+    "l1": ("minitf.regularizers.regularizers", "L1"),
+    "l1_l2": ("minitf.regularizers.regularizers", "l1_l2"),
+    "l2": ("minitf.regularizers.regularizers", "L2"),
+    "orthogonal_regularizer": ("minitf.regularizers.regularizers", "OrthogonalRegularizer"),
+    "serialize": ("minitf.regularizers.regularizers", "serialize"),
 }
 _NAMESPACES = {}
 __all__ = [

@@ -8,7 +8,8 @@ Python operators on a KerasTensor (`x + 1`, `x[:, 0]`) become calls of an operat
 That layer class (Lambda) lives above this module, so minitf.layers.core hands it over with
 `set_operator_layer` when it loads; importing KerasTensor never imports the layers.
 """
-from minitf import dtypes, nest
+from minitf.dtypes import dtypes
+from minitf.nest import nest
 from minitf.tensor_shape import TensorShape
 from minitf.api_export import export
 

@@ -5,7 +5,7 @@ Nothing here imports a layer: a layer's symbolic call hands this module a functi
 the layer on concrete values (`run(values, args, kwargs)`), and `symbolic_call` turns the
 results into KerasTensors recorded on a new Node.
 """
-from minitf import nest
+from minitf.nest import nest
 from minitf.keras_core import call_context
 from minitf.keras_core.keras_tensor import KerasTensor
 from minitf.ops import array as array_ops

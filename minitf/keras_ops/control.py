@@ -7,7 +7,7 @@ gradients flow through every step.
 import functools
 import re
 
-from minitf import nest
+from minitf.nest import nest
 from minitf.custom_gradient import custom_gradient as tf_custom_gradient
 from minitf.keras_ops.core import canonical_axis, convert, keras_op
 from minitf.ops import array as array_ops

@@ -9,8 +9,8 @@ import functools
 
 import numpy as np
 
-from minitf import dtypes as tf_dtypes
-from minitf import nest
+from minitf.dtypes import dtypes as tf_dtypes
+from minitf.nest import nest
 from minitf.backend import array_module
 from minitf.keras_core import keras_tensor
 from minitf.keras_ops.dtypes import FLOAT_TYPES, INT_TYPES, is_int_dtype, standardize_dtype

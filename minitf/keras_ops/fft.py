@@ -7,7 +7,7 @@ the adjoint of the DFT F is n * ifft = conj(F(conj(.))).
 """
 import numpy as np
 
-from minitf import errors
+from minitf.errors import errors
 from minitf.custom_gradient import custom_gradient
 from minitf.keras_ops.core import convert, keras_op, xp_of
 from minitf.keras_ops.math_ops import frames

@@ -2,7 +2,7 @@
 bias_add, batch_normalization, the crossentropies (Keras 2 formulas) and `rnn`."""
 import itertools
 
-from minitf import nest
+from minitf.nest import nest
 from minitf.keras_core import config
 from minitf.keras_ops.legacy import repeat_elements
 from minitf.keras_ops.nn_conv import conv, depthwise_conv, separable_conv

@@ -2,7 +2,8 @@
 checks (ValueError for non-square or too-low-rank inputs)."""
 import numpy as np
 
-from minitf import errors, nest
+from minitf.errors import errors
+from minitf.nest import nest
 from minitf.autodiff.forwardprop import ForwardAccumulator
 from minitf.keras_core import config
 from minitf.keras_ops.core import convert, keras_op

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from minitf import errors
+from minitf.errors import errors
 from minitf.keras_core.config import standardize_data_format
 from minitf.keras_ops.core import convert, keras_op
 from minitf.ops import array as array_ops

@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 
-from minitf import errors
+from minitf.errors import errors
 from minitf.keras_core import config
 from minitf.keras_ops.core import axis_tuple, convert, keras_op
 from minitf.keras_ops.dtypes import result_type, standardize_dtype

@@ -2,7 +2,7 @@
 the window functions (bartlett, blackman, hamming, hanning, kaiser)."""
 import numpy as np
 
-from minitf import errors
+from minitf.errors import errors
 from minitf.keras_core import config
 from minitf.keras_ops.core import canonical_axis, convert, keras_op
 from minitf.keras_ops.dtypes import FLOAT_TYPES, result_type, standardize_dtype

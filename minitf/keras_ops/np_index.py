@@ -1,7 +1,7 @@
 """keras.ops (numpy-like): gathers by index, sorting, searching, counting and set membership."""
 import numpy as np
 
-from minitf import errors
+from minitf.errors import errors
 from minitf.keras_ops.core import canonical_axis, convert, keras_op, np_dtype, xp_of
 from minitf.keras_ops.dtypes import result_type
 from minitf.keras_ops.np_shape import swapaxes

@@ -2,7 +2,7 @@
 tests, and the complex-part helpers (real, imag, conj, angle)."""
 import numpy as np
 
-from minitf import errors
+from minitf.errors import errors
 from minitf.keras_core import config
 from minitf.keras_ops.core import convert, keras_op, xp_of
 from minitf.keras_ops.dtypes import result_type

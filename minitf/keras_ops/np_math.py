@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from minitf import errors
+from minitf.errors import errors
 from minitf.keras_core import config
 from minitf.keras_ops.core import convert, keras_op
 from minitf.keras_ops.dtypes import result_type

@@ -9,7 +9,7 @@ import builtins
 
 import numpy as np
 
-from minitf import errors
+from minitf.errors import errors
 from minitf.keras_core import config
 from minitf.keras_ops.core import axis_tuple, canonical_axis, convert, keras_op, xp_of
 from minitf.keras_ops.dtypes import result_type

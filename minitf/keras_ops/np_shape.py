@@ -2,7 +2,7 @@
 and indexing with `[]`."""
 import numpy as np
 
-from minitf import dtypes as tf_dtypes
+from minitf.dtypes import dtypes as tf_dtypes
 from minitf.keras_ops.core import axis_tuple, canonical_axis, convert, keras_op, xp_of
 from minitf.keras_ops.dtypes import result_type, standardize_dtype
 from minitf.ops import array as array_ops

@@ -1,5 +1,6 @@
 """Activation layers with parameters: ReLU, LeakyReLU, ELU, Softmax."""
-from minitf import dtypes, errors
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.convert import convert_to_tensor
 from minitf.layers.layer_utils import as_floating
 from minitf.layers.base import Layer

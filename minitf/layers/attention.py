@@ -6,7 +6,7 @@ query/value/key masks. The mask helpers here are shared by both modules.
 """
 import numpy as np
 
-from minitf import dtypes
+from minitf.dtypes import dtypes
 from minitf.convert import convert_to_tensor
 from minitf.layers.base import Layer
 from minitf.layers.mask_propagation import set_keras_mask

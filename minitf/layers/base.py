@@ -14,7 +14,10 @@ import inspect
 
 import numpy as np
 
-from minitf import dtypes, initializers, nest, regularizers
+from minitf.dtypes import dtypes
+from minitf.initializers import initializers
+from minitf.nest import nest
+from minitf.regularizers import regularizers
 
 from minitf.function import TensorSpec
 from minitf.keras_core import config as keras_config

@@ -2,7 +2,7 @@
 to a layer call, and constructor errors that name the layer's class."""
 import functools
 
-from minitf import nest
+from minitf.nest import nest
 from minitf.keras_core.keras_tensor import KerasTensor
 from minitf.tensor import Tensor
 from minitf.variable import Variable

@@ -2,11 +2,11 @@
 
 Each takes data_format 'channels_last' (NWC / NHWC inputs) or 'channels_first' (NCW / NCHW);
 kernels have the same shape in both layouts, as in Keras."""
-from minitf import activations
+from minitf.activations import activations
 from minitf import constraints
-from minitf import initializers
-from minitf import regularizers
-from minitf import nest
+from minitf.initializers import initializers
+from minitf.regularizers import regularizers
+from minitf.nest import nest
 from minitf.keras_core import config as keras_config
 from minitf.layers import layer_utils
 from minitf.layers.base import BUILTIN_LAYER_CLASSES, InputSpec, Layer

@@ -1,9 +1,9 @@
 """Core layers: Dense, Activation, Lambda."""
-from minitf import activations
+from minitf.activations import activations
 from minitf import constraints
-from minitf import initializers
-from minitf import regularizers
-from minitf import nest
+from minitf.initializers import initializers
+from minitf.regularizers import regularizers
+from minitf.nest import nest
 from minitf.keras_core.call_context import spec_of_function
 from minitf.keras_core.keras_tensor import set_operator_layer
 from minitf.layers import layer_utils

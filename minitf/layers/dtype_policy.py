@@ -1,7 +1,7 @@
 """How a Layer applies its dtype policy (minitf.mixed_precision): which policy a `dtype`
 argument gives, how the policy is written into configs, the autocast scope around `call` and
 the weights that read as the compute dtype inside it."""
-from minitf import dtypes
+from minitf.dtypes import dtypes
 from minitf.layers.tracking import LayerWeight
 from minitf.mixed_precision import autocast, policy as dtype_policies
 

@@ -1,10 +1,10 @@
 """EinsumDense: a dense layer whose product with the kernel is any einsum equation (Keras 3)."""
 import re
 
-from minitf import activations
+from minitf.activations import activations
 from minitf import constraints
-from minitf import initializers
-from minitf import regularizers
+from minitf.initializers import initializers
+from minitf.regularizers import regularizers
 from minitf.layers import layer_utils
 from minitf.layers.base import InputSpec, Layer
 from minitf.ops.linalg import einsum

@@ -1,8 +1,9 @@
 """Embedding: integer ids -> rows of a trainable matrix (sparse IndexedSlices gradients)."""
 from minitf import constraints
-from minitf import initializers
-from minitf import regularizers
-from minitf import dtypes, errors
+from minitf.initializers import initializers
+from minitf.regularizers import regularizers
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.layers import layer_utils
 from minitf.layers.base import Layer
 from minitf.ops import array as array_ops

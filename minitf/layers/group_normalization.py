@@ -1,7 +1,7 @@
 """GroupNormalization (Keras 3): normalization over groups of channels of each example."""
 from minitf import constraints
-from minitf import initializers
-from minitf import regularizers
+from minitf.initializers import initializers
+from minitf.regularizers import regularizers
 from minitf.convert import convert_to_tensor
 from minitf.layers import layer_utils
 from minitf.layers.base import InputSpec, Layer

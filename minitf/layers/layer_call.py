@@ -17,13 +17,15 @@ import weakref
 
 import numpy as np
 
-from minitf import errors, nest, regularizers
+from minitf.errors import errors
+from minitf.nest import nest
+from minitf.regularizers import regularizers
 from minitf.convert import convert_to_tensor
 from minitf.keras_core.keras_tensor import KerasTensor
 from minitf.keras_core import call_context
 from minitf.layers import mask_propagation
 from minitf.layers import dtype_policy as layer_dtypes
-from minitf import dtypes
+from minitf.dtypes import dtypes
 from minitf.ops.constant import cast
 from minitf.tensor import Tensor
 from minitf.variable import Variable

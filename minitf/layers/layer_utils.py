@@ -1,5 +1,8 @@
 """Small helpers shared by the layer modules: argument normalization and (de)serialization."""
-from minitf import activations, constraints, initializers, regularizers
+from minitf import constraints
+from minitf.activations import activations
+from minitf.initializers import initializers
+from minitf.regularizers import regularizers
 from minitf.ops.constant import cast
 
 __all__ = ["normalize_tuple", "normalize_padding", "serialize"]

@@ -16,7 +16,7 @@ import weakref
 
 import numpy as np
 
-from minitf import nest
+from minitf.nest import nest
 from minitf.keras_core.keras_tensor import KerasTensor
 from minitf.ops import array as array_ops
 from minitf.ops.constant import cast

@@ -11,8 +11,8 @@ import math
 import numpy as np
 
 from minitf import constraints
-from minitf import initializers
-from minitf import regularizers
+from minitf.initializers import initializers
+from minitf.regularizers import regularizers
 from minitf.convert import convert_to_tensor
 from minitf.keras_core.keras_tensor import any_symbolic
 from minitf.layers import layer_utils

@@ -2,8 +2,8 @@
 import warnings
 
 from minitf import constraints
-from minitf import initializers
-from minitf import regularizers
+from minitf.initializers import initializers
+from minitf.regularizers import regularizers
 from minitf import dispatch
 from minitf.distribute.strategy import get_replica_context
 from minitf.layers import layer_utils

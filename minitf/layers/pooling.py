@@ -1,6 +1,6 @@
 """Pooling layers: max/average over windows, and global pooling, for data_format
 'channels_last' (NWC / NHWC) or 'channels_first' (NCW / NCHW)."""
-from minitf import errors
+from minitf.errors import errors
 from minitf.layers import layer_utils
 from minitf.layers.base import BUILTIN_LAYER_CLASSES, InputSpec, Layer
 from minitf.layers.convolutional import (

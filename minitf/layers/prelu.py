@@ -1,7 +1,7 @@
 """PReLU: a leaky ReLU whose negative slope `alpha` is learned, per element or shared."""
 from minitf import constraints
-from minitf import initializers
-from minitf import regularizers
+from minitf.initializers import initializers
+from minitf.regularizers import regularizers
 from minitf.layers import layer_utils
 from minitf.layers.base import InputSpec, Layer
 from minitf.ops import nn as nn_ops

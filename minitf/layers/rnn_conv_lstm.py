@@ -12,11 +12,11 @@ outputs): the mask, (batch, steps) or (batch, steps, *spatial) as a Masking laye
 expanded with trailing axes to the feature maps' rank, as Keras' backend rnn does, so a masked
 position keeps its previous state and output.
 """
-from minitf import activations
+from minitf.activations import activations
 from minitf import constraints
-from minitf import initializers
-from minitf import regularizers
-from minitf import nest
+from minitf.initializers import initializers
+from minitf.regularizers import regularizers
+from minitf.nest import nest
 from minitf.layers import layer_utils
 from minitf.layers.base import InputSpec, Layer
 from minitf.layers.convolutional import conv_output_length, standardize_data_format

@@ -18,17 +18,17 @@ import sys
 import threading
 import types
 
-from minitf.activations import ACTIVATIONS
+from minitf.activations.activations import ACTIVATIONS
 from minitf.constraints import CONSTRAINTS
-from minitf.initializers import INITIALIZERS
+from minitf.initializers.initializers import INITIALIZERS
 from minitf.keras_core.node import call_accepts
 from minitf.layers.base import BUILTIN_LAYER_CLASSES, Layer
 from minitf.losses.registry import LOSSES
 from minitf.metrics.registry import METRICS
 from minitf.object_registration import get_registered_name, merged_custom_objects
 from minitf.optimizers.registry import OPTIMIZERS
-from minitf.optimizers.schedules import SCHEDULES
-from minitf.regularizers import REGULARIZERS
+from minitf.optimizers.schedules.schedules import SCHEDULES
+from minitf.regularizers.regularizers import REGULARIZERS
 from minitf.api_export import export
 
 __all__ = ["serialize", "deserialize", "enable_unsafe_deserialization", "in_safe_mode",

@@ -11,7 +11,9 @@ import warnings
 
 import numpy as np
 
-from minitf import activations, dispatch, errors
+from minitf import dispatch
+from minitf.activations import activations
+from minitf.errors import errors
 from minitf.backend import array_module
 from minitf.convert import convert_to_tensor
 from minitf.losses.reduction import static_rank, squeeze_or_expand_to_same_rank

@@ -5,7 +5,8 @@ Keras 3), computes one loss per example with `call`, weights them by `sample_wei
 reduces them ('sum_over_batch_size' by default: the sum of the weighted losses divided by
 their number). The built-in losses wrap the functions of `minitf.losses.functions`.
 """
-from minitf import dtypes, errors
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.ops.arg_checks import named
 from minitf.keras_core.config import floatx
 from minitf.keras_core.naming import to_snake_case, unique_layer_name

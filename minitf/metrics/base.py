@@ -7,7 +7,9 @@ weighting, so Mean and the MeanMetricWrapper metrics count samples.
 """
 import functools
 
-from minitf import dtypes, errors, initializers
+from minitf.dtypes import dtypes
+from minitf.errors import errors
+from minitf.initializers import initializers
 from minitf.keras_core.config import floatx
 from minitf.keras_core.naming import to_snake_case, unique_layer_name
 from minitf.backend import array_module

@@ -3,7 +3,8 @@ from weighted counts of true/false positives/negatives at one or more thresholds
 above a threshold is positive)."""
 import numpy as np
 
-from minitf import errors, kernels
+from minitf import kernels
+from minitf.errors import errors
 from minitf.backend import array_module
 from minitf.metrics.base import EPSILON, Metric, divide_no_nan, raw_value, same_rank
 from minitf.tensor import Tensor

@@ -8,7 +8,7 @@ The scope is per thread, like the tape.
 """
 import threading
 
-from minitf import dtypes
+from minitf.dtypes import dtypes
 from minitf.ops.constant import cast
 
 __all__ = ["AutocastScope", "current_scope", "maybe_cast"]

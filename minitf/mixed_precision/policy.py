@@ -9,7 +9,7 @@ minitf keeps tensors in numpy arrays, and numpy has no bfloat16 type (a tf.bfloa
 held as float32), so a policy computing in bfloat16 can be named and inspected but no layer
 can run under it: `check_usable` refuses it with NotImplementedError.
 """
-from minitf import dtypes
+from minitf.dtypes import dtypes
 from minitf.keras_core import config as keras_config
 from minitf.api_export import export
 

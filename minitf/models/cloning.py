@@ -1,5 +1,5 @@
 """clone_model: the same architecture with freshly initialized weights."""
-from minitf import nest
+from minitf.nest import nest
 from minitf.keras_core.keras_tensor import KerasTensor
 from minitf.layers.input_layer import Input, InputLayer
 from minitf.models.model import Model

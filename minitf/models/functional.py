@@ -5,7 +5,7 @@ KerasTensors record Nodes (minitf.keras_core.node); `GraphRunner` orders those n
 inputs and outputs and evaluates them on concrete values, which is what a functional `Model`
 does when called.
 """
-from minitf import nest
+from minitf.nest import nest
 from minitf.convert import convert_to_tensor
 from minitf.keras_core.keras_tensor import KerasTensor
 from minitf.layers.mask_propagation import set_keras_mask

@@ -4,7 +4,7 @@
 defining `call` gives a subclassed one. Training (`compile`, `fit`, ...) is added elsewhere;
 this class holds the structure: layers, weights, summary, checkpoint names, weights files.
 """
-from minitf import nest
+from minitf.nest import nest
 from minitf.keras_core.naming import unique_layer_name
 from minitf.checkpoint import keras_weights
 from minitf.convert import convert_to_tensor

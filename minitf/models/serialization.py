@@ -15,7 +15,7 @@ and Keras 2's (each node mirroring the first argument, tensors as `[name, node, 
 import contextlib
 import threading
 
-from minitf import nest
+from minitf.nest import nest
 from minitf.keras_core.keras_tensor import KerasTensor
 from minitf.keras_core.node import call_accepts
 from minitf.layers.core import Lambda

@@ -13,7 +13,7 @@ import re
 import shutil
 import sys
 
-from minitf import nest
+from minitf.nest import nest
 from minitf.keras_core.keras_tensor import KerasTensor
 from minitf.layers.tracking import dedup
 from minitf.tensor_shape import TensorShape

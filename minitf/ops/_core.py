@@ -5,7 +5,8 @@ convert inputs -> compute on raw arrays of the inputs' array module -> wrap -> r
 """
 import numpy
 
-from minitf import backend, errors
+from minitf import backend
+from minitf.errors import errors
 from minitf.convert import convert_to_tensor
 from minitf.recording import Op, thread_state, record, tracing  # noqa: F401 (re-exported for the op modules)
 from minitf.symbolic_tensor import SymbolicArgumentError, SymbolicTensor, out_of_scope_error

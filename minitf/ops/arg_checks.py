@@ -9,7 +9,8 @@ rank checks (InvalidArgumentError naming the op).
 """
 import numpy as np
 
-from minitf import dtypes, errors
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.ops._core import Tensor, Variable, as_tensor
 
 __all__ = ["named", "converted", "int_input", "int_attr", "dtype_arg", "python_int", "shape_dims",

@@ -1,7 +1,9 @@
 """Clipping by norm and saturating casts: ops built from the math and reduction ops."""
 import numpy as np
 
-from minitf import dispatch, dtypes, errors
+from minitf import dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.indexed_slices import IndexedSlices
 from minitf.ops._core import Tensor, array_module, as_tensor
 from minitf.ops.array import ones_like, where

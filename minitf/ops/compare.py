@@ -4,7 +4,8 @@ are bool or integer tensors, so none of them has a gradient.
 They sit below `minitf.ops.math`, whose gradient rules use them; tf.math re-exports them from
 there.
 """
-from minitf import dispatch, dtypes
+from minitf import dispatch
+from minitf.dtypes import dtypes
 from minitf.ops._core import (FLOATS, INTS, REAL, Op, Tensor, Variable, read, array_module,
                               as_tensor, binary, graph_call, is_graph_value, tracing)
 

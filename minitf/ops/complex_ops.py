@@ -5,7 +5,8 @@ on a complex product's gradient.
 """
 import numpy as np
 
-from minitf import dispatch, dtypes
+from minitf import dispatch
+from minitf.dtypes import dtypes
 from minitf.ops._core import Op, Tensor, thread_state, array_module, as_tensor, record
 from minitf.ops.creation import zeros_like
 from minitf.ops.math import add, multiply, negative, truediv

@@ -2,7 +2,9 @@
 
 import numpy as np
 
-from minitf import dispatch, dtypes, errors
+from minitf import dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.convert import contains_tensor, convert_to_tensor
 from minitf.ops.arg_checks import named, shape_dims
 from minitf.ops._core import (Op, Tensor, Variable, thread_state, array_module, graph_call, is_graph_value, record,

@@ -6,7 +6,9 @@ inside record themselves on any active tape, so gradients flow through every bra
 every iteration run. Arguments, results and errors follow TF's eager behaviour. Inside a traced
 `tf.function`, the graph being traced builds them instead, with sub-graphs (minitf.graph).
 """
-from minitf import dispatch, errors, nest
+from minitf import dispatch
+from minitf.errors import errors
+from minitf.nest import nest
 from minitf.ops._core import Tensor, Variable, thread_state, as_tensor
 from minitf.ops.constant import cast
 from minitf.ops.shaping import stack, unstack

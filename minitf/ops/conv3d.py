@@ -9,7 +9,8 @@ the geometry and the gradient rules.
 """
 import numpy as np  # Python-side bookkeeping only (argument lists)
 
-from minitf import dispatch, errors
+from minitf import dispatch
+from minitf.errors import errors
 from minitf.kernels import volumes
 from minitf.ops._core import Op, Tensor, thread_state, as_tensor, record
 from minitf.ops.array import transpose

@@ -5,7 +5,7 @@ op that does not depend on the values (the kernels in `minitf.kernels` take it).
 """
 import numpy as np  # Python-side bookkeeping only (shapes, padding arithmetic)
 
-from minitf import errors
+from minitf.errors import errors
 from minitf.ops._core import Tensor
 from minitf.ops.array import transpose
 from minitf.ops.arg_checks import int_attr

@@ -3,7 +3,9 @@ linspace, eye, meshgrid and sequence_mask. None of them is differentiable.
 """
 import numpy as np
 
-from minitf import backend, dispatch, dtypes, errors
+from minitf import backend, dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.ops._core import Tensor, Variable, array_module, as_tensor, check_attr_dtype
 from minitf.ops.constant import convert_to_tensor
 from minitf.ops.arg_checks import converted, dtype_arg, int_input, named, python_int

@@ -7,7 +7,9 @@ import re
 
 import numpy as np
 
-from minitf import dispatch, dtypes, errors
+from minitf import dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Tensor, thread_state, is_graph_value
 from minitf.ops.decode_raw import strings

@@ -7,7 +7,9 @@ The assertions return None, as TF's eager assertions do (assert_all_finite retur
 """
 import numpy as np
 
-from minitf import backend, dispatch, dtypes, errors
+from minitf import backend, dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.ops._core import FLOATS, Op, Tensor, thread_state, as_tensor, binary, record
 from minitf.ops.compare import EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL, NOT_EQUAL
 from minitf.ops.math import SUB

@@ -5,7 +5,9 @@ import base64
 
 import numpy as np
 
-from minitf import dispatch, dtypes, errors
+from minitf import dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Tensor
 from minitf.api_export import export

@@ -3,7 +3,8 @@ TF 2's 'div' sharding and optional max-norm clipping; the gradient of each table
 IndexedSlices (through gather)."""
 import numpy as np
 
-from minitf import dispatch, errors
+from minitf import dispatch
+from minitf.errors import errors
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Variable, as_tensor
 from minitf.ops.clip import clip_by_norm

@@ -10,7 +10,9 @@ no gradient for rfft3d and irfft3d: backprop through them raises LookupError, as
 """
 import numpy as np
 
-from minitf import dispatch, dtypes, errors
+from minitf import dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Op, Tensor, Variable, thread_state, array_module, as_tensor, record
 from minitf.ops.gather import pad

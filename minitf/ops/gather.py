@@ -4,7 +4,8 @@ gradients.
 """
 import numpy as np
 
-from minitf import dispatch, errors, kernels
+from minitf import dispatch, kernels
+from minitf.errors import errors
 from minitf.backend import coerce_to_module
 from minitf.indexed_slices import IndexedSlices
 from minitf.ops._core import (Op, Tensor, Variable, thread_state, array_module, as_tensor, binary,

@@ -6,7 +6,9 @@ both are re-exported here, so `minitf.ops.image` holds all of tf.image.
 """
 import numpy as np  # host-side bookkeeping only: offsets, sizes, random choices
 
-from minitf import dispatch, dtypes, errors
+from minitf import dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.backend import to_host
 from minitf.ops._core import Tensor, Variable, array_module, as_tensor
 from minitf.ops.array import pad, reshape, transpose, where

@@ -8,7 +8,9 @@ import math as _math
 
 import numpy as np
 
-from minitf import dispatch, dtypes, errors
+from minitf import dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.ops._core import Op, Tensor, Variable, thread_state, array_module, as_tensor, record
 from minitf.ops.array import broadcast_to
 from minitf.ops.clip import saturate_cast

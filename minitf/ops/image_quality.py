@@ -7,7 +7,9 @@ become [0, 1]), so they return float32 whatever the input's dtype.
 """
 import numpy as np
 
-from minitf import dispatch, dtypes, errors
+from minitf import dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.ops._core import Tensor, array_module, as_tensor
 from minitf.ops.constant import cast
 from minitf.ops.conv import depthwise_conv2d

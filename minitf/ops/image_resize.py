@@ -6,7 +6,8 @@ in the image, so its gradient is the same op with the matrices transposed (its a
 """
 import numpy as np  # host-side bookkeeping only: interpolation weights, offsets, shapes
 
-from minitf import dispatch, dtypes
+from minitf import dispatch
+from minitf.dtypes import dtypes
 from minitf.backend import coerce_to_module
 from minitf.ops._core import Op, Tensor, thread_state, array_module, as_tensor, record
 from minitf.ops.array import reshape

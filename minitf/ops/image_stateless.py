@@ -8,7 +8,9 @@ none in TF, and neither here.
 """
 import numpy as np  # host-side bookkeeping only: shapes and the crop's fit check
 
-from minitf import dispatch, dtypes, errors
+from minitf import dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.ops._core import as_tensor
 from minitf.ops.compare import GREATER_EQUAL, less
 from minitf.ops.constant import cast

@@ -2,7 +2,8 @@
 differentiable."""
 import numpy as np
 
-from minitf import dispatch, errors
+from minitf import dispatch
+from minitf.errors import errors
 from minitf.backend import to_host
 from minitf.ops._core import Op, Tensor, Variable, thread_state, array_module, as_tensor, record
 from minitf.ops.gather import boolean_mask

@@ -11,7 +11,9 @@ import os
 
 import numpy as np
 
-from minitf import dispatch, dtypes, errors
+from minitf import dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Tensor, as_tensor
 from minitf.ops.image_color import convert_image_dtype

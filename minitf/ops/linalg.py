@@ -2,7 +2,9 @@
 with gradients. The norms live in ops/norms.py and are re-exported here (tf.linalg.norm)."""
 import numpy as np
 
-from minitf import dispatch, dtypes, errors
+from minitf import dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.ops._core import (Op, Tensor, Variable, thread_state, array_module, as_tensor, binary,
                               check_float, record, graph_call, is_graph_value, tracing)
 from minitf.ops.array import broadcast_to, eye, reshape, transpose, where, zeros_like

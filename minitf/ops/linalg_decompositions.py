@@ -10,7 +10,8 @@ import collections
 
 import numpy as np
 
-from minitf import dispatch, errors
+from minitf import dispatch
+from minitf.errors import errors
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Op, Tensor, thread_state, array_module, as_tensor, binary, record
 from minitf.ops.array import concat, expand_dims, where

@@ -1,7 +1,9 @@
 """Diagonals of batched matrices: tf.linalg.diag, diag_part and set_diag (TF's MatrixDiagV3,
 MatrixDiagPartV3 and MatrixSetDiagV3), with one diagonal or a band of them, alignment, padding
 and explicit output sizes, and their gradients (each is the adjoint of another)."""
-from minitf import dispatch, dtypes, errors
+from minitf import dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.ops._core import Op, Tensor, Variable, REAL, thread_state, array_module, as_tensor, binary, record
 from minitf.api_export import export
 

@@ -5,7 +5,9 @@ import collections
 
 import numpy as np
 
-from minitf import dispatch, dtypes, errors
+from minitf import dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Op, Tensor, thread_state, array_module, as_tensor, record
 from minitf.ops.linalg import band_part, matmul

@@ -8,7 +8,8 @@ import sys
 
 import numpy as np
 
-from minitf import dispatch, nest
+from minitf import dispatch
+from minitf.nest import nest
 from minitf.ops._core import Tensor, Variable
 from minitf.api_export import export
 

@@ -4,7 +4,9 @@ in it (LookupTableFindV2). Keys are matched on the host (a dict of Python values
 values come back on the array module of the table's values."""
 import numpy as np
 
-from minitf import dispatch, dtypes, errors
+from minitf import dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.backend import array_module
 from minitf.ops._core import Tensor, as_tensor
 

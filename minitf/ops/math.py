@@ -7,7 +7,8 @@ gradient of a holomorphic f is g * conj(df/dz)). Every differentiable op here ac
 cotangents. tf.math's functions of one tensor (`minitf.ops.math_unary`) and its comparisons,
 logic and bitwise ops (`minitf.ops.compare`) are defined below this module and re-exported here.
 """
-from minitf import dispatch, errors
+from minitf import dispatch
+from minitf.errors import errors
 from minitf.backend import coerce_to_module
 from minitf.ops._core import (FLOATS, NUMERIC, REAL, SIGNED, Op, Tensor, Variable, thread_state, array_module,
                               as_tensor, binary, record)

@@ -10,7 +10,8 @@ import math as _pymath
 
 import numpy as np
 
-from minitf import dispatch, errors, kernels
+from minitf import dispatch, kernels
+from minitf.errors import errors
 from minitf.ops._core import (FLOATS, NUMERIC, SIGNED, Op, Tensor, thread_state, array_module, as_tensor,
                               record)
 from minitf.ops._special import erf as _erf_any

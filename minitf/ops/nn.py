@@ -11,7 +11,8 @@ import numbers as _numbers
 import numpy as np
 
 from minitf import dispatch
-from minitf import backend, errors
+from minitf import backend
+from minitf.errors import errors
 from minitf.ops import math as _math_ops, random as _random_ops
 from minitf.ops._core import (FLOATS, REAL, Op, Tensor, Variable, thread_state, array_module, as_tensor, binary,
                               record, reduction_axes, graph_call, is_graph_value, tracing)

@@ -2,7 +2,8 @@
 batch and sharing regularization losses between the replicas in sync."""
 import numpy as np
 
-from minitf import dispatch, errors
+from minitf import dispatch
+from minitf.errors import errors
 from minitf import distribution_context as distribute_context
 from minitf.ops import math as _math_ops
 from minitf.ops._core import Tensor, as_tensor

@@ -1,7 +1,8 @@
 """Vector and matrix norms (tf.norm, tf.linalg.norm) and L2 normalization, with gradients."""
 import numpy as np
 
-from minitf import dispatch, errors
+from minitf import dispatch
+from minitf.errors import errors
 from minitf.ops._core import Op, Tensor, thread_state, array_module, as_tensor, check_float, record
 from minitf.ops.array import reshape, transpose
 from minitf.ops.math import abs as abs_, maximum, pow as pow_, rsqrt, sqrt

@@ -5,7 +5,8 @@ routes to all tied maxima, unlike 2-D MaxPoolGrad's first one); AvgPool3D averag
 gradients over, the real (unpadded) elements of each window. The array work lives in
 `minitf.kernels.volumes`.
 """
-from minitf import dispatch, errors
+from minitf import dispatch
+from minitf.errors import errors
 from minitf.kernels import volumes
 from minitf.ops._core import Op, Tensor, thread_state, as_tensor, record
 from minitf.ops.creation import zeros_like

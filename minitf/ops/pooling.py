@@ -8,7 +8,8 @@ AvgPoolGrad, so each one's gradient is built from the others and any order of de
 import numpy as np  # Python-side bookkeeping only (argument lists)
 
 from minitf import dispatch
-from minitf import errors, kernels
+from minitf import kernels
+from minitf.errors import errors
 from minitf.ops._core import Op, Tensor, thread_state, record, array_module, as_tensor
 from minitf.ops.array import reshape
 from minitf.ops.arg_checks import converted

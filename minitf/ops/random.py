@@ -19,7 +19,9 @@ import random as _py_random
 
 import numpy as np
 
-from minitf import dispatch, dtypes, errors
+from minitf import dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.ops import philox, random_poisson
 from minitf.ops._core import Op, as_tensor
 from minitf.ops.arg_checks import named

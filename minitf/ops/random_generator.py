@@ -12,7 +12,8 @@ a process advances its own copy of the state variable, minitf.distribute.replica
 """
 import numpy as np
 
-from minitf import dtypes, errors
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf import distribution_context as distribute_context
 from minitf.ops import random_binomial as rb
 from minitf.ops import stateless_random as sr

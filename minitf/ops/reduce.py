@@ -2,7 +2,8 @@
 sums and products, each differentiable one with its gradient beside it."""
 import numpy as np
 
-from minitf import dispatch, dtypes
+from minitf import dispatch
+from minitf.dtypes import dtypes
 from minitf.ops._core import (NUMERIC, REAL, Op, Tensor, thread_state, array_module, as_tensor, normalize_axis,
                               record, reduction_axes)
 from minitf.ops.array import broadcast_to, reshape, transpose, where, zeros_like

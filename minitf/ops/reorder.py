@@ -3,7 +3,9 @@ import collections
 
 import numpy as np
 
-from minitf import backend, dispatch, dtypes, errors
+from minitf import backend, dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.ops._core import Op, Tensor, thread_state, array_module, as_tensor, normalize_axis, record
 from minitf.ops.constant import identity
 from minitf.ops.shaping import batch_ndim, int_list, scalar_int

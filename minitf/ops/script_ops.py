@@ -4,7 +4,9 @@ import functools
 
 import numpy as np
 
-from minitf import dtypes, errors, nest
+from minitf.dtypes import dtypes
+from minitf.errors import errors
+from minitf.nest import nest
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Tensor, Variable, thread_state
 from minitf.tensor_spec import TensorSpec

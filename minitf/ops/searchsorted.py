@@ -2,7 +2,9 @@
 UpperBound kernels). Integer results: no gradient."""
 import numpy as np
 
-from minitf import dispatch, dtypes, errors
+from minitf import dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.ops._core import REAL, Op, Tensor, array_module, as_tensor
 from minitf.api_export import export
 

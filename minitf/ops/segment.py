@@ -9,7 +9,8 @@ are split evenly among the tied winners of a segment; product gradients handle z
 """
 import numpy as np
 
-from minitf import dispatch, errors
+from minitf import dispatch
+from minitf.errors import errors
 from minitf.ops._core import (NUMERIC, REAL, Op, Tensor, Variable, thread_state, array_module, as_tensor,
                               check_attr_dtype, record)
 from minitf.ops.compare import equal, greater, greater_equal, logical_and

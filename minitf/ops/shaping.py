@@ -6,7 +6,9 @@ array modules (creation, gather, reorder), which sit above this one.
 """
 import numpy as np
 
-from minitf import backend, dispatch, dtypes, errors
+from minitf import backend, dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.convert import register_packer
 from minitf.ops._core import (Op, Tensor, Variable, thread_state, array_module, as_tensor,
                               check_attr_dtype, normalize_axis, record, graph_call, is_graph_value, tracing)

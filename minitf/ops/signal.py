@@ -7,7 +7,9 @@ default device in the requested floating dtype.
 """
 import numpy as np
 
-from minitf import backend, dispatch, dtypes, errors
+from minitf import backend, dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Op, Tensor, Variable, thread_state, array_module, as_tensor, record
 from minitf.ops.gather import gather, pad

@@ -3,7 +3,9 @@ mel bins] matrix of triangular filters, HTK's mel scale) and mfccs_from_log_mel_
 (an orthonormal-scaled type-2 DCT of log-mel spectrograms, differentiable)."""
 import numpy as np
 
-from minitf import backend, dispatch, dtypes, errors
+from minitf import backend, dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Tensor, Variable, array_module
 from minitf.ops.dct import dct

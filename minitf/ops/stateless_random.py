@@ -11,7 +11,9 @@ import enum
 
 import numpy as np
 
-from minitf import backend, dispatch, dtypes, errors
+from minitf import backend, dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.ops import philox
 from minitf.ops import random_binomial, random_poisson
 from minitf.ops._core import Op, as_tensor

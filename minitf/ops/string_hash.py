@@ -4,7 +4,8 @@ guide hashes words this way). Python ints are masked to 64 bits after each step,
 uint64 arithmetic wraps."""
 import numpy as np
 
-from minitf import dispatch, errors
+from minitf import dispatch
+from minitf.errors import errors
 from minitf.ops._core import Tensor, as_tensor
 from minitf.api_export import export
 

@@ -1,7 +1,8 @@
 """tf.TensorArray with TF's eager semantics: a Python list of tensors that ops write, read, stack
 and split (each method updates the array in place and returns it, as TF's eager TensorArray
 does), differentiable through the stack/unstack/concat/split ops it uses."""
-from minitf import dtypes, errors
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.convert import convert_to_tensor
 from minitf.ops._core import Tensor, thread_state
 from minitf.ops.creation import zeros

@@ -17,7 +17,7 @@ import os
 import struct
 import zlib
 
-from minitf import errors
+from minitf.errors import errors
 from minitf.ops.crc32c import masked_crc32c
 from minitf.api_export import export
 

@@ -7,7 +7,9 @@ ScatterLast are each other's gradients, so derivatives of any order work).
 import collections
 
 from minitf import dispatch
-from minitf import dtypes, errors, kernels
+from minitf import kernels
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.ops._core import Op, Tensor, thread_state, array_module, as_tensor, record
 from minitf.api_export import export
 

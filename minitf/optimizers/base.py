@@ -27,14 +27,15 @@ import warnings
 
 import numpy as np
 
-from minitf import backend, dtypes, recording as _recording
+from minitf import backend, recording as _recording
+from minitf.dtypes import dtypes
 from minitf.keras_core.naming import to_snake_case, unique_layer_name
 from minitf import distribution_context as _distribute_context
 from minitf.kernels import for_module
 from minitf.optimizers.arguments import check_name, learning_rate_float
 from minitf.optimizers.gradient_accumulation import GradientAccumulation
 from minitf.optimizers.gradients import clip, dense_rows, gradient_array, merged_rows, update_rows
-from minitf.optimizers.schedules import LearningRateSchedule, deserialize, serialize
+from minitf.optimizers.schedules.schedules import LearningRateSchedule, deserialize, serialize
 from minitf.tape import GradientTape
 from minitf.tensor import Tensor
 from minitf.trackable import Trackable

@@ -7,7 +7,8 @@ and halves the scale; `dynamic_growth_steps` finite steps in a row double it.
 """
 import numpy as np
 
-from minitf import backend, dtypes, recording as _recording
+from minitf import backend, recording as _recording
+from minitf.dtypes import dtypes
 from minitf.convert import convert_to_tensor
 from minitf import distribution_context as distribute_context
 from minitf.indexed_slices import IndexedSlices

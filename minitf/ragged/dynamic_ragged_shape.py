@@ -7,7 +7,7 @@ is eager here, so the sizes are always known: `static_lengths()` reports them al
 """
 import numpy as np
 
-from minitf import dtypes
+from minitf.dtypes import dtypes
 from minitf.ops import creation, shaping
 from minitf.ops._core import Tensor
 from minitf.ragged.ragged_math import register

@@ -2,7 +2,8 @@
 map_flat_values, and tf.concat / tf.stack / tf.shape when an argument is ragged."""
 import numpy as np
 
-from minitf import dtypes, errors
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.convert import convert_to_tensor
 from minitf.ops import array, shaping
 from minitf.ops._core import Tensor, as_tensor

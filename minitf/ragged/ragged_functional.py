@@ -9,7 +9,9 @@ ids and keeps the partitions.
 """
 import numpy as np
 
-from minitf import dtypes, errors, nest
+from minitf.dtypes import dtypes
+from minitf.errors import errors
+from minitf.nest import nest
 from minitf.ops import control_flow, embedding
 from minitf.ops._core import Tensor, as_tensor
 from minitf.ops.constant import cast

@@ -9,7 +9,9 @@ and reduce the dense result, so their gradients flow back through the padding.
 """
 import numpy as np
 
-from minitf import dispatch, dtypes, errors
+from minitf import dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.convert import convert_to_tensor
 from minitf.ops import constant
 from minitf.ops import math as m

@@ -1,5 +1,5 @@
 """RaggedTensorSpec: the type of a RaggedTensor (a tf.function argument, a tf.data element)."""
-from minitf import dtypes
+from minitf.dtypes import dtypes
 from minitf.ops._core import Tensor
 from minitf.ragged.ragged_tensor import RaggedTensor
 from minitf.tensor_shape import TensorShape

@@ -7,7 +7,8 @@ the way it does through dense code; the partitions are plain integers and carry 
 """
 import numpy as np
 
-from minitf import dtypes, errors
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.ops._core import Op, Tensor, thread_state, as_tensor, record
 from minitf.ops.gather import gather, gather_nd
 from minitf.ops.shaping import concat, reshape

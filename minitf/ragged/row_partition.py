@@ -8,7 +8,8 @@ gradient, as the row splits of a RaggedTensor do.
 """
 import numpy as np
 
-from minitf import dtypes, errors
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.tensor import Tensor
 from minitf.api_export import export
 

@@ -15,7 +15,10 @@ import re
 
 import numpy as np
 
-from minitf import backend, dtypes, errors, nest
+from minitf import backend
+from minitf.dtypes import dtypes
+from minitf.errors import errors
+from minitf.nest import nest
 from minitf.graph.structure import is_composite
 from minitf.graph.interpreter import needed_operations
 from minitf.saved_model import op_table

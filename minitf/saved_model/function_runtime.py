@@ -8,7 +8,7 @@ op table runner on minitf tensors, so a loaded function computes with minitf's o
 records on gradient tapes, and called while a `tf.function` is traced it becomes nodes of that
 graph. Only nodes the results or a stateful node need run, as in TF.
 """
-from minitf import errors
+from minitf.errors import errors
 from minitf.saved_model import op_table
 from minitf.saved_model.codec import WireError
 from minitf.saved_model.tensors import attr_values, dtype_of

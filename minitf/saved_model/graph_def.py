@@ -8,7 +8,7 @@ and the saver: `saver_filename` feeding the calls of `_traced_save` (SaveV2 of e
 and `_traced_restore` (RestoreV2 then AssignVariableOp), named by the SaverDef. This module
 writes those nodes and the two saver functions, as TF 2.21 lays them out.
 """
-from minitf import dtypes
+from minitf.dtypes import dtypes
 from minitf.saved_model.codec import Msg
 from minitf.saved_model.export_graph import FunctionBuilder
 from minitf.saved_model.tensors import Attr

@@ -5,7 +5,7 @@ The archive's root holds the model's variables (`variables`, `trainable_variable
 input signature, which the SavedModel serves as 'serve' and as 'serving_default' (TF Serving's
 default), as Keras 3 lays it out.
 """
-from minitf import nest
+from minitf.nest import nest
 from minitf.function import Function
 from minitf.module import Module
 from minitf.saved_model.keras_signature import input_structure, spec_of

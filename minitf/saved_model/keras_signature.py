@@ -4,7 +4,7 @@
 training=False)` as 'serving_default', its argument named `inputs` (Keras 3's
 `_default_save_signature`).
 """
-from minitf import nest
+from minitf.nest import nest
 from minitf.function import Function
 from minitf.tensor_spec import TensorSpec
 

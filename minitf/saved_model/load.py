@@ -11,7 +11,7 @@ never half of it.
 import os
 from collections import deque
 
-from minitf import errors
+from minitf.errors import errors
 from minitf.checkpoint import object_graph as ckpt_graph, tensor_bundle
 from minitf.checkpoint.restore import read_object_graph
 from minitf.ops.creation import zeros

@@ -11,7 +11,7 @@ A node of a type the table lacks raises errors.UnimplementedError naming the op 
 function that holds it, when a SavedModel is loaded (before anything runs); a graph node whose
 minitf function has no exporter raises it when a SavedModel is saved.
 """
-from minitf import errors
+from minitf.errors import errors
 
 __all__ = ["TFOp", "TABLE", "EXPORTERS", "define", "exports", "fn_key", "lookup", "exporter_for",
            "output_ref", "flat_output_index", "mapped_types"]

@@ -1,7 +1,7 @@
 """Op table entries for constants, shapes, reshaping, slicing, gathering and joining tensors."""
 import numpy as np
 
-from minitf import dtypes
+from minitf.dtypes import dtypes
 from minitf.ops import constant, creation, gather, indexing, shaping
 from minitf.saved_model.op_table import define, exports
 from minitf.saved_model.ops_math import static_list

@@ -9,7 +9,7 @@ reading the ones it needs. TF's While carries every value the loop uses as a loo
 loop's own variables, then the captured values and variable handles unchanged, then (with
 `maximum_iterations`) an iteration counter and its limit, as TF's while_v2 builds them.
 """
-from minitf import dtypes
+from minitf.dtypes import dtypes
 from minitf.saved_model.export_graph import export_subgraph
 from minitf.saved_model.op_table import exports
 from minitf.saved_model.tensors import Attr

@@ -17,7 +17,7 @@ that read forward values other than the upstream gradients, or variables, are no
 """
 import itertools
 
-from minitf import nest
+from minitf.nest import nest
 from minitf.custom_gradient import custom_gradient
 from minitf.graph.interpreter import needed_operations
 from minitf.ops import constant, creation

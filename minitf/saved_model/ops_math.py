@@ -1,5 +1,5 @@
 """Op table entries for elementwise math, comparisons, reductions, casts and identities."""
-from minitf import dtypes
+from minitf.dtypes import dtypes
 from minitf.ops import clip, compare, constant, math, math_unary, reduce
 from minitf.saved_model.op_table import define, exports
 from minitf.saved_model.tensors import Attr

@@ -12,7 +12,8 @@ import collections.abc
 import inspect
 import pprint
 
-from minitf import errors, nest
+from minitf.errors import errors
+from minitf.nest import nest
 from minitf.convert import convert_to_tensor
 from minitf.symbolic_tensor import SymbolicTensor
 from minitf.tensor import Tensor

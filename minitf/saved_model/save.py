@@ -42,7 +42,7 @@ from minitf.tensor import Tensor
 from minitf.tensor_spec import TensorSpec
 from minitf.trackable import ListWrapper, Trackable
 from minitf.variable import Variable
-from minitf.version import VERSION
+from minitf.version.version import VERSION
 from minitf.api_export import export
 
 __all__ = ["save", "SAVED_MODEL_FILENAME_PB", "VARIABLES_DIRECTORY", "VARIABLES_FILENAME",

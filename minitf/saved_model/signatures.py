@@ -8,7 +8,8 @@ variable handles on.
 """
 import collections.abc
 
-from minitf import dtypes, nest
+from minitf.dtypes import dtypes
+from minitf.nest import nest
 from minitf.graph.concrete_function import ConcreteFunction
 from minitf.saved_model.export_graph import FunctionBuilder, sanitize
 from minitf.saved_model.tensors import Attr

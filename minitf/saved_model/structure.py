@@ -6,7 +6,7 @@ output structure and argument spec in this form.
 import collections
 import inspect
 
-from minitf import dtypes
+from minitf.dtypes import dtypes
 from minitf.ragged.ragged_spec import RaggedTensorSpec
 from minitf.saved_model.codec import Msg, WireError
 from minitf.saved_model.tensors import dtype_enum, dtype_of, shape_of, shape_proto

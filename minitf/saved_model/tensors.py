@@ -11,7 +11,7 @@ wrappers that say which kind of attribute a value is (`Attr.type(tf.float32)`, `
 """
 import numpy as np
 
-from minitf import dtypes
+from minitf.dtypes import dtypes
 from minitf.checkpoint.protos import DTYPE_ENUMS, ENUM_DTYPES
 from minitf.saved_model.codec import Msg, WireError
 from minitf.tensor_shape import TensorShape

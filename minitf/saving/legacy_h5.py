@@ -21,7 +21,8 @@ import warnings
 
 import numpy as np
 
-from minitf import backend, errors, optimizers
+from minitf import backend, optimizers
+from minitf.errors import errors
 from minitf.checkpoint import h5format, safe_h5
 from minitf.layers import serialization
 from minitf.layers.serialization import SafeModeScope

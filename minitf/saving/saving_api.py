@@ -18,7 +18,7 @@ from minitf.layers import serialization
 from minitf.layers.serialization import SafeModeScope
 from minitf.saving import keras_archive, legacy_h5
 from minitf.saving.compile_config import deserialize_compile_config, serialize_compile_config
-from minitf.version import VERSION
+from minitf.version.version import VERSION
 from minitf.api_export import export
 
 __all__ = ["save_model", "load_model"]

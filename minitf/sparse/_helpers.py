@@ -5,7 +5,8 @@ travel through minitf's differentiable ops, so gradients reach them without new 
 """
 import numpy as np
 
-from minitf import backend, errors
+from minitf import backend
+from minitf.errors import errors
 
 SORT_HINT = ("Many sparse ops require sorted indices.\n    Use `tf.sparse.reorder` to create a "
              "correctly ordered copy.\n\n")

@@ -5,7 +5,7 @@ minitf.data can call these to carry SparseTensors the way TF's datasets do.
 """
 import numpy as np
 
-from minitf import errors
+from minitf.errors import errors
 from minitf.ops.gather import gather
 from minitf.ops.shaping import concat
 from minitf.sparse._helpers import host

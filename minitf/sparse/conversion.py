@@ -5,7 +5,8 @@ gather from the dense tensor and to_dense's output as a gather from the values.
 """
 import numpy as np
 
-from minitf import dtypes, errors
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.convert import convert_to_tensor
 from minitf.ops.gather import gather, gather_nd
 from minitf.ops.constant import cast

@@ -1,7 +1,8 @@
 """tf.sparse.bincount: counts (or summed weights) of integer values, as a SparseTensor."""
 import numpy as np
 
-from minitf import dtypes, errors
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.convert import convert_to_tensor
 from minitf.sparse._helpers import host, short_dtype
 from minitf.recording import Op, thread_state, record

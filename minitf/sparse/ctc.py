@@ -15,7 +15,9 @@ import math
 
 import numpy as np
 
-from minitf import dispatch, dtypes, errors
+from minitf import dispatch
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.backend import to_host
 from minitf.ops._core import Op, Tensor, thread_state, array_module, as_tensor, record
 from minitf.ops.constant import cast

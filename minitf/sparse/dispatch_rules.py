@@ -7,7 +7,8 @@ convert a value ... with an unsupported type"), as in TF.
 """
 import numpy as np
 
-from minitf import dispatch, dtypes
+from minitf import dispatch
+from minitf.dtypes import dtypes
 from minitf.ops import constant, shaping
 from minitf.recording import Op
 from minitf.sparse.sparse_tensor import SparseTensor

@@ -6,7 +6,9 @@ scatter_nd, matmul-free products), so gradients reach the sparse values and the 
 """
 import numpy as np
 
-from minitf import backend, errors, nest
+from minitf import backend
+from minitf.errors import errors
+from minitf.nest import nest
 from minitf.convert import convert_to_tensor
 from minitf.indexed_slices import IndexedSlices
 from minitf.ops.gather import gather, scatter_nd

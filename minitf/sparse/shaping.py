@@ -6,7 +6,7 @@ so gradients flow back to the input values.
 """
 import numpy as np
 
-from minitf import errors
+from minitf.errors import errors
 from minitf.convert import convert_to_tensor
 from minitf.ops.gather import gather
 from minitf.ops.shaping import concat as dense_concat

@@ -7,7 +7,8 @@ operators are TypeErrors, as in TF.
 """
 import numpy as np
 
-from minitf import dtypes, errors
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.convert import convert_to_tensor
 from minitf.ops.gather import gather_nd
 from minitf.ops.math import multiply, truediv

@@ -17,7 +17,7 @@ import socket
 import time
 import weakref
 
-from minitf import errors
+from minitf.errors import errors
 from minitf.ops.tfrecord_io import TFRecordWriter
 from minitf.summary._proto import messages
 

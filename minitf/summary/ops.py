@@ -20,7 +20,8 @@ import time
 
 import numpy as np
 
-from minitf import dtypes, errors
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.convert import convert_to_tensor
 from minitf.ops.constant import cast
 from minitf.ops.image_color import convert_image_dtype

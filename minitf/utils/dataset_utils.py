@@ -20,7 +20,8 @@ import random
 
 import numpy as np
 
-from minitf import dtypes, nest
+from minitf.dtypes import dtypes
+from minitf.nest import nest
 from minitf.data.dataset import AUTOTUNE, Dataset
 from minitf.ops.constant import cast
 from minitf.ops.creation import one_hot

@@ -9,7 +9,7 @@ buffer shuffle) is Keras' list exactly.
 """
 import numpy as np
 
-from minitf import errors
+from minitf.errors import errors
 from minitf.data.dataset import AUTOTUNE, Dataset
 from minitf.keras_core import config as keras_config
 from minitf.ops import io_ops

@@ -6,7 +6,7 @@ tf.strings.substr does in Keras' pipeline).
 """
 import numpy as np
 
-from minitf import errors
+from minitf.errors import errors
 from minitf.data.dataset import AUTOTUNE, Dataset
 from minitf.ops import io_ops
 from minitf.ops.string_ops import substr

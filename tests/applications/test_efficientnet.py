@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf.applications import efficientnet, imagenet_utils
+from minitf.applications.efficientnet import efficientnet
+from minitf.applications.imagenet_utils import imagenet_utils
 
 TOP_PARAMS = 5_330_571     # Keras' EfficientNetB0() total
 NOTOP_PARAMS = 4_049_571   # ... and EfficientNetB0(include_top=False)

@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf.applications import imagenet_utils, inception_v3
+from minitf.applications.imagenet_utils import imagenet_utils
+from minitf.applications.inception_v3 import inception_v3
 
 NOTOP_PARAMS = 21_802_784   # Keras' total for InceptionV3(include_top=False)
 TOP_PARAMS = 23_851_784     # ... and for InceptionV3()

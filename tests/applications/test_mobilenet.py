@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf.applications import imagenet_utils, mobilenet
+from minitf.applications.imagenet_utils import imagenet_utils
+from minitf.applications.mobilenet import mobilenet
 
 # (arguments, Keras' model name, count_params(), len(layers), output shape)
 KERAS_FIGURES = [

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf.applications import imagenet_utils, mobilenet_v2
+from minitf.applications.imagenet_utils import imagenet_utils
+from minitf.applications.mobilenet_v2 import mobilenet_v2
 
 TOP_PARAMS = 3_538_984     # Keras' MobileNetV2() total
 NOTOP_PARAMS = 2_257_984   # ... and MobileNetV2(include_top=False)

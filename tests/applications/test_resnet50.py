@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf.applications import imagenet_utils, resnet
+from minitf.applications.imagenet_utils import imagenet_utils
+from minitf.applications.resnet import resnet
 
 TOP_PARAMS = 25_636_712    # Keras' ResNet50() total
 NOTOP_PARAMS = 23_587_712  # ... and ResNet50(include_top=False)

@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf.applications import imagenet_utils, vgg19
+from minitf.applications.imagenet_utils import imagenet_utils
+from minitf.applications.vgg19 import vgg19
 
 NOTOP_PARAMS = 20_024_384   # Keras' published total for VGG19(include_top=False)
 TOP_PARAMS = 143_667_240    # ... and for VGG19() at 224x224

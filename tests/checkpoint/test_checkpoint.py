@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf import errors
+from minitf.errors import errors
 from minitf.checkpoint import graph, object_graph
 
 

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf import errors
+from minitf.errors import errors
 from minitf.checkpoint import proto_wire, protos, sstable, tensor_bundle
 
 KEY_W = "model/w/.ATTRIBUTES/VARIABLE_VALUE"

@@ -24,8 +24,8 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf import errors
-from minitf.applications import imagenet_utils
+from minitf.errors import errors
+from minitf.applications.imagenet_utils import imagenet_utils
 from minitf.checkpoint import safe_h5
 from minitf.checkpoint.checkpoint import write_hdf5
 

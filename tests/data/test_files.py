@@ -5,7 +5,7 @@ import zlib
 import pytest
 
 import minitf as tf
-from minitf import errors
+from minitf.errors import errors
 
 
 def test_lines_of_several_files_without_their_endings(tmp_path):

@@ -5,7 +5,7 @@ import tarfile
 import numpy as np
 import pytest
 
-from minitf.datasets import cifar10
+from minitf.datasets.cifar10 import cifar10
 
 
 def _records(rng, n):

@@ -3,7 +3,7 @@ import time
 import numpy as np
 import pytest
 
-from minitf.datasets import digits
+from minitf.datasets.digits import digits
 
 
 def test_shapes_dtypes_balance_and_determinism():

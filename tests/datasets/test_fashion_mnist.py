@@ -5,7 +5,7 @@ import struct
 import numpy as np
 import pytest
 
-from minitf.datasets import fashion_mnist
+from minitf.datasets.fashion_mnist import fashion_mnist
 
 
 def _idx(array):

@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pytest
 
-from minitf.datasets import mnist
+from minitf.datasets.mnist import mnist
 from minitf.utils.data_utils import DownloadError
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from minitf.distribute import cluster
 from minitf.distribute.collective import LocalCollective
-from minitf import errors
+from minitf.errors import errors
 from minitf.distribute import mpi_collective
 from minitf.distribute.mpi_collective import MpiCollective, bucket_plan
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf import nest
+from minitf.nest import nest
 from minitf.graph.compiler import plan as plans
 from minitf.graph.compiler.interception import intercepting, recording_into
 from minitf.graph.compiler.recording import Recorder

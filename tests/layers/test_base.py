@@ -182,7 +182,7 @@ def test_pitfall_fixed_by_building_first():
 
 
 def test_losses_follow_current_weights_and_add_loss():
-    from minitf import regularizers
+    from minitf.regularizers import regularizers
     d = layers.Dense(2, kernel_regularizer=regularizers.L2(0.5))
     d(x32(1, 3))
     d.kernel.assign(np.ones((3, 2), "float32"))

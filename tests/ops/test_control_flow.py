@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf import errors
+from minitf.errors import errors
 from minitf.gradient_checker import assert_gradients_close
 
 

@@ -5,7 +5,8 @@ import pytest
 
 import minitf as tf
 from minitf.gradient_checker import assert_gradients_close
-from minitf import backend, errors
+from minitf import backend
+from minitf.errors import errors
 
 RNG = np.random.default_rng(2)
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf import errors
+from minitf.errors import errors
 
 pytest.importorskip("PIL", reason="the image codecs use Pillow (the `examples` extra)")
 

@@ -5,7 +5,7 @@ import pytest
 
 import minitf as tf
 from minitf.gradient_checker import assert_gradients_close
-from minitf import errors
+from minitf.errors import errors
 
 RNG = np.random.default_rng(0)
 

@@ -6,8 +6,8 @@ import pytest
 
 import minitf as tf
 from minitf.indexed_slices import IndexedSlices
-from minitf.optimizers import (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam,
-                               schedules)
+from minitf.optimizers import SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam
+from minitf.optimizers.schedules import schedules
 
 # Learning rates exactly representable in float32 (Keras keeps the rate in a float32 variable).
 LR = 2.0 ** -7

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf.optimizers import schedules as S
+from minitf.optimizers.schedules import schedules as S
 
 
 def test_exponential_decay():

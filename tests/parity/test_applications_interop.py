@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import minitf
-from minitf.applications import imagenet_utils
+from minitf.applications.imagenet_utils import imagenet_utils
 
 tf_ref = pytest.importorskip("tensorflow")
 

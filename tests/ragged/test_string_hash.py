@@ -3,7 +3,7 @@ ragged batches such as tf.strings.split's (values from TF 2.21)."""
 import pytest
 
 import minitf as tf
-from minitf import errors
+from minitf.errors import errors
 
 
 def test_buckets_match_tf_for_every_length_class():

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf import errors
+from minitf.errors import errors
 from minitf.object_registration import get_custom_objects
 
 L = tf.keras.layers

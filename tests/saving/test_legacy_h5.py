@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf import errors
+from minitf.errors import errors
 from minitf.object_registration import get_custom_objects
 from minitf.saving import legacy_h5
 

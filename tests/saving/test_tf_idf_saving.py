@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf import errors
+from minitf.errors import errors
 
 L = tf.keras.layers
 

@@ -1,7 +1,7 @@
 """tf.data.experimental's own functions and AutoShardPolicy."""
 import enum
 
-from minitf import dtypes
+from minitf.dtypes import dtypes
 from minitf.data.dataset import Dataset
 from minitf.api_export import export
 

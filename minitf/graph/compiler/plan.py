@@ -16,7 +16,8 @@ import os
 
 import numpy as np
 
-from minitf import backend, errors
+from minitf import backend
+from minitf.errors import errors
 from minitf.graph.compiler.codegen import CodegenError, generate
 from minitf.graph.compiler.optimize import Refused, dead_steps, effects, hoist_guards
 from minitf.graph.compiler.peephole import direct_reductions

@@ -24,7 +24,7 @@ import traceback
 
 import numpy as np
 
-from minitf import errors
+from minitf.errors import errors
 from minitf.graph.compiler.interception import intercepting, not_recording, recording_into
 from minitf.graph.compiler.recording import Recorder, Reg
 from minitf.graph.compiler.traced_array import TracedArray

@@ -3,16 +3,16 @@
 from minitf.api_export import namespace_getattr as _namespace_getattr
 
 _NAMES = {
-    "EfficientNetB0": ("minitf.applications.efficientnet", "EfficientNetB0"),
-    "EfficientNetB1": ("minitf.applications.efficientnet", "EfficientNetB1"),
-    "EfficientNetB2": ("minitf.applications.efficientnet", "EfficientNetB2"),
-    "EfficientNetB3": ("minitf.applications.efficientnet", "EfficientNetB3"),
-    "EfficientNetB4": ("minitf.applications.efficientnet", "EfficientNetB4"),
-    "EfficientNetB5": ("minitf.applications.efficientnet", "EfficientNetB5"),
-    "EfficientNetB6": ("minitf.applications.efficientnet", "EfficientNetB6"),
-    "EfficientNetB7": ("minitf.applications.efficientnet", "EfficientNetB7"),
-    "decode_predictions": ("minitf.applications.efficientnet", "decode_predictions"),
-    "preprocess_input": ("minitf.applications.efficientnet", "preprocess_input"),
+    "EfficientNetB0": ("minitf.applications.efficientnet.efficientnet", "EfficientNetB0"),
+    "EfficientNetB1": ("minitf.applications.efficientnet.efficientnet", "EfficientNetB1"),
+    "EfficientNetB2": ("minitf.applications.efficientnet.efficientnet", "EfficientNetB2"),
+    "EfficientNetB3": ("minitf.applications.efficientnet.efficientnet", "EfficientNetB3"),
+    "EfficientNetB4": ("minitf.applications.efficientnet.efficientnet", "EfficientNetB4"),
+    "EfficientNetB5": ("minitf.applications.efficientnet.efficientnet", "EfficientNetB5"),
+    "EfficientNetB6": ("minitf.applications.efficientnet.efficientnet", "EfficientNetB6"),
+    "EfficientNetB7": ("minitf.applications.efficientnet.efficientnet", "EfficientNetB7"),
+    "decode_predictions": ("minitf.applications.efficientnet.efficientnet", "decode_predictions"),
+    "preprocess_input": ("minitf.applications.efficientnet.efficientnet", "preprocess_input"),
 }
 _NAMESPACES = {}
 __all__ = [

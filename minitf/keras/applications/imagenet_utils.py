@@ -3,8 +3,8 @@
 from minitf.api_export import namespace_getattr as _namespace_getattr
 
 _NAMES = {
-    "decode_predictions": ("minitf.applications.imagenet_utils", "decode_predictions"),
-    "preprocess_input": ("minitf.applications.imagenet_utils", "preprocess_input"),
+    "decode_predictions": ("minitf.applications.imagenet_utils.imagenet_utils", "decode_predictions"),
+    "preprocess_input": ("minitf.applications.imagenet_utils.imagenet_utils", "preprocess_input"),
 }
 _NAMESPACES = {}
 __all__ = [

@@ -3,9 +3,9 @@
 from minitf.api_export import namespace_getattr as _namespace_getattr
 
 _NAMES = {
-    "InceptionV3": ("minitf.applications.inception_v3", "InceptionV3"),
-    "decode_predictions": ("minitf.applications.inception_v3", "decode_predictions"),
-    "preprocess_input": ("minitf.applications.inception_v3", "preprocess_input"),
+    "InceptionV3": ("minitf.applications.inception_v3.inception_v3", "InceptionV3"),
+    "decode_predictions": ("minitf.applications.inception_v3.inception_v3", "decode_predictions"),
+    "preprocess_input": ("minitf.applications.inception_v3.inception_v3", "preprocess_input"),
 }
 _NAMESPACES = {}
 __all__ = [

@@ -3,9 +3,9 @@
 from minitf.api_export import namespace_getattr as _namespace_getattr
 
 _NAMES = {
-    "MobileNet": ("minitf.applications.mobilenet", "MobileNet"),
-    "decode_predictions": ("minitf.applications.mobilenet", "decode_predictions"),
-    "preprocess_input": ("minitf.applications.mobilenet", "preprocess_input"),
+    "MobileNet": ("minitf.applications.mobilenet.mobilenet", "MobileNet"),
+    "decode_predictions": ("minitf.applications.mobilenet.mobilenet", "decode_predictions"),
+    "preprocess_input": ("minitf.applications.mobilenet.mobilenet", "preprocess_input"),
 }
 _NAMESPACES = {}
 __all__ = [

@@ -3,9 +3,9 @@
 from minitf.api_export import namespace_getattr as _namespace_getattr
 
 _NAMES = {
-    "MobileNetV2": ("minitf.applications.mobilenet_v2", "MobileNetV2"),
-    "decode_predictions": ("minitf.applications.mobilenet_v2", "decode_predictions"),
-    "preprocess_input": ("minitf.applications.mobilenet_v2", "preprocess_input"),
+    "MobileNetV2": ("minitf.applications.mobilenet_v2.mobilenet_v2", "MobileNetV2"),
+    "decode_predictions": ("minitf.applications.mobilenet_v2.mobilenet_v2", "decode_predictions"),
+    "preprocess_input": ("minitf.applications.mobilenet_v2.mobilenet_v2", "preprocess_input"),
 }
 _NAMESPACES = {}
 __all__ = [

@@ -3,11 +3,11 @@
 from minitf.api_export import namespace_getattr as _namespace_getattr
 
 _NAMES = {
-    "ResNet101": ("minitf.applications.resnet", "ResNet101"),
-    "ResNet152": ("minitf.applications.resnet", "ResNet152"),
-    "ResNet50": ("minitf.applications.resnet", "ResNet50"),
-    "decode_predictions": ("minitf.applications.resnet", "decode_predictions"),
-    "preprocess_input": ("minitf.applications.resnet", "preprocess_input"),
+    "ResNet101": ("minitf.applications.resnet.resnet", "ResNet101"),
+    "ResNet152": ("minitf.applications.resnet.resnet", "ResNet152"),
+    "ResNet50": ("minitf.applications.resnet.resnet", "ResNet50"),
+    "decode_predictions": ("minitf.applications.resnet.resnet", "decode_predictions"),
+    "preprocess_input": ("minitf.applications.resnet.resnet", "preprocess_input"),
 }
 _NAMESPACES = {}
 __all__ = [

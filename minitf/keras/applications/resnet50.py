@@ -3,9 +3,9 @@
 from minitf.api_export import namespace_getattr as _namespace_getattr
 
 _NAMES = {
-    "ResNet50": ("minitf.applications.resnet", "ResNet50"),
-    "decode_predictions": ("minitf.applications.resnet", "decode_predictions"),
-    "preprocess_input": ("minitf.applications.resnet", "preprocess_input"),
+    "ResNet50": ("minitf.applications.resnet.resnet", "ResNet50"),
+    "decode_predictions": ("minitf.applications.resnet.resnet", "decode_predictions"),
+    "preprocess_input": ("minitf.applications.resnet.resnet", "preprocess_input"),
 }
 _NAMESPACES = {}
 __all__ = [

@@ -3,9 +3,9 @@
 from minitf.api_export import namespace_getattr as _namespace_getattr
 
 _NAMES = {
-    "VGG19": ("minitf.applications.vgg19", "VGG19"),
-    "decode_predictions": ("minitf.applications.vgg19", "decode_predictions"),
-    "preprocess_input": ("minitf.applications.vgg19", "preprocess_input"),
+    "VGG19": ("minitf.applications.vgg19.vgg19", "VGG19"),
+    "decode_predictions": ("minitf.applications.vgg19.vgg19", "decode_predictions"),
+    "preprocess_input": ("minitf.applications.vgg19.vgg19", "preprocess_input"),
 }
 _NAMESPACES = {}
 __all__ = [

@@ -3,7 +3,7 @@
 from minitf.api_export import namespace_getattr as _namespace_getattr
 
 _NAMES = {
-    "load_data": ("minitf.datasets.cifar10", "load_data"),
+    "load_data": ("minitf.datasets.cifar10.cifar10", "load_data"),
 }
 _NAMESPACES = {}
 __all__ = [

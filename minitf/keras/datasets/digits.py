@@ -3,8 +3,8 @@
 from minitf.api_export import namespace_getattr as _namespace_getattr
 
 _NAMES = {
-    "generate": ("minitf.datasets.digits", "generate"),
-    "load_data": ("minitf.datasets.digits", "load_data"),
+    "generate": ("minitf.datasets.digits.digits", "generate"),
+    "load_data": ("minitf.datasets.digits.digits", "load_data"),
 }
 _NAMESPACES = {}
 __all__ = [

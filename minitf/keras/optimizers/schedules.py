@@ -3,15 +3,15 @@
 from minitf.api_export import namespace_getattr as _namespace_getattr
 
 _NAMES = {
-    "CosineDecay": ("minitf.optimizers.schedules", "CosineDecay"),
-    "CosineDecayRestarts": ("minitf.optimizers.schedules", "CosineDecayRestarts"),
-    "ExponentialDecay": ("minitf.optimizers.schedules", "ExponentialDecay"),
-    "InverseTimeDecay": ("minitf.optimizers.schedules", "InverseTimeDecay"),
-    "LearningRateSchedule": ("minitf.optimizers.schedules", "LearningRateSchedule"),
-    "PiecewiseConstantDecay": ("minitf.optimizers.schedules", "PiecewiseConstantDecay"),
-    "PolynomialDecay": ("minitf.optimizers.schedules", "PolynomialDecay"),
-    "deserialize": ("minitf.optimizers.schedules", "deserialize"),
-    "serialize": ("minitf.optimizers.schedules", "serialize"),
+    "CosineDecay": ("minitf.optimizers.schedules.schedules", "CosineDecay"),
+    "CosineDecayRestarts": ("minitf.optimizers.schedules.schedules", "CosineDecayRestarts"),
+    "ExponentialDecay": ("minitf.optimizers.schedules.schedules", "ExponentialDecay"),
+    "InverseTimeDecay": ("minitf.optimizers.schedules.schedules", "InverseTimeDecay"),
+    "LearningRateSchedule": ("minitf.optimizers.schedules.schedules", "LearningRateSchedule"),
+    "PiecewiseConstantDecay": ("minitf.optimizers.schedules.schedules", "PiecewiseConstantDecay"),
+    "PolynomialDecay": ("minitf.optimizers.schedules.schedules", "PolynomialDecay"),
+    "deserialize": ("minitf.optimizers.schedules.schedules", "deserialize"),
+    "serialize": ("minitf.optimizers.schedules.schedules", "serialize"),
 }
 _NAMESPACES = {}
 __all__ = [

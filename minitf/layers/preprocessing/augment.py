@@ -10,8 +10,9 @@ but not Keras' numbers. The outputs are new constants: augmentation is not diffe
 """
 import numpy as np
 
-from minitf import dispatch, dtypes
-from minitf.errors import InvalidArgumentError
+from minitf import dispatch
+from minitf.dtypes import dtypes
+from minitf.errors.errors import InvalidArgumentError
 from minitf.layers.preprocessing import utils as preprocessing_utils
 from minitf.layers.base import Layer
 from minitf.layers.convolutional import standardize_data_format

@@ -14,8 +14,9 @@ import os
 
 import numpy as np
 
-from minitf import dispatch, dtypes
-from minitf.errors import FailedPreconditionError, InvalidArgumentError
+from minitf import dispatch
+from minitf.dtypes import dtypes
+from minitf.errors.errors import FailedPreconditionError, InvalidArgumentError
 from minitf.keras_core import config as keras_config
 from minitf.layers.preprocessing import utils as preprocessing_utils
 from minitf.layers.base import Layer

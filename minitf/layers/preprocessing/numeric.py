@@ -7,8 +7,9 @@ import math
 
 import numpy as np
 
-from minitf import dispatch, dtypes
-from minitf.errors import InvalidArgumentError
+from minitf import dispatch
+from minitf.dtypes import dtypes
+from minitf.errors.errors import InvalidArgumentError
 from minitf.keras_core import config as keras_config
 from minitf.layers.preprocessing import utils as preprocessing_utils
 from minitf.layers.base import Layer

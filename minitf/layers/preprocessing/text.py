@@ -7,7 +7,8 @@ unicode_split; the character split and n-gram joining are written here.
 """
 import numpy as np
 
-from minitf import dispatch, dtypes
+from minitf import dispatch
+from minitf.dtypes import dtypes
 from minitf.layers.preprocessing import utils as preprocessing_utils
 from minitf.layers.base import Layer
 from minitf.layers.preprocessing.lookup import StringLookup

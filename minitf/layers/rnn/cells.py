@@ -11,10 +11,10 @@ Weights, in Keras 3's order and shapes: `kernel` (input_dim, gates*units), `recu
 (units, gates*units), `bias`; LSTM's gates are i, f, c, o; GRU's are z, r, h, and with
 `reset_after=True` its bias has two rows (input bias, recurrent bias).
 """
-from minitf import activations
+from minitf.activations import activations
 from minitf import constraints
-from minitf import initializers
-from minitf import regularizers
+from minitf.initializers import initializers
+from minitf.regularizers import regularizers
 from minitf.layers import layer_utils
 from minitf.layers.base import Layer
 from minitf.ops import creation, nn as nn_ops

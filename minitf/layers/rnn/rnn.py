@@ -6,7 +6,7 @@ cells are called step by step. Gradients through time come from the tape. A mask
 steps) freezes the states at masked steps and repeats the previous output there (zeros with
 `zero_output_for_mask=True`), as Keras' backend rnn does.
 """
-from minitf import nest
+from minitf.nest import nest
 from minitf.convert import convert_to_tensor
 from minitf.keras_core.call_context import spec_of, spec_of_function
 from minitf.layers import serialization

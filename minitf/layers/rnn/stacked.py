@@ -1,5 +1,5 @@
 """StackedRNNCells: several cells run as one, each feeding its output to the next."""
-from minitf import nest
+from minitf.nest import nest
 from minitf.keras_core.call_context import spec_of, spec_of_function
 from minitf.layers import serialization
 from minitf.layers.base import Layer

@@ -1,5 +1,5 @@
 """Bidirectional and TimeDistributed: layers that wrap another layer (Keras 3's wrappers)."""
-from minitf import nest
+from minitf.nest import nest
 from minitf.keras_core.call_context import spec_of
 from minitf.layers import serialization
 from minitf.layers.base import Layer

@@ -1,7 +1,7 @@
 """tf.keras.applications.vgg19: the VGG19 network (Simonyan & Zisserman, 2014) with Keras' layer
 names, so the published Keras ImageNet weights load into it."""
 from minitf import layers
-from minitf.applications import imagenet_utils
+from minitf.applications.imagenet_utils import imagenet_utils
 from minitf.models.model import Model
 from minitf.api_export import export
 

@@ -7,7 +7,7 @@ for TF (under mpiexec its task must agree with the MPI rank).
 import json
 import os
 
-from minitf import config
+from minitf.config import config
 from minitf.distribute import cluster as _cluster
 from minitf.api_export import export
 

@@ -9,7 +9,7 @@ nothing.
 import collections
 import threading
 
-from minitf import errors
+from minitf.errors import errors
 from minitf.api_export import export
 
 __all__ = ["start", "stop", "Profile", "Trace", "ProfilerOptions"]

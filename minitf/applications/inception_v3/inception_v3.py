@@ -2,7 +2,7 @@
 structure (conv + BatchNormalization(scale=False) + relu units, blocks mixed0 ... mixed10), so
 the published Keras ImageNet weights load into it."""
 from minitf import layers
-from minitf.applications import imagenet_utils
+from minitf.applications.imagenet_utils import imagenet_utils
 from minitf.applications._common import pool_features
 from minitf.models.model import Model
 from minitf.api_export import export

@@ -5,8 +5,9 @@ ImageNet weight files and the files Keras writes for this model load into it."""
 import os
 import warnings
 
-from minitf import activations, layers
-from minitf.applications import imagenet_utils
+from minitf import layers
+from minitf.activations import activations
+from minitf.applications.imagenet_utils import imagenet_utils
 from minitf.applications._common import load_weights_file, pool_features
 from minitf.models.model import Model
 from minitf.utils.data_utils import get_file

@@ -9,7 +9,7 @@ buckets TF uses. `export()` lists keys in insertion order (TF's follows its hash
 """
 import os
 
-from minitf import dtypes
+from minitf.dtypes import dtypes
 from minitf.convert import convert_to_tensor
 from minitf.ops import lookup_ops
 from minitf.ops.compare import not_equal

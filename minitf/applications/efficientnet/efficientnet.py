@@ -6,7 +6,7 @@ import copy
 import math
 
 from minitf import layers
-from minitf.applications import imagenet_utils
+from minitf.applications.imagenet_utils import imagenet_utils
 from minitf.applications._common import correct_pad, load_weights_file, pool_features
 from minitf.models.model import Model
 from minitf.api_export import export, export_value

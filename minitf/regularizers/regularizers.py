@@ -94,7 +94,7 @@ class L2(Regularizer):
 
 
 @export("regularizers.OrthogonalRegularizer", "keras.regularizers.OrthogonalRegularizer",
-        "keras.regularizers.orthogonal_regularizer")
+        "keras.regularizers.orthogonal_regularizer", "regularizers.orthogonal_regularizer")
 class OrthogonalRegularizer(Regularizer):
     """factor * mean of |off-diagonal entries| of the Gram matrix of l2-normalized rows/columns."""
 

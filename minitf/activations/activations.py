@@ -10,7 +10,7 @@ error. Only tanh, exponential and leaky_relu turn integers into float32, as TF's
 """
 import math as _math
 
-from minitf import errors
+from minitf.errors import errors
 from minitf._keras_objects import Registry
 from minitf.convert import convert_to_tensor
 from minitf.ops import array as array_ops

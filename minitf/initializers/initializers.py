@@ -10,7 +10,8 @@ import math
 
 import numpy as np
 
-from minitf import dtypes, errors
+from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf._keras_objects import Registry
 from minitf.backend import default_module
 from minitf.convert import convert_to_tensor

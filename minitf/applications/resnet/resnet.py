@@ -2,7 +2,7 @@
 layer for layer as Keras 3 builds them (conv1, stacks conv2 ... conv5 of bottleneck blocks
 named conv{stack}_block{i}_...), so Keras' published ImageNet weight files load into them."""
 from minitf import layers
-from minitf.applications import imagenet_utils
+from minitf.applications.imagenet_utils import imagenet_utils
 from minitf.applications._common import load_weights_file, pool_features
 from minitf.models.model import Model
 from minitf.api_export import export

@@ -4,7 +4,7 @@ block_16_, Conv_1 head), so Keras' published ImageNet weight files load into it.
 import warnings
 
 from minitf import layers
-from minitf.applications import imagenet_utils
+from minitf.applications.imagenet_utils import imagenet_utils
 from minitf.applications._common import correct_pad, load_weights_file, pool_features
 from minitf.models.model import Model
 from minitf.utils.data_utils import get_file
