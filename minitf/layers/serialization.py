@@ -203,7 +203,39 @@ def deserialize_function(config, custom_objects=None, safe_mode=None, what="a fu
 # -- layers -------------------------------------------------------------------------------------
 # The packages whose classes register as built-in layers. The models package sits above the
 # layers, so it is loaded by name (once, on the first miss) rather than imported from here.
-_BUILTIN_PACKAGES = ("minitf.layers", "minitf.models")
+# The modules that define built-in layers and models: each class registers itself on import.
+_BUILTIN_MODULES = (
+    "minitf.layers.input_layer",
+    "minitf.layers.core",
+    "minitf.layers.convolutional",
+    "minitf.layers.pooling",
+    "minitf.layers.normalization",
+    "minitf.layers.regularization",
+    "minitf.layers.reshaping",
+    "minitf.layers.merging",
+    "minitf.layers.activation",
+    "minitf.layers.embedding",
+    "minitf.layers.preprocessing.rescaling",
+    "minitf.layers.preprocessing.numeric",
+    "minitf.layers.preprocessing.image",
+    "minitf.layers.preprocessing.augment",
+    "minitf.layers.preprocessing.lookup",
+    "minitf.layers.preprocessing.text",
+    "minitf.layers.einsum_dense",
+    "minitf.layers.attention",
+    "minitf.layers.multi_head_attention",
+    "minitf.layers.group_normalization",
+    "minitf.layers.masking",
+    "minitf.layers.rnn",
+    "minitf.layers.convolutional_3d",
+    "minitf.layers.pooling_3d",
+    "minitf.layers.reshaping_3d",
+    "minitf.layers.prelu",
+    "minitf.layers.unit_normalization",
+    "minitf.layers.rnn_conv_lstm",
+    "minitf.models.model",
+    "minitf.models.sequential",
+)
 
 
 def builtin_layer_class(name):
@@ -211,14 +243,14 @@ def builtin_layer_class(name):
 
     Every Layer subclass defined inside minitf registers itself when its class is created
     (`Layer.__init_subclass__`), so this finds layers and models without importing them; a
-    config read before `minitf.models` was ever loaded (`tf.keras.layers.deserialize` of a
-    Sequential in a fresh process) loads the built-in packages first.
+    config naming a class whose module was never loaded (`tf.keras.layers.deserialize` of a
+    Sequential in a fresh process) loads the built-in modules first.
     """
     name = "Model" if name == "Functional" else name
     cls = BUILTIN_LAYER_CLASSES.get(name)
-    if cls is None and not all(p in sys.modules for p in _BUILTIN_PACKAGES):
-        for package in _BUILTIN_PACKAGES:
-            importlib.import_module(package)
+    if cls is None and not all(m in sys.modules for m in _BUILTIN_MODULES):
+        for module in _BUILTIN_MODULES:
+            importlib.import_module(module)
         cls = BUILTIN_LAYER_CLASSES.get(name)
     return cls
 
