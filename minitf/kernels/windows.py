@@ -165,27 +165,30 @@ def max_pool(x, geo):
 
 
 def max_pool_winners(x, y, geo):
-    """(tap index, mask) per tap: the windows whose first maximum (in row-major tap order, as
-    TF) sits at that tap, worked out from the input `x` and the pooled `y`."""
+    """[taps, N, OH, OW, C] boolean masks, one per tap in `geo.taps()` order: the windows whose
+    first maximum (in row-major tap order, as TF) sits at that tap, worked out from the input
+    `x` and the pooled `y`. One array, so a compiled plan holds it in one register."""
     xp = array_module(x)
     xpad = pad(x, geo, fill=_lowest(x.dtype, xp))
+    taps = [idx for _, _, idx in geo.taps()]
+    masks = xp.empty((len(taps),) + tuple(y.shape), dtype=bool)
     unclaimed = xp.ones(y.shape, dtype=bool)
-    masks = []
-    for _, _, idx in geo.taps():
-        hit = xp.equal(xpad[idx], y)
+    for t, idx in enumerate(taps):
+        hit = masks[t]
+        xp.equal(xpad[idx], y, out=hit)
         hit &= unclaimed
         unclaimed ^= hit  # hit is a subset of unclaimed
-        masks.append((idx, hit))
     return masks
 
 
 def max_pool_grad(g, winners, geo):
-    """MaxPoolGrad: route each upstream value to the position of its window's maximum."""
+    """MaxPoolGrad: route each upstream value to the position of its window's maximum
+    (`winners`: the masks of `max_pool_winners`)."""
     xp = array_module(g)
     hp, wp = geo.padded
     dx = xp.zeros((geo.n, hp, wp, g.shape[3]), dtype=g.dtype)
     disjoint = geo.sh >= geo.kh and geo.sw >= geo.kw  # windows never overlap: write, don't add
-    for idx, hit in winners:
+    for (_, _, idx), hit in zip(geo.taps(), winners):
         if disjoint:
             xp.multiply(g, hit, out=dx[idx])
         else:
@@ -198,7 +201,7 @@ def max_pool_grad_grad(u, winners, geo):
     xp = array_module(u)
     upad = pad(u, geo)
     out = xp.zeros((geo.n, geo.oh, geo.ow, u.shape[3]), dtype=u.dtype)
-    for idx, hit in winners:
+    for (_, _, idx), hit in zip(geo.taps(), winners):
         out += upad[idx] * hit
     return out
 

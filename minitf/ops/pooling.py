@@ -37,17 +37,20 @@ class _MaxPoolWinners:
     """For each tap, the windows whose first maximum (in row-major tap order, as TF) sits there.
 
     Worked out once from the saved input and output, on the first backward pass, then shared by
-    MaxPoolGrad and MaxPoolGradGrad.
+    MaxPoolGrad and MaxPoolGradGrad. The op asks for the masks (`get()`) before it calls its
+    kernel, never from inside it: a compiled plan records each kernel call as one opaque step, and
+    work done inside one on the traced input would be invisible to it.
     """
 
     def __init__(self, x, y, geo):
         self._x, self._y, self._geo, self._masks = x, y, geo, None
 
-    def __iter__(self):
+    def get(self):
+        """The [taps, N, OH, OW, C] boolean masks (computed on the first call)."""
         if self._masks is None:
             xv = self._x._value
             self._masks = kernels.for_module(array_module(xv)).max_pool_winners(xv, self._y._value, self._geo)
-        return iter(self._masks)
+        return self._masks
 
 
 MAX_POOL = Op("MaxPool")
@@ -68,7 +71,7 @@ MAX_POOL_GRAD = Op("MaxPoolGrad")
 def _max_pool_grad(x, g, winners, geo):
     """MaxPoolGrad: route each upstream value to the position of its window's maximum."""
     gv = g._value
-    out = Tensor(kernels.for_module(array_module(gv)).max_pool_grad(gv, winners, geo))
+    out = Tensor(kernels.for_module(array_module(gv)).max_pool_grad(gv, winners.get(), geo))
     if thread_state.active:
         record(MAX_POOL_GRAD, (x, g), (out,), lambda u: (None, lambda: _max_pool_grad_grad(x, u, winners, geo)))
     return out
@@ -80,7 +83,7 @@ MAX_POOL_GRAD_GRAD = Op("MaxPoolGradGrad")
 def _max_pool_grad_grad(x, u, winners, geo):
     """MaxPoolGradGrad: gather, for each window, the value at its maximum's position."""
     uv = u._value
-    y = Tensor(kernels.for_module(array_module(uv)).max_pool_grad_grad(uv, winners, geo))
+    y = Tensor(kernels.for_module(array_module(uv)).max_pool_grad_grad(uv, winners.get(), geo))
     if thread_state.active:
         record(MAX_POOL_GRAD_GRAD, (x, u), (y,), lambda g: (None, lambda: _max_pool_grad(x, g, winners, geo)))
     return y

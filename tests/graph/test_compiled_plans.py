@@ -497,3 +497,83 @@ def test_op_plans_give_the_eager_results(name):
     for _ in range(6):  # two recordings (more when one escapes), then the plan
         _assert_equal(nest.map_structure(np.asarray, traced(tf.constant(value))), want)
     _planned(_entries(traced), runs=2)
+
+
+# -- max pooling and its gradients, recorded into plans -------------------------------------------
+
+def _max_pool_and_gradients(pool, x, w, c):
+    """The pool, its input gradient (MaxPoolGrad) and, through an outer tape, the gradient of that
+    with respect to the upstream weights `w` (MaxPoolGradGrad)."""
+    with tf.GradientTape() as outer:
+        outer.watch(w)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = pool(x)
+            loss = tf.reduce_sum(y * w)
+        dx = tape.gradient(loss, x)
+        second = tf.reduce_sum(dx * c)
+    return [y, dx, outer.gradient(second, w)]
+
+
+def _tied_image(shape, seed):
+    # few distinct values: most windows hold tied maxima, and TF's gradient goes to the first
+    return tf.constant(np.random.default_rng(seed).integers(0, 3, size=shape).astype(np.float32))
+
+
+_POOLS = {
+    "2d_disjoint": (lambda x: tf.nn.max_pool2d(x, 2, 2, "VALID"), (2, 6, 6, 3)),
+    "2d_overlapping_same": (lambda x: tf.nn.max_pool2d(x, 3, 2, "SAME"), (2, 7, 7, 3)),
+    "2d_stride_1_nchw": (lambda x: tf.transpose(tf.nn.max_pool2d(tf.transpose(x, [0, 3, 1, 2]), [2, 3], 1, "SAME",
+                                                                 data_format="NCHW"), [0, 2, 3, 1]), (1, 5, 6, 2)),
+    "2d_explicit": (lambda x: tf.nn.max_pool2d(x, 3, 2, [[0, 0], [1, 1], [2, 0], [0, 0]]), (1, 6, 6, 2)),
+    "1d": (lambda x: tf.nn.max_pool1d(x, 3, 2, "SAME"), (2, 9, 3)),
+    "3d": (lambda x: tf.nn.max_pool3d(x, 2, 1, "VALID"), (1, 3, 4, 4, 2)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_POOLS))
+def test_max_pools_and_their_gradients_record_without_host_steps(name):
+    pool, shape = _POOLS[name]
+    y_shape = pool(tf.zeros(shape)).shape
+    w = tf.constant(np.random.default_rng(1).normal(size=y_shape).astype(np.float32))
+    c = tf.constant(np.random.default_rng(2).normal(size=shape).astype(np.float32))
+    inputs = [_tied_image(shape, seed) for seed in range(5)]
+    fn = lambda x: _max_pool_and_gradients(pool, x, w, c)  # noqa: E731
+    eager = [nest.map_structure(np.asarray, fn(x)) for x in inputs]
+    traced = tf.function(fn)
+    got = [nest.map_structure(np.asarray, traced(x)) for x in inputs]
+    old = plans.set_enabled(False)
+    try:
+        interpreted = tf.function(fn)
+        want = [nest.map_structure(np.asarray, interpreted(x)) for x in inputs]
+    finally:
+        plans.set_enabled(old)
+    for g, i, e in zip(got, want, eager):
+        _assert_equal(g, i)
+        _assert_equal(g, e)
+    (entry,) = _entries(traced)
+    assert entry.plan is not None and entry.recordings == 2 and entry.runs == 3 and entry.fallbacks == 0
+    assert [s for s in entry.program.steps if s[0] in ("host", "hostgrad")] == []
+
+
+def test_max_pool_gradient_in_a_plan_goes_to_the_first_of_tied_maxima():
+    @tf.function
+    def grad(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.nn.max_pool2d(x, 3, 2, "SAME")
+        return tape.gradient(y, x)
+
+    x = np.zeros((1, 5, 5, 1), np.float32)
+    x[0, 1, 1, 0] = x[0, 1, 3, 0] = 1.0  # tied within the windows that hold both
+    # windows cover rows (and cols) 0-1 (one row of padding above), 1-3 and 3-4; each window's
+    # gradient goes to its first maximum in row-major order (TF 2.21 gives the same)
+    want = np.zeros_like(x)
+    want[0, 1, 1, 0] = 4  # windows (0, 0), (0, 1), (1, 0), (1, 1): tied with (1, 3) in two
+    want[0, 1, 3, 0] = 2  # windows (0, 2), (1, 2)
+    want[0, 3, 0, 0] = want[0, 3, 1, 0] = want[0, 3, 3, 0] = 1  # windows (2, *): all zeros
+    for _ in range(4):
+        np.testing.assert_array_equal(grad(tf.constant(x)).numpy(), want)
+    (entry,) = _entries(grad)
+    assert entry.plan is not None and entry.runs == 2
+    assert [s for s in entry.program.steps if s[0] == "host"] == []
