@@ -14,7 +14,11 @@ ever before the first effect: the builder refuses programs with a guard after on
 import keyword
 import math
 import operator
+import sys
 
+import numpy as np
+
+from minitf.graph.compiler import buffers
 from minitf.graph.compiler.recording import Reg, Seq, SliceOf
 from minitf.indexed_slices import IndexedSlices
 from minitf.tensor import Tensor
@@ -56,7 +60,7 @@ def _seq(kind, items):
 class _Writer:
     def __init__(self):
         self.globals = {"_T": Tensor, "_IS": IndexedSlices, "_same": _same, "_seq": _seq,
-                        "_gradient_of": _gradient_of,
+                        "_gradient_of": _gradient_of, "_rc": sys.getrefcount, "_E": np.empty,
                         "_index": operator.index, "_EMPTY": {}}
         self._names = {}  # id(object) -> global name
         self.lines = []
@@ -193,10 +197,16 @@ def generate(program, host_runners, effects, remappable):
     for name in (n for spec in program.outputs for n in (f"r{r}" for r in spec_registers(spec))):
         last_use[name] = len(steps)
     first_effect = min(effects) if effects else len(steps)
+    buffer_of, buffer_types = buffers.plan_buffers(steps, program.types, names_used, names_defined, last_use,
+                                               buffers.MIN_BYTES, buffers.MAX_BYTES)
+    w.globals["_B"] = [None] * len(buffer_types)
     for i, step in enumerate(steps):
         if i == first_effect:
             w.emit("_p[0] = 1")
-        _step(w, i, step, host_runners, remappable)
+        if i in buffer_of:
+            _kept_buffer_step(w, step, buffer_of[i], buffer_types[buffer_of[i]])
+        else:
+            _step(w, i, step, host_runners, remappable)
         dead = [n for n in names_defined[i] if last_use.get(n, -1) <= i] + \
             [n for n in names_used[i] if last_use.get(n) == i]
         if dead:
@@ -205,6 +215,17 @@ def generate(program, host_runners, effects, remappable):
     w.emit("return (" + "".join(o + ", " for o in outputs) + ")")
     source = "def plan(inputs, _vm, _p):\n" + "\n".join(w.lines) + "\n"
     return source, w.globals
+
+
+def _kept_buffer_step(w, step, slot, buffer_type):
+    """A ufunc call writing into kept buffer `slot` (see `minitf.graph.compiler.buffers`): a
+    fresh one when anything but the plan still holds it (the list, `_b` and getrefcount's
+    argument make 3)."""
+    _, fn, args, kwargs, out = step
+    shape, dtype = buffer_type
+    w.emit(f"_b = _B[{slot}]")
+    w.emit(f"if _rc(_b) != 3: _b = _B[{slot}] = _E({shape!r}, {w.const(dtype)})")
+    w.emit(f"r{out} = {w.const(fn)}({w.arguments(args, kwargs)}, out=_b)")
 
 
 def _step(w, i, step, host_runners, remappable):
