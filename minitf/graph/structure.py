@@ -42,7 +42,7 @@ def _components(value):
 class Flat:
     """The leaves of a structure with composites opened, and how to put it back together."""
 
-    __slots__ = ("leaves", "_structure", "_groups", "_nested")
+    __slots__ = ("leaves", "_structure", "_groups", "_nested", "_pack")
 
     def __init__(self, structure):
         self._nested = nest.is_nested(structure)
@@ -60,6 +60,7 @@ class Flat:
         self.leaves = leaves
         self._structure = structure
         self._groups = groups if any(g is not None for g in groups) else None
+        self._pack = None  # nest.packer of the structure, made on the first rebuild
 
     def rebuild(self, leaves):
         """The structure with `leaves` (one per leaf of `self.leaves`) in place."""
@@ -76,7 +77,9 @@ class Flat:
             leaves = outer
         if not self._nested:
             return leaves[0]
-        return nest.pack_sequence_as(self._structure, leaves)
+        if self._pack is None:
+            self._pack = nest.packer(self._structure)
+        return self._pack(leaves)
 
 
 def flatten(structure):

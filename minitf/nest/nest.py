@@ -1,7 +1,7 @@
 """tf.nest: flatten and rebuild nested structures of lists, tuples, namedtuples and dicts."""
 from minitf.api_export import export
 
-__all__ = ["flatten", "pack_sequence_as", "map_structure", "is_nested", "assert_same_structure"]
+__all__ = ["flatten", "pack_sequence_as", "packer", "map_structure", "is_nested", "assert_same_structure"]
 
 
 @export("nest.is_nested")
@@ -64,6 +64,34 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
         return _rebuild(s, [build(c) for c in _children(s)])
 
     return build(structure)
+
+
+def packer(structure):
+    """A function `pack(leaves)` equal to `pack_sequence_as(structure, leaves)`, with the walk
+    over `structure` done once, here: for structures rebuilt on every call (a graph node's
+    arguments)."""
+    count = 0
+
+    def make(s):
+        nonlocal count
+        if not is_nested(s):
+            count += 1
+            return count - 1
+        parts = [make(c) for c in _children(s)]
+        if type(s) in (tuple, list) and all(type(p) is int for p in parts):
+            kind = type(s)
+            return lambda leaves: kind([leaves[i] for i in parts])
+        return lambda leaves: _rebuild(s, [leaves[p] if type(p) is int else p(leaves) for p in parts])
+
+    root = make(structure)
+    n_leaves = count
+
+    def pack(leaves):
+        if len(leaves) != n_leaves:
+            raise ValueError(f"Could not pack sequence: structure has {n_leaves} leaves but "
+                             f"flat_sequence has {len(leaves)} elements.")
+        return leaves[root] if type(root) is int else root(leaves)
+    return pack
 
 
 @export("nest.map_structure")
