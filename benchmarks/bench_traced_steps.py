@@ -9,7 +9,7 @@ Four workloads, written once in TF's API and run by each library in its own proc
 Contenders: minitf eager (the step undecorated), minitf traced (@tf.function: its compiled
 plan), minitf traced with the graph interpreter (MINITF_COMPILED_PLANS=0), TF 2.21 traced
 (@tf.function, graph mode) when a Python with TensorFlow is given, PyTorch eager when installed
-(mlp and linear only). CPU time per step with one thread (time.process_time, so another
+(mlp, linear and dcgan). CPU time per step with one thread (time.process_time, so another
 process's load does not count), wall time with --threads 2 or more; rounds alternate the
 contenders and the spread is reported.
 
@@ -160,6 +160,59 @@ def _torch_mlp(steps):
     return _seconds_per_step(step, steps)
 
 
+def _torch_dcgan(steps):
+    """The DCGAN step in PyTorch: the same layers, shapes and losses as `dcgan` (NCHW; Keras'
+    'same' padding of the strided 5x5 convolutions is TF's asymmetric pad of 1 before, 2 after)."""
+    import torch
+    nn, F = torch.nn, torch.nn.functional
+    torch.manual_seed(0)
+
+    class Same(nn.Module):  # TF 'same' padding for a 5x5, stride 2 convolution on even sizes
+        def forward(self, x):
+            return F.pad(x, (1, 2, 1, 2))
+
+    class Crop(nn.Module):  # Conv2DTranspose 'same' output: TF crops 1 before, 2 after
+        def __init__(self, before, after):
+            super().__init__()
+            self.before, self.after = before, after
+
+        def forward(self, x):
+            return x[:, :, self.before:x.shape[2] - self.after, self.before:x.shape[3] - self.after]
+
+    generator = nn.Sequential(
+        nn.Linear(100, 7 * 7 * 256, bias=False), nn.BatchNorm1d(7 * 7 * 256), nn.LeakyReLU(0.3),
+        nn.Unflatten(1, (256, 7, 7)),
+        nn.ConvTranspose2d(256, 128, 5, 1, padding=2, bias=False), nn.BatchNorm2d(128), nn.LeakyReLU(0.3),
+        nn.ConvTranspose2d(128, 64, 5, 2, bias=False), Crop(1, 2), nn.BatchNorm2d(64), nn.LeakyReLU(0.3),
+        nn.ConvTranspose2d(64, 1, 5, 2, bias=False), Crop(1, 2), nn.Tanh())
+    discriminator = nn.Sequential(
+        Same(), nn.Conv2d(1, 64, 5, 2), nn.LeakyReLU(0.3), nn.Dropout(0.3),
+        Same(), nn.Conv2d(64, 128, 5, 2), nn.LeakyReLU(0.3), nn.Dropout(0.3),
+        nn.Flatten(), nn.Linear(128 * 7 * 7, 1))
+    bce = nn.BCEWithLogitsLoss()
+    g_opt = torch.optim.Adam(generator.parameters(), 1e-4)
+    d_opt = torch.optim.Adam(discriminator.parameters(), 1e-4)
+    images = torch.rand(64, 1, 28, 28) * 2 - 1
+    assert generator(torch.randn(2, 100)).shape == (2, 1, 28, 28)
+
+    def step():
+        noise = torch.randn(64, 100)
+        generated = generator(noise)
+        real_output = discriminator(images)
+        fake_output = discriminator(generated)
+        gen_loss = bce(fake_output, torch.ones_like(fake_output))
+        disc_loss = bce(real_output, torch.ones_like(real_output)) + bce(fake_output, torch.zeros_like(fake_output))
+        g_grads = torch.autograd.grad(gen_loss, list(generator.parameters()), retain_graph=True)
+        d_grads = torch.autograd.grad(disc_loss, list(discriminator.parameters()))
+        for p, g in zip(generator.parameters(), g_grads):
+            p.grad = g
+        for p, g in zip(discriminator.parameters(), d_grads):
+            p.grad = g
+        g_opt.step()
+        d_opt.step()
+    return _seconds_per_step(step, steps)
+
+
 def _torch_linear(steps):
     import torch
     g = torch.Generator().manual_seed(0)
@@ -178,7 +231,7 @@ def _torch_linear(steps):
 
 def _child(args):
     if args.lib == "torch":
-        fn = {"mlp": _torch_mlp, "linear": _torch_linear}[args.workload]
+        fn = {"mlp": _torch_mlp, "linear": _torch_linear, "dcgan": _torch_dcgan}[args.workload]
         print(json.dumps(fn(args.steps)))
         return
     print(json.dumps(measure(args.lib, args.workload, args.traced, args.steps)))
@@ -233,7 +286,7 @@ def main():
     for workload in args.workloads:
         steps = WORKLOADS[workload][1]
         entries = list(contenders)
-        if torch_ok and workload in ("mlp", "linear"):
+        if torch_ok and workload in ("mlp", "linear", "dcgan"):
             entries.append(("PyTorch eager", sys.executable, "torch", False))
         times = {name: [] for name, *_ in entries}
         for r in range(args.rounds):
