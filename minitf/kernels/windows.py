@@ -206,33 +206,65 @@ def max_pool_grad_grad(u, winners, geo):
     return out
 
 
-def _valid_counts(geo, xp, dtype):
-    """How many real (unpadded) input elements each output window covers, [OH, OW, 1]."""
+@functools.lru_cache(maxsize=64)
+def _window_counts(h, w, oh, ow, kh, kw, sh, sw, pt, pl, dtype):
     def axis_counts(size, out, k, s, before):
         starts = np.arange(out) * s - before
         return np.minimum(starts + k, size) - np.maximum(starts, 0)
-    rows = axis_counts(geo.h, geo.oh, geo.kh, geo.sh, geo.pt)
-    cols = axis_counts(geo.w, geo.ow, geo.kw, geo.sw, geo.pl)
-    return xp.asarray((rows[:, None] * cols[None, :])[:, :, None], dtype=dtype)
+    rows = axis_counts(h, oh, kh, sh, pt)
+    cols = axis_counts(w, ow, kw, sw, pl)
+    counts = (rows[:, None] * cols[None, :])[:, :, None].astype(dtype)
+    counts.flags.writeable = False  # shared by every call with this geometry
+    return counts
+
+
+def _valid_counts(geo, xp, dtype):
+    """How many real (unpadded) input elements each output window covers, [OH, OW, 1] (worked
+    out once per geometry and dtype, on the host)."""
+    counts = _window_counts(geo.h, geo.w, geo.oh, geo.ow, geo.kh, geo.kw, geo.sh, geo.sw, geo.pt,
+                            geo.pl, np.dtype(dtype))
+    return counts if xp is np else xp.asarray(counts)
+
+
+def _spans(geo):
+    """How many padded rows and columns the output's windows start within."""
+    return max((geo.oh - 1) * geo.sh + 1, 0), max((geo.ow - 1) * geo.sw + 1, 0)
 
 
 def avg_pool(x, geo):
-    """Window means over the real (unpadded) elements only."""
+    """Window means over the real (unpadded) elements only: separable, the window's rows summed
+    first (KH adds over [N, OH, WP, C]), then its columns (KW adds), not one add per tap."""
     xp = array_module(x)
     xpad = pad(x, geo)
-    total = xp.zeros((geo.n, geo.oh, geo.ow, x.shape[3]), dtype=x.dtype)
-    for a, b, idx in geo.taps():
-        total += xpad[idx]
+    rspan, cspan = _spans(geo)
+    sh, sw = geo.sh, geo.sw
+    rows = xpad[:, 0:rspan:sh] + xpad[:, 1:1 + rspan:sh] if geo.kh > 1 else xpad[:, 0:rspan:sh].copy()
+    for a in range(2, geo.kh):
+        rows += xpad[:, a:a + rspan:sh]
+    total = rows[:, :, 0:cspan:sw] + rows[:, :, 1:1 + cspan:sw] if geo.kw > 1 else rows[:, :, 0:cspan:sw].copy()
+    for b in range(2, geo.kw):
+        total += rows[:, :, b:b + cspan:sw]
     total /= _valid_counts(geo, xp, x.dtype)
     return total
 
 
 def avg_pool_grad(g, geo):
-    """AvgPoolGrad: spread each upstream value evenly over its window's real elements."""
+    """AvgPoolGrad: spread each upstream value evenly over its window's real elements; where
+    windows overlap, as the adjoint of the separable forward (spread over the window's columns,
+    then its rows), else one write per tap (each element gets one share)."""
     xp = array_module(g)
     share = g / _valid_counts(geo, xp, g.dtype)
     hp, wp = geo.padded
+    if geo.sh >= geo.kh and geo.sw >= geo.kw:
+        dx = xp.zeros((geo.n, hp, wp, g.shape[3]), dtype=g.dtype)
+        for _, _, idx in geo.taps():
+            dx[idx] = share
+        return contiguous(unpad(dx, geo))
+    rspan, cspan = _spans(geo)
+    cols = xp.zeros((geo.n, geo.oh, wp, g.shape[3]), dtype=g.dtype)
+    for b in range(geo.kw):
+        cols[:, :, b:b + cspan:geo.sw] += share
     dx = xp.zeros((geo.n, hp, wp, g.shape[3]), dtype=g.dtype)
-    for a, b, idx in geo.taps():
-        dx[idx] += share
+    for a in range(geo.kh):
+        dx[:, a:a + rspan:geo.sh] += cols
     return contiguous(unpad(dx, geo))
