@@ -9,7 +9,7 @@ Four workloads, written once in TF's API and run by each library in its own proc
 Contenders: minitf eager (the step undecorated), minitf traced (@tf.function: its compiled
 plan), minitf traced with the graph interpreter (MINITF_COMPILED_PLANS=0), TF 2.21 traced
 (@tf.function, graph mode) when a Python with TensorFlow is given, PyTorch eager when installed
-(mlp, linear and dcgan). CPU time per step with one thread (time.process_time, so another
+(the same models written in PyTorch). CPU time per step with one thread (time.process_time, so another
 process's load does not count), wall time with --threads 2 or more; rounds alternate the
 contenders and the spread is reported.
 
@@ -213,6 +213,95 @@ def _torch_dcgan(steps):
     return _seconds_per_step(step, steps)
 
 
+def _torch_inception_to_mixed5():
+    """InceptionV3 up to mixed5 as Keras builds it (conv + BatchNorm without scale + ReLU units,
+    TF padding), in PyTorch, evaluation mode: returns a module giving (mixed3, mixed5)."""
+    import torch
+    nn, F = torch.nn, torch.nn.functional
+
+    class Unit(nn.Module):
+        def __init__(self, cin, cout, kernel, stride=1, padding="same"):
+            super().__init__()
+            kh, kw = (kernel, kernel) if isinstance(kernel, int) else kernel
+            self.conv = nn.Conv2d(cin, cout, (kh, kw), stride, bias=False,
+                                  padding="same" if padding == "same" else 0)
+            self.bn = nn.BatchNorm2d(cout, eps=1e-3, affine=True)
+
+        def forward(self, x):
+            return F.relu(self.bn(self.conv(x)))
+
+    def avg_same(x):  # Keras AveragePooling2D((3, 3), strides=1, padding="same"): edges divide by the count
+        return F.avg_pool2d(x, 3, 1, 1, count_include_pad=False)
+
+    class BlockA(nn.Module):  # mixed0-2
+        def __init__(self, cin, pool):
+            super().__init__()
+            self.b1 = Unit(cin, 64, 1)
+            self.b5 = nn.Sequential(Unit(cin, 48, 1), Unit(48, 64, 5))
+            self.b3 = nn.Sequential(Unit(cin, 64, 1), Unit(64, 96, 3), Unit(96, 96, 3))
+            self.bp = Unit(cin, pool, 1)
+
+        def forward(self, x):
+            return torch.cat([self.b1(x), self.b5(x), self.b3(x), self.bp(avg_same(x))], 1)
+
+    class BlockB(nn.Module):  # mixed3
+        def __init__(self):
+            super().__init__()
+            self.b3 = Unit(288, 384, 3, 2, "valid")
+            self.b3d = nn.Sequential(Unit(288, 64, 1), Unit(64, 96, 3), Unit(96, 96, 3, 2, "valid"))
+
+        def forward(self, x):
+            return torch.cat([self.b3(x), self.b3d(x), F.max_pool2d(x, 3, 2)], 1)
+
+    class BlockC(nn.Module):  # mixed4-5
+        def __init__(self, c7):
+            super().__init__()
+            self.b1 = Unit(768, 192, 1)
+            self.b7 = nn.Sequential(Unit(768, c7, 1), Unit(c7, c7, (1, 7)), Unit(c7, 192, (7, 1)))
+            self.b7d = nn.Sequential(Unit(768, c7, 1), Unit(c7, c7, (7, 1)), Unit(c7, c7, (1, 7)),
+                                     Unit(c7, c7, (7, 1)), Unit(c7, 192, (1, 7)))
+            self.bp = Unit(768, 192, 1)
+
+        def forward(self, x):
+            return torch.cat([self.b1(x), self.b7(x), self.b7d(x), self.bp(avg_same(x))], 1)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem = nn.Sequential(
+                Unit(3, 32, 3, 2, "valid"), Unit(32, 32, 3, 1, "valid"), Unit(32, 64, 3),
+                nn.MaxPool2d(3, 2), Unit(64, 80, 1, 1, "valid"), Unit(80, 192, 3, 1, "valid"),
+                nn.MaxPool2d(3, 2), BlockA(192, 32), BlockA(256, 64), BlockA(288, 64))
+            self.mixed3 = BlockB()
+            self.mixed4, self.mixed5 = BlockC(128), BlockC(160)
+
+        def forward(self, x):
+            m3 = self.mixed3(self.stem(x))
+            return m3, self.mixed5(self.mixed4(m3))
+    return Net().eval()
+
+
+def _torch_deepdream(steps):
+    """The DeepDream step in PyTorch (NCHW): the same network, loss and update as `deepdream`."""
+    import torch
+    torch.manual_seed(0)
+    model = _torch_inception_to_mixed5()
+    for p in model.parameters():
+        p.requires_grad_(False)
+    img = torch.rand(96, 96, 3) * 2 - 1
+    m3, m5 = model(img.permute(2, 0, 1)[None])
+    assert m3.shape == (1, 768, 4, 4) and m5.shape == (1, 768, 4, 4), (m3.shape, m5.shape)
+
+    def step():
+        x = img.clone().requires_grad_(True)
+        activations = model(x.permute(2, 0, 1)[None])
+        loss = sum(a.mean() for a in activations)
+        (grads,) = torch.autograd.grad(loss, x)
+        grads = grads / (grads.std(correction=0) + 1e-8)
+        return torch.clamp(img + grads * 0.01, -1, 1)
+    return _seconds_per_step(step, steps)
+
+
 def _torch_linear(steps):
     import torch
     g = torch.Generator().manual_seed(0)
@@ -231,7 +320,8 @@ def _torch_linear(steps):
 
 def _child(args):
     if args.lib == "torch":
-        fn = {"mlp": _torch_mlp, "linear": _torch_linear, "dcgan": _torch_dcgan}[args.workload]
+        fn = {"mlp": _torch_mlp, "linear": _torch_linear, "dcgan": _torch_dcgan,
+              "deepdream": _torch_deepdream}[args.workload]
         print(json.dumps(fn(args.steps)))
         return
     print(json.dumps(measure(args.lib, args.workload, args.traced, args.steps)))
@@ -286,7 +376,7 @@ def main():
     for workload in args.workloads:
         steps = WORKLOADS[workload][1]
         entries = list(contenders)
-        if torch_ok and workload in ("mlp", "linear", "dcgan"):
+        if torch_ok:
             entries.append(("PyTorch eager", sys.executable, "torch", False))
         times = {name: [] for name, *_ in entries}
         for r in range(args.rounds):
