@@ -24,8 +24,9 @@ import numpy as np
 
 from minitf.kernels import threads, winograd
 from minitf.kernels.windows import (avg_pool, avg_pool_grad, contiguous, conv2d_backprop_filter_im2col,  # noqa: F401
-                                    conv2d_backprop_input_taps, conv2d_im2col, depthwise_backprop_filter,
-                                    depthwise_backprop_input, depthwise_conv2d, half_through_float32, im2col,
+                                    conv2d_backprop_input_col2im, conv2d_backprop_input_taps, conv2d_im2col,
+                                    depthwise_backprop_filter, depthwise_backprop_input, depthwise_conv2d,
+                                    half_through_float32, im2col,
                                     max_pool, max_pool_grad, max_pool_grad_grad, max_pool_winners, pad, unpad)
 
 # When the tap-rectangle path replaces im2col (see use_tap_rectangles); measured on 2 cores
@@ -163,25 +164,118 @@ def _patch_chunks(x, window_shape, geo):
     return [slice(i, min(i + step, geo.n)) for i in range(0, geo.n, step)] or [slice(0, geo.n)]
 
 
+# Conv2DBackpropInput's GEMM dy [R, F] x w^T [F, KH*KW*C] (R = N*OH*OW rows of dy) runs as
+# (w @ dy^T)^T for R up to _WEIGHTS_FIRST_MAX_ROWS: OpenBLAS is 1.4-2.5x faster in that
+# orientation for a few rows (R = 16, 1 thread: 2592x384 weights 0.83 -> 0.43 ms, 768x192
+# 0.12 -> 0.06 ms), even counting the transpose back. As col2im against the tap loop, 1 thread:
+# R = 48 still wins (3x3 stride 2 128->128: 0.273 -> 0.248 ms), R = 64 ties (64->64: 0.122
+# vs 0.125), R = 256 loses (0.32 vs 0.46). A col2im input gradient with at most
+# _CHANNELS_FIRST_MAX_CHANNELS input channels adds its taps in [C, N, H, W] order: 3x3 3->32
+# stride 2 on 96x96 0.39 -> 0.19 ms, 8 channels (on 64x64) 0.22 -> 0.17 ms; at 16 channels
+# the tap loop is faster (0.27 vs 0.33 ms).
+_WEIGHTS_FIRST_MAX_ROWS = 48
+_CHANNELS_FIRST_MAX_CHANNELS = 8
+_backprop_input_routes = {}
+
+
 def conv2d_backprop_input(w, g, geo):
-    """Conv2DBackpropInput: the input gradient of Conv2D, contiguous NHWC."""
-    plan = winograd_plan(geo, np.result_type(w, g), w.shape[2], w.shape[3])
-    if plan is not None:
-        return winograd.conv2d_backprop_input(w, g, plan)
-    if (geo.kh, geo.kw) == (1, 1) and not geo.has_pad:
+    """Conv2DBackpropInput: the input gradient of Conv2D, contiguous NHWC.
+
+    The first of these that applies (InceptionV3's shapes at 96x96, 1 thread, ms per call
+    before -> after this routing):
+    - Winograd (see `winograd_plan`);
+    - 1x1 unpadded: one GEMM, weights first for a few rows (`_backprop_input_1x1`; 768->192
+      on 4x4: 0.12 -> 0.07);
+    - tap rectangles, where a pass would add much into padding (`use_tap_rectangles`);
+    - stride 1: the forward im2col convolution of the flipped filter (`_flipped_geometry`;
+      5x5 48->64 on 9x9 'same' 0.26 -> 0.21, with the route cached);
+    - up to _CHANNELS_FIRST_MAX_CHANNELS input channels: col2im adding in [C, N, H, W] order
+      (3x3 3->32 stride 2 on 96x96: 0.39 -> 0.19);
+    - up to _WEIGHTS_FIRST_MAX_ROWS rows of dy: col2im with the weights-first GEMM (3x3
+      288->384 stride 2 on 9x9: 0.89 -> 0.50; 96->96: 0.113 -> 0.080);
+    - else one GEMM and one strided add per tap (`conv2d_backprop_input_taps`): col2im ties
+      with it there (64->64 stride 2, 256 rows: 0.313 vs 0.319) and would need an
+      [R, KH*KW*C] buffer.
+    """
+    kind, detail = _backprop_input_route(w, g, geo)
+    if kind == "winograd":
+        return winograd.conv2d_backprop_input(w, g, detail)
+    if kind == "1x1":
         return _backprop_input_1x1(w, g, geo)
-    if use_tap_rectangles(geo, w.shape[2], w.shape[3], input_gradient=True):
+    if kind == "rect":
         return _backprop_input_rect(w, g, geo)
-    flipped = _flipped_geometry(geo, w.shape[3])
-    if flipped is not None:
-        return conv2d(g, np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2)), flipped)
+    if kind == "flipped":
+        flipped, plain = detail
+        wf = np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2))
+        return conv2d_im2col(g, wf, flipped) if plain else conv2d(g, wf, flipped)
+    if kind == "col2im":
+        return _backprop_input_col2im(w, g, geo, **detail)
     return conv2d_backprop_input_taps(w, g, geo)
 
 
+def _backprop_input_route(w, g, geo):
+    """(kind, detail): how conv2d_backprop_input computes this problem, cached per geometry,
+    dtype and tuning constants (deciding walks every filter tap in Python: 0.02 ms for a 5x5
+    filter, twice for a flipped one, against 0.21 ms for the whole gradient)."""
+    dtype = np.result_type(w, g)
+    key = (geo.n, geo.h, geo.w, geo.kh, geo.kw, geo.sh, geo.sw, geo.dh, geo.dw, geo.pt, geo.pb,
+           geo.pl, geo.pr, w.shape[2], w.shape[3], dtype, _TAP_RECTANGLE_MAX_SHARE,
+           _TAP_RECTANGLE_MAX_SHARE_STRIDED_INPUT_GRAD, _TAP_RECTANGLE_MIN_CHANNELS, _PATCH_CHUNK_BYTES,
+           _WEIGHTS_FIRST_MAX_ROWS, _CHANNELS_FIRST_MAX_CHANNELS, id(_winograd_plans), use_tap_rectangles,
+           winograd_plan)
+    route = _backprop_input_routes.get(key)
+    if route is None:
+        route = _choose_backprop_input_route(geo, dtype, w.shape[2], w.shape[3])
+        if len(_backprop_input_routes) > 1024:
+            _backprop_input_routes.clear()
+        _backprop_input_routes[key] = route
+    return route
+
+
+def _choose_backprop_input_route(geo, dtype, c, f):
+    """The route of `conv2d_backprop_input` (see there), uncached."""
+    plan = winograd_plan(geo, dtype, c, f)
+    if plan is not None:
+        return "winograd", plan
+    if (geo.kh, geo.kw) == (1, 1) and not geo.has_pad:
+        return "1x1", None
+    if use_tap_rectangles(geo, c, f, input_gradient=True):
+        return "rect", None
+    flipped = _flipped_geometry(geo, f)
+    if flipped is not None:  # plain: conv2d would take its one-matrix im2col path
+        plain = (winograd_plan(flipped, dtype, f, c) is None and not use_tap_rectangles(flipped, f, c)
+                 and len(_patch_chunks(np.empty(0, dtype), (geo.kh, geo.kw, f), flipped)) == 1)
+        return "flipped", (flipped, plain)
+    if c <= _CHANNELS_FIRST_MAX_CHANNELS:
+        return "col2im", {"channels_first": True}
+    if _weights_first(geo.n * geo.oh * geo.ow):
+        return "col2im", {"weights_first": True}
+    return "taps", None
+
+
+def _weights_first(rows):
+    """Whether a GEMM with `rows` rows of dy runs faster as (w @ dy^T)^T."""
+    return rows <= _WEIGHTS_FIRST_MAX_ROWS
+
+
+def _backprop_input_col2im(w, g, geo, **how):
+    """`conv2d_backprop_input_col2im`, batch chunk by batch chunk when its [R, KH*KW*C] matrix
+    would pass _PATCH_CHUNK_BYTES."""
+    chunks = _patch_chunks(g, w.shape[:3], geo)
+    if len(chunks) == 1:
+        return conv2d_backprop_input_col2im(w, g, geo, **how)
+    dx = np.empty((geo.n, geo.h, geo.w, w.shape[2]), dtype=np.result_type(w, g))
+    for rows in chunks:
+        dx[rows] = conv2d_backprop_input_col2im(w, g[rows], geo, **how)
+    return dx
+
+
 def _backprop_input_1x1(w, g, geo):
-    """A 1x1 convolution's input gradient: dy @ w^T, placed on the strided grid."""
+    """A 1x1 convolution's input gradient: dy @ w^T (computed as (w @ dy^T)^T for a few rows),
+    placed on the strided grid."""
     f = g.shape[3]
-    rows = g.reshape(-1, f) @ w[0, 0].T
+    g2 = g.reshape(-1, f)
+    rows = np.ascontiguousarray((w[0, 0] @ g2.T).T) if _weights_first(g2.shape[0]) else g2 @ w[0, 0].T
     if (geo.sh, geo.sw) == (1, 1):
         return rows.reshape(geo.n, geo.h, geo.w, -1)
     dx = np.zeros((geo.n, geo.h, geo.w, w.shape[2]), dtype=rows.dtype)

@@ -13,7 +13,7 @@ import numpy as np
 from minitf.backend import array_module
 
 __all__ = ["half_through_float32", "pad", "unpad", "windows", "im2col", "contiguous", "conv2d_im2col",
-           "conv2d_backprop_input_taps",
+           "conv2d_backprop_input_taps", "conv2d_backprop_input_col2im",
            "conv2d_backprop_filter_im2col", "depthwise_conv2d", "depthwise_backprop_input",
            "depthwise_backprop_filter", "max_pool", "max_pool_winners", "max_pool_grad",
            "max_pool_grad_grad", "avg_pool", "avg_pool_grad"]
@@ -97,6 +97,35 @@ def conv2d_backprop_input_taps(w, g, geo):
     for a, b, idx in geo.taps():
         xp.matmul(g2, w[a, b].T, out=tmp)
         dx[idx] += tmp.reshape(geo.n, geo.oh, geo.ow, c)
+    return contiguous(unpad(dx, geo))
+
+
+def conv2d_backprop_input_col2im(w, g, geo, weights_first=False, channels_first=False):
+    """dx by col2im: one GEMM gives every tap's contribution, [N*OH*OW, KH*KW*C], and each
+    tap's C columns are added into the (strided) input positions that tap reads.
+
+    The same products, added in the same tap order, as `conv2d_backprop_input_taps`, in one
+    GEMM instead of one per tap (N is `g`'s own batch size, so a batch chunk works too).
+    `weights_first` computes the GEMM as (w @ dy^T)^T, the faster orientation for a few rows of
+    dy; `channels_first` adds in [C, N, H, W] order, so each tap's add runs along output rows
+    instead of C-long pieces (few channels).
+    """
+    xp = array_module(g)
+    kh, kw, c, f = w.shape
+    n = g.shape[0]
+    w2, g2 = w.reshape(kh * kw * c, f), g.reshape(-1, f)
+    hp, wp = geo.padded
+    if channels_first:
+        cols = (w2 @ g2.T).reshape(kh, kw, c, n, geo.oh, geo.ow)
+        dx = xp.zeros((c, n, hp, wp), dtype=cols.dtype)
+        for a, b, (_, rows, columns) in geo.taps():
+            dx[:, :, rows, columns] += cols[a, b]
+        return contiguous(dx[:, :, geo.pt:geo.pt + geo.h, geo.pl:geo.pl + geo.w].transpose(1, 2, 3, 0))
+    cols = contiguous((w2 @ g2.T).T) if weights_first else g2 @ w2.T
+    cols = cols.reshape(n, geo.oh, geo.ow, kh, kw, c)
+    dx = xp.zeros((n, hp, wp, c), dtype=cols.dtype)
+    for a, b, idx in geo.taps():
+        dx[idx] += cols[:, :, :, a, b]
     return contiguous(unpad(dx, geo))
 
 

@@ -211,3 +211,160 @@ def test_stride_one_input_gradient_as_flipped_forward(x_shape, w_shape, padding,
         got = numpy_kernels.conv2d(g, np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2)), flipped)
         np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(numpy_kernels.conv2d_backprop_input(w, g, geo), ref, rtol=1e-12, atol=1e-12)
+
+
+# -- Conv2DBackpropInput: col2im (weights-first GEMM, channels-first adds) and its routing -------
+
+def _input_grad_reference(w, g, geo):
+    """dx in float64, straight from the definition: output (q, r) of tap (a, b) reads input
+    (q*sh + a*dh - pt, r*sw + b*dw - pl); padding positions are dropped."""
+    w, g = w.astype(np.float64), g.astype(np.float64)
+    dx = np.zeros((geo.n, geo.h, geo.w, w.shape[2]))
+    for a in range(geo.kh):
+        for b in range(geo.kw):
+            contrib = g @ w[a, b].T                                      # [N, OH, OW, C]
+            for q in range(geo.oh):
+                i = q * geo.sh + a * geo.dh - geo.pt
+                for r in range(geo.ow):
+                    j = r * geo.sw + b * geo.dw - geo.pl
+                    if 0 <= i < geo.h and 0 <= j < geo.w:
+                        dx[:, i, j] += contrib[:, q, r]
+    return dx
+
+
+# input shape, filter shape, strides, padding, dilations
+INPUT_GRAD_GEOMETRIES = [
+    ((1, 9, 9, 12), (3, 3, 12, 16), 2, "VALID", 1),             # InceptionV3's reduction, small
+    ((1, 17, 17, 3), (3, 3, 3, 8), 2, "VALID", 1),              # its first layer, small
+    ((2, 11, 10, 5), (3, 3, 5, 7), 2, "SAME", 1),               # batched, odd sides
+    ((1, 13, 12, 4), (5, 5, 4, 3), 2, "SAME", 1),               # SAME, asymmetric padding
+    ((2, 9, 11, 6), (3, 2, 6, 4), (2, 3), "VALID", 1),          # unequal strides and sides
+    ((1, 12, 13, 5), (3, 3, 5, 4), 2, "SAME", 2),               # dilated and strided
+    ((1, 10, 9, 3), (3, 3, 3, 5), 1, "VALID", 3),               # dilated, stride 1
+    ((3, 8, 7, 9), (2, 3, 9, 4), 3, [[0, 0], [2, 1], [0, 3], [0, 0]], 1),   # explicit padding
+    ((1, 5, 5, 2), (3, 3, 2, 3), 4, "VALID", 1),                # stride past the filter: gaps
+    ((2, 12, 12, 16), (3, 3, 16, 17), 2, "VALID", 1),           # 50 rows: the tap loop
+    ((1, 7, 6, 16), (5, 5, 16, 16), 2, "SAME", 1),              # mostly padding: tap rectangles
+    ((3, 5, 6, 17), (1, 1, 17, 8), 2, "VALID", 1),              # 1x1, strided
+]
+COL2IM_MODES = [{}, {"weights_first": True}, {"channels_first": True}]
+
+
+@pytest.mark.parametrize("how", COL2IM_MODES, ids=["plain", "weights_first", "channels_first"])
+@pytest.mark.parametrize("geometry", INPUT_GRAD_GEOMETRIES)
+def test_col2im_input_gradient_matches_a_float64_reference(geometry, how):
+    x_shape, w_shape, strides, padding, dilations = geometry
+    geo = _geometry(x_shape, w_shape, strides, padding, dilations)
+    _, w, g = _data(x_shape, w_shape, geo, seed=7)
+    ref = _input_grad_reference(w, g, geo)
+    got = windows.conv2d_backprop_input_col2im(w, g, geo, **how)
+    assert got.shape == ref.shape and got.dtype == np.float64 and got.flags.c_contiguous
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+    got32 = windows.conv2d_backprop_input_col2im(w.astype(np.float32), g.astype(np.float32), geo, **how)
+    assert got32.dtype == np.float32
+    assert np.abs(got32 - ref).max() <= 1e-5 * np.abs(ref).max()
+    # the same sums in the same tap order as the tap loop: equal to float32 rounding
+    taps32 = windows.conv2d_backprop_input_taps(w.astype(np.float32), g.astype(np.float32), geo)
+    np.testing.assert_allclose(got32, taps32, rtol=1e-5, atol=1e-6 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("geometry", INPUT_GRAD_GEOMETRIES)
+def test_numpy_input_gradient_matches_a_float64_reference_on_every_route(geometry):
+    x_shape, w_shape, strides, padding, dilations = geometry
+    geo = _geometry(x_shape, w_shape, strides, padding, dilations)
+    _, w, g = _data(x_shape, w_shape, geo, seed=8)
+    ref = _input_grad_reference(w, g, geo)
+    np.testing.assert_allclose(numpy_kernels.conv2d_backprop_input(w, g, geo), ref, rtol=1e-12, atol=1e-12)
+    for dtype, bound in ((np.float32, 1e-5), (np.float16, 4e-3)):
+        got = numpy_kernels.conv2d_backprop_input(w.astype(dtype), g.astype(dtype), geo)
+        assert got.dtype == dtype
+        assert np.abs(got.astype(np.float64) - ref).max() <= bound * np.abs(ref).max()
+
+
+def test_input_gradient_geometries_cover_every_route():
+    routes = set()
+    for x_shape, w_shape, strides, padding, dilations in INPUT_GRAD_GEOMETRIES:
+        geo = _geometry(x_shape, w_shape, strides, padding, dilations)
+        _, w, g = _data(x_shape, w_shape, geo, dtype=np.float32)
+        kind, detail = numpy_kernels._backprop_input_route(w, g, geo)
+        routes.add((kind, tuple(detail)) if kind == "col2im" else kind)
+    assert routes == {("col2im", ("weights_first",)), ("col2im", ("channels_first",)), "taps", "rect", "1x1",
+                      "flipped"}
+
+
+def test_float16_input_gradient_is_the_float32_result_rounded():
+    geo = _geometry((1, 9, 9, 24), (3, 3, 24, 32), 2, "VALID")             # col2im, weights first
+    _, w, g = _data((1, 9, 9, 24), (3, 3, 24, 32), geo, dtype=np.float16, seed=9)
+    assert numpy_kernels._backprop_input_route(w, g, geo)[0] == "col2im"
+    half = numpy_kernels.conv2d_backprop_input(w, g, geo)
+    wide = numpy_kernels.conv2d_backprop_input(w.astype(np.float32), g.astype(np.float32), geo)
+    assert half.dtype == np.float16
+    np.testing.assert_array_equal(half, wide.astype(np.float16))
+
+
+def _route(x_shape, w_shape, strides, padding, dtype=np.float32):
+    geo = _geometry(x_shape, w_shape, strides, padding)
+    w = np.zeros(w_shape, dtype)
+    g = np.zeros((x_shape[0], geo.oh, geo.ow, w_shape[3]), dtype)
+    return numpy_kernels._backprop_input_route(w, g, geo)
+
+
+def test_input_gradient_routes_of_inception_v3_shapes():
+    assert _route((1, 9, 9, 288), (3, 3, 288, 384), 2, "VALID") == ("col2im", {"weights_first": True})
+    assert _route((1, 9, 9, 96), (3, 3, 96, 96), 2, "VALID") == ("col2im", {"weights_first": True})
+    assert _route((1, 96, 96, 3), (3, 3, 3, 32), 2, "VALID") == ("col2im", {"channels_first": True})
+    assert _route((1, 4, 4, 768), (1, 1, 768, 192), 1, "VALID") == ("1x1", None)
+    assert _route((1, 4, 4, 160), (1, 7, 160, 160), 1, "SAME") == ("rect", None)
+    kind, (flipped, plain) = _route((1, 9, 9, 48), (5, 5, 48, 64), 1, "SAME")
+    assert kind == "flipped" and plain and (flipped.pt, flipped.c) == (2, 64)
+    assert _route((1, 22, 22, 80), (3, 3, 80, 192), 1, "VALID")[0] == "winograd"
+    # float64 keeps the exact paths
+    assert _route((1, 22, 22, 80), (3, 3, 80, 192), 1, "VALID", np.float64)[0] == "flipped"
+
+
+def test_input_gradient_routing_rule_follows_rows_and_channels():
+    rows = numpy_kernels._WEIGHTS_FIRST_MAX_ROWS
+    side = int(rows ** 0.5)                                      # side*side output rows <= the limit
+    assert _route((1, 2 * side + 1, 2 * side + 1, 16), (3, 3, 16, 16), 2, "VALID")[1] == {"weights_first": True}
+    assert _route((4, 2 * side + 1, 2 * side + 1, 16), (3, 3, 16, 16), 2, "VALID") == ("taps", None)
+    few = numpy_kernels._CHANNELS_FIRST_MAX_CHANNELS
+    assert _route((4, 33, 33, few), (3, 3, few, 16), 2, "VALID")[1] == {"channels_first": True}
+    assert _route((4, 33, 33, few + 1), (3, 3, few + 1, 16), 2, "VALID") == ("taps", None)
+    # a 1x1 filter: weights first up to the limit, the plain GEMM past it; both exact
+    for n in (1, 4):
+        geo = _geometry((n, 7, 7, 6), (1, 1, 6, 5), 1, "VALID")
+        _, w, g = _data((n, 7, 7, 6), (1, 1, 6, 5), geo, seed=n)
+        assert numpy_kernels._weights_first(n * 49) == (n * 49 <= rows)
+        np.testing.assert_allclose(numpy_kernels.conv2d_backprop_input(w, g, geo), _input_grad_reference(w, g, geo),
+                                   rtol=1e-12, atol=1e-12)
+
+
+def test_input_gradient_route_cache_follows_the_tuning_constants(monkeypatch):
+    shape = ((1, 9, 9, 32), (3, 3, 32, 48), 2, "VALID")
+    assert _route(*shape) == ("col2im", {"weights_first": True})
+    monkeypatch.setattr(numpy_kernels, "_WEIGHTS_FIRST_MAX_ROWS", 0)
+    assert _route(*shape) == ("taps", None)
+    monkeypatch.setattr(numpy_kernels, "_CHANNELS_FIRST_MAX_CHANNELS", 32)
+    assert _route(*shape) == ("col2im", {"channels_first": True})
+
+
+@pytest.mark.parametrize("how", COL2IM_MODES[1:], ids=["weights_first", "channels_first"])
+def test_col2im_input_gradient_in_batch_chunks(monkeypatch, how):
+    geo = _geometry((5, 11, 10, 4), (3, 3, 4, 6), 2, "SAME")
+    _, w, g = _data((5, 11, 10, 4), (3, 3, 4, 6), geo, seed=10)
+    per_image = geo.oh * geo.ow * 3 * 3 * 4 * g.itemsize
+    monkeypatch.setattr(numpy_kernels, "_PATCH_CHUNK_BYTES", 2 * per_image)     # chunks of 2 images
+    assert len(numpy_kernels._patch_chunks(g, w.shape[:3], geo)) == 3
+    np.testing.assert_allclose(numpy_kernels._backprop_input_col2im(w, g, geo, **how),
+                               _input_grad_reference(w, g, geo), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("x_shape,w_shape,strides", [
+    ((1, 9, 9, 10), (3, 3, 10, 12), 2),       # col2im, weights first
+    ((2, 15, 14, 2), (3, 3, 2, 5), 2),        # col2im, channels first
+    ((1, 6, 6, 3), (1, 1, 3, 4), 2),          # 1x1, strided, weights first
+])
+def test_conv2d_input_gradients_through_col2im_match_finite_differences(x_shape, w_shape, strides):
+    rng = np.random.default_rng(11)
+    x, w = tf.constant(rng.standard_normal(x_shape)), tf.constant(rng.standard_normal(w_shape))
+    assert_gradients_close(lambda a, b: tf.nn.conv2d(a, b, strides, "VALID"), [x, w], order=2)
