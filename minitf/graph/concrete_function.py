@@ -88,7 +88,6 @@ def output_description(structure):
     return f"Literal[{structure!r}]"
 
 
-@export("types.experimental.ConcreteFunction")
 def _release_examples(graph):
     """Drop the example values of the graph's inner tensors once its trace is complete: they
     stood in for values while each op ran to learn its outputs' shapes, and a finished graph
@@ -103,6 +102,7 @@ def _release_examples(graph):
                 t.example = t.example_b = None
 
 
+@export("types.experimental.ConcreteFunction")
 class ConcreteFunction:
     """One traced graph of a `tf.function`, with its signature.
 
