@@ -5,7 +5,9 @@
   5x5/6x6 stride-2 ones through space-to-depth). Otherwise im2col and one GEMM, or, when a pass
   would mostly multiply padding, each filter tap on its valid rectangle (`use_tap_rectangles`).
   1x1 convolutions are one GEMM in all three passes; a stride-1 input gradient runs as the
-  forward convolution of the flipped filter. A patch matrix over 16 MiB is built and
+  forward convolution of the flipped filter, a strided one with few rows or channels as col2im
+  (one GEMM for all taps, then each tap's columns added where it reads; see
+  `conv2d_backprop_input` for the routing and its figures). A patch matrix over 16 MiB is built and
   multiplied batch chunk by batch chunk, so that no buffer passes glibc's largest mmap threshold
   (32 MiB): bigger ones are mapped fresh and page-faulted on every step.
 - Optimizer updates (`update_variables`): any rule of `minitf.optimizers.rules`, run over
