@@ -61,12 +61,14 @@ def _synchronized_moments(inputs, axes):
 
 
 def _normalize(x, mean, variance, offset, scale, epsilon):
-    """(x - mean) / sqrt(variance + epsilon) * scale + offset, with minitf ops."""
+    """(x - mean) / sqrt(variance + epsilon) * scale + offset, in the order Keras 3 computes it
+    (tf.nn.batch_normalization): x * inv + (offset - mean * inv) with inv = rsqrt(variance +
+    epsilon) * scale, so one pass over x fewer than subtracting the mean first."""
     inv = math_ops.rsqrt(variance + epsilon)
     if scale is not None:
         inv = inv * scale
-    out = (x - mean) * inv
-    return out + offset if offset is not None else out
+    shift = offset - mean * inv if offset is not None else -(mean * inv)
+    return x * inv + shift
 
 
 @export("layers.BatchNormalization", "keras.layers.BatchNormalization")
