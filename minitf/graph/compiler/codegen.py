@@ -3,8 +3,9 @@
 Registers are local variables (`r12`); functions, arrays and other objects the steps use are
 globals of the generated module (`k3`); Python numbers, strings and tuples of them are written
 as literals. Each register is deleted right after its last use, so a plan holds no array
-longer than needed (its peak memory is no higher than the interpreter's, and an optimizer
-that updates a variable in place finds no stale read holding its array).
+longer than needed (an optimizer that updates a variable in place finds no stale read holding
+its array). Mid-sized ufunc results go into buffers the plan keeps between calls
+(`minitf.graph.compiler.buffers`), each written only when nothing else holds it.
 
 The function is `plan(inputs, _vm, _p)`: the flat input tensors, the variable arguments of
 this call ({traced variable id: variable}, or None) and a one-item list set to 1 right before
