@@ -25,6 +25,8 @@ __all__ = ["plan_buffers", "MIN_BYTES", "MAX_BYTES"]
 # thresholds start at 128 KiB).
 MIN_BYTES = 32 << 10
 MAX_BYTES = 1 << 20
+# Keyword arguments that leave a ufunc's result an ordinary C-ordered array of its recorded dtype.
+_PLAIN_KWARGS = frozenset(("dtype", "casting"))
 
 
 def _fresh_call(step):
@@ -42,13 +44,15 @@ def _fresh_call(step):
         (len(args) < 4 or args[3] is None)
 
 
-def _recyclable(step, types, min_bytes, max_bytes):
-    """(shape, dtype) of the buffer a call step can write its result into, or None."""
-    if step[0] != "call" or type(step[4]) is not int:
+def _recyclable(step, types, c_contiguous, min_bytes, max_bytes):
+    """(shape, dtype) of the buffer a call step can write its result into, or None. The result
+    must have been C-contiguous, as the buffer is: a result laid out otherwise (a ufunc follows
+    its inputs' order) could make a later reduction or GEMM sum in another order."""
+    if step[0] != "call" or type(step[4]) is not int or step[4] not in c_contiguous:
         return None
     fn, args, kwargs = step[1], step[2], step[3]
-    if type(fn) is not np.ufunc or fn.nout != 1 or len(args) != fn.nin or "out" in kwargs \
-            or "where" in kwargs:
+    if type(fn) is not np.ufunc or fn.nout != 1 or len(args) != fn.nin or \
+            not set(kwargs) <= _PLAIN_KWARGS:
         return None
     kind, dtype, shape = types.get(step[4], (None, None, None))
     if kind is not np.ndarray or not shape or dtype.hasobject:
@@ -58,18 +62,20 @@ def _recyclable(step, types, min_bytes, max_bytes):
     return tuple(shape), dtype
 
 
-def plan_buffers(steps, types, used, defined, last_use, min_bytes=MIN_BYTES, max_bytes=MAX_BYTES):
+def plan_buffers(steps, types, c_contiguous, used, defined, last_use, min_bytes=MIN_BYTES,
+                 max_bytes=MAX_BYTES):
     """({step index: buffer slot}, [(shape, dtype) of each slot]) for the program's steps.
 
     Args:
       steps: the program's steps.
       types: {register: (type, dtype, shape)} of the recorded run.
+      c_contiguous: the registers whose ndarray was C-contiguous in the recorded run.
       used, defined: the names (`r12`, ...) each step reads and defines.
       last_use: {name: index of the last step reading it} (outputs: len(steps)).
       min_bytes, max_bytes: the sizes of result given a kept buffer.
     """
     candidates = {i: key for i, step in enumerate(steps)
-                  if (key := _recyclable(step, types, min_bytes, max_bytes)) is not None}
+                  if (key := _recyclable(step, types, c_contiguous, min_bytes, max_bytes)) is not None}
     if not candidates:
         return {}, []
     slots, slot_keys, slot_free_after = {}, [], []

@@ -198,8 +198,8 @@ def generate(program, host_runners, effects, remappable):
     for name in (n for spec in program.outputs for n in (f"r{r}" for r in spec_registers(spec))):
         last_use[name] = len(steps)
     first_effect = min(effects) if effects else len(steps)
-    buffer_of, buffer_types = buffers.plan_buffers(steps, program.types, names_used, names_defined, last_use,
-                                               buffers.MIN_BYTES, buffers.MAX_BYTES)
+    buffer_of, buffer_types = buffers.plan_buffers(steps, program.types, program.c_contiguous, names_used,
+                                                   names_defined, last_use, buffers.MIN_BYTES, buffers.MAX_BYTES)
     w.globals["_B"] = [None] * len(buffer_types)
     for i, step in enumerate(steps):
         if i == first_effect:

@@ -59,15 +59,17 @@ class Program:
       operations: the interpreter's node list (host steps refer to it by index).
       registers: how many registers the steps use.
       types: {register: (type, dtype, shape) of its value in the recorded run}.
+      c_contiguous: the registers whose ndarray was C-contiguous in the recorded run.
     """
 
-    def __init__(self, steps, outputs, escaped, operations, registers, types=None):
+    def __init__(self, steps, outputs, escaped, operations, registers, types=None, c_contiguous=()):
         self.steps = steps
         self.outputs = outputs
         self.escaped = escaped
         self.operations = operations
         self.registers = registers
         self.types = types or {}
+        self.c_contiguous = frozenset(c_contiguous)
 
 
 def is_host_node(op):
@@ -224,7 +226,7 @@ class _Run:
                 if type(tensor._value) is TracedArray:
                     tensor._value = tensor._value.array
         program = Program(recorder.steps, specs, recorder.escaped, self.operations,
-                          recorder.registers, recorder.types)
+                          recorder.registers, recorder.types, recorder.c_contiguous)
         return outputs, program
 
     def _holds_objects(self, op):

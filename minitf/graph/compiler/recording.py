@@ -171,6 +171,7 @@ class Recorder:
         self.steps = []
         self.registers = 0
         self.types = {}  # register -> (type, dtype, shape) of its value in this run
+        self.c_contiguous = set()  # registers whose ndarray was C-contiguous in this run
         self.escaped = []
         self.node = None
         self.off = False
@@ -186,6 +187,8 @@ class Recorder:
         """A TracedArray with a new register for `array`."""
         traced = TracedArray(array, self.registers, self)
         self.types[self.registers] = (type(array), array.dtype, np.shape(array))
+        if type(array) is np.ndarray and array.flags.c_contiguous:
+            self.c_contiguous.add(self.registers)
         self.registers += 1
         self._by_array[id(array)] = weakref.ref(traced)
         return traced
