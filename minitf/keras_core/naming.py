@@ -7,6 +7,7 @@ below all of them so that losses and metrics need not import the layers.
 """
 import threading
 
+from minitf.keras_core import config
 from minitf.snake_case import keras_rule as to_snake_case
 
 __all__ = ["to_snake_case", "unique_layer_name", "clear_session"]
@@ -34,3 +35,9 @@ def clear_session():
     """Forget the names handed out so far: automatic names start again at 'dense', 'dense_1'."""
     with _name_lock:
         _name_counts.clear()
+
+
+# tf.keras.backend.clear_session() restarts the automatic names ('dense', 'dense_1', ...):
+# registered here, where the names are handed out, so it holds for a program that has made
+# optimizers or metrics but never loaded the layers.
+config.on_clear_session(clear_session)

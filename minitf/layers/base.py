@@ -20,7 +20,6 @@ from minitf.nest import nest
 from minitf.regularizers import regularizers
 
 from minitf.function import TensorSpec
-from minitf.keras_core import config as keras_config
 from minitf.keras_core import naming
 from minitf.keras_core import node as node_module
 from minitf.keras_core.keras_tensor import any_symbolic
@@ -38,10 +37,6 @@ from minitf.variable import VariableAggregation, VariableSynchronization, scopes
 from minitf.api_export import export
 
 __all__ = ["Layer", "InputSpec", "BUILTIN_LAYER_CLASSES"]
-
-# tf.keras.backend.clear_session() restarts the automatic names ('dense', 'dense_1', ...).
-keras_config.on_clear_session(naming.clear_session)
-
 
 # Every Layer subclass defined inside minitf (layers, InputLayer, Model, Sequential), by class
 # name, filled as the classes are defined: deserialization finds built-in classes here instead

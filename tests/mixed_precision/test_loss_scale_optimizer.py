@@ -12,6 +12,7 @@ def _sgd_lso(**kwargs):
 
 
 def test_defaults_and_config():
+    tf.keras.backend.clear_session()  # the default name counts optimizers made by earlier tests
     opt = _sgd_lso()
     assert (opt.initial_scale, opt.dynamic_growth_steps, opt.name) == (2.0 ** 15, 2000, "loss_scale_optimizer")
     cfg = opt.get_config()

@@ -91,3 +91,20 @@ def test_input_shape_argument_makes_a_plain_input_layer():
     config = seq.get_config()
     assert config["layers"][0]["class_name"] == "InputLayer"
     assert config["layers"][0]["config"]["name"] == "input_layer"
+
+
+def test_clear_session_restarts_names_in_a_program_without_layers():
+    # Keras 3.15: a process that only makes optimizers gets 'loss_scale_optimizer' again after
+    # clear_session (the reset must not depend on the layers package having been imported)
+    import subprocess
+    import sys
+    code = ("import minitf as tf\n"
+            "mp, sgd = tf.keras.mixed_precision, tf.keras.optimizers.SGD\n"
+            "names = [mp.LossScaleOptimizer(sgd()).name, mp.LossScaleOptimizer(sgd()).name]\n"
+            "tf.keras.backend.clear_session()\n"
+            "names += [mp.LossScaleOptimizer(sgd()).name, sgd().name]\n"
+            "import sys; assert 'minitf.layers.base' not in sys.modules, 'layers loaded'\n"
+            "print(names)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "['loss_scale_optimizer', 'loss_scale_optimizer_1', 'loss_scale_optimizer', 'sgd_1']"
