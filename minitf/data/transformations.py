@@ -113,13 +113,16 @@ class MapDataset(UnaryDataset):
                 yield pending.popleft().result()
 
     def _compute_spec(self):
-        # run the function on the first input element; over an empty input, trace it as TF does
+        # TF's spec is its trace's (a batched input's first dimension stays None); where minitf
+        # cannot trace the function, or the trace disagrees with a real element, the spec of
+        # the function's result on the first element
+        traced = self._trace()
         for element in self._input._generate(IterContext()):
-            return st.spec_of(self._apply(element))
-        spec = self._trace()
-        if spec is None:
+            first = st.spec_of(self._apply(element))
+            return traced if traced is not None and _describes(traced, first) else first
+        if traced is None:
             raise ValueError("Cannot infer the element_spec of a map over an empty dataset.")
-        return spec
+        return traced
 
     def _trace(self):
         """The spec of a trace of the function on the input's spec (None where it fails)."""
@@ -130,6 +133,16 @@ class MapDataset(UnaryDataset):
     def _traced_spec(self):
         traced = self._trace()
         return traced if traced is not None else self.element_spec
+
+
+def _describes(traced, actual):
+    """Whether the traced spec `traced` describes an element of spec `actual`: the same
+    structure of TensorSpecs with the same dtypes, each traced shape compatible with the real one."""
+    if not st.same_structure(traced, actual):
+        return False
+    pairs = list(zip(st.flatten(traced), st.flatten(actual)))
+    return all(type(t) is TensorSpec and type(a) is TensorSpec and t.dtype == a.dtype
+               and t.shape.is_compatible_with(a.shape) for t, a in pairs)
 
 
 def _check_predicate_result(value, what):

@@ -387,3 +387,18 @@ def test_public_paths():
     assert isinstance(iter(Dataset.range(2)), tf.data.Iterator)
     assert int(experimental.cardinality(Dataset.range(5).repeat())) == tf.data.INFINITE_CARDINALITY
     assert repr(Dataset.range(3)).startswith("<RangeDataset element_spec=TensorSpec(shape=()")
+
+
+def test_map_element_spec_is_the_traced_one():
+    # TF 2.21 traces the function: a batched input's first dimension stays unknown, and so does
+    # a size the values decide; the specs below are TF's
+    batched = tf.data.Dataset.range(10).batch(4)
+    assert batched.map(lambda x: x * 2).element_spec == tf.TensorSpec([None], tf.int64)
+    pairs = tf.data.Dataset.from_tensor_slices((tf.zeros([10, 3]), tf.ones([10]))).batch(4)
+    assert pairs.map(lambda x, y: (tf.reduce_sum(x, axis=1), y)).element_spec == (
+        tf.TensorSpec([None], tf.float32), tf.TensorSpec([None], tf.float32))
+    assert tf.data.Dataset.range(3).map(lambda x: tf.range(x)).element_spec == tf.TensorSpec([None], tf.int64)
+    exact = tf.data.Dataset.range(10).batch(4, drop_remainder=True).map(lambda x: x * 2)
+    assert exact.element_spec == tf.TensorSpec([4], tf.int64)
+    mixed = tf.data.Dataset.range(3).map(lambda x: {"a": x, "b": tf.fill([2], x)})
+    assert mixed.element_spec == {"a": tf.TensorSpec([], tf.int64), "b": tf.TensorSpec([2], tf.int64)}
