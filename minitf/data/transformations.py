@@ -140,9 +140,8 @@ def _describes(traced, actual):
     structure of TensorSpecs with the same dtypes, each traced shape compatible with the real one."""
     if not st.same_structure(traced, actual):
         return False
-    pairs = list(zip(st.flatten(traced), st.flatten(actual)))
-    return all(type(t) is TensorSpec and type(a) is TensorSpec and t.dtype == a.dtype
-               and t.shape.is_compatible_with(a.shape) for t, a in pairs)
+    return all(type(t) is TensorSpec and type(a) is TensorSpec and t.is_compatible_with(a)
+               for t, a in zip(st.flatten(traced), st.flatten(actual)))
 
 
 def _check_predicate_result(value, what):

@@ -2,6 +2,8 @@
 Keras 3.15 running tests/parity/parity_auto_names.py; the parity suite checks them live)."""
 import importlib.util
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -96,8 +98,6 @@ def test_input_shape_argument_makes_a_plain_input_layer():
 def test_clear_session_restarts_names_in_a_program_without_layers():
     # Keras 3.15: a process that only makes optimizers gets 'loss_scale_optimizer' again after
     # clear_session (the reset must not depend on the layers package having been imported)
-    import subprocess
-    import sys
     code = ("import minitf as tf\n"
             "mp, sgd = tf.keras.mixed_precision, tf.keras.optimizers.SGD\n"
             "names = [mp.LossScaleOptimizer(sgd()).name, mp.LossScaleOptimizer(sgd()).name]\n"
