@@ -67,6 +67,11 @@ def _fused(xp, name, *arrays):
     return kernel(*arrays)
 
 
+def relu(v):
+    """max(v, 0) elementwise."""
+    return array_module(v).maximum(v, 0)
+
+
 def sigmoid(v):
     """1 / (1 + e^-v) without overflow (e^-|v| never overflows)."""
     xp = array_module(v)

@@ -12,6 +12,7 @@ import numpy as np
 
 from minitf import dispatch
 from minitf import backend
+from minitf import kernels
 from minitf.errors import errors
 from minitf.ops import math as _math_ops, random as _random_ops
 from minitf.ops._core import (FLOATS, REAL, Op, Tensor, Variable, thread_state, array_module, as_tensor, binary,
@@ -69,8 +70,7 @@ def relu(features, name=None):
     x = features if type(features) is Tensor else converted(features, "tf.nn.relu", "features")
     if x._value.dtype.kind in "bcO":
         RELU.check_dtype(x)
-    xp = array_module(x._value)
-    y = Tensor(xp.maximum(x._value, 0))
+    y = Tensor(kernels.for_module(array_module(x._value)).relu(x._value))
     if thread_state.active:
         record(RELU, (x,), (y,), lambda g: _relu_grad(y, g))
     return y

@@ -92,3 +92,16 @@ def test_choice_follows_the_share_of_padding_read():
     # strided 5x5 'same' at 14x14 reads 84% real inputs: only its input gradient switches
     assert not wanted((64, 14, 14, 64), (5, 5, 64, 128), "SAME", strides=2)
     assert wanted((64, 14, 14, 64), (5, 5, 64, 128), "SAME", strides=2, input_gradient=True)
+
+
+def test_tap_layout_is_worked_out_once_per_geometry():
+    geo = conv._conv_geometry((1, 9, 9, 48), (5, 5, 48, 64), 1, "SAME", "NHWC", 1, "Conv2D")
+    again = conv._conv_geometry((1, 9, 9, 48), (5, 5, 48, 64), 1, "SAME", "NHWC", 1, "Conv2D")
+    rects = numpy_kernels.tap_rectangles(geo)
+    assert numpy_kernels.tap_rectangles(again) is rects  # the cached tuple, not a fresh walk
+    assert len(rects) == 25
+    # every output row and column a tap reads inside the 9x9 image: 7, 8, 9, 8, 7 per axis
+    per_axis = [7, 8, 9, 8, 7]
+    assert numpy_kernels._real_read_share(geo) == pytest.approx(sum(per_axis) ** 2 / (25 * 81))
+    bigger = conv._conv_geometry((1, 11, 11, 48), (5, 5, 48, 64), 1, "SAME", "NHWC", 1, "Conv2D")
+    assert numpy_kernels._real_read_share(bigger) == pytest.approx(sum([9, 10, 11, 10, 9]) ** 2 / (25 * 121))
