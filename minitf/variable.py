@@ -131,6 +131,18 @@ def _check_settings(name, constraint, synchronization, aggregation):
                              f"{value!r}; use a tf.{enum_type.__name__}") from None
 
 
+class _CountedWrites:
+    """`Variable._value`: read straight from the instance dict (no `__get__`, so a read costs
+    what a plain attribute does), and every assignment adds one to `Variable._version`.
+    In-place writers ask `_buffer_for_update` first, which counts too. Compiled plans keep
+    values computed from variables alone while the variables' versions stay the same."""
+
+    def __set__(self, variable, value):
+        state = variable.__dict__
+        state["_value"] = value
+        state["_version"] = state.get("_version", 0) + 1
+
+
 @export("Variable")
 class Variable(TensorLike):
     """State that persists across steps: a mutable value that works wherever a tensor does.
@@ -165,6 +177,7 @@ class Variable(TensorLike):
 
     # Hooks run on every new variable (checkpoint restoration that waits for creation).
     _creation_hooks = []
+    _value = _CountedWrites()  # the current array; each write counts a new `_version`
 
     def __init__(self, initial_value=None, trainable=None, validate_shape=True, caching_device=None,
                  name=None, variable_def=None, dtype=None, import_scope=None, constraint=None,
@@ -341,6 +354,8 @@ class Variable(TensorLike):
         """
         if sys.getrefcount(self._value) > _UNSHARED_REFS:
             self._value = self._value.copy()
+        else:
+            self._version += 1
         return self._value
 
     def assign(self, value, use_locking=None, name=None, read_value=True):

@@ -19,7 +19,7 @@ alive or a tensor an effect stored gets a fresh buffer instead, which the plan k
 """
 import numpy as np
 
-__all__ = ["plan_buffers", "MIN_BYTES", "MAX_BYTES"]
+__all__ = ["plan_buffers", "fresh_call", "MIN_BYTES", "MAX_BYTES"]
 
 # Results smaller than this come from malloc's free lists cheaply (glibc's trim and mmap
 # thresholds start at 128 KiB).
@@ -29,7 +29,7 @@ MAX_BYTES = 1 << 20
 _PLAIN_KWARGS = frozenset(("dtype", "casting"))
 
 
-def _fresh_call(step):
+def fresh_call(step):
     """Whether a step's result is a new array that shares memory with none of its arguments."""
     if step[0] != "call":
         return False
@@ -103,7 +103,7 @@ def _lifetime_end(steps, used, defined, last_use, start):
     for j in range(start + 1, len(steps)):
         if j > end:
             break
-        if used[j] & aliases and not _fresh_call(steps[j]):
+        if used[j] & aliases and not fresh_call(steps[j]):
             new = defined[j] - aliases
             if new:
                 aliases |= new

@@ -65,6 +65,7 @@ class _Writer:
                         "_index": operator.index, "_EMPTY": {}}
         self._names = {}  # id(object) -> global name
         self.lines = []
+        self.indent = 0
 
     def const(self, value):
         """Source text for a constant: a literal when exact, else a global."""
@@ -126,7 +127,7 @@ class _Writer:
         return ", ".join(f"r{r}" for r in regs) + " = "
 
     def emit(self, line):
-        self.lines.append("    " + line)
+        self.lines.append("    " * (1 + self.indent) + line)
 
 
 def _head_expr(w, head):
@@ -179,7 +180,7 @@ def spec_registers(spec):
     return ()
 
 
-def generate(program, host_runners, effects, remappable):
+def generate(program, host_runners, effects, remappable, invariants=None):
     """(source, globals) of the plan function for `program`.
 
     Args:
@@ -187,6 +188,8 @@ def generate(program, host_runners, effects, remappable):
       host_runners: {step index: callable(vm, values) -> (outputs, records)} for host steps.
       effects: indexes of the steps with effects.
       remappable: ids of the traced variables a call may replace (variable arguments).
+      invariants: the `minitf.graph.compiler.invariants.Invariants` of the program, or None:
+        its steps run only when a variable they read has a new version.
     """
     w = _Writer()
     steps = program.steps
@@ -200,10 +203,16 @@ def generate(program, host_runners, effects, remappable):
     first_effect = min(effects) if effects else len(steps)
     buffer_of, buffer_types = buffers.plan_buffers(steps, program.types, program.c_contiguous, names_used,
                                                    names_defined, last_use, buffers.MIN_BYTES, buffers.MAX_BYTES)
+    if invariants:  # their results outlive the call: never in a buffer other steps reuse
+        kept_steps = range(invariants.reads, invariants.reads + invariants.steps)
+        buffer_of = {i: slot for i, slot in buffer_of.items() if i not in kept_steps}
     w.globals["_B"] = [None] * len(buffer_types)
+    block = range(invariants.reads, invariants.reads + invariants.steps) if invariants else range(0)
     for i, step in enumerate(steps):
         if i == first_effect:
             w.emit("_p[0] = 1")
+        if block and i == block.start:
+            _open_invariants(w, invariants)
         if i in buffer_of:
             _kept_buffer_step(w, step, buffer_of[i], buffer_types[buffer_of[i]])
         else:
@@ -212,10 +221,33 @@ def generate(program, host_runners, effects, remappable):
             [n for n in names_used[i] if last_use.get(n) == i]
         if dead:
             w.emit("del " + ", ".join(sorted(set(dead))))
+        if block and i == block.stop - 1:
+            _close_invariants(w, invariants)
     outputs = [_build(w, spec) for spec in program.outputs]
     w.emit("return (" + "".join(o + ", " for o in outputs) + ")")
     source = "def plan(inputs, _vm, _p):\n" + "\n".join(w.lines) + "\n"
     return source, w.globals
+
+
+def _open_invariants(w, invariants):
+    """The start of the steps that run only when a variable they read changed: `_V[0]` holds
+    (the versions they last ran with, their kept results), replaced as one item, so two
+    threads running the plan never pair one run's versions with another's results."""
+    w.globals["_V"] = [None]
+    versions = "".join(f"{w.const(v)}._version, " for v in invariants.variables)
+    w.emit(f"_v = ({versions})")
+    w.emit("_kv = _V[0]")
+    w.emit("if _kv is None or _kv[0] != _v:")
+    w.indent += 1
+
+
+def _close_invariants(w, invariants):
+    kept = "".join(f"r{r}, " for r in invariants.kept)
+    w.emit(f"_kv = _V[0] = (_v, ({kept}))")
+    w.indent -= 1
+    if kept:
+        w.emit(f"{kept} = _kv[1]")
+    w.emit("del _v, _kv")
 
 
 def _kept_buffer_step(w, step, slot, buffer_type):

@@ -15,7 +15,7 @@ import numpy as np
 from minitf.graph.compiler.codegen import spec_registers
 from minitf.graph.compiler.recording import MethodCall, Reg, Seq, SliceOf
 
-__all__ = ["hoist_guards", "dead_steps", "effects", "Refused"]
+__all__ = ["hoist_guards", "dead_steps", "effects", "reordered", "uses", "defines", "writes", "Refused"]
 
 _GUARDS = ("guard", "vguard", "shape")
 _MOVABLE = ("call", "method", "opaque") + _GUARDS
@@ -154,7 +154,7 @@ def hoist_guards(program):
             order.remove(index)
             order.insert(position, index)
             position += 1
-    return _reordered(program, order)
+    return reordered(program, order)
 
 
 def _slice(steps, first, g):
@@ -187,7 +187,9 @@ def _slice(steps, first, g):
     return sorted(picked)
 
 
-def _reordered(program, order):
+def reordered(program, order):
+    """The program with its steps in `order` (new position -> old index), host-gradient and
+    lazy steps' references to other steps renumbered."""
     new_index = {old: new for new, old in enumerate(order)}
     steps = []
     for old in order:
@@ -218,4 +220,4 @@ def dead_steps(program):
     if all(keep):
         return program
     order = [i for i in range(len(steps)) if keep[i]]
-    return _reordered(program, order)
+    return reordered(program, order)

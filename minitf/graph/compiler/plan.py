@@ -18,7 +18,8 @@ import numpy as np
 
 from minitf import backend
 from minitf.errors import errors
-from minitf.graph.compiler.codegen import CodegenError, generate
+from minitf.graph.compiler.codegen import CodegenError, generate, spec_registers
+from minitf.graph.compiler.invariants import variable_invariants
 from minitf.graph.compiler.optimize import Refused, dead_steps, effects, hoist_guards
 from minitf.graph.compiler.peephole import direct_reductions
 from minitf.graph.compiler.record_run import is_host_node, observe, record_run
@@ -36,6 +37,7 @@ _DEBUG = os.environ.get("MINITF_PLAN_DEBUG") == "1"
 _MAX_SIGNATURES = 16   # plans kept per ConcreteFunction
 _MAX_RECORDINGS = 6    # recordings per signature before it stays with the interpreter
 _DIRECT_REDUCTIONS = [True]  # peephole.direct_reductions (a switch to measure it)
+_VARIABLE_INVARIANTS = [True]  # invariants.variable_invariants (a switch to measure it)
 _MAX_FALLBACKS = 4     # failed guards (more than successful runs) before a plan is dropped
 
 
@@ -173,12 +175,16 @@ class PlanCache:
         program = dead_steps(program)
         if _DIRECT_REDUCTIONS[0]:
             program = direct_reductions(program)
+        invariants = None
+        if _VARIABLE_INVARIANTS[0]:
+            outputs = {r for spec in program.outputs for r in spec_registers(spec)}
+            program, invariants = variable_invariants(program, self._remappable, outputs)
         runners = {}
         for i, step in enumerate(program.steps):
             if step[0] == "host":
                 runners[i] = _runner(program.operations[step[1]], step[2], step[5])
         try:
-            source, namespace = generate(program, runners, effects(program), self._remappable)
+            source, namespace = generate(program, runners, effects(program), self._remappable, invariants)
         except CodegenError as e:
             raise Refused(str(e)) from None
         code = compile(source, f"<minitf plan of {self.concrete.name}>", "exec")
