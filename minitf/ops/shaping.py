@@ -474,9 +474,15 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
                 "SplitV", f"Determined shape must either match input shape along split_dim exactly if "
                           f"fully specified, or be less than the size of the input along split_dim if "
                           f"not fully specified. Got size_splits {sizes} for dimension {axis} of size {n}")
-    xp = array_module(x._value)
-    bounds = np.cumsum(sizes)[:-1].tolist()
-    outs = tuple(Tensor(v) for v in xp.split(x._value, bounds, axis=axis))
+    # plain slices: the same views numpy.split makes, without its Python-level loop (13 us
+    # for four parts, a concatenation's gradient in every Inception block)
+    index = [slice(None)] * nd
+    parts, start = [], 0
+    for size in sizes:
+        index[axis] = slice(start, start + size)
+        parts.append(Tensor(x._value[tuple(index)]))
+        start += size
+    outs = tuple(parts)
     if thread_state.active:
         def grad(*gs):
             return concat(gs, axis=axis + batch_ndim(gs[0], nd))

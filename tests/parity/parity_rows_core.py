@@ -271,7 +271,10 @@ add("broadcast_to", tensor_and(lambda a: st.one_of(st.just([2] + list(a.shape)),
 add("reverse", tensor_and(lambda a: st.lists(st.integers(-a.ndim - 1, a.ndim), max_size=2)), grad=1)
 add("roll", tensor_and(lambda a: st.integers(-3, 3), an_axis), grad=1)
 add("repeat", tensor_and(lambda a: st.integers(0, 3), lambda a: st.one_of(st.none(), an_axis(a))), grad=1)
-add("concat", st.tuples(st.lists(tensors(FLOATS[1:2], shape=(2, 3)), min_size=0, max_size=3),
+# no empty list: TF 2.21's error for tf.concat([], axis) depends on the process (IndexError from
+# its attr inference in a fresh one, InvalidArgumentError once kernels ran); tests/ops/test_array.py
+# checks minitf's InvalidArgumentError
+add("concat", st.tuples(st.lists(tensors(FLOATS[1:2], shape=(2, 3)), min_size=1, max_size=3),
                         st.integers(-3, 2)).map(Case), grad=1)
 add("stack", st.tuples(st.lists(tensors(FLOATS[1:2], shape=(2, 3)), min_size=0, max_size=3),
                        st.integers(-4, 3)).map(Case), grad=1)
