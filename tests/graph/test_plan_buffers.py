@@ -10,6 +10,12 @@ from minitf.graph.compiler import buffers
 from minitf.graph.compiler import plan as plans
 
 
+@pytest.fixture(autouse=True)
+def _unfused(monkeypatch):
+    """These tests are about the buffers of ufunc steps: no fused chains (fusion.py) in between."""
+    monkeypatch.setattr(plans, "_FUSION", [False])
+
+
 def _plan_of(fn):
     (concrete,) = fn._concrete_functions()
     (entry,) = concrete._plans.entries.values()
