@@ -67,6 +67,11 @@ def _fused(xp, name, *arrays):
     return kernel(*arrays)
 
 
+def select(cond, x, y):
+    """where(cond, x, y) elementwise."""
+    return array_module(x).where(cond, x, y)
+
+
 def relu(v):
     """max(v, 0) elementwise."""
     return array_module(v).maximum(v, 0)

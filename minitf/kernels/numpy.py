@@ -16,6 +16,7 @@
 - `scatter_at`: numpy's unbuffered `.at` scatters (Variable.scatter_*).
 - `sigmoid`, `sigmoid_grad`, `tanh_grad`: the elementwise formulas (the GPU module fuses them).
 - `relu`: numpy.maximum(v, 0), compared against a zero row (see there).
+- `select`: numpy.where(cond, x, y), a compiled loop for large same-shape operands (see there).
 - float16: numpy has no half-precision BLAS (a float16 GEMM runs ~100x slower than float32), so
   the GEMM kernels compute float16 operands in float32 and round the result, which is also what
   TF's CPU kernels return (checked equal on matmul and conv2d).
@@ -26,7 +27,7 @@ import threading
 
 import numpy as np
 
-from minitf.kernels import threads, winograd
+from minitf.kernels import jit, threads, winograd
 from minitf.kernels.windows import (avg_pool, avg_pool_grad, contiguous, conv2d_backprop_filter_im2col,  # noqa: F401
                                     conv2d_backprop_input_col2im, conv2d_backprop_input_taps, conv2d_im2col,
                                     depthwise_backprop_filter, depthwise_backprop_input, depthwise_conv2d,
@@ -567,6 +568,31 @@ def _zero_row(length, dtype):
     row = np.zeros(length, dtype)
     row.flags.writeable = False  # shared by every call
     return row
+
+
+# numpy.where branches per element: on a random mask (a Dropout's) it runs at ~4 ns a value,
+# against ~0.4 ns for numba's branch-free loop (802,816 float32 values: 3.4 -> 0.4 ms).
+_SELECT_LOOP_MIN = 4096
+_select_loops = []
+
+
+def select(cond, x, y):
+    """numpy.where(cond, x, y): one compiled loop (numba, when installed) for a large bool
+    `cond` and numeric `x`, `y` of its shape and one dtype, all C-contiguous."""
+    if cond.size >= _SELECT_LOOP_MIN and cond.shape == x.shape == y.shape and x.dtype == y.dtype and \
+            x.dtype.kind in "fiu" and cond.dtype == np.bool_ and cond.flags.c_contiguous and \
+            x.flags.c_contiguous and y.flags.c_contiguous and jit.available():
+        if not _select_loops:
+            _select_loops.append(jit.compiled(_select_loop))
+        out = np.empty(x.shape, x.dtype)
+        _select_loops[0](cond.reshape(-1), x.reshape(-1), y.reshape(-1), out.reshape(-1))
+        return out
+    return np.where(cond, x, y)
+
+
+def _select_loop(cond, x, y, out):
+    for i in range(out.shape[0]):
+        out[i] = x[i] if cond[i] else y[i]
 
 
 def sigmoid(v):

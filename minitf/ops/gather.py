@@ -57,7 +57,7 @@ def where(condition, x=None, y=None, name=None):
     if cond._value.dtype.kind != "b":
         raise SELECT.invalid(f"condition must be a bool tensor, got {cond.dtype.name}")
     try:
-        z = Tensor(xp.where(cond._value, x._value, y._value))
+        z = Tensor(kernels.for_module(xp).select(cond._value, x._value, y._value))
     except ValueError:
         raise SELECT.invalid(f"condition {list(cond.shape)}, x {list(x.shape)} and y {list(y.shape)} "
                              "must be broadcastable to one shape") from None

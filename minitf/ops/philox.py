@@ -27,6 +27,7 @@ import sys
 
 import numpy as np
 
+from minitf.kernels import jit
 from minitf.ops import glibc_math
 
 _M0 = np.uint64(0xD2511F53)
@@ -76,10 +77,17 @@ def philox(key, words):
 
 
 _CHUNK = 1 << 13  # blocks per pass: keeps a round's temporaries in cache (about twice as fast)
+# From this many blocks on, numba's loop (when installed) replaces the numpy rounds: 1.1 ms
+# instead of 8.5 ms for 200,704 blocks (a Dropout mask of 64x14x14x64), the same bits.
+_LOOP_MIN_BLOCKS = 256
+_loops = {}  # name -> the numba-compiled loop
 
 
 def stream(key, counter, n, start=0):
     """The four uint32 output words of blocks start .. start + n - 1 after `counter`, as arrays."""
+    if n >= _LOOP_MIN_BLOCKS and jit.available():
+        out = blocks(key, counter, n, start)
+        return [out[:, 0], out[:, 1], out[:, 2], out[:, 3]]
     if n <= _CHUNK:
         return philox(key, counters(counter, n, start))
     out = [np.empty(n, dtype=np.uint32) for _ in range(4)]
@@ -94,7 +102,45 @@ def blocks(key, counter, n, start=0):
     """An [n, 4] uint32 array: the Philox outputs of blocks start .. start + n - 1."""
     if n <= 0:
         return np.zeros((0, 4), dtype=np.uint32)
+    if n >= _LOOP_MIN_BLOCKS and jit.available():
+        out = np.empty((n, 4), dtype=np.uint32)
+        k0, k1 = _words(int(key))
+        _compiled_loop(_blocks_loop)(np.uint64(k0), np.uint64(k1), np.uint64(int(counter[0]) & _MASK64),
+                 np.uint64(int(counter[1]) & _MASK64), np.uint64(start & _MASK64), out)
+        return out
     return np.stack(stream(key, counter, n, start), axis=1)
+
+
+def _compiled_loop(fn):
+    loop = _loops.get(fn.__name__)
+    if loop is None:
+        loop = _loops[fn.__name__] = jit.compiled(fn)
+    return loop
+
+
+def _blocks_loop(k0, k1, lo, hi, start, out):
+    """`blocks` as one loop (compiled by numba; every operand uint64, so nothing leaves the
+    unsigned integers): block i's 128-bit counter is (hi, lo) + start + i, then ten rounds."""
+    mask, shift = np.uint64(_MASK32), np.uint64(32)
+    m0, m1, w0, w1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57), np.uint64(_W0), np.uint64(_W1)
+    one, zero = np.uint64(1), np.uint64(0)
+    for i in range(out.shape[0]):
+        offset = start + np.uint64(i)
+        low = offset + lo
+        high = hi + (one if low < offset else zero)
+        c0, c1, c2, c3 = low & mask, low >> shift, high & mask, high >> shift
+        a0, a1 = k0, k1
+        for round_ in range(10):
+            if round_:
+                a0 = (a0 + w0) & mask
+                a1 = (a1 + w1) & mask
+            p0 = c0 * m0
+            p1 = c2 * m1
+            c0, c1, c2, c3 = (p1 >> shift) ^ c1 ^ a0, p1 & mask, (p0 >> shift) ^ c3 ^ a1, p0 & mask
+        out[i, 0] = c0
+        out[i, 1] = c1
+        out[i, 2] = c2
+        out[i, 3] = c3
 
 
 def skip(counter, delta):
@@ -108,7 +154,20 @@ def skip(counter, delta):
 
 def uint32_to_float(x):
     """Floats in [0, 1) from the low 23 bits of each uint32 (TF's Uint32ToFloat)."""
+    if x.size >= 4 * _LOOP_MIN_BLOCKS and x.ndim == 1 and jit.available():
+        out = np.empty(x.shape, np.float32)
+        _compiled_loop(_unit_float_loop)(np.ascontiguousarray(x), out.view(np.uint32), out)
+        return out
     return ((x & np.uint32(0x7FFFFF)) | np.uint32(0x3F800000)).view(np.float32) - np.float32(1.0)
+
+
+def _unit_float_loop(words, bits, out):
+    """`uint32_to_float` in one pass (numba): `bits` and `out` are one buffer, as uint32 and as
+    float32; each value's bits are written, then 1.0 is subtracted in float32."""
+    low, one_bits, one = np.uint32(0x7FFFFF), np.uint32(0x3F800000), np.float32(1.0)
+    for i in range(words.shape[0]):
+        bits[i] = (words[i] & low) | one_bits
+        out[i] = out[i] - one
 
 
 def uint64_to_double(x0, x1):
@@ -270,14 +329,12 @@ def _interleave(*columns):
 
 def uniform(key, counter, n, kind):
     """n uniform values in [0, 1) of `kind` ('float16', 'bfloat16', 'float32' or 'float64')."""
-    per_block = 2 if kind == "float64" else 4
-    w = stream(key, counter, -(-n // per_block))
     if kind == "float64":
-        out = _interleave(uint64_to_double(w[0], w[1]), uint64_to_double(w[2], w[3]))
-    else:
-        convert = {"float16": uint16_to_half, "bfloat16": uint16_to_bfloat16, "float32": uint32_to_float}[kind]
-        out = _interleave(*(convert(x) for x in w))
-    return out[:n]
+        w = stream(key, counter, -(-n // 2))
+        return _interleave(uint64_to_double(w[0], w[1]), uint64_to_double(w[2], w[3]))[:n]
+    convert = {"float16": uint16_to_half, "bfloat16": uint16_to_bfloat16, "float32": uint32_to_float}[kind]
+    # each word becomes one value, in block order: convert the flat [blocks, 4] words at once
+    return convert(blocks(key, counter, -(-n // 4)).reshape(-1)[:n])
 
 
 def normal(key, counter, n, kind):

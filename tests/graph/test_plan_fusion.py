@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf.graph.compiler import fusion
 from minitf.graph.compiler import plan as plans
+from minitf.kernels import jit
 
 pytest.importorskip("numba")
 
@@ -164,7 +164,7 @@ def test_small_results_and_a_missing_numba_leave_the_program_alone(monkeypatch):
     _run(f, small)
     assert not _fused_steps(f)
 
-    monkeypatch.setattr(fusion, "_numba", [False])
+    monkeypatch.setattr(jit, "_found", [False])
     big = tf.constant(_values(9, np.float32))
 
     @tf.function

@@ -15,9 +15,8 @@ _BINARY, _COMPARE, negative, maximum/minimum, or the ReLU kernel, whose operands
 that shape, per-channel vectors (the last axis) or scalars. A step joins the chain it reads
 from while no step outside the chain has read the chain's values yet and no step in between
 may write in place, so running the whole chain at its last step's place reads the same values.
-Without numba (the `fast` extra) programs stay as they are.
+Without numba (the `fast` extra, `minitf.kernels.jit`) programs stay as they are.
 """
-import importlib.util
 import numbers
 
 import numpy as np
@@ -25,9 +24,9 @@ import numpy as np
 from minitf.graph.compiler.codegen import spec_registers
 from minitf.graph.compiler.optimize import uses, writes
 from minitf.graph.compiler.recording import Reg
-from minitf.kernels import numpy as host_kernels
+from minitf.kernels import jit, numpy as host_kernels
 
-__all__ = ["fuse_elementwise", "available", "MIN_ELEMENTS"]
+__all__ = ["fuse_elementwise", "MIN_ELEMENTS"]
 
 # Smaller results keep their numpy steps: the numba call costs a few microseconds.
 MIN_ELEMENTS = 1024
@@ -37,21 +36,13 @@ _SELECT = {np.maximum: ">", np.minimum: "<"}  # x if (x OP y or x != x) else y
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _BOOL = np.dtype(bool)
 _kernels = {}  # kernel source -> compiled numba function
-_numba = []
-
-
-def available():
-    """Whether numba can be imported (the `fast` extra)."""
-    if not _numba:
-        _numba.append(importlib.util.find_spec("numba") is not None)
-    return _numba[0]
 
 
 def fuse_elementwise(program):
     """The program with its elementwise chains fused (see the module docstring)."""
     steps = program.steps
     candidates = {i: c for i, step in enumerate(steps) if (c := _candidate(step, program.types)) is not None}
-    if not candidates or not available():
+    if not candidates or not jit.available():
         return program
     groups = _groups(steps, candidates)
     if not groups:
@@ -271,11 +262,10 @@ def _compiled(source, float_dtype, consts):
     key = (source, float_dtype.str, tuple(c.tobytes() for c in consts))
     kernel = _kernels.get(key)
     if kernel is None:
-        import numba  # lazy: optional dependency (the `fast` extra), imported once a chain is fused
         namespace = {"F": float_dtype.type, "Z": float_dtype.type(0)}
         namespace.update({f"K{n}": c for n, c in enumerate(consts)})
         exec(compile(source, "<minitf fused elementwise kernel>", "exec"), namespace)  # noqa: S102
-        kernel = numba.njit(nogil=True, boundscheck=False, error_model="numpy")(namespace["kernel"])
+        kernel = jit.compiled(namespace["kernel"])
         if len(_kernels) > 256:
             _kernels.clear()
         _kernels[key] = kernel

@@ -1,0 +1,24 @@
+"""numba, when installed (the `fast` extra): loops compiled to machine code for the few places
+where numpy's one-pass-per-operation costs the most (fused elementwise chains of compiled plans,
+the Philox generator). Everything here is optional: without numba the callers keep their numpy
+code, which gives the same bits."""
+import importlib.util
+import os
+
+__all__ = ["available", "compiled"]
+
+_found = []
+
+
+def available():
+    """Whether numba can be used: installed, and not turned off with MINITF_NUMBA=0."""
+    if not _found:
+        _found.append(os.environ.get("MINITF_NUMBA", "1") != "0" and importlib.util.find_spec("numba") is not None)
+    return _found[0]
+
+
+def compiled(fn):
+    """`fn` compiled by numba (nogil, no bounds checks, numpy's division rules: x / 0 is inf or
+    nan, not an exception). No fastmath: float operations keep their IEEE rounding and order."""
+    import numba  # lazy: optional dependency (the `fast` extra), imported on first use
+    return numba.njit(nogil=True, boundscheck=False, error_model="numpy")(fn)

@@ -1,0 +1,76 @@
+"""The numba loops (minitf/kernels/jit.py users) against the numpy code they stand in for, bit
+for bit: Philox blocks, uint32 -> float32 uniforms, and the select behind tf.where."""
+import numpy as np
+import pytest
+
+import minitf as tf
+from minitf.kernels import jit, numpy as host_kernels
+from minitf.ops import philox
+
+pytest.importorskip("numba")
+
+
+@pytest.fixture
+def numba_off(monkeypatch):
+    def switch(on):
+        monkeypatch.setattr(jit, "_found", [on])
+    return switch
+
+
+@pytest.mark.parametrize("key, counter, n, start", [
+    (0, (0, 0), 300, 0),
+    (2 ** 64 - 1, (2 ** 64 - 5, 7), 1000, 3),                          # the low word carries into the high
+    (123456789, (2 ** 64 - 300, 2 ** 64 - 1), 5000, 2 ** 64 - 10),     # the 128-bit counter wraps to 0
+    (5, (1, 2), philox._LOOP_MIN_BLOCKS, 0),
+])
+def test_philox_blocks_and_streams(numba_off, key, counter, n, start):
+    numba_off(False)
+    want, want_stream = philox.blocks(key, counter, n, start), philox.stream(key, counter, n, start)
+    numba_off(True)
+    got, got_stream = philox.blocks(key, counter, n, start), philox.stream(key, counter, n, start)
+    assert got.dtype == np.uint32 and np.array_equal(got, want)
+    assert all(np.array_equal(a, b) for a, b in zip(got_stream, want_stream))
+
+
+def test_unit_floats(numba_off):
+    words = np.random.default_rng(0).integers(0, 2 ** 32, 50_000, dtype=np.uint64).astype(np.uint32)
+    words[:5] = [0, 2 ** 32 - 1, 0x7FFFFF, 0x800000, 0x3F800000]
+    numba_off(False)
+    want = philox.uint32_to_float(words)
+    numba_off(True)
+    got = philox.uint32_to_float(words)
+    assert got.dtype == np.float32 and np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_seeded_draws_are_the_same_with_and_without_numba(numba_off):
+    results = []
+    for on in (False, True):
+        numba_off(on)
+        tf.keras.utils.set_random_seed(3)
+        x = tf.ones((64, 14, 14, 8))
+        results.append([tf.nn.dropout(x, 0.3).numpy(), tf.random.uniform((40_000,)).numpy(),
+                        tf.random.stateless_uniform((9_000,), seed=(1, 2)).numpy(),
+                        tf.random.normal((5_000,), seed=4).numpy()])
+    for a, b in zip(*results):
+        assert np.array_equal(a.view(np.uint32), b.view(np.uint32))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8])
+def test_select_is_numpy_where(numba_off, dtype):
+    rng = np.random.default_rng(1)
+    cond = rng.random((64, 130)) < 0.5
+    if np.dtype(dtype).kind == "f":
+        x = rng.normal(size=cond.shape).astype(dtype)
+        y = rng.normal(size=cond.shape).astype(dtype)
+        x.reshape(-1)[:6] = [np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0]
+        y.reshape(-1)[:6] = [-0.0, 0.0, np.nan, 1.0, np.nan, -0.0]
+    else:
+        x = rng.integers(0, 100, cond.shape).astype(dtype)
+        y = rng.integers(0, 100, cond.shape).astype(dtype)
+    numba_off(True)
+    got = host_kernels.select(cond, x, y)
+    want = np.where(cond, x, y)
+    assert got.dtype == want.dtype and np.array_equal(got.view(np.uint8), want.view(np.uint8))
+    # broadcasting and non-contiguous operands take numpy.where
+    assert np.array_equal(host_kernels.select(cond, x, y[0]), np.where(cond, x, y[0]), equal_nan=True)
+    assert np.array_equal(host_kernels.select(cond.T, x.T, y.T), np.where(cond.T, x.T, y.T), equal_nan=True)
