@@ -509,6 +509,7 @@ def update_variables(rule, entries, constants):
     The CPU thread count follows other processes' load (`threads.adapt_to_load`): re-measured
     here, once per step."""
     threads.adapt_to_load()
+    rule = _compiled_rule(rule, entries, constants)
     items, work, small = [], 0, BLOCK_BYTES // 8
     for g, w, slots in entries:
         if g.size * w.itemsize <= BLOCK_BYTES:  # one block: the arrays as they are
@@ -531,6 +532,49 @@ def update_variables(rule, entries, constants):
         g, w, slots = item
         rule(np, g, w, _scratch_for(w, _thread_buffers()), slots, **constants)
     _share(items, run, True)
+
+
+def _compiled_rule(rule, entries, constants):
+    """Adam (not AMSGrad) as one compiled loop per block (numba, when installed) instead of its
+    twelve numpy passes, when every array is float32 or float64 of one dtype and the written ones
+    are C-contiguous: the same operations in the same order, in the arrays' own precision (the
+    constants are cast to it, as numpy casts a Python float against a float32 array). Else
+    `rule` itself."""
+    if getattr(rule, "__module__", None) != "minitf.optimizers.rules" or rule.__name__ != "adam" or \
+            not entries or not jit.available():
+        return rule
+    dtype = entries[0][1].dtype
+    if dtype not in (np.float32, np.float64) or set(constants) != {"alpha", "one_minus_b1", "one_minus_b2", "epsilon"}:
+        return rule
+    if not all(type(c) in (float, int) or getattr(c, "dtype", None) == dtype for c in constants.values()):
+        return rule  # a float64 numpy constant would make numpy compute in float64
+    for g, w, slots in entries:
+        if set(slots) != {"m", "v"} or g.dtype != dtype or w.dtype != dtype or \
+                not all(a.dtype == dtype and a.flags.c_contiguous for a in (w, slots["m"], slots["v"])):
+            return rule
+    if not _rule_loops:
+        _rule_loops.append(jit.compiled(_adam_loop))
+    loop, kind = _rule_loops[0], dtype.type
+    cast = {name: kind(value) for name, value in constants.items()}
+
+    def adam(xp, g, w, s, slots, alpha, one_minus_b1, one_minus_b2, epsilon):
+        loop(g.reshape(-1), w.reshape(-1), slots["m"].reshape(-1), slots["v"].reshape(-1),
+             cast["alpha"], cast["one_minus_b1"], cast["one_minus_b2"], cast["epsilon"])
+    return adam
+
+
+_rule_loops = []
+
+
+def _adam_loop(g, w, m, v, alpha, one_minus_b1, one_minus_b2, epsilon):
+    """`minitf.optimizers.rules.adam` without AMSGrad, one element at a time (numba)."""
+    for i in range(w.shape[0]):
+        s = (g[i] - m[i]) * one_minus_b1
+        m[i] = m[i] + s
+        s = (g[i] * g[i] - v[i]) * one_minus_b2
+        v[i] = v[i] + s
+        s = m[i] / (np.sqrt(v[i]) + epsilon)
+        w[i] = w[i] - s * alpha
 
 
 def argsort_stable(v, axis=-1):

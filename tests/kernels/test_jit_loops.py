@@ -6,6 +6,7 @@ import pytest
 import minitf as tf
 from minitf.kernels import jit, numpy as host_kernels
 from minitf.ops import philox
+from minitf.optimizers import rules
 
 pytest.importorskip("numba")
 
@@ -74,3 +75,39 @@ def test_select_is_numpy_where(numba_off, dtype):
     # broadcasting and non-contiguous operands take numpy.where
     assert np.array_equal(host_kernels.select(cond, x, y[0]), np.where(cond, x, y[0]), equal_nan=True)
     assert np.array_equal(host_kernels.select(cond.T, x.T, y.T), np.where(cond.T, x.T, y.T), equal_nan=True)
+
+
+def _adam_run(numba_off, on, dtype, amsgrad=False, learning_rate=1e-2):
+    numba_off(on)
+    rng = np.random.default_rng(0)
+    shapes = [(300, 70), (70,), (200_000,)]  # the last one is cut into blocks
+    variables = [tf.Variable(rng.normal(size=s).astype(dtype)) for s in shapes]
+    optimizer = tf.keras.optimizers.Adam(learning_rate, amsgrad=amsgrad)
+    for k in range(4):
+        grads = [tf.constant(rng.normal(size=s).astype(dtype) * (k + 1)) for s in shapes]
+        grads[0] = tf.constant(np.asarray(grads[0].numpy().T.copy().T))  # any layout of a gradient
+        optimizer.apply_gradients(zip(grads, variables))
+    return [np.atleast_1d(v.numpy()) for v in variables + list(optimizer.variables)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("amsgrad", [False, True])
+def test_adam_steps_are_the_numpy_rule_bit_for_bit(numba_off, dtype, amsgrad):
+    want = _adam_run(numba_off, False, dtype, amsgrad)
+    got = _adam_run(numba_off, True, dtype, amsgrad)
+    for a, b in zip(got, want):
+        assert a.dtype == b.dtype and np.array_equal(a.view(np.uint8), b.view(np.uint8))
+
+
+def test_adam_takes_the_loop_only_where_numpy_computes_in_the_arrays_dtype(numba_off):
+    numba_off(True)
+    w, g = np.ones(4096, np.float32), np.ones(4096, np.float32)
+    slots = {"m": np.zeros(4096, np.float32), "v": np.zeros(4096, np.float32)}
+    python_constants = {"alpha": 0.1, "one_minus_b1": 0.1, "one_minus_b2": 0.001, "epsilon": 1e-7}
+    assert host_kernels._compiled_rule(rules.adam, [(g, w, slots)], python_constants) is not rules.adam
+    wide = dict(python_constants, alpha=np.float64(0.1))  # numpy would multiply in float64
+    assert host_kernels._compiled_rule(rules.adam, [(g, w, slots)], wide) is rules.adam
+    amsgrad = dict(slots, vhat=np.zeros(4096, np.float32))
+    assert host_kernels._compiled_rule(rules.adam, [(g, w, amsgrad)], python_constants) is rules.adam
+    assert host_kernels._compiled_rule(rules.sgd, [(g, w, {})], {"lr": 0.1, "momentum": 0.0,
+                                                                  "nesterov": False}) is rules.sgd

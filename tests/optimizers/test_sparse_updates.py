@@ -7,6 +7,7 @@ import pytest
 
 import minitf as tf
 from minitf.indexed_slices import IndexedSlices
+from minitf.kernels import jit
 from minitf.optimizers import (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam,
                                Ftrl)
 
@@ -156,7 +157,8 @@ def tracked(variable):
 
 
 @pytest.mark.parametrize("name", ["sgd", "adagrad", "sgd_momentum", "adam", "ftrl"])
-def test_row_sparse_optimizers_write_only_touched_rows(name):
+def test_row_sparse_optimizers_write_only_touched_rows(name, monkeypatch):
+    monkeypatch.setattr(jit, "_found", [False])  # the log sees numpy's ufuncs, not numba's loops
     with tf.device("/CPU:0"):  # the write log is a numpy array subclass, so the variable stays on the host
         var = tf.Variable(np.ones((6, 2)))
         opt = MAKERS[name]()
