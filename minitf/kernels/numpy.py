@@ -11,7 +11,8 @@
   multiplied batch chunk by batch chunk, so that no buffer passes glibc's largest mmap threshold
   (32 MiB): bigger ones are mapped fresh and page-faulted on every step.
 - Optimizer updates (`update_variables`): any rule of `minitf.optimizers.rules`, run over
-  cache-sized blocks of all the step's variables, shared out over minitf's worker pool.
+  cache-sized blocks of all the step's variables, shared out over minitf's worker pool; Adam
+  as one numba loop per block when numba is installed (`minitf.kernels.jit`).
 - `argsort_stable`: numpy's stable sort (ties keep their order, as TF's TopKV2).
 - `scatter_at`: numpy's unbuffered `.at` scatters (Variable.scatter_*).
 - `sigmoid`, `sigmoid_grad`, `tanh_grad`: the elementwise formulas (the GPU module fuses them).
