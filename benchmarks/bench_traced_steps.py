@@ -132,11 +132,14 @@ def measure(lib, workload, traced, steps):
     return _seconds_per_step(WORKLOADS[workload][0](tf, traced), steps)
 
 
+WARMUP_CALLS = 5  # a traced step records on calls 1-2, compiles its plan (and any numba loops) on call 3
+
+
 def _seconds_per_step(step, steps):
-    """Seconds per call of `step` after two warm-up calls: CPU time with one thread (another
+    """Seconds per call of `step` after WARMUP_CALLS calls: CPU time with one thread (another
     process's load does not count), wall time with more (CPU time would add the threads up)."""
     clock = time.perf_counter if int(os.environ.get("OMP_NUM_THREADS", "1")) > 1 else time.process_time
-    for _ in range(2):
+    for _ in range(WARMUP_CALLS):
         step()
     start = clock()
     for _ in range(steps):
