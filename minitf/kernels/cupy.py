@@ -69,7 +69,7 @@ def _fused(xp, name, *arrays):
 
 def select(cond, x, y):
     """where(cond, x, y) elementwise."""
-    return array_module(x).where(cond, x, y)
+    return array_module(cond).where(cond, x, y)
 
 
 def relu(v):
