@@ -245,9 +245,7 @@ def _expression(op, texts):
     """One step's operation on its operands' texts ((text, is bool) pairs), as numba source."""
     kind, symbol = op
     values = [f"F({t})" if is_bool and kind != "compare" else t for t, is_bool in texts]
-    if kind == "binary":
-        return f"({values[0]} {symbol} {values[1]})"
-    if kind == "compare":
+    if kind in ("binary", "compare"):
         return f"({values[0]} {symbol} {values[1]})"
     if kind == "negative":
         return f"(-{values[0]})"
