@@ -226,7 +226,11 @@ _BUILTIN_MODULES = (
     "minitf.layers.multi_head_attention",
     "minitf.layers.group_normalization",
     "minitf.layers.masking",
-    "minitf.layers.rnn",
+    "minitf.layers.rnn.cells",  # the package itself imports none of its modules
+    "minitf.layers.rnn.rnn",
+    "minitf.layers.rnn.layers",
+    "minitf.layers.rnn.stacked",
+    "minitf.layers.rnn.wrappers",
     "minitf.layers.convolutional_3d",
     "minitf.layers.pooling_3d",
     "minitf.layers.reshaping_3d",

@@ -1,4 +1,7 @@
 """Layer base: lazy build, names, tracking order, freezing, weights I/O, losses, errors."""
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -312,6 +315,23 @@ def test_builtin_layer_classes_hold_every_public_layer_class_by_name():
     class MyLayer(layers.Layer):  # user classes are not built-ins: configs name them explicitly
         pass
     assert "MyLayer" not in BUILTIN_LAYER_CLASSES
+
+
+def test_configs_find_every_public_layer_class_in_a_fresh_process():
+    # the layers load lazily: a config read before any layer module was imported (load_model
+    # of an LSTM in a new process) must still find each class
+    script = """
+import minitf
+from minitf import layers
+from minitf.layers.serialization import builtin_layer_class
+names = [n for n in dir(layers) if n[:1].isupper()]
+found = {n: builtin_layer_class(n) for n in names}
+public = {n: getattr(layers, n) for n in names}
+missing = sorted(n for n, obj in public.items()
+                 if isinstance(obj, type) and issubclass(obj, layers.Layer) and found[n] is not obj)
+assert not missing, missing
+"""
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=120)
 
 
 def test_operators_on_keras_tensors_become_lambda_layers_of_the_graph():
