@@ -7,6 +7,8 @@ and `taps()`) and returns raw arrays; the array module is the inputs' own. The n
 kernel modules share these and add their own fast paths.
 """
 import functools
+import math
+import threading
 
 import numpy as np
 
@@ -177,62 +179,269 @@ def depthwise_backprop_filter(x, g, geo):
 
 
 # -- pooling ---------------------------------------------------------------------------------
+#
+# Max pooling follows TF's CPU kernels. The forward starts every window at the dtype's lowest
+# value and takes an element only when it is greater: NaN never wins, and a window of -inf or
+# NaN gives `lowest`. The gradient goes to one element per window, the one TF's scan of the
+# window's real (unpadded) elements in row-major order ends on: it starts at the first real
+# element and moves to any later one greater than the current, so the first maximum wins ties
+# (-0.0 and 0.0 tie), a NaN met first keeps the gradient and a NaN met later never takes it.
+#
+# Inside a model's step these kernels run with cold caches, where each numpy call costs a few
+# microseconds however small its operands: the layouts below favour few calls over few passes.
 
-def _lowest(dtype, xp):
-    return -xp.inf if dtype.kind == "f" else xp.iinfo(dtype).min
+_SCRATCH_MAX_BYTES = 16 << 20
+_scratch_local = threading.local()
+
+
+def _scratch(xp, slot, shape, dtype):
+    """An uninitialised array of `shape`: on the host a view of this thread's buffer `slot`
+    (fresh when too big), elsewhere a fresh array. Fresh host buffers of a few hundred KB come
+    from mmap or a heap that glibc trims on free, and page-faulting them in costs about as much
+    as the pass that fills them (as minitf.kernels.winograd notes); nothing returned to the
+    caller lives in a slot."""
+    dtype = np.dtype(dtype)
+    size = math.prod(shape) * dtype.itemsize
+    if xp is not np or size > _SCRATCH_MAX_BYTES:
+        return xp.empty(shape, dtype=dtype)
+    buffers = _scratch_local.__dict__.setdefault("buffers", {})
+    buf = buffers.get(slot)
+    if buf is None or buf.nbytes < size:
+        buf = buffers[slot] = np.empty(max(size, 64), dtype=np.uint8)
+    return buf[:size].view(dtype).reshape(shape)
+
+
+def _max_padded(xp, x, geo):
+    """`x` padded with a value below every real one (-inf, or the integer minimum), in scratch
+    (`x` itself, C-contiguous, when the geometry has no padding)."""
+    if not geo.has_pad:
+        return contiguous(x)
+    hp, wp = geo.padded
+    out = _scratch(xp, "pool_input", (x.shape[0], hp, wp, x.shape[3]), x.dtype)
+    out.fill(-np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min)
+    out[:, geo.pt:geo.pt + geo.h, geo.pl:geo.pl + geo.w] = x
+    return out
+
+
+def _tap_major_windows(xp, xpad, geo):
+    """A strided view [KH, KW, N, OH, OW, C] of every window tap of the C-contiguous padded
+    input (no copy)."""
+    s = xpad.strides
+    shape = (geo.kh, geo.kw, xpad.shape[0], geo.oh, geo.ow, xpad.shape[3])
+    strides = (s[1], s[2], s[0], s[1] * geo.sh, s[2] * geo.sw, s[3])
+    if xp is np:
+        return np.ndarray(shape, xpad.dtype, buffer=xpad, strides=strides)
+    return xp.lib.stride_tricks.as_strided(xpad, shape=shape, strides=strides)
+
+
+_MAX_BY_ONE_REDUCTION_UP_TO = 8192  # output elements, with at least 128 channels (the view's
+# innermost run: shorter runs make the reduction's inner loop too short to pay)
 
 
 def max_pool(x, geo):
-    """Window maxima, as a running maximum over the taps (branch-free, no index bookkeeping)."""
+    """Window maxima as TF computes them (NaN never wins, the result is at least the dtype's
+    lowest value): small outputs in one reduction over the strided window view, larger ones
+    one pass per tap (each reads strided taps; a separable row-then-column version needs
+    row-sized intermediates, which cost more than they save once caches are cold)."""
     xp = array_module(x)
-    xpad = pad(x, geo, fill=_lowest(x.dtype, xp))
-    taps = [idx for _, _, idx in geo.taps()]
-    best = xpad[taps[0]].copy()
-    for idx in taps[1:]:
-        xp.maximum(best, xpad[idx], out=best)
-    return best
+    n, c = x.shape[0], x.shape[3]
+    if geo.oh == 0 or geo.ow == 0 or x.size == 0:
+        return xp.empty((n, geo.oh, geo.ow, c), dtype=x.dtype)
+    is_float = x.dtype.kind == "f"
+    lowest = x.dtype.type(np.finfo(x.dtype).min if is_float else np.iinfo(x.dtype).min)
+    greater = xp.fmax if is_float else xp.maximum
+    xpad = _max_padded(xp, x, geo)
+    if xp is np and c >= 128 and n * geo.oh * geo.ow * c <= _MAX_BY_ONE_REDUCTION_UP_TO:
+        return greater.reduce(_tap_major_windows(xp, xpad, geo), axis=(0, 1), initial=lowest)
+    rspan, cspan = _spans(geo)
+    taps = [xpad[:, a:a + rspan:geo.sh, b:b + cspan:geo.sw] for a in range(geo.kh) for b in range(geo.kw)]
+    out = greater(taps[0], lowest) if len(taps) == 1 else greater(taps[0], taps[1])
+    for tap in taps[2:]:
+        greater(out, tap, out=out)
+    if is_float and len(taps) > 1 and not _min_of(xp, out) >= lowest:  # -inf or NaN: floor them
+        greater(out, lowest, out=out)
+    return out
+
+
+def _min_of(xp, a):
+    """The smallest element of `a` (NaN if any is), as a Python scalar."""
+    return (np.minimum.reduce(a, axis=None) if xp is np else a.min()).item()
+
+
+@functools.lru_cache(maxsize=256)
+def _axis_runs(size, out, k, s, before):
+    """Runs (lo, hi, first, end) of output positions along one axis whose windows have the same
+    real taps, [first, end) (the interior run has (0, k))."""
+    runs = []
+    for i in range(out):
+        first, end = max(0, before - s * i), min(k, before + size - s * i)
+        if runs and runs[-1][2:] == (first, end):
+            runs[-1] = (runs[-1][0], i + 1, first, end)
+        else:
+            runs.append((i, i + 1, first, end))
+    return tuple(runs)
+
+
+@functools.lru_cache(maxsize=64)
+def _tap_weights(kh, kw, w):
+    """Per tap t = (a, b) of a window over an image w wide: its weight K - (a*w + b), with
+    K = (KH-1)*w + KW, so earlier taps weigh more and a weight gives back the tap's offset
+    a*w + b in the image; as a [KH*KW, 1, 1, 1, 1] array of the smallest unsigned dtype that
+    holds K, and K."""
+    k = (kh - 1) * w + kw
+    dtype = next(np.dtype(d) for d in (np.uint8, np.uint16, np.uint32, np.uint64) if k <= np.iinfo(d).max)
+    weights = np.array([k - (a * w + b) for a in range(kh) for b in range(kw)], dtype=dtype)
+    weights = weights.reshape(-1, 1, 1, 1, 1)
+    weights.flags.writeable = False
+    return weights, k
+
+
+_BASES_CACHED_UP_TO = 1 << 18  # output elements (2 MB of indices; larger ones are summed each call)
+
+
+@functools.lru_cache(maxsize=8)
+def _window_bases(n, h, w, c, oh, ow, sh, sw, pt, pl, shift):
+    """[N, OH, OW, C]: the flat index in `x` of each window's tap (0, 0) (which may be padding,
+    outside the image), plus the channel, plus `shift`."""
+    rows = (np.arange(n)[:, None] * h + np.arange(oh)[None, :] * sh - pt) * w
+    cols = np.arange(ow) * sw - pl
+    base = ((rows[:, :, None] + cols) * c)[..., None] + np.arange(c) + shift
+    base = base.astype(np.intp)
+    base.flags.writeable = False
+    return base
+
+
+def _add_window_bases(winners, geo, shift, xp):
+    """winners += the flat index in `x` of each window's tap (0, 0), plus `shift`."""
+    n, oh, ow, c = winners.shape
+    h, w = geo.h, geo.w
+    if winners.size <= _BASES_CACHED_UP_TO:
+        bases = _window_bases(n, h, w, c, oh, ow, geo.sh, geo.sw, geo.pt, geo.pl, shift)
+        winners += bases if xp is np else xp.asarray(bases)
+        return
+    winners += ((xp.arange(n, dtype=xp.intp)[:, None] * h + xp.arange(oh, dtype=xp.intp) * geo.sh
+                 - geo.pt) * (w * c) + shift)[:, :, None, None]
+    winners += (xp.arange(ow, dtype=xp.intp) * (geo.sw * c) - geo.pl * c)[:, None]
+    winners += xp.arange(c, dtype=xp.intp)
 
 
 def max_pool_winners(x, y, geo):
-    """[taps, N, OH, OW, C] boolean masks, one per tap in `geo.taps()` order: the windows whose
-    first maximum (in row-major tap order, as TF) sits at that tap, worked out from the input
-    `x` and the pooled `y`. One array, so a compiled plan holds it in one register."""
+    """[N, OH, OW, C] integer array: for each window, the flat index in `x` of the element its
+    gradient goes to (TF's rule, see above), worked out from the input `x` and the pooled `y`.
+    A window holding no element equal to its maximum (only -inf or NaN: `y` is the lowest value)
+    gets its first real element's index minus x.size: negative, so MaxPoolGrad still sends it
+    there (negative indices count from the end) and MaxPoolGradGrad, as TF's, gives it 0.
+    One array, so a compiled plan holds it in one register.
+
+    One comparison of the strided window view with the maxima marks every tap that passes;
+    weighting the marks (`_tap_weights`) and taking their maximum over the taps picks the first
+    that passes and gives its offset in the window.
+    """
     xp = array_module(x)
-    xpad = pad(x, geo, fill=_lowest(x.dtype, xp))
-    taps = [idx for _, _, idx in geo.taps()]
-    masks = xp.empty((len(taps),) + tuple(y.shape), dtype=bool)
-    unclaimed = xp.ones(y.shape, dtype=bool)
-    for t, idx in enumerate(taps):
-        hit = masks[t]
-        xp.equal(xpad[idx], y, out=hit)
-        hit &= unclaimed
-        unclaimed ^= hit  # hit is a subset of unclaimed
-    return masks
+    n, h, w, c = x.shape
+    kh, kw, oh, ow = geo.kh, geo.kw, geo.oh, geo.ow
+    if y.size == 0:
+        return xp.zeros(y.shape, dtype=xp.intp)
+    is_float = x.dtype.kind == "f"
+    xpad = _max_padded(xp, x, geo)
+    rspan, cspan = _spans(geo)
+    hits = _scratch(xp, "pool_hits", (kh * kw,) + tuple(y.shape), bool)
+    xp.equal(_tap_major_windows(xp, xpad, geo), y, out=hits.reshape((kh, kw) + tuple(y.shape)))
+    # tap 0 passes when it is not below the maximum: equal to it, or NaN (a NaN met first keeps
+    # the gradient)
+    xp.less(xpad[:, 0:rspan:geo.sh, 0:cspan:geo.sw], y, out=hits[0])
+    xp.logical_not(hits[0], out=hits[0])
+    borders = ()
+    if geo.has_pad:
+        borders = [(r, q) for r in _axis_runs(h, oh, kh, geo.sh, geo.pt)
+                   for q in _axis_runs(w, ow, kw, geo.sw, geo.pl)
+                   if (r[2], r[3], q[2], q[3]) != (0, kh, 0, kw)]
+        _border_hits(hits, xpad, y, borders, geo, is_float, xp)
+    weights, k = _tap_weights(kh, kw, w)
+    weights = weights if xp is np else xp.asarray(weights)
+    flags = hits.view(xp.uint8)
+    if weights.dtype == np.uint8:
+        xp.multiply(flags, weights, out=flags)
+        best = np.maximum.reduce(flags, axis=0) if xp is np else flags.max(axis=0)
+    else:
+        best = (flags * weights).max(axis=0)
+    # the winner sits (K - best) * C after its window's tap (0, 0)
+    winners = xp.multiply(best, -c, dtype=xp.intp)
+    _add_window_bases(winners, geo, k * c, xp)
+    if is_float and _min_of(xp, y) == np.finfo(x.dtype).min:
+        _unmatched_windows(winners, xpad, y, borders, geo, x.size, xp)
+    return winners
+
+
+def _border_hits(hits, xpad, y, borders, geo, is_float, xp):
+    """Fix the tap marks of windows that overhang the padding: integer padding can equal the
+    maximum, so padded taps are unmarked; for floats the first real tap, when not tap 0, gets
+    tap 0's test (not below the maximum)."""
+    kh, kw, sh, sw = geo.kh, geo.kw, geo.sh, geo.sw
+    for (lo, hi, a0, a1), (clo, chi, b0, b1) in borders:
+        if not is_float:
+            for a in range(kh):
+                for b in range(kw):
+                    if not (a0 <= a < a1 and b0 <= b < b1):
+                        hits[a * kw + b, :, lo:hi, clo:chi] = False
+        elif (a0, b0) != (0, 0):
+            first = hits[a0 * kw + b0, :, lo:hi, clo:chi]
+            tap = xpad[:, a0 + sh * lo:a0 + sh * (hi - 1) + 1:sh, b0 + sw * clo:b0 + sw * (chi - 1) + 1:sw]
+            xp.less(tap, y[:, lo:hi, clo:chi], out=first)
+            xp.logical_not(first, out=first)
+
+
+def _unmatched_windows(winners, xpad, y, borders, geo, size, xp):
+    """Windows where no element equals the maximum (at most those whose maximum is the lowest
+    value) get their first real element's index minus `size`."""
+    equal = (_tap_major_windows(xp, xpad, geo) == y).any(axis=(0, 1))  # padding (-inf) never equals
+    c = winners.shape[3]
+    first = xp.full(winners.shape, -size, dtype=xp.intp)
+    _add_window_bases(first, geo, 0, xp)
+    for (lo, hi, a0, a1), (clo, chi, b0, b1) in borders:
+        first[:, lo:hi, clo:chi] += (a0 * geo.w + b0) * c
+    unmatched = ~equal
+    winners[unmatched] = first[unmatched]
 
 
 def max_pool_grad(g, winners, geo):
-    """MaxPoolGrad: route each upstream value to the position of its window's maximum
-    (`winners`: the masks of `max_pool_winners`)."""
+    """MaxPoolGrad: each upstream value added at its window's winner (`max_pool_winners`), in
+    output order (as TF's CPU kernel); where windows cannot overlap, one write."""
     xp = array_module(g)
-    hp, wp = geo.padded
-    dx = xp.zeros((geo.n, hp, wp, g.shape[3]), dtype=g.dtype)
-    disjoint = geo.sh >= geo.kh and geo.sw >= geo.kw  # windows never overlap: write, don't add
-    for (_, _, idx), hit in zip(geo.taps(), winners):
-        if disjoint:
-            xp.multiply(g, hit, out=dx[idx])
+    c = g.shape[3]
+    dx = xp.zeros(geo.n * geo.h * geo.w * c, dtype=g.dtype)
+    if g.size:
+        index = winners.reshape(-1)
+        if geo.sh >= geo.kh and geo.sw >= geo.kw:
+            dx[index] = g.reshape(-1)
+        elif xp is np:
+            np.add.at(dx, index, g.reshape(-1))
         else:
-            dx[idx] += g * hit
-    return contiguous(unpad(dx, geo))
+            _add_at_by_disjoint_windows(dx, winners, g, geo)
+    return dx.reshape(geo.n, geo.h, geo.w, c)
+
+
+def _add_at_by_disjoint_windows(dx, winners, g, geo):
+    """dx[winners] += g with repeated indices summed, in a fixed order on any array module: the
+    windows in sets that cannot overlap (every ceil(KH/SH)-th row, every ceil(KW/SW)-th column),
+    one gather-add-scatter per set."""
+    ch, cw = -(-geo.kh // geo.sh), -(-geo.kw // geo.sw)
+    for ci in range(ch):
+        for cj in range(cw):
+            part = winners[:, ci::ch, cj::cw]
+            dx[part] += g[:, ci::ch, cj::cw]
 
 
 def max_pool_grad_grad(u, winners, geo):
-    """MaxPoolGradGrad: gather, for each window, the value at its maximum's position."""
+    """MaxPoolGradGrad, the adjoint of MaxPoolGrad: for each window, the value of `u` at its
+    winner (0 where no element equals the window's maximum: a negative winner, as TF). TF's
+    kernel reads the first element equal to the maximum instead, which differs only in windows
+    whose first real element is NaN (MaxPoolGrad's winner there)."""
     xp = array_module(u)
-    upad = pad(u, geo)
-    out = xp.zeros((geo.n, geo.oh, geo.ow, u.shape[3]), dtype=u.dtype)
-    for (_, _, idx), hit in zip(geo.taps(), winners):
-        out += upad[idx] * hit
-    return out
+    values = u.reshape(-1)
+    if winners.size and bool((winners < 0).any()):
+        values = xp.concatenate([values, xp.zeros_like(values)])  # negatives read the zeros
+    return values.take(winners)
 
 
 @functools.lru_cache(maxsize=64)
@@ -260,10 +469,45 @@ def _spans(geo):
     return max((geo.oh - 1) * geo.sh + 1, 0), max((geo.ow - 1) * geo.sw + 1, 0)
 
 
+_MEANS_BY_MATMUL_UP_TO = 400  # input pixels (H*W): smaller images pool by two small GEMMs
+
+
+@functools.lru_cache(maxsize=64)
+def _mean_matrices(h, w, oh, ow, kh, kw, sh, sw, pt, pl, dtype):
+    """(Ah [OH, H], Aw [OW, W]): Ah[i, r] = 1/n_i for the n_i real rows r of output row i's
+    windows, likewise Aw for the columns. A window's count of real elements is its rows' count
+    times its columns', so the window means are Ah @ image @ Aw^T, channel by channel."""
+    def axis(size, out, k, s, before):
+        m = np.zeros((out, size))
+        for i in range(out):
+            lo, hi = max(0, s * i - before), min(size, s * i - before + k)
+            m[i, lo:hi] = 1.0 / (hi - lo)
+        m = m.astype(dtype)
+        m.flags.writeable = False
+        return m
+    return axis(h, oh, kh, sh, pt), axis(w, ow, kw, sw, pl)
+
+
+def _means_by_matmul(geo, dtype, xp):
+    """`_mean_matrices` on `xp` for small images, else None."""
+    if geo.h * geo.w > _MEANS_BY_MATMUL_UP_TO:
+        return None
+    ah, aw = _mean_matrices(geo.h, geo.w, geo.oh, geo.ow, geo.kh, geo.kw, geo.sh, geo.sw, geo.pt,
+                            geo.pl, np.dtype(dtype))
+    return (ah, aw) if xp is np else (xp.asarray(ah), xp.asarray(aw))
+
+
 def avg_pool(x, geo):
-    """Window means over the real (unpadded) elements only: separable, the window's rows summed
-    first (KH adds over [N, OH, WP, C]), then its columns (KW adds), not one add per tap."""
+    """Window means over the real (unpadded) elements only. Small images: two small GEMMs,
+    Aw over each row's columns, then Ah over the rows (`_mean_matrices`). Larger ones:
+    separable sums, the window's rows first, then its columns, divided by the counts."""
     xp = array_module(x)
+    n, h, w, c = x.shape
+    means = _means_by_matmul(geo, x.dtype, xp)
+    if means is not None:
+        ah, aw = means
+        columns = xp.matmul(aw, x.reshape(n * h, w, c))
+        return xp.matmul(ah, columns.reshape(n, h, geo.ow * c)).reshape(n, geo.oh, geo.ow, c)
     xpad = pad(x, geo)
     rspan, cspan = _spans(geo)
     sh, sw = geo.sh, geo.sw
@@ -278,22 +522,29 @@ def avg_pool(x, geo):
 
 
 def avg_pool_grad(g, geo):
-    """AvgPoolGrad: spread each upstream value evenly over its window's real elements; where
-    windows overlap, as the adjoint of the separable forward (spread over the window's columns,
-    then its rows), else one write per tap (each element gets one share)."""
+    """AvgPoolGrad: spread each upstream value evenly over its window's real elements. Small
+    images: the forward's GEMMs transposed. Larger ones: where windows overlap, the adjoint of
+    the separable forward (spread over the window's columns, then its rows), else one write per
+    tap (each element gets one share)."""
     xp = array_module(g)
+    n, oh, ow, c = g.shape
+    means = _means_by_matmul(geo, g.dtype, xp)
+    if means is not None:
+        ah, aw = means
+        rows = xp.matmul(ah.T, g.reshape(n, oh, ow * c))
+        return xp.matmul(aw.T, rows.reshape(n * geo.h, ow, c)).reshape(n, geo.h, geo.w, c)
     share = g / _valid_counts(geo, xp, g.dtype)
     hp, wp = geo.padded
     if geo.sh >= geo.kh and geo.sw >= geo.kw:
-        dx = xp.zeros((geo.n, hp, wp, g.shape[3]), dtype=g.dtype)
+        dx = xp.zeros((geo.n, hp, wp, c), dtype=g.dtype)
         for _, _, idx in geo.taps():
             dx[idx] = share
         return contiguous(unpad(dx, geo))
     rspan, cspan = _spans(geo)
-    cols = xp.zeros((geo.n, geo.oh, wp, g.shape[3]), dtype=g.dtype)
+    cols = xp.zeros((geo.n, geo.oh, wp, c), dtype=g.dtype)
     for b in range(geo.kw):
         cols[:, :, b:b + cspan:geo.sw] += share
-    dx = xp.zeros((geo.n, hp, wp, g.shape[3]), dtype=g.dtype)
+    dx = xp.zeros((geo.n, hp, wp, c), dtype=g.dtype)
     for a in range(geo.kh):
         dx[:, a:a + rspan:geo.sh] += cols
     return contiguous(unpad(dx, geo))

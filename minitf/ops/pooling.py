@@ -34,23 +34,25 @@ def _pool_geometry(x, ksize, strides, padding, data_format, op_name, allow_expli
 
 
 class _MaxPoolWinners:
-    """For each tap, the windows whose first maximum (in row-major tap order, as TF) sits there.
+    """For each window, where in the input its gradient goes: the element TF's MaxPoolGrad picks
+    (the first maximum in row-major order; see `minitf.kernels.windows.max_pool_winners`).
 
     Worked out once from the saved input and output, on the first backward pass, then shared by
-    MaxPoolGrad and MaxPoolGradGrad. The op asks for the masks (`get()`) before it calls its
+    MaxPoolGrad and MaxPoolGradGrad. The op asks for the winners (`get()`) before it calls its
     kernel, never from inside it: a compiled plan records each kernel call as one opaque step, and
     work done inside one on the traced input would be invisible to it.
     """
 
     def __init__(self, x, y, geo):
-        self._x, self._y, self._geo, self._masks = x, y, geo, None
+        self._x, self._y, self._geo, self._winners = x, y, geo, None
 
     def get(self):
-        """The [taps, N, OH, OW, C] boolean masks (computed on the first call)."""
-        if self._masks is None:
+        """The [N, OH, OW, C] array of the winners' flat indices in the input (computed on the
+        first call)."""
+        if self._winners is None:
             xv = self._x._value
-            self._masks = kernels.for_module(array_module(xv)).max_pool_winners(xv, self._y._value, self._geo)
-        return self._masks
+            self._winners = kernels.for_module(array_module(xv)).max_pool_winners(xv, self._y._value, self._geo)
+        return self._winners
 
 
 MAX_POOL = Op("MaxPool")
