@@ -238,17 +238,28 @@ _MAX_BY_ONE_REDUCTION_UP_TO = 8192  # output elements, with at least 128 channel
 # innermost run: shorter runs make the reduction's inner loop too short to pay)
 
 
+def _lowest(dtype):
+    return np.finfo(dtype).min if dtype.kind == "f" else np.iinfo(dtype).min
+
+
 def max_pool(x, geo):
     """Window maxima as TF computes them (NaN never wins, the result is at least the dtype's
     lowest value): small outputs in one reduction over the strided window view, larger ones
     one pass per tap (each reads strided taps; a separable row-then-column version needs
-    row-sized intermediates, which cost more than they save once caches are cold)."""
+    row-sized intermediates, which cost more than they save once caches are cold). float16
+    runs in float32 (numpy's float16 loops are slow; maxima convert back exactly)."""
+    if x.dtype == np.float16:
+        return _max_pool(x.astype(np.float32), geo, _lowest(x.dtype)).astype(np.float16)
+    return _max_pool(x, geo, _lowest(x.dtype))
+
+
+def _max_pool(x, geo, lowest):
     xp = array_module(x)
     n, c = x.shape[0], x.shape[3]
     if geo.oh == 0 or geo.ow == 0 or x.size == 0:
         return xp.empty((n, geo.oh, geo.ow, c), dtype=x.dtype)
     is_float = x.dtype.kind == "f"
-    lowest = x.dtype.type(np.finfo(x.dtype).min if is_float else np.iinfo(x.dtype).min)
+    lowest = x.dtype.type(lowest)
     greater = xp.fmax if is_float else xp.maximum
     xpad = _max_padded(xp, x, geo)
     if xp is np and c >= 128 and n * geo.oh * geo.ow * c <= _MAX_BY_ONE_REDUCTION_UP_TO:
@@ -335,8 +346,14 @@ def max_pool_winners(x, y, geo):
 
     One comparison of the strided window view with the maxima marks every tap that passes;
     weighting the marks (`_tap_weights`) and taking their maximum over the taps picks the first
-    that passes and gives its offset in the window.
+    that passes and gives its offset in the window. float16 compares in float32 (exact).
     """
+    if x.dtype == np.float16:
+        return _max_pool_winners(x.astype(np.float32), y.astype(np.float32), geo, _lowest(x.dtype))
+    return _max_pool_winners(x, y, geo, _lowest(x.dtype))
+
+
+def _max_pool_winners(x, y, geo, lowest):
     xp = array_module(x)
     n, h, w, c = x.shape
     kh, kw, oh, ow = geo.kh, geo.kw, geo.oh, geo.ow
@@ -368,7 +385,7 @@ def max_pool_winners(x, y, geo):
     # the winner sits (K - best) * C after its window's tap (0, 0)
     winners = xp.multiply(best, -c, dtype=xp.intp)
     _add_window_bases(winners, geo, k * c, xp)
-    if is_float and _min_of(xp, y) == np.finfo(x.dtype).min:
+    if is_float and _min_of(xp, y) == lowest:
         _unmatched_windows(winners, xpad, y, borders, geo, x.size, xp)
     return winners
 
@@ -488,12 +505,17 @@ def _mean_matrices(h, w, oh, ow, kh, kw, sh, sw, pt, pl, dtype):
     return axis(h, oh, kh, sh, pt), axis(w, ow, kw, sw, pl)
 
 
+def _wide(v):
+    """float16 as float32 (numpy has no float16 GEMM; TF's float16 pools sum in float32 too)."""
+    return v.astype(np.float32) if v.dtype == np.float16 else v
+
+
 def _means_by_matmul(geo, dtype, xp):
-    """`_mean_matrices` on `xp` for small images, else None."""
+    """`_mean_matrices` (float32 for float16) on `xp` for small images, else None."""
     if geo.h * geo.w > _MEANS_BY_MATMUL_UP_TO:
         return None
     ah, aw = _mean_matrices(geo.h, geo.w, geo.oh, geo.ow, geo.kh, geo.kw, geo.sh, geo.sw, geo.pt,
-                            geo.pl, np.dtype(dtype))
+                            geo.pl, np.dtype(np.float32 if dtype == np.float16 else dtype))
     return (ah, aw) if xp is np else (xp.asarray(ah), xp.asarray(aw))
 
 
@@ -506,8 +528,9 @@ def avg_pool(x, geo):
     means = _means_by_matmul(geo, x.dtype, xp)
     if means is not None:
         ah, aw = means
-        columns = xp.matmul(aw, x.reshape(n * h, w, c))
-        return xp.matmul(ah, columns.reshape(n, h, geo.ow * c)).reshape(n, geo.oh, geo.ow, c)
+        columns = xp.matmul(aw, _wide(x).reshape(n * h, w, c))
+        means = xp.matmul(ah, columns.reshape(n, h, geo.ow * c)).reshape(n, geo.oh, geo.ow, c)
+        return means.astype(x.dtype, copy=False)
     xpad = pad(x, geo)
     rspan, cspan = _spans(geo)
     sh, sw = geo.sh, geo.sw
@@ -531,8 +554,9 @@ def avg_pool_grad(g, geo):
     means = _means_by_matmul(geo, g.dtype, xp)
     if means is not None:
         ah, aw = means
-        rows = xp.matmul(ah.T, g.reshape(n, oh, ow * c))
-        return xp.matmul(aw.T, rows.reshape(n * geo.h, ow, c)).reshape(n, geo.h, geo.w, c)
+        rows = xp.matmul(ah.T, _wide(g).reshape(n, oh, ow * c))
+        dx = xp.matmul(aw.T, rows.reshape(n * geo.h, ow, c)).reshape(n, geo.h, geo.w, c)
+        return dx.astype(g.dtype, copy=False)
     share = g / _valid_counts(geo, xp, g.dtype)
     hp, wp = geo.padded
     if geo.sh >= geo.kh and geo.sw >= geo.kw:
