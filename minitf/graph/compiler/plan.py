@@ -19,6 +19,7 @@ import numpy as np
 from minitf import backend
 from minitf.errors import errors
 from minitf.graph.compiler.codegen import CodegenError, generate, spec_registers
+from minitf.graph.compiler.cse import common_subexpressions
 from minitf.graph.compiler.fusion import fuse_elementwise
 from minitf.graph.compiler.invariants import variable_invariants
 from minitf.graph.compiler.optimize import Refused, dead_steps, effects, hoist_guards
@@ -39,6 +40,7 @@ _MAX_SIGNATURES = 16   # plans kept per ConcreteFunction
 _MAX_RECORDINGS = 6    # recordings per signature before it stays with the interpreter
 _DIRECT_REDUCTIONS = [True]  # peephole.direct_reductions (a switch to measure it)
 _VARIABLE_INVARIANTS = [True]  # invariants.variable_invariants (a switch to measure it)
+_CSE = [True]  # cse.common_subexpressions (a switch to measure it)
 # fusion.fuse_elementwise (with numba installed); MINITF_FUSION=0 turns it off
 _FUSION = [os.environ.get("MINITF_FUSION", "1") != "0"]
 _MAX_FALLBACKS = 4     # failed guards (more than successful runs) before a plan is dropped
@@ -178,6 +180,8 @@ class PlanCache:
         program = dead_steps(program)
         if _DIRECT_REDUCTIONS[0]:
             program = direct_reductions(program)
+        if _CSE[0]:
+            program = common_subexpressions(program)
         if _FUSION[0]:
             program = fuse_elementwise(program)
         invariants = None
