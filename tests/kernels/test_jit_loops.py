@@ -23,6 +23,8 @@ def numba_off(monkeypatch):
     (2 ** 64 - 1, (2 ** 64 - 5, 7), 1000, 3),                          # the low word carries into the high
     (123456789, (2 ** 64 - 300, 2 ** 64 - 1), 5000, 2 ** 64 - 10),     # the 128-bit counter wraps to 0
     (5, (1, 2), philox._LOOP_MIN_BLOCKS, 0),
+    (7, (3, 4), 1025, 511),                                            # chunks of 512 and one more
+    (9, (2 ** 64 - 600, 0), 1024, 0),                                  # a carry inside the second chunk
 ])
 def test_philox_blocks_and_streams(numba_off, key, counter, n, start):
     numba_off(False)
