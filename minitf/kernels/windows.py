@@ -13,6 +13,7 @@ import threading
 import numpy as np
 
 from minitf.backend import array_module
+from minitf.kernels import pool_loops
 
 __all__ = ["half_through_float32", "pad", "unpad", "windows", "im2col", "contiguous", "conv2d_im2col",
            "conv2d_backprop_input_taps", "conv2d_backprop_input_col2im",
@@ -248,6 +249,8 @@ def max_pool(x, geo):
     one pass per tap (each reads strided taps; a separable row-then-column version needs
     row-sized intermediates, which cost more than they save once caches are cold). float16
     runs in float32 (numpy's float16 loops are slow; maxima convert back exactly)."""
+    if pool_loops.fits(geo, x):
+        return pool_loops.max_pool(x, geo)
     if x.dtype == np.float16:
         return _max_pool(x.astype(np.float32), geo, _lowest(x.dtype)).astype(np.float16)
     return _max_pool(x, geo, _lowest(x.dtype))
@@ -348,6 +351,8 @@ def max_pool_winners(x, y, geo):
     weighting the marks (`_tap_weights`) and taking their maximum over the taps picks the first
     that passes and gives its offset in the window. float16 compares in float32 (exact).
     """
+    if pool_loops.fits(geo, x, y):
+        return pool_loops.max_pool_winners(x, y, geo)
     if x.dtype == np.float16:
         return _max_pool_winners(x.astype(np.float32), y.astype(np.float32), geo, _lowest(x.dtype))
     return _max_pool_winners(x, y, geo, _lowest(x.dtype))
@@ -424,6 +429,9 @@ def _unmatched_windows(winners, xpad, y, borders, geo, size, xp):
 def max_pool_grad(g, winners, geo):
     """MaxPoolGrad: each upstream value added at its window's winner (`max_pool_winners`), in
     output order (as TF's CPU kernel); where windows cannot overlap, one write."""
+    dx = pool_loops.max_pool_grad(g, winners, geo) if pool_loops.fits(geo, g) else None
+    if dx is not None:
+        return dx
     xp = array_module(g)
     c = g.shape[3]
     dx = xp.zeros(geo.n * geo.h * geo.w * c, dtype=g.dtype)
@@ -523,6 +531,8 @@ def avg_pool(x, geo):
     """Window means over the real (unpadded) elements only. Small images: two small GEMMs,
     Aw over each row's columns, then Ah over the rows (`_mean_matrices`). Larger ones:
     separable sums, the window's rows first, then its columns, divided by the counts."""
+    if pool_loops.fits(geo, x):
+        return pool_loops.avg_pool(x, geo, _valid_counts(geo, np, x.dtype))
     xp = array_module(x)
     n, h, w, c = x.shape
     means = _means_by_matmul(geo, x.dtype, xp)
@@ -549,6 +559,8 @@ def avg_pool_grad(g, geo):
     images: the forward's GEMMs transposed. Larger ones: where windows overlap, the adjoint of
     the separable forward (spread over the window's columns, then its rows), else one write per
     tap (each element gets one share)."""
+    if pool_loops.fits(geo, g) and geo.h * geo.w > _MEANS_BY_MATMUL_UP_TO and (geo.sh < geo.kh or geo.sw < geo.kw):
+        return pool_loops.avg_pool_grad(g, geo, _valid_counts(geo, np, g.dtype))
     xp = array_module(g)
     n, oh, ow, c = g.shape
     means = _means_by_matmul(geo, g.dtype, xp)
