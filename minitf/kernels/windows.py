@@ -494,54 +494,19 @@ def _spans(geo):
     return max((geo.oh - 1) * geo.sh + 1, 0), max((geo.ow - 1) * geo.sw + 1, 0)
 
 
-_MEANS_BY_MATMUL_UP_TO = 400  # input pixels (H*W): smaller images pool by two small GEMMs
-
-
-@functools.lru_cache(maxsize=64)
-def _mean_matrices(h, w, oh, ow, kh, kw, sh, sw, pt, pl, dtype):
-    """(Ah [OH, H], Aw [OW, W]): Ah[i, r] = 1/n_i for the n_i real rows r of output row i's
-    windows, likewise Aw for the columns. A window's count of real elements is its rows' count
-    times its columns', so the window means are Ah @ image @ Aw^T, channel by channel."""
-    def axis(size, out, k, s, before):
-        m = np.zeros((out, size))
-        for i in range(out):
-            lo, hi = max(0, s * i - before), min(size, s * i - before + k)
-            m[i, lo:hi] = 1.0 / (hi - lo)
-        m = m.astype(dtype)
-        m.flags.writeable = False
-        return m
-    return axis(h, oh, kh, sh, pt), axis(w, ow, kw, sw, pl)
-
-
 def _wide(v):
-    """float16 as float32 (numpy has no float16 GEMM; TF's float16 pools sum in float32 too)."""
+    """float16 as float32 (TF's float16 pools sum in float32)."""
     return v.astype(np.float32) if v.dtype == np.float16 else v
 
 
-def _means_by_matmul(geo, dtype, xp):
-    """`_mean_matrices` (float32 for float16) on `xp` for small images, else None."""
-    if geo.h * geo.w > _MEANS_BY_MATMUL_UP_TO:
-        return None
-    ah, aw = _mean_matrices(geo.h, geo.w, geo.oh, geo.ow, geo.kh, geo.kw, geo.sh, geo.sw, geo.pt,
-                            geo.pl, np.dtype(np.float32 if dtype == np.float16 else dtype))
-    return (ah, aw) if xp is np else (xp.asarray(ah), xp.asarray(aw))
-
-
 def avg_pool(x, geo):
-    """Window means over the real (unpadded) elements only. Small images: two small GEMMs,
-    Aw over each row's columns, then Ah over the rows (`_mean_matrices`). Larger ones:
-    separable sums, the window's rows first, then its columns, divided by the counts."""
+    """Window means over the real (unpadded) elements only: separable sums, the window's rows
+    first, then its columns, divided by the counts (float16 sums in float32). Every output sums
+    only its own window, so an inf or NaN reaches only the windows holding it."""
     if pool_loops.fits(geo, x):
         return pool_loops.avg_pool(x, geo, _valid_counts(geo, np, x.dtype))
     xp = array_module(x)
-    n, h, w, c = x.shape
-    means = _means_by_matmul(geo, x.dtype, xp)
-    if means is not None:
-        ah, aw = means
-        columns = xp.matmul(aw, _wide(x).reshape(n * h, w, c))
-        means = xp.matmul(ah, columns.reshape(n, h, geo.ow * c)).reshape(n, geo.oh, geo.ow, c)
-        return means.astype(x.dtype, copy=False)
-    xpad = pad(x, geo)
+    xpad = pad(_wide(x), geo)
     rspan, cspan = _spans(geo)
     sh, sw = geo.sh, geo.sw
     rows = xpad[:, 0:rspan:sh] + xpad[:, 1:1 + rspan:sh] if geo.kh > 1 else xpad[:, 0:rspan:sh].copy()
@@ -550,25 +515,24 @@ def avg_pool(x, geo):
     total = rows[:, :, 0:cspan:sw] + rows[:, :, 1:1 + cspan:sw] if geo.kw > 1 else rows[:, :, 0:cspan:sw].copy()
     for b in range(2, geo.kw):
         total += rows[:, :, b:b + cspan:sw]
-    total /= _valid_counts(geo, xp, x.dtype)
-    return total
+    total /= _valid_counts(geo, xp, total.dtype)
+    return total.astype(x.dtype, copy=False)
 
 
 def avg_pool_grad(g, geo):
-    """AvgPoolGrad: spread each upstream value evenly over its window's real elements. Small
-    images: the forward's GEMMs transposed. Larger ones: where windows overlap, the adjoint of
-    the separable forward (spread over the window's columns, then its rows), else one write per
-    tap (each element gets one share)."""
-    if pool_loops.fits(geo, g) and geo.h * geo.w > _MEANS_BY_MATMUL_UP_TO and (geo.sh < geo.kh or geo.sw < geo.kw):
+    """AvgPoolGrad: spread each upstream value evenly over its window's real elements. Where
+    windows overlap, the adjoint of the separable forward (spread over the window's columns,
+    then its rows), else one write per tap (each element gets one share); float16 in float32."""
+    if pool_loops.fits(geo, g) and (geo.sh < geo.kh or geo.sw < geo.kw):
         return pool_loops.avg_pool_grad(g, geo, _valid_counts(geo, np, g.dtype))
     xp = array_module(g)
-    n, oh, ow, c = g.shape
-    means = _means_by_matmul(geo, g.dtype, xp)
-    if means is not None:
-        ah, aw = means
-        rows = xp.matmul(ah.T, _wide(g).reshape(n, oh, ow * c))
-        dx = xp.matmul(aw.T, rows.reshape(n * geo.h, ow, c)).reshape(n, geo.h, geo.w, c)
-        return dx.astype(g.dtype, copy=False)
+    if g.dtype == np.float16:
+        return _avg_pool_grad(xp, g.astype(np.float32), geo).astype(np.float16)
+    return _avg_pool_grad(xp, g, geo)
+
+
+def _avg_pool_grad(xp, g, geo):
+    c = g.shape[3]
     share = g / _valid_counts(geo, xp, g.dtype)
     hp, wp = geo.padded
     if geo.sh >= geo.kh and geo.sw >= geo.kw:

@@ -13,7 +13,7 @@ import itertools
 import numpy as np
 import pytest
 
-from minitf.kernels import windows
+from minitf.kernels import jit, windows
 from minitf.ops.conv_geometry import Geometry
 
 KERNELS = [(1, 1), (2, 2), (3, 3), (2, 3), (3, 1)]
@@ -209,11 +209,8 @@ def test_max_pool_of_an_empty_output():
     assert windows.max_pool_grad_grad(x, winners, geo).shape == (2, 0, 0, 3)
 
 
-@pytest.mark.parametrize("matmul", [True, False])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
-def test_avg_pool_kernels_average_the_real_elements(dtype, matmul, monkeypatch):
-    if not matmul:
-        monkeypatch.setattr(windows, "_MEANS_BY_MATMUL_UP_TO", 0)
+def test_avg_pool_kernels_average_the_real_elements(dtype):
     rng = np.random.default_rng(6)
     tolerance = 3e-3 if dtype == "float16" else 1e-6 if dtype == "float32" else 1e-12
     for k, s, padding, shape in GEOMETRIES:
@@ -227,15 +224,20 @@ def test_avg_pool_kernels_average_the_real_elements(dtype, matmul, monkeypatch):
         np.testing.assert_allclose(dx, ref_dx, rtol=tolerance, atol=tolerance)
 
 
-def test_avg_pool_paths_agree_on_a_model_sized_input(monkeypatch):
-    rng = np.random.default_rng(7)
-    x = rng.standard_normal((1, 9, 9, 64)).astype(np.float32)
+@pytest.mark.parametrize("numba", [True, False])
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_an_inf_reaches_only_the_windows_that_hold_it(numba, dtype, monkeypatch):
+    """TF 2.21: one inf in a 9x9 image (3x3 'SAME', stride 1) makes 9 outputs inf and none NaN,
+    forward and backward (a pool computed as products with zero weights would give NaN)."""
+    monkeypatch.setattr(jit, "_found", [numba and jit.available()])
+    x = np.ones((1, 9, 9, 2), dtype)
+    x[0, 4, 4, 0] = np.inf
     geo = _geometry(x.shape, (3, 3), (1, 1), "SAME", "AvgPool")
-    by_matmul = windows.avg_pool(x, geo), windows.avg_pool_grad(x, geo)
-    monkeypatch.setattr(windows, "_MEANS_BY_MATMUL_UP_TO", 0)
-    by_sums = windows.avg_pool(x, geo), windows.avg_pool_grad(x, geo)
-    for a, b in zip(by_matmul, by_sums):
-        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+    for out in (windows.avg_pool(x, geo), windows.avg_pool_grad(x, geo)):
+        assert np.isinf(out).sum() == 9 and not np.isnan(out).any()
+        expected = np.zeros((9, 9), bool)
+        expected[3:6, 3:6] = True
+        np.testing.assert_array_equal(np.isinf(out[0, :, :, 0]), expected)
 
 
 # -- TF itself (runs in CI's TF phase) ------------------------------------------------------
