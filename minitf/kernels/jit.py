@@ -19,6 +19,9 @@ def available():
 
 def compiled(fn):
     """`fn` compiled by numba (nogil, no bounds checks, numpy's division rules: x / 0 is inf or
-    nan, not an exception). No fastmath: float operations keep their IEEE rounding and order."""
+    nan, not an exception). No fastmath: float operations keep their IEEE rounding and order.
+    A function from a source file is cached on disk by numba (recompiled when the file changes),
+    so only the first process pays its compilation; generated functions compile per process."""
     import numba  # lazy: optional dependency (the `fast` extra), imported on first use
-    return numba.njit(nogil=True, boundscheck=False, error_model="numpy")(fn)
+    cache = os.path.isfile(fn.__code__.co_filename)
+    return numba.njit(nogil=True, boundscheck=False, error_model="numpy", cache=cache)(fn)

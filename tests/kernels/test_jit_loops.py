@@ -113,3 +113,12 @@ def test_adam_takes_the_loop_only_where_numpy_computes_in_the_arrays_dtype(numba
     assert host_kernels._compiled_rule(rules.adam, [(g, w, amsgrad)], python_constants) is rules.adam
     assert host_kernels._compiled_rule(rules.sgd, [(g, w, {})], {"lr": 0.1, "momentum": 0.0,
                                                                   "nesterov": False}) is rules.sgd
+
+
+def test_loops_from_source_files_are_cached_on_disk_and_generated_ones_are_not():
+    from numba.core.caching import NullCache
+    assert not isinstance(jit.compiled(philox._blocks_loop)._cache, NullCache)
+    namespace = {}
+    exec("def kernel(x):\n    return x + 1\n", namespace)  # noqa: S102 (as fusion makes its kernels)
+    generated = jit.compiled(namespace["kernel"])
+    assert isinstance(generated._cache, NullCache) and generated(1) == 2
