@@ -23,5 +23,10 @@ def compiled(fn):
     A function from a source file is cached on disk by numba (recompiled when the file changes),
     so only the first process pays its compilation; generated functions compile per process."""
     import numba  # lazy: optional dependency (the `fast` extra), imported on first use
-    cache = os.path.isfile(fn.__code__.co_filename)
-    return numba.njit(nogil=True, boundscheck=False, error_model="numpy", cache=cache)(fn)
+    options = dict(nogil=True, boundscheck=False, error_model="numpy")
+    if os.path.isfile(fn.__code__.co_filename):
+        try:
+            return numba.njit(cache=True, **options)(fn)
+        except RuntimeError:  # nowhere writable to cache in (numba tries the package, then the user's cache)
+            pass
+    return numba.njit(**options)(fn)

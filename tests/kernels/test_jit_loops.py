@@ -122,3 +122,18 @@ def test_loops_from_source_files_are_cached_on_disk_and_generated_ones_are_not()
     exec("def kernel(x):\n    return x + 1\n", namespace)  # noqa: S102 (as fusion makes its kernels)
     generated = jit.compiled(namespace["kernel"])
     assert isinstance(generated._cache, NullCache) and generated(1) == 2
+
+
+def test_a_loop_compiles_uncached_where_numba_has_nowhere_to_cache(monkeypatch):
+    import numba
+    njit = numba.njit
+
+    def no_locator(*args, cache=False, **kwargs):
+        if cache:  # what numba raises when neither the package nor the user's cache is writable
+            raise RuntimeError("cannot cache function: no locator available")
+        return njit(*args, **kwargs)
+    monkeypatch.setattr(numba, "njit", no_locator)
+    loop = jit.compiled(host_kernels._select_loop)
+    out = np.empty(3)
+    loop(np.array([True, False, True]), np.ones(3), np.zeros(3), out)
+    np.testing.assert_array_equal(out, [1.0, 0.0, 1.0])
