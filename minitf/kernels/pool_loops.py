@@ -6,13 +6,10 @@ a pass, to spend fewer passes over each window's output).
 (`fits`), and keeps its numpy code for everything else. Each loop gives the bits of the numpy code
 it stands in for (the same float operations in the same order; see each function for the rule it
 follows), but for a NaN's sign where an addition meets two NaNs (which one it keeps depends on
-the operand order the compiler picks, in numpy's loops as in these), and with two stated
-exceptions: MaxPool's sign of a zero maximum where -0.0 and 0.0 tie (TF's rule here, the first;
-numpy's choice depends on where the element falls in its SIMD loop), and AvgPool on images of at
-most 400 pixels, where the numpy code uses GEMMs whose summation order no loop reproduces: the
-loop gives the numpy code's separable sums there too (as close to TF's AvgPool as the GEMMs,
-or closer, and without their 0 * inf = NaN spreading an inf over the image's other windows).
-AvgPoolGrad takes its loop only where the numpy code sums (larger images) and windows overlap.
+the operand order the compiler picks, in numpy's loops as in these), and with one stated
+exception: MaxPool's sign of a zero maximum where -0.0 and 0.0 tie (TF's rule here, the first;
+numpy's choice depends on where the element falls in its SIMD loop). AvgPool gives the numpy
+code's separable sums; AvgPoolGrad takes its loop only where windows overlap.
 
 The loops are compiled on first use, one signature per dtype: arrays go in flattened and
 C-contiguous, the geometry as Python ints.
@@ -301,8 +298,7 @@ def avg_pool_grad(g, geo, counts):
     each share g / count; per output row a padded row buffer holding at each column its windows'
     shares, added in tap order from +0.0; each input row the sum of its window rows' buffers, in
     tap order from +0.0 (the numpy code's passes, element by element). Windows that cannot
-    overlap, and small images, stay with the numpy code (one write a tap, or GEMMs, are faster
-    there)."""
+    overlap stay with the numpy code (one write a tap is faster there)."""
     n, oh, ow, c = g.shape
     dx = np.zeros((n, geo.h, geo.w, c), g.dtype)
     _loop(_avg_pool_grad_loop)(_flat(g), dx.reshape(-1), _flat(counts), n, geo.h, geo.w, c, oh, ow,
