@@ -7,13 +7,12 @@ and `taps()`) and returns raw arrays; the array module is the inputs' own. The n
 kernel modules share these and add their own fast paths.
 """
 import functools
-import math
-import threading
 
 import numpy as np
 
 from minitf.backend import array_module
 from minitf.kernels import pool_loops
+from minitf.kernels.scratch import Scratch
 
 __all__ = ["half_through_float32", "pad", "unpad", "windows", "im2col", "contiguous", "conv2d_im2col",
            "conv2d_backprop_input_taps", "conv2d_backprop_input_col2im",
@@ -191,25 +190,15 @@ def depthwise_backprop_filter(x, g, geo):
 # Inside a model's step these kernels run with cold caches, where each numpy call costs a few
 # microseconds however small its operands: the layouts below favour few calls over few passes.
 
-_SCRATCH_MAX_BYTES = 16 << 20
-_scratch_local = threading.local()
+_host_scratch = Scratch(16 << 20)
 
 
 def _scratch(xp, slot, shape, dtype):
     """An uninitialised array of `shape`: on the host a view of this thread's buffer `slot`
-    (fresh when too big), elsewhere a fresh array. Fresh host buffers of a few hundred KB come
-    from mmap or a heap that glibc trims on free, and page-faulting them in costs about as much
-    as the pass that fills them (as minitf.kernels.winograd notes); nothing returned to the
-    caller lives in a slot."""
-    dtype = np.dtype(dtype)
-    size = math.prod(shape) * dtype.itemsize
-    if xp is not np or size > _SCRATCH_MAX_BYTES:
+    (minitf.kernels.scratch), elsewhere a fresh array."""
+    if xp is not np:
         return xp.empty(shape, dtype=dtype)
-    buffers = _scratch_local.__dict__.setdefault("buffers", {})
-    buf = buffers.get(slot)
-    if buf is None or buf.nbytes < size:
-        buf = buffers[slot] = np.empty(max(size, 64), dtype=np.uint8)
-    return buf[:size].view(dtype).reshape(shape)
+    return _host_scratch(slot, shape, dtype)
 
 
 def _max_padded(xp, x, geo):

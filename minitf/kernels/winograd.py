@@ -22,10 +22,11 @@ F(4,5) with (0, +-1, +-2, +-1/2) ~9e-6. The numpy kernels use these paths for fl
 only where they measure faster (`minitf.kernels.numpy`), so float64 keeps the direct result.
 """
 import functools
-import threading
 from fractions import Fraction
 
 import numpy as np
+
+from minitf.kernels.scratch import Scratch
 
 __all__ = ["Plan", "plan", "transforms", "conv2d", "conv2d_backprop_input", "conv2d_backprop_filter",
            "WinogradInputs"]
@@ -176,26 +177,9 @@ class WinogradInputs:
 
 
 # -- scratch buffers ---------------------------------------------------------------------------
-# The intermediates (patches, transforms, GEMM products) are 5-20 MB each. Fresh buffers that
-# size come from mmap or a heap that glibc trims on free, and page-faulting them in cost 30-40%
-# of a pass (DCGAN's 5x5 stride-2 input gradient: 17.8 ms fresh, 12.6 ms reused). So each
-# thread keeps a few named buffers, each up to _SCRATCH_MAX_BYTES; larger ones are fresh.
-# A slot holds one intermediate at a time; nothing returned to the caller lives in a slot.
-_SCRATCH_MAX_BYTES = 32 << 20
-_scratch_local = threading.local()
-
-
-def _scratch(slot, shape, dtype):
-    """An uninitialised array of `shape` in this thread's buffer `slot` (fresh when too big)."""
-    dtype = np.dtype(dtype)
-    size = int(np.prod(shape)) * dtype.itemsize
-    if size > _SCRATCH_MAX_BYTES:
-        return np.empty(shape, dtype=dtype)
-    buffers = _scratch_local.__dict__.setdefault("buffers", {})
-    buf = buffers.get(slot)
-    if buf is None or buf.nbytes < size:
-        buf = buffers[slot] = np.empty(max(size, 64), dtype=np.uint8)
-    return buf[:size].view(dtype).reshape(shape)
+# The intermediates (patches, transforms, GEMM products) are 5-20 MB each: reused per thread
+# (minitf.kernels.scratch), up to 32 MiB a slot.
+_scratch = Scratch(32 << 20)
 
 
 # -- moving between images and tiles -----------------------------------------------------------
