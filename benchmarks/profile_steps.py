@@ -17,6 +17,7 @@ import argparse
 import collections
 import os
 import re
+import subprocess
 import sys
 import time
 
@@ -143,7 +144,6 @@ def main():
         workload, traced, steps = args.child
         _child(workload, traced == "traced", int(steps))
         return
-    import subprocess
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
                MINITF_NUM_THREADS="1")
     default_steps = {"linear": 500, "mlp": 200, "dcgan": 3, "deepdream": 10}

@@ -292,3 +292,28 @@ def test_avg_pool_kernels_match_tf():
                                        strides=strides, padding=padding).numpy()
         np.testing.assert_allclose(windows.avg_pool(x, geo), tf_y, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(windows.avg_pool_grad(g, geo), tf_dx, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("numba", [True, False])
+def test_avg_pool_kernels_match_tf_on_infinities_and_nan(numba, monkeypatch):
+    """inf, -inf and NaN reach exactly the outputs TF 2.21 gives them (no 0 * inf spreading)."""
+    tf = pytest.importorskip("tensorflow")
+    monkeypatch.setattr(jit, "_found", [numba and jit.available()])
+    rng = np.random.default_rng(10)
+    for k, s, padding, shape in GEOMETRIES[::2]:
+        geo = _geometry(shape, k, s, padding, "AvgPool")
+        if geo.oh == 0 or geo.ow == 0:
+            continue
+        x = rng.standard_normal(shape).astype(np.float32)
+        g = rng.standard_normal((shape[0], geo.oh, geo.ow, shape[3])).astype(np.float32)
+        for v in (x, g):
+            flat = v.reshape(-1)
+            flat[rng.choice(flat.size, size=min(3, flat.size), replace=False)] = [np.inf, -np.inf, np.nan][:min(3, flat.size)]
+        ksize, strides = [1, k[0], k[1], 1], [1, s[0], s[1], 1]
+        tf_y = tf.nn.avg_pool2d(tf.constant(x), ksize, strides, padding).numpy()
+        tf_dx = tf.raw_ops.AvgPoolGrad(orig_input_shape=list(shape), grad=tf.constant(g), ksize=ksize,
+                                       strides=strides, padding=padding).numpy()
+        with np.errstate(invalid="ignore", over="ignore"):
+            y, dx = windows.avg_pool(x, geo), windows.avg_pool_grad(g, geo)
+        np.testing.assert_allclose(y, tf_y, rtol=1e-5, atol=1e-6)  # NaN and inf where TF's are
+        np.testing.assert_allclose(dx, tf_dx, rtol=1e-5, atol=1e-6)
