@@ -16,11 +16,14 @@ Device (cupy) arrays are copied to the host, reduced there and copied back: CUDA
 not assumed. NCCL (`nccl_collective`) is the device-side path.
 """
 import atexit
+import fcntl
 import functools
 import hashlib
 import operator
 import pickle
+import struct
 import sys
+import termios
 import time
 
 import numpy as np
@@ -38,6 +41,8 @@ _ALIGN = 64  # byte alignment of each array inside a packed buffer
 # between tests stalls big transfers; after a short pure spin, polling only yields the CPU.
 _SPIN_SECONDS = 0.01
 _POLLS_PER_CLOCK = 64  # a poll is well under a microsecond; reading the clock on each slows progress
+# Before aborting, wait this long at most for the launcher to read what this process printed.
+_DRAIN_SECONDS = 2.0
 _CACHE_SIZE = 256  # distinct call layouts remembered (a training loop has a handful)
 _BUCKETED = ("allreduce", "broadcast")  # collectives whose MPI calls depend on bucket_bytes
 _MPI_OPS = {"sum": "SUM", "mean": "SUM", "max": "MAX", "min": "MIN"}
@@ -220,6 +225,7 @@ class MpiCollective(Collective):
                 stream.flush()
             except Exception:  # a closed stream must not stop the abort
                 pass
+        _wait_for_output_to_drain(_DRAIN_SECONDS)
         self._comm.Abort(1)
 
     # -- agreement -----------------------------------------------------------------------------
@@ -483,3 +489,23 @@ def _like(result, original):
     if type(original) is np.ndarray or backend.array_module(original) is np:
         return result
     return backend.coerce_to_module(result, backend.array_module(original))
+
+
+def _unread_bytes(fd):
+    """Bytes written to `fd` that its reader has not taken yet (0 unless `fd` is a pipe or socket)."""
+    try:
+        return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+    except (OSError, ValueError):
+        return 0
+
+
+def _wait_for_output_to_drain(limit, fds=(1, 2)):
+    """Wait until the launcher has read the pipes `fds` (stdout and stderr), for `limit` seconds
+    at most. MPI_Abort makes the launcher kill every process and stop relaying output, so the
+    error the user needs would otherwise be lost while still in the pipe."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if not any(_unread_bytes(fd) for fd in fds):
+            time.sleep(0.05)  # the launcher relays what it read to mpiexec's own output
+            return
+        time.sleep(0.01)

@@ -6,8 +6,10 @@ fixture (conftest.py) and compare each rank's results with numpy on every rank's
 """
 import importlib.util
 import json
+import os
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -342,6 +344,25 @@ def _assert_deadline(res, timeout):
         assert needle in message, (needle, message)
     assert timeout <= res["seconds"] < timeout + 5  # polled: late only by scheduling on a loaded machine
     assert res["later"][0] == "UnavailableError" and "Restart the job" in res["later"][1]
+
+
+def test_abort_waits_until_the_launcher_has_read_the_output():
+    """MPI_Abort stops the launcher relaying output: the error printed just before must leave the
+    pipe first. A reader that takes it after 0.2 s ends the wait; a reader that never does, the limit."""
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, b"DeadlineExceededError: ...\n")
+        threading.Timer(0.2, os.read, (read_end, 100)).start()
+        start = time.monotonic()
+        mpi_collective._wait_for_output_to_drain(5.0, fds=(write_end,))
+        assert 0.2 <= time.monotonic() - start < 2.0
+        os.write(write_end, b"unread")
+        start = time.monotonic()
+        mpi_collective._wait_for_output_to_drain(0.3, fds=(write_end,))
+        assert 0.3 <= time.monotonic() - start < 2.0
+    finally:
+        os.close(read_end)
+        os.close(write_end)
 
 
 def test_dead_peer_ends_the_job_with_an_error(run_mpi):
