@@ -59,7 +59,8 @@ def _big_python_ints(value, dtype):
                      f"has values outside the int64 range.")
 
 
-_FLOAT32_MAX = float(np.finfo(np.float32).max)
+# Python floats from here up round to inf in float32 (float32's max plus half its last step).
+_FLOAT32_OVERFLOW = 2.0 ** 128 - 2.0 ** 103
 
 
 def _element_kinds(value, kinds):
@@ -156,7 +157,7 @@ def _python_to_array(value, dtype):
         if not (kinds and "numpy" in kinds) and arr.size:
             with np.errstate(invalid="ignore"):
                 finite = np.abs(arr[np.isfinite(arr)])
-            if finite.size and finite.max() > _FLOAT32_MAX:
+            if finite.size and finite.max() >= _FLOAT32_OVERFLOW:
                 raise ValueError(f"Can't convert Python sequence with a value out of range for float32 "
                                  f"(the default float dtype) to Tensor: {value!r}; pass "
                                  f"dtype=tf.float64")

@@ -13,6 +13,18 @@ def test_python_scalars_follow_tf_dtypes():
     assert tf.constant(2**40).dtype == tf.int64
 
 
+def test_python_floats_past_float32_are_refused_only_when_they_round_to_inf():
+    """float32's max written to 8 digits (3.4028235e38) is above the max but rounds to it, so it
+    converts (TF does too); from max + half a step up the value would be inf and is refused."""
+    top = float(np.finfo(np.float32).max)
+    assert tf.constant([3.4028235e38, -3.4028235e38]).numpy().tolist() == [top, -top]
+    assert tf.constant([float(np.nextafter(2.0 ** 128 - 2.0 ** 103, 0))]).numpy()[0] == np.float32(top)
+    for value in (2.0 ** 128 - 2.0 ** 103, -1e39, 1e39):
+        with pytest.raises(ValueError, match="out of range for float32.*dtype=tf.float64"):
+            tf.constant([1.0, value])
+    assert tf.constant(1e39, dtype=tf.float64).numpy() == 1e39
+
+
 def test_numpy_arrays_keep_dtype():
     assert tf.constant(np.ones(2)).dtype == tf.float64
     assert tf.constant(np.ones(2, np.uint8)).dtype == tf.uint8
