@@ -2,6 +2,7 @@
 import numpy as np
 
 from minitf.errors import errors
+from minitf.data.optional import next_as_optional
 from minitf.data.pipeline import END as _END, IterContext, shuffle_nodes
 from minitf.recording import active_graph
 from minitf.trackable import Trackable
@@ -97,6 +98,10 @@ class Iterator(Trackable):
             return next(self)
         except StopIteration:
             raise errors.OutOfRangeError(None, None, "End of sequence") from None
+
+    def get_next_as_optional(self):
+        """A tf.experimental.Optional of the next element, empty at the end (no error)."""
+        return next_as_optional(lambda: next(self), self.element_spec, self)
 
     def __del__(self):
         gen = self.__dict__.get("_generator")

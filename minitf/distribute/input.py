@@ -13,6 +13,7 @@ from minitf.errors import errors
 from minitf.nest import nest
 from minitf.data import structure as st
 from minitf.data.dataset import Dataset
+from minitf.data.optional import next_as_optional
 from minitf.data.transformations import BatchDataset
 from minitf.distribute.values import PerReplica
 from minitf.tensor import Tensor
@@ -228,6 +229,15 @@ class DistributedIterator:
             return next(self)
         except StopIteration:
             raise errors.OutOfRangeError(None, None, "End of sequence") from None
+
+    def get_next_as_optional(self):
+        """A tf.experimental.Optional of this replica's next batch, empty once no worker has
+        data left (every worker gets an empty one at the same step)."""
+        return next_as_optional(lambda: next(self), self._optional_spec(), self)
+
+    def _optional_spec(self):
+        spec = self._element_spec
+        return PerReplica([spec] * self._replicas) if self._replicas > 1 else spec
 
 
 class _DistributedBase:

@@ -20,6 +20,8 @@ UNTRACEABLE = {
     "function": "already a tf.function (called while tracing, it is inlined)",
     "print": "the row reads the printed file in Python, which runs at trace time, before the "
              "graph prints (TF's trace reads the same empty file)",
+    "experimental.Optional": "the row steps iterators in Python and reads has_value() as a Python bool; "
+                             "it traces its own tf.function over get_next_as_optional",
 }
 # Rows whose call reads tensor values in Python for some cases (`.numpy()`, `np.asarray`), which
 # TF 2.21 refuses inside a function: those cases must raise what TF raises for a symbolic tensor.
