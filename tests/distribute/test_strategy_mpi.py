@@ -91,6 +91,14 @@ def test_uneven_datasets_from_function_keep_workers_in_step(run_mpi):
             assert shape == (len(batch), 2) and dtype == "float32"  # empty batches keep the structure
 
 
+def test_uneven_workers_see_the_optional_empty_at_the_same_step(run_mpi):
+    results = _values(run_mpi)
+    for out in results.values():
+        assert [flag for flag, _ in out["optional_walk"]] == [True] * 5 + [False]
+        assert [ids for _, ids in out["optional_walk"][:5]] == [batch for batch, _, _ in out["from_function"]]
+        assert out["optional_walk"][5][1] == [-1]
+
+
 def _weights_equal(a, b):
     return all(np.array_equal(x, y) for x, y in zip(a, b))
 

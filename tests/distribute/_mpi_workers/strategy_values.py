@@ -79,4 +79,22 @@ while True:
         break
     records.append((element["id"].numpy().tolist(), tuple(element["pair"].shape), element["pair"].dtype.name))
 out["from_function"] = records
+
+
+# the same uneven data walked with get_next_as_optional inside tf.function: every worker sees
+# its flag turn false at the same step
+@tf.function
+def optional_step(iterator):
+    optional = iterator.get_next_as_optional()
+    if optional.has_value():
+        return optional.has_value(), optional.get_value()["id"]
+    return optional.has_value(), tf.constant([-1], tf.int64)
+
+
+iterator = iter(from_fn)
+walked = []
+for _ in range(len(records) + 1):
+    flag, ids = optional_step(iterator)
+    walked.append((bool(flag), ids.numpy().tolist()))
+out["optional_walk"] = walked
 write(out_dir, rank, out)
