@@ -7,6 +7,7 @@ import pytest
 
 import minitf as tf
 from minitf import callbacks
+from minitf.callbacks.callback_list import pythonify_logs
 
 
 Dense, Sequential = tf.keras.layers.Dense, tf.keras.Sequential
@@ -342,3 +343,15 @@ def test_plot_history_writes_a_png_with_the_curves(tmp_path):
     assert blue > 50 and orange > 50  # 'loss' and 'val_loss' curves
     with pytest.raises(ValueError, match="no data"):
         callbacks.plot_history({"loss": []}, str(tmp_path / "empty.png"))
+
+
+def test_logs_reach_callbacks_sorted_with_nested_entries_in_place():
+    """Keras 3's log form: sorted keys, a nested dict's (sorted) entries where its key sorts,
+    tensors as Python floats, arrays of outputs left alone."""
+    outputs = np.zeros((1, 1))
+    logs = pythonify_logs({"zeta": tf.constant(1.0), "alpha": np.float32(2), "nested": {"b": 3, "a": 4.5},
+                           "val_loss": 0.5, "outputs": outputs})
+    assert list(logs) == ["alpha", "a", "b", "outputs", "val_loss", "zeta"]
+    assert logs["zeta"] == 1.0 and type(logs["zeta"]) is float and type(logs["b"]) is float
+    assert logs["outputs"] is outputs
+    assert pythonify_logs(None) == {}

@@ -3,12 +3,31 @@ from minitf.callbacks.callback import History
 from minitf.callbacks.progress import ProgbarLogger
 from minitf.api_export import export
 
-__all__ = ["CallbackList"]
+__all__ = ["CallbackList", "pythonify_logs"]
+
+
+def pythonify_logs(logs):
+    """`logs` as callbacks and fit/evaluate's results see them, as Keras 3 makes them: keys in
+    sorted order, a nested dict's entries (sorted) in place of its key, tensors and numbers as
+    Python floats (other values, like predict's outputs, kept)."""
+    result = {}
+    for key, value in sorted((logs or {}).items()):
+        if isinstance(value, dict):
+            result.update(pythonify_logs(value))
+            continue
+        if getattr(value, "ndim", 0) == 0:  # arrays of outputs stay arrays, even of one element
+            try:
+                value = float(value)
+            except (TypeError, ValueError):
+                pass
+        result[key] = value
+    return result
 
 
 @export("callbacks.CallbackList", "keras.callbacks.CallbackList")
 class CallbackList:
-    """A list of callbacks called together; adds History and the progress bar when asked."""
+    """A list of callbacks called together; adds History and the progress bar when asked. Every
+    hook hands its callbacks the logs in `pythonify_logs` form."""
 
     def __init__(self, callbacks=None, add_history=False, add_progbar=False, model=None,
                  **params):
@@ -50,10 +69,13 @@ class CallbackList:
         return iter(self.callbacks)
 
     def _call(self, hook, *args):
+        *args, logs = args
+        logs = pythonify_logs(logs)
         for c in self.callbacks:
-            getattr(c, hook)(*args)
+            getattr(c, hook)(*args, logs)
 
     def _call_batch(self, hook, batch, logs):
+        logs = pythonify_logs(logs)
         for c in self._batch_callbacks:
             getattr(c, hook)(batch, logs)
 

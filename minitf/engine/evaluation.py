@@ -5,10 +5,11 @@
 `make_predict_function`) and the metrics these loops read.
 """
 from minitf import callbacks as callbacks_module
+from minitf.callbacks.callback_list import pythonify_logs
 from minitf.nest import nest
 from minitf.engine import distributed
 from minitf.engine.data_adapter import DataHandler, concat_outputs, to_numpy, with_class_weight
-from minitf.engine.logs import flatten_logs, floats, resolve_verbose
+from minitf.engine.logs import resolve_verbose
 from minitf.engine.loop_args import check_loop_args
 from minitf.kernels import threads
 
@@ -71,9 +72,9 @@ class EvaluationMixin:
         for step, batch in enumerate(distributed.local_batches(data.epoch_batches(), strategy)):
             cb.on_test_batch_begin(step)
             threads.adapt_to_load()
-            logs = flatten_logs(test_function(batch))
+            logs = test_function(batch)
             cb.on_test_batch_end(step, logs)
-        logs = floats(self._get_metrics_result_or_logs(logs))
+        logs = pythonify_logs(self._get_metrics_result_or_logs(logs))
         cb.on_test_end(logs)
         if return_dict:
             return logs
@@ -186,7 +187,7 @@ class EvaluationMixin:
         return nest.map_structure(to_numpy, out)
 
     def _batch_result(self, logs, return_dict):
-        logs = floats(flatten_logs(logs))
+        logs = pythonify_logs(logs)
         if return_dict:
             return logs
         return self._flatten_metrics_in_order(logs)

@@ -1,35 +1,7 @@
-"""The logs fit/evaluate hand to callbacks: tensors turned into floats, nested dicts flattened,
-and the small argument rules of the loops (verbosity, validation frequency)."""
-from minitf.engine.data_adapter import to_numpy
+"""The small argument rules of fit/evaluate's loops: verbosity and validation frequency. (The
+logs themselves take their form at the callbacks: `minitf.callbacks.callback_list.pythonify_logs`.)"""
 
-__all__ = ["floats", "flatten_logs", "resolve_verbose", "should_validate"]
-
-
-def floats(logs):
-    """Logs with tensor values turned into Python floats (nested dicts flattened)."""
-    out = {}
-    for key, value in (logs or {}).items():
-        if isinstance(value, dict):
-            out.update(floats(value))
-        else:
-            try:
-                out[key] = float(to_numpy(value))
-            except (TypeError, ValueError):
-                out[key] = value
-    return out
-
-
-def flatten_logs(logs):
-    """`logs` with nested dicts merged into one level (the compiled metrics report a dict)."""
-    if not isinstance(logs, dict) or not any(isinstance(v, dict) for v in logs.values()):
-        return logs
-    out = {}
-    for key, value in logs.items():
-        if isinstance(value, dict):
-            out.update(flatten_logs(value))
-        else:
-            out[key] = value
-    return out
+__all__ = ["resolve_verbose", "should_validate"]
 
 
 def resolve_verbose(verbose):

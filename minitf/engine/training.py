@@ -24,7 +24,7 @@ from minitf.engine.evaluation import EvaluationMixin
 from minitf.engine.data_adapter import (DataHandler, is_dataset, is_iterator, is_py_dataset,
                                         pack_x_y_sample_weight, split_validation,
                                         unpack_x_y_sample_weight)
-from minitf.engine.logs import flatten_logs, floats, resolve_verbose, should_validate
+from minitf.engine.logs import resolve_verbose, should_validate
 from minitf.engine.loop_args import check_loop_args
 from minitf.function import function
 from minitf.keras_core.call_context import spec_of, spec_of_function
@@ -494,7 +494,7 @@ class TrainingMixin(EvaluationMixin):
             logs = self._run_epoch(data, cb, strategy)
             if data.exhausted:
                 self.stop_training = True
-            epoch_logs = floats(self._get_metrics_result_or_logs(logs))
+            epoch_logs = dict(self._get_metrics_result_or_logs(logs))
             if validation_data is not None and should_validate(epoch, validation_freq):
                 val_logs = self._validate(validation_data, validation_batch_size or batch_size,
                                           validation_steps, cb)
@@ -513,7 +513,7 @@ class TrainingMixin(EvaluationMixin):
         train_function = self.make_train_function()
         for batch in distributed.local_batches(data.epoch_batches(), strategy):
             batch_begin(step)
-            logs = flatten_logs(train_function(batch))
+            logs = train_function(batch)
             batch_end(step, logs)
             step += 1
             if self.stop_training:
