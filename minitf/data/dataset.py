@@ -391,8 +391,9 @@ class Dataset:
         shuffle before `batch` and `repeat` (to mix across epochs).
 
         The order is reproducible from `seed` together with the global seed
-        (`tf.random.set_seed`), as in TF. With `reshuffle_each_iteration` (the default) every
-        iteration, and every epoch of a `repeat()` placed after it, gets a new order.
+        (`tf.random.set_seed`), and it is TF's: the same seeds visit the elements in the order
+        TF 2.21 does. With `reshuffle_each_iteration` (the default) every iteration, and every
+        epoch of a `repeat()` placed after it, gets a new order.
 
         Args:
             buffer_size: Number of elements in the buffer (> 0; AUTOTUNE picks 1024).

@@ -14,7 +14,7 @@ import numpy as np
 from minitf import backend
 from minitf.dtypes import dtypes
 from minitf.errors import errors
-from minitf.data import composite_elements as composite, structure as st
+from minitf.data import composite_elements as composite, shuffle_order, structure as st
 from minitf.data.pipeline import (AUTOTUNE, INFINITE_CARDINALITY as _INF, UNKNOWN_CARDINALITY as _UNK,
                                   IterContext, Node, call_with_element)
 from minitf.function import TensorSpec
@@ -315,11 +315,14 @@ def resolve_seed(seed):
 
 
 class ShuffleDataset(UnaryDataset):
-    """A random permutation through a buffer of `buffer_size` elements.
+    """A random permutation through a buffer of `buffer_size` elements, in TF's order
+    (`minitf.data.shuffle_order`).
 
-    Its order depends on a base seed (fixed at construction), an iteration key (a new one per
-    iterator when reshuffling each iteration) and how many times it was entered in this
-    iteration (a `repeat` above it reshuffles every epoch).
+    Its seeds are fixed at construction. When reshuffling each iteration, every iteration takes
+    the next index of the dataset's seed sequence: an iterator reserves one when it is created
+    (its key), and a `repeat` above the shuffle enters it again with the following indices, as
+    TF's seed generator hands them out. (Two live iterators whose repeats re-enter the shuffle
+    in turn draw in another order than TF's, which interleaves their indices.)
     """
 
     shuffles = True
@@ -339,14 +342,15 @@ class ShuffleDataset(UnaryDataset):
             raise TypeError(f"Dataset.shuffle: expected a bool for argument `reshuffle_each_iteration`, not "
                             f"{reshuffle!r}")
         try:
-            self._base_seed = resolve_seed(seed)
+            self._base_seed = shuffle_order.pack(*shuffle_order.seed_pair(seed))
         except TypeError as e:
             raise TypeError(f"Dataset.shuffle: {e}") from None
         self._reshuffle = bool(reshuffle)
         self._keys_issued = 0
 
     def _next_key(self):
-        """The iteration key of a new iterator: a fresh one when reshuffling each iteration."""
+        """The iteration key of a new iterator: the next index of the seed sequence when
+        reshuffling each iteration."""
         if not self._reshuffle:
             return 0
         key = self._keys_issued
@@ -354,22 +358,17 @@ class ShuffleDataset(UnaryDataset):
         return key
 
     def _generate(self, ctx):
-        base, key = ctx.shuffle_state.get(id(self), (self._base_seed, 0))
-        epoch = ctx.enter(self) if self._reshuffle else 0
-        rng = np.random.default_rng([base, key, epoch])
-        buffer = []
-        for element in self._input._generate(ctx):
-            if len(buffer) < self._buffer_size:
-                buffer.append(element)
-                continue
-            # buffer full: emit a random element, its slot takes the new one
-            i = int(rng.integers(len(buffer)))
-            out, buffer[i] = buffer[i], element
-            yield out
-        while buffer:
-            i = int(rng.integers(len(buffer)))
-            buffer[i], buffer[-1] = buffer[-1], buffer[i]
-            yield buffer.pop()
+        owned = id(self) in ctx.shuffle_state  # else a probe (an element spec): no index is used up
+        packed, key = ctx.shuffle_state.get(id(self), (self._base_seed, 0))
+        seed, seed2 = shuffle_order.unpack(packed)
+        entry = ctx.enter(self)
+        if self._reshuffle:
+            index = key + entry
+            if owned:
+                self._keys_issued = max(self._keys_issued, index + 1)
+            seed, seed2 = shuffle_order.iteration_seeds(seed, seed2, index)
+        yield from shuffle_order.buffered_shuffle(self._input._generate(ctx), self._buffer_size,
+                                                  shuffle_order.Draws(seed, seed2))
 
 
 class RepeatDataset(UnaryDataset):
