@@ -1,6 +1,6 @@
 """Dataset.shuffle visits elements in TF 2.21's exact order: op and global seeds, reshuffling
 across iterators and repeats, fixed seeds, buffers smaller and larger than the data, a shuffle
-after a repeat, and the shuffles inside Keras' text/image dataset utilities."""
+after a repeat, and the file-list and batch shuffles of Keras' text_dataset_from_directory."""
 import pytest
 
 import minitf
