@@ -78,6 +78,8 @@ NOTEBOOKS = [
     "tutorials/distribute/input",
     "tutorials/distribute/save_and_load",
     "tutorials/understanding/sngp",
+    # added 2026-11-29: text classification from a folder of review files (IMDB stand-in)
+    "tutorials/keras/text_classification",
 ]
 
 

@@ -191,6 +191,37 @@ def _wdbc(path, n=150):
                              + [f"{v:.4f}" for v in rng.uniform(0.01, 30, size=30)]) + "\n")
 
 
+_IMDB_WORDS = {
+    "pos": "great wonderful loved brilliant moving superb enjoyable charming".split(),
+    "neg": "terrible boring awful waste dull worst predictable annoying".split(),
+    "neutral": "the movie film plot actor scene story director was and a of it this i".split(),
+}
+
+
+def _imdb(top):
+    """`top/aclImdb/{train/{pos,neg,unsup},test/{pos,neg}}/<id>_<stars>.txt`, as in
+    aclImdb_v1.tar.gz: short generated reviews whose sentiment words follow the folder, with the
+    real data's `<br />` tags, capitals and punctuation. 80 reviews per labelled training folder,
+    40 per test folder, 10 unlabelled; train/pos/1181_9.txt exists (the tutorial prints it)."""
+    root = top / "aclImdb"
+    if root.exists():
+        return
+    for split, folder, count in [("train", "pos", 80), ("train", "neg", 80), ("train", "unsup", 10),
+                                 ("test", "pos", 40), ("test", "neg", 40)]:
+        rng = _rng(split + folder)
+        target = root / split / folder
+        target.mkdir(parents=True)
+        sentiment = _IMDB_WORDS["pos" if folder == "pos" else "neg"]
+        for i in range(count):
+            words = list(rng.choice(_IMDB_WORDS["neutral"], size=rng.integers(12, 30)))
+            for _ in range(rng.integers(2, 5)):
+                words.insert(int(rng.integers(0, len(words))), str(rng.choice(sentiment)))
+            text = " ".join(words).capitalize() + "! <br /><br />" + " ".join(words[:5]) + "..."
+            number = 1181 if (split, folder, i) == ("train", "pos", 0) else 10 * i + 3
+            stars = 9 if folder == "pos" else 2 if folder == "neg" else 0
+            (target / f"{number}_{stars}.txt").write_text(text)
+
+
 LOCAL_URLS = {  # URLs read directly (pandas, requests): name of the local file and its generator
     "http://archive.ics.uci.edu/ml/machine-learning-databases/auto-mpg/auto-mpg.data": ("auto-mpg.data", _auto_mpg),
     "https://archive.ics.uci.edu/ml/machine-learning-databases/breast-cancer-wisconsin/wdbc.data":
@@ -233,6 +264,9 @@ def get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None
     root = _root() / cache_subdir
     root.mkdir(parents=True, exist_ok=True)
     path = root / fname
+    if base == "aclImdb_v1.tar.gz":
+        _imdb(path)
+        return str(path)
     if base == "flower_photos.tgz":
         if untar:
             return str(_flowers(root))
