@@ -221,3 +221,22 @@ def test_variance_scaling_fan_axes_in_config_and_fans():
     w = init.VarianceScaling(mode="fan_in", distribution="uniform", seed=1,
                              input_axes=[0], output_axes=[1])((4, 3, 500)).numpy()
     assert np.abs(w).max() <= math.sqrt(3.0 / 4) and np.abs(w).max() > 0.9 * math.sqrt(3.0 / 4)
+
+
+def test_keras_seeding_rules():
+    """An int seed repeats its values on every call; an unseeded initializer takes its seed from
+    Python's `random` when built (so set_random_seed repeats it) and reports None in its config;
+    a SeedGenerator seed gives new values on each call."""
+    seeded = tf.keras.initializers.GlorotUniform(seed=5)
+    assert np.array_equal(seeded((3, 4)).numpy(), seeded((3, 4)).numpy())
+    tf.keras.utils.set_random_seed(9)
+    first = tf.keras.initializers.RandomNormal()
+    tf.keras.utils.set_random_seed(9)
+    second = tf.keras.initializers.RandomNormal()
+    assert first.seed == second.seed and np.array_equal(first((4,)).numpy(), second((4,)).numpy())
+    assert first.get_config()["seed"] is None and seeded.get_config()["seed"] == 5
+    generator = tf.keras.random.SeedGenerator(3)
+    drawing = tf.keras.initializers.RandomUniform(seed=generator)
+    assert not np.array_equal(drawing((5,)).numpy(), drawing((5,)).numpy())
+    with pytest.raises(ValueError, match="SeedGenerator"):
+        tf.keras.initializers.HeNormal(seed="7")

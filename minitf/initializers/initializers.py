@@ -1,9 +1,12 @@
 """tf.keras.initializers: callables that produce a variable's starting value from a shape.
 
 `init(shape, dtype=None)` returns a Tensor placed with `minitf.backend.default_module()`.
-Random initializers with `seed=` give the same values on every call with that seed (a host
-numpy generator seeded with it); unseeded ones draw from minitf's global random state
-(`tf.random`).
+Random initializers seed as Keras 3 does, so they give TF's values: an int seed, or for an
+initializer built without one a seed drawn then from Python's `random` (which
+`keras.utils.set_random_seed` seeds), feeds TF's stateless random ops, so every call repeats
+the same values; a `keras.random.SeedGenerator` seed gives new values on each call. The TF-core
+spellings (`tf.random_normal_initializer`, ...) without a seed draw from minitf's global random
+state (`tf.random`), as TF's do.
 """
 import functools
 import math
@@ -15,7 +18,9 @@ from minitf.errors import errors
 from minitf._keras_objects import Registry
 from minitf.backend import default_module
 from minitf.convert import convert_to_tensor
+from minitf.keras_ops import random as keras_random
 from minitf.ops import random as random_ops
+from minitf.ops import stateless_random
 from minitf.recording import init_scope, tracing
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
@@ -47,7 +52,7 @@ def _no_int_normal(dtype, first, who):
                         f"({who} samples floats; pass a floating-point dtype such as 'float32').")
 
 
-def _int_uniform(rng, shape, minval, maxval, dtype, who):
+def _int_uniform(seed, shape, minval, maxval, dtype, who):
     """Keras' uniform in an integer dtype: the bounds cast (truncated) to it, integers drawn
     in [minval, maxval); equal bounds fail for a non-empty shape, as TF's op does."""
     lo, hi = int(minval), int(maxval)
@@ -58,9 +63,10 @@ def _int_uniform(rng, shape, minval, maxval, dtype, who):
             "StatelessRandomUniformIntV2",
             f"Need minval < maxval, got {lo} >= {hi} ({who}: the bounds {minval}, {maxval} "
             f"truncate to {dtype.name}; use a floating-point dtype)")
-    if rng is None:
+    if seed is None:
         return random_ops.uniform(shape, minval=lo, maxval=hi, dtype=dtype)
-    return _place(rng.integers(lo, hi, shape), dtype)
+    return stateless_random.stateless_uniform(list(shape), seed=keras_random.tf_draw_seed(seed), minval=lo,
+                                              maxval=hi, dtype=dtype)
 
 
 def _shape(shape):
@@ -90,16 +96,6 @@ def compute_fans(shape, input_axes=None, output_axes=None):
         return shape[0], shape[1]
     receptive = int(np.prod(shape[:-2]))
     return shape[-2] * receptive, shape[-1] * receptive
-
-
-def _truncated_host(rng, shape, mean, stddev):
-    """Normal samples redrawn until inside mean +- 2 stddev (TF's truncated normal)."""
-    out = rng.standard_normal(shape)
-    bad = np.abs(out) > 2.0
-    while bad.any():
-        out[bad] = rng.standard_normal(int(bad.sum()))
-        bad = np.abs(out) > 2.0
-    return out * stddev + mean
 
 
 def _outside_graphs(call):
@@ -141,40 +137,42 @@ class Initializer:
 
 
 class _Random(Initializer):
-    """Shared seeding: a fixed seed gives a fresh numpy generator per call, so values repeat."""
+    """Keras 3's seeding (see the module docstring). `seed` may be an int, a
+    `keras.random.SeedGenerator` or None; `get_config` gives back what was passed."""
+
+    _seed_when_none = True  # draw a seed from Python's `random` when built without one
 
     def __init__(self, seed=None):
-        if seed is not None and not isinstance(seed, (int, np.integer)):
-            raise ValueError(f"{type(self).__name__}: seed must be an int or None, got {seed!r}.")
-        self.seed = None if seed is None else int(seed)
-
-    def _rng(self):
-        return np.random.default_rng(self.seed) if self.seed is not None else None
+        if seed is not None and not isinstance(seed, keras_random.SeedGenerator) and (
+                not isinstance(seed, (int, np.integer)) or isinstance(seed, bool)):
+            raise ValueError(f"{type(self).__name__}: `seed` argument should be an instance of "
+                             f"`keras.random.SeedGenerator()` or an integer. Received: seed={seed!r}")
+        self._init_seed = int(seed) if isinstance(seed, (int, np.integer)) else seed
+        if seed is None and self._seed_when_none:
+            seed = keras_random.make_default_seed()
+        self.seed = int(seed) if isinstance(seed, (int, np.integer)) else seed
 
     def _normal(self, shape, mean, stddev, dtype):
         _no_int_normal(dtype, mean, type(self).__name__)
-        rng = self._rng()
-        if rng is None:
+        if self.seed is None:
             return random_ops.normal(shape, mean=mean, stddev=stddev, dtype=dtype)
-        return _place(rng.standard_normal(shape) * stddev + mean, dtype)
+        return keras_random.normal(shape, mean=mean, stddev=stddev, dtype=dtype.name, seed=self.seed)
 
     def _uniform(self, shape, minval, maxval, dtype):
-        rng = self._rng()
         if dtype.is_integer:
-            return _int_uniform(rng, shape, minval, maxval, dtype, type(self).__name__)
-        if rng is None:
+            return _int_uniform(self.seed, shape, minval, maxval, dtype, type(self).__name__)
+        if self.seed is None:
             return random_ops.uniform(shape, minval=minval, maxval=maxval, dtype=dtype)
-        return _place(rng.uniform(minval, maxval, shape), dtype)
+        return keras_random.uniform(shape, minval=minval, maxval=maxval, dtype=dtype.name, seed=self.seed)
 
     def _truncated(self, shape, mean, stddev, dtype):
         _no_int_normal(dtype, mean, type(self).__name__)
-        rng = self._rng()
-        if rng is None:
+        if self.seed is None:
             return random_ops.truncated_normal(shape, mean=mean, stddev=stddev, dtype=dtype)
-        return _place(_truncated_host(rng, shape, mean, stddev), dtype)
+        return keras_random.truncated_normal(shape, mean=mean, stddev=stddev, dtype=dtype.name, seed=self.seed)
 
     def get_config(self):
-        return {"seed": self.seed}
+        return {"seed": self._init_seed}
 
 
 @export("initializers.Zeros", "initializers.zeros", "keras.initializers.Zeros",
@@ -239,7 +237,7 @@ class RandomNormal(_Random):
         return self._normal(_shape(shape), self.mean, self.stddev, _dtype(dtype, who="RandomNormal"))
 
     def get_config(self):
-        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self._init_seed}
 
 
 @export("initializers.RandomUniform", "initializers.random_uniform",
@@ -255,7 +253,7 @@ class RandomUniform(_Random):
         return self._uniform(_shape(shape), self.minval, self.maxval, _dtype(dtype, who="RandomUniform"))
 
     def get_config(self):
-        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
+        return {"minval": self.minval, "maxval": self.maxval, "seed": self._init_seed}
 
 
 @export("initializers.TruncatedNormal", "initializers.truncated_normal",
@@ -271,7 +269,7 @@ class TruncatedNormal(_Random):
         return self._truncated(_shape(shape), self.mean, self.stddev, _dtype(dtype, who="TruncatedNormal"))
 
     def get_config(self):
-        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self._init_seed}
 
 
 @export("initializers.VarianceScaling", "initializers.variance_scaling",
@@ -317,7 +315,7 @@ class VarianceScaling(_Random):
         return self._uniform(shape, -limit, limit, dtype)
 
     def get_config(self):
-        return {"seed": self.seed, "scale": self.scale, "mode": self.mode,
+        return {"seed": self._init_seed, "scale": self.scale, "mode": self.mode,
                 "distribution": self.distribution, "input_axes": self.input_axes,
                 "output_axes": self.output_axes}
 
@@ -331,7 +329,7 @@ class _FixedVarianceScaling(VarianceScaling):
         super().__init__(*self._ARGS, seed=seed, input_axes=input_axes, output_axes=output_axes)
 
     def get_config(self):
-        return {"seed": self.seed, "input_axes": self.input_axes, "output_axes": self.output_axes}
+        return {"seed": self._init_seed, "input_axes": self.input_axes, "output_axes": self.output_axes}
 
 
 @export("initializers.GlorotUniform", "initializers.glorot_uniform",
@@ -416,19 +414,15 @@ class Orthogonal(_Random):
         _no_int_normal(dtype, 0.0, "Orthogonal")
         rows, cols = int(np.prod(shape[:-1])), shape[-1]
         flat = (max(rows, cols), min(rows, cols))
-        rng = self._rng()
-        if rng is None:
-            a = np.asarray(random_ops.normal(flat, dtype="float64"))
-        else:
-            a = rng.standard_normal(flat)
-        q, r = np.linalg.qr(a)
+        a = np.asarray(self._normal(flat, 0.0, 1.0, dtype).numpy(), dtype=np.float64)
+        q, r = np.linalg.qr(a)  # in float64: the same matrix as TF's float32 QR to rounding
         q = q * np.sign(np.diag(r))  # makes the result uniformly distributed
         if rows < cols:
             q = q.T
         return _place(self.gain * q.reshape(shape), dtype)
 
     def get_config(self):
-        return {"gain": self.gain, "seed": self.seed}
+        return {"gain": self.gain, "seed": self._init_seed}
 
 
 # -- TF-core spellings (tf.random_normal_initializer, ...) -------------------------------------
@@ -437,10 +431,14 @@ class Orthogonal(_Random):
 class random_normal_initializer(RandomNormal):  # noqa: N801 (TF's name)
     """tf.random_normal_initializer: RandomNormal(mean=0.0, stddev=0.05, seed=None)."""
 
+    _seed_when_none = False  # TF core: unseeded draws come from the global random state
+
 
 @export("random_uniform_initializer")
 class random_uniform_initializer(RandomUniform):  # noqa: N801
     """tf.random_uniform_initializer: RandomUniform(minval=-0.05, maxval=0.05, seed=None)."""
+
+    _seed_when_none = False
 
 
 @export("zeros_initializer")

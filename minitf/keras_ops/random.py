@@ -25,8 +25,8 @@ from minitf.variable import Variable
 from minitf.api_export import export
 
 __all__ = ["SeedGenerator", "normal", "uniform", "truncated_normal", "randint", "categorical",
-           "dropout", "shuffle", "gamma", "binomial", "beta", "draw_seed",
-           "global_seed_generator", "reset_global_seed_generator"]
+           "dropout", "shuffle", "gamma", "binomial", "beta", "draw_seed", "tf_draw_seed",
+           "make_default_seed", "global_seed_generator", "reset_global_seed_generator"]
 
 _names = {}
 _global = []
@@ -56,7 +56,7 @@ class SeedGenerator:
             raise ValueError(f"Unrecognized keyword arguments: {kwargs}")
         self._initial_seed = seed
         if seed is None:
-            seed = python_random.randint(1, int(1e9))
+            seed = make_default_seed()
         if not isinstance(seed, int):
             raise ValueError(f"Argument `seed` must be an integer. Received: seed={seed}")
         self.state = Variable(np.array([seed, 0], dtype=np.int64), trainable=False,
@@ -114,7 +114,13 @@ def draw_seed(seed):
                      f"`SeedGenerator`. Received: seed={seed} (of type {type(seed)})")
 
 
-def _seed(seed):
+def make_default_seed():
+    """A seed for an object built without one, as Keras 3 draws it: from Python's `random` (so
+    `keras.utils.set_random_seed` makes it repeat)."""
+    return python_random.randint(1, int(1e9))
+
+
+def tf_draw_seed(seed):
     """draw_seed reduced to TF's int32 stateless seed, as Keras does (floormod 2**31 - 2)."""
     s = draw_seed(seed)
     if s.dtype.name == "int32":
@@ -131,7 +137,7 @@ def _shape(shape):
 def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     """Samples of the normal distribution N(mean, stddev^2)."""
     dtype = standardize_dtype(dtype or config.floatx())
-    return stateless_random.stateless_normal(_shape(shape), seed=_seed(seed), mean=mean, stddev=stddev,
+    return stateless_random.stateless_normal(_shape(shape), seed=tf_draw_seed(seed), mean=mean, stddev=stddev,
                                dtype=dtype)
 
 
@@ -143,7 +149,7 @@ def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
         raise ValueError(f"`keras.random.uniform` requires a floating point `dtype`. Received: "
                          f"dtype={dtype} ")
     dtype = standardize_dtype(dtype or config.floatx())
-    return stateless_random.stateless_uniform(_shape(shape), seed=_seed(seed), minval=constant_ops.cast(convert(minval),
+    return stateless_random.stateless_uniform(_shape(shape), seed=tf_draw_seed(seed), minval=constant_ops.cast(convert(minval),
                                 dtype), maxval=constant_ops.cast(convert(maxval), dtype), dtype=dtype)
 
 
@@ -152,7 +158,7 @@ def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     """Samples of N(mean, stddev^2) redrawn until within two standard deviations."""
     dtype = standardize_dtype(dtype or config.floatx())
-    return stateless_random.stateless_truncated_normal(_shape(shape), seed=_seed(seed), mean=mean,
+    return stateless_random.stateless_truncated_normal(_shape(shape), seed=tf_draw_seed(seed), mean=mean,
                                          stddev=stddev, dtype=dtype)
 
 
@@ -165,7 +171,7 @@ def randint(shape, minval, maxval, dtype="int32", seed=None):
                          f"dtype={dtype} ")
     dtype = standardize_dtype(dtype)
     inner = dtype if dtype in ("int32", "int64") else "int64"
-    out = stateless_random.stateless_uniform(_shape(shape), seed=_seed(seed), minval=minval, maxval=maxval,
+    out = stateless_random.stateless_uniform(_shape(shape), seed=tf_draw_seed(seed), minval=minval, maxval=maxval,
                                dtype=inner)
     return constant_ops.cast(out, dtype)
 
@@ -178,7 +184,7 @@ def categorical(logits, num_samples, dtype="int32", seed=None):
     if logits.shape.rank != 2:
         raise ValueError(f"`logits` should be a 2-D tensor with shape [batch_size, num_classes]. "
                          f"Received: logits={logits}")
-    out = stateless_random.stateless_categorical(logits, num_samples, seed=_seed(seed))
+    out = stateless_random.stateless_categorical(logits, num_samples, seed=tf_draw_seed(seed))
     return constant_ops.cast(out, standardize_dtype(dtype))
 
 
@@ -198,7 +204,7 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
     if not 0 <= rate < 1:
         raise ValueError(f"rate must be a scalar tensor or a float in the range [0, 1), got "
                          f"{rate:g}")
-    seed = _seed(seed)
+    seed = tf_draw_seed(seed)
     shape = list(x.shape) if noise_shape is None else \
         [int(x.shape[i]) if d is None else int(d) for i, d in enumerate(noise_shape)]
     scaled = math_ops.multiply(x, constant_ops.constant(1 / (1 - rate), dtype=x.dtype))
@@ -212,7 +218,7 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
 def shuffle(x, axis=0, seed=None):
     """`x` with its slices along `axis` in a random order."""
     x = convert(x)
-    seed = _seed(seed)
+    seed = tf_draw_seed(seed)
     order = array_ops.argsort(stateless_random.stateless_uniform([int(x.shape[axis])], seed=seed))
     return array_ops.gather(x, order, axis=axis)
 
@@ -252,7 +258,7 @@ def _gamma_raw(shape, alpha, dtype, seed):
 def gamma(shape, alpha, dtype=None, seed=None):
     """Samples of the Gamma(alpha, 1) distribution."""
     dtype = standardize_dtype(dtype or config.floatx())
-    return constant_ops.cast(_gamma_raw(_shape(shape), alpha, dtype, _seed(seed)), dtype)
+    return constant_ops.cast(_gamma_raw(_shape(shape), alpha, dtype, tf_draw_seed(seed)), dtype)
 
 
 @export("keras.random.binomial")
@@ -261,7 +267,7 @@ def binomial(shape, counts, probabilities, dtype=None, seed=None):
     """Samples of Binomial(counts, probabilities)."""
     dtype = standardize_dtype(dtype or config.floatx())
     inner = "float32" if dtype == "bfloat16" else dtype
-    out = stateless_random.stateless_binomial(_shape(shape), seed=_seed(seed), counts=counts,
+    out = stateless_random.stateless_binomial(_shape(shape), seed=tf_draw_seed(seed), counts=counts,
                                 probs=probabilities, output_dtype=inner)
     return constant_ops.cast(out, dtype)
 
@@ -272,7 +278,7 @@ def beta(shape, alpha, beta, dtype=None, seed=None):
     """Samples of Beta(alpha, beta), as X / (X + Y) with X ~ Gamma(alpha), Y ~ Gamma(beta)."""
     dtype = standardize_dtype(dtype or config.floatx())
     shape = _shape(shape)
-    first = _seed(seed)
+    first = tf_draw_seed(seed)
     second = math_ops.add(first, 12)
     a = _gamma_raw(shape, alpha, dtype, first)
     b = _gamma_raw(shape, beta, dtype, second)
