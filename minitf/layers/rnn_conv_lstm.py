@@ -20,6 +20,7 @@ from minitf.nest import nest
 from minitf.layers import layer_utils
 from minitf.layers.base import InputSpec, Layer
 from minitf.layers.convolutional import conv_output_length, standardize_data_format
+from minitf.keras_ops import random as keras_random
 from minitf.layers.rnn.cells import DropoutRNNCell
 from minitf.layers.rnn.rnn import RNN
 from minitf.ops import array as array_ops
@@ -56,6 +57,7 @@ class ConvLSTMCell(DropoutRNNCell, Layer):
                              f"Received: rank={rank}")
         self.rank = rank
         self.seed = seed
+        self.seed_generator = keras_random.SeedGenerator(seed)  # where Keras 3 builds it
         self.filters = filters
         self.kernel_size = layer_utils.normalize_tuple(kernel_size, rank, "kernel_size")
         self.strides = layer_utils.normalize_tuple(strides, rank, "strides")

@@ -16,8 +16,9 @@ from minitf import constraints
 from minitf.initializers import initializers
 from minitf.regularizers import regularizers
 from minitf.layers import layer_utils
+from minitf.keras_ops import random as keras_random
 from minitf.layers.base import Layer
-from minitf.ops import creation, nn as nn_ops
+from minitf.ops import creation
 from minitf.ops import shaping as shaping_ops
 from minitf.ops.linalg import matmul
 from minitf.api_export import export
@@ -30,18 +31,13 @@ class DropoutRNNCell:
 
     `dropout` applies to the inputs, `recurrent_dropout` to the previous state, and only when
     training. Cells with `dropout_mask_count` (LSTM and GRU with recurrent dropout) draw one
-    mask per gate.
+    mask per gate. The masks come from the cell's `seed_generator` (a keras.random
+    SeedGenerator), as Keras 3 draws them, so they are TF's masks for the same generator state.
     """
 
     def _draw_mask(self, like, rate, count):
         ones = creation.ones_like(like)
-        masks = []
-        for _ in range(count or 1):
-            seed = None
-            if self.seed is not None:
-                self._mask_draws = getattr(self, "_mask_draws", 0) + 1
-                seed = self.seed + self._mask_draws
-            masks.append(nn_ops.dropout(ones, rate, seed=seed))
+        masks = [keras_random.dropout(ones, rate, seed=self.seed_generator) for _ in range(count or 1)]
         return masks if count else masks[0]
 
     def get_dropout_mask(self, step_input):
@@ -74,6 +70,10 @@ class _Cell(DropoutRNNCell, Layer):
 
     _gates = 1
     _extra_config = ()
+    # Where Keras 3 builds the cell's SeedGenerator: before the initializers (SimpleRNNCell) or
+    # after them (LSTM, GRU). Unseeded, both draw a seed from Python's `random`, so the order
+    # decides which seeds the initializers get after keras.utils.set_random_seed.
+    _seed_generator_first = False
 
     def __init__(self, units, activation="tanh", use_bias=True, kernel_initializer="glorot_uniform",
                  recurrent_initializer="orthogonal", bias_initializer="zeros", kernel_regularizer=None,
@@ -87,6 +87,8 @@ class _Cell(DropoutRNNCell, Layer):
                              f"a positive integer, got {units}.")
         self.implementation = kwargs.pop("implementation", 2)
         super().__init__(**kwargs)
+        if self._seed_generator_first:
+            self.seed_generator = keras_random.SeedGenerator(seed)
         self.units = units
         self.activation = activations.get(activation)
         self.use_bias = use_bias
@@ -106,6 +108,8 @@ class _Cell(DropoutRNNCell, Layer):
         if self.implementation == 1 and self._gates > 1:
             self.dropout_mask_count = self._gates
         self.seed = seed
+        if not self._seed_generator_first:
+            self.seed_generator = keras_random.SeedGenerator(seed)
         self.state_size = self.units
         self.output_size = self.units
 
@@ -212,9 +216,11 @@ class SimpleRNNCell(_Cell):
         seed: seed of the dropout masks.
     """
 
+    _seed_generator_first = True
+
     def _precompute(self, inputs, training, states=None):
-        ctx = self._state_masks(states, training) if states is not None else None
-        return self._project(inputs, training, self.bias), ctx
+        projected = self._project(inputs, training, self.bias)  # input masks first, as Keras draws them
+        return projected, self._state_masks(states, training) if states is not None else None
 
     def _recur(self, x, states, ctx):
         h = states[0] if ctx is None else states[0] * ctx
@@ -265,8 +271,8 @@ class LSTMCell(_Cell):
         self.built = True
 
     def _precompute(self, inputs, training, states=None):
-        ctx = self._state_masks(states, training) if states is not None else None
-        return self._project(inputs, training, self.bias), ctx
+        projected = self._project(inputs, training, self.bias)  # input masks first, as Keras draws them
+        return projected, self._state_masks(states, training) if states is not None else None
 
     def _recur(self, x, states, ctx):
         h, c = states[0], states[1]
@@ -335,13 +341,14 @@ class GRUCell(_Cell):
                 input_bias = self.bias
         u = self.units
         rk = self.recurrent_kernel
+        projected = self._project(inputs, training, input_bias)  # input masks first, as Keras draws them
         ctx = {"masks": self._state_masks(states, training) if states is not None else None,
                "rb": recurrent_bias}
         if not self.reset_after:
             ctx["rk_zr"], ctx["rk_h"] = rk[:, :2 * u], rk[:, 2 * u:]
         elif ctx["masks"] is not None:
             ctx["rk_parts"] = [rk[:, g * u:(g + 1) * u] for g in range(3)]
-        return self._project(inputs, training, input_bias), ctx
+        return projected, ctx
 
     def _recur(self, x, states, ctx):
         h = states[0]

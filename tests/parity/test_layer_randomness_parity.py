@@ -1,0 +1,38 @@
+"""Layers that draw random numbers, against Keras 3 (TF 2.21): each builds its SeedGenerator
+where Keras does (so later layers' initializers get the same seeds after
+`keras.utils.set_random_seed`) and draws its masks from it, so training-mode outputs are TF's."""
+import numpy as np
+import pytest
+
+import minitf
+
+tf_ref = pytest.importorskip("tensorflow")
+
+_X = np.random.default_rng(0).normal(size=(2, 5, 3)).astype("float32")
+
+
+@pytest.mark.parametrize("cls, options", [
+    ("LSTM", {}), ("GRU", {}), ("SimpleRNN", {}), ("LSTM", {"recurrent_dropout": 0.2}),
+    ("GRU", {"recurrent_dropout": 0.2}), ("GRU", {"recurrent_dropout": 0.2, "reset_after": False}),
+    ("SimpleRNN", {"recurrent_dropout": 0.2}),
+])
+def test_recurrent_dropout_masks(cls, options):
+    def outputs(lib):
+        lib.keras.utils.set_random_seed(3)
+        layer = getattr(lib.keras.layers, cls)(4, dropout=0.3, **options)
+        return [layer(_X, training=True).numpy(), layer(_X, training=True).numpy(), layer(_X).numpy()]
+
+    for a, b in zip(outputs(minitf), outputs(tf_ref)):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("stack", ["lstm_then_dense", "simple_rnn_then_dense"])
+def test_seed_generators_keep_later_initializers_in_step(stack):
+    def weights(lib):
+        lib.keras.utils.set_random_seed(7)
+        L = lib.keras.layers
+        recurrent = L.LSTM(4) if stack == "lstm_then_dense" else L.SimpleRNN(3, dropout=0.1)
+        return lib.keras.Sequential([lib.keras.Input((5, 3)), recurrent, L.Dense(2)]).get_weights()
+
+    for a, b in zip(weights(minitf), weights(tf_ref), strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6)
