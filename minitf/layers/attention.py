@@ -8,6 +8,7 @@ import numpy as np
 
 from minitf.dtypes import dtypes
 from minitf.convert import convert_to_tensor
+from minitf.keras_ops import random as keras_random
 from minitf.layers.base import Layer
 from minitf.layers.mask_propagation import set_keras_mask
 from minitf.ops import array as array_ops
@@ -44,11 +45,6 @@ def _tanh(x):
 
 def _reduce_sum(x, axis):
     return reduce_ops.reduce_sum(x, axis=axis)
-
-
-def _drop(x, rate, seed):
-    """Inverted dropout of `x` (rate 1 drops everything, as Keras)."""
-    return array_ops.zeros_like(x) if rate >= 1.0 else nn_ops.dropout(x, rate=rate, seed=seed)
 
 
 def and_masks(a, b):
@@ -105,6 +101,8 @@ class Attention(Layer):
         self.score_mode = score_mode
         self.dropout = float(dropout)
         self.seed = seed
+        if self.dropout > 0:  # where Keras 3 builds it (an unseeded one takes a Python-random seed)
+            self.seed_generator = keras_random.SeedGenerator(seed)
         if self.score_mode not in ("dot", "concat"):
             raise ValueError(f"Invalid value for argument score_mode. Expected one of {{'dot', 'concat'}}. "
                              f"Received: score_mode={score_mode}")
@@ -161,8 +159,9 @@ class Attention(Layer):
                 padding = array_ops.expand_dims(padding, -2)
             scores = array_ops.where(padding, scores - convert_to_tensor(big, dtype=scores.dtype), scores)
         weights = nn_ops.softmax(scores, axis=-1)
-        used = _drop(weights, self.dropout, self.seed) if training and self.dropout > 0 else weights
-        return matmul(used, value), weights
+        if training and self.dropout > 0:  # the scores returned are the dropped ones, as Keras'
+            weights = keras_random.dropout(weights, self.dropout, seed=self.seed_generator)
+        return matmul(weights, value), weights
 
     def call(self, inputs, mask=None, training=False, return_attention_scores=False, use_causal_mask=False):
         self._validate_inputs(inputs, mask)

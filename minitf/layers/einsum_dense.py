@@ -162,7 +162,8 @@ class EinsumDense(Layer):
         init = self.kernel_initializer
         if getattr(init, "input_axes", 0) is not None or getattr(init, "output_axes", 0) is not None:
             return init
-        config = dict(init.get_config(), input_axes=input_axes, output_axes=output_axes)
+        # the copy keeps the original's seed (Keras passes it on), so it draws no new one
+        config = dict(init.get_config(), seed=init.seed, input_axes=input_axes, output_axes=output_axes)
         return type(init).from_config(config)
 
     def build(self, input_shape):

@@ -36,3 +36,28 @@ def test_seed_generators_keep_later_initializers_in_step(stack):
 
     for a, b in zip(weights(minitf), weights(tf_ref), strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6)
+
+
+def test_attention_dropout_weights():
+    q = np.random.default_rng(1).normal(size=(2, 3, 4)).astype("float32")
+    v = np.random.default_rng(2).normal(size=(2, 5, 4)).astype("float32")
+
+    def outputs(lib):
+        lib.keras.utils.set_random_seed(5)
+        layer = lib.keras.layers.Attention(dropout=0.4)
+        first, weights = layer([q, v], training=True, return_attention_scores=True)
+        return [first.numpy(), weights.numpy(), layer([q, v], training=True).numpy(), layer([q, v]).numpy()]
+
+    for a, b in zip(outputs(minitf), outputs(tf_ref)):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_multi_head_attention_starts_from_tf_weights():
+    def weights(lib):
+        lib.keras.utils.set_random_seed(7)
+        inputs = lib.keras.Input((5, 6))
+        outputs = lib.keras.layers.MultiHeadAttention(2, 4)(inputs, inputs)
+        return lib.keras.Model(inputs, lib.keras.layers.Dense(3)(outputs)).get_weights()
+
+    for a, b in zip(weights(minitf), weights(tf_ref), strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6)
