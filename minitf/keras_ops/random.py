@@ -205,12 +205,27 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
         raise ValueError(f"rate must be a scalar tensor or a float in the range [0, 1), got "
                          f"{rate:g}")
     seed = tf_draw_seed(seed)
-    shape = list(x.shape) if noise_shape is None else \
-        [int(x.shape[i]) if d is None else int(d) for i, d in enumerate(noise_shape)]
+    shape = _concrete_noise_shape(x, noise_shape)
     scaled = math_ops.multiply(x, constant_ops.constant(1 / (1 - rate), dtype=x.dtype))
     draws = stateless_random.stateless_uniform(shape, seed=seed, dtype=x.dtype.name)
     keep = CMP.greater_equal(draws, constant_ops.constant(rate, dtype=x.dtype))
     return tf_where(keep, scaled, constant_ops.constant(0, dtype=x.dtype))
+
+
+def _concrete_noise_shape(x, noise_shape):
+    """`noise_shape` with each None replaced by `x`'s size on that axis (all of `x`'s shape when
+    None): Python ints where the sizes are known, else a shape tensor (traced with unknown
+    sizes), as Keras' TF backend builds it from tf.shape."""
+    known = x.shape.as_list() if x.shape.rank is not None else None
+    wanted = [None] * len(known) if noise_shape is None and known is not None else noise_shape
+    if noise_shape is None and known is None:
+        return array_ops.shape(x)
+    dims = [known[i] if d is None and known is not None else d for i, d in enumerate(wanted)]
+    if all(d is not None for d in dims):
+        return [int(d) for d in dims]
+    dynamic = array_ops.shape(x)
+    return array_ops.stack([dynamic[i] if d is None else constant_ops.constant(int(d), dtype=dynamic.dtype)
+                            for i, d in enumerate(dims)])
 
 
 @export("keras.random.shuffle")

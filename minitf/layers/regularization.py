@@ -1,19 +1,16 @@
-"""Regularization layers active only in training: Dropout, SpatialDropout2D, GaussianNoise."""
+"""Regularization layers active only in training: Dropout, SpatialDropout1D/2D, GaussianNoise.
+
+Each draws from its own `keras.random.SeedGenerator`, built in `__init__` as Keras 3 builds it
+(an unseeded one takes a seed from Python's `random`), so after `keras.utils.set_random_seed`
+the masks and noise are TF's, and the layers built later get TF's initial weights.
+"""
+from minitf.keras_ops import random as keras_random
 from minitf.layers.base import InputSpec, Layer
 from minitf.ops import array as array_ops
-from minitf.ops import nn as nn_ops
-from minitf.ops import random as random_ops
 from minitf.tensor_shape import TensorShape
 from minitf.api_export import export
 
 __all__ = ["Dropout", "SpatialDropout1D", "SpatialDropout2D", "GaussianNoise"]
-
-
-def _dropout(x, rate, noise_shape, seed):
-    """Zero each element (or each noise_shape slice) with probability `rate`, scale the rest."""
-    if rate == 1.0:  # Keras 3 drops everything (tf.nn.dropout itself rejects rate=1)
-        return array_ops.zeros_like(x)
-    return nn_ops.dropout(x, rate=rate, noise_shape=noise_shape, seed=seed)
 
 
 def _noise_shape_arg(noise_shape):
@@ -48,6 +45,8 @@ class Dropout(Layer):
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)) and rate > 0:
             raise ValueError(f"Dropout: argument `seed` must be an integer. Received: seed={seed!r}")
         self.seed = seed
+        if rate > 0:
+            self.seed_generator = keras_random.SeedGenerator(seed)
 
     def _noise_shape(self, inputs):
         if self.noise_shape is None:
@@ -58,7 +57,8 @@ class Dropout(Layer):
     def call(self, inputs, training=None):
         if not training or self.rate == 0:
             return inputs
-        return _dropout(inputs, self.rate, self._noise_shape(inputs), self.seed)
+        return keras_random.dropout(inputs, self.rate, noise_shape=self._noise_shape(inputs),
+                                    seed=self.seed_generator)
 
     def compute_output_shape(self, input_shape):
         """Same as the input shape."""
@@ -106,12 +106,14 @@ class GaussianNoise(Layer):
         super().__init__(**kwargs)
         self.stddev = float(stddev)
         self.seed = seed
+        if self.stddev > 0:
+            self.seed_generator = keras_random.SeedGenerator(seed)
 
     def call(self, inputs, training=None):
-        if not training:
+        if not training or self.stddev <= 0:
             return inputs
-        noise = random_ops.normal(array_ops.shape(inputs), mean=0.0, stddev=self.stddev,
-                                 dtype=inputs.dtype, seed=self.seed)
+        noise = keras_random.normal(array_ops.shape(inputs), mean=0.0, stddev=self.stddev,
+                                    dtype=inputs.dtype.name, seed=self.seed_generator)
         return inputs + noise
 
     def compute_output_shape(self, input_shape):

@@ -61,3 +61,47 @@ def test_multi_head_attention_starts_from_tf_weights():
 
     for a, b in zip(weights(minitf), weights(tf_ref), strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("layer", ["Dropout", "Dropout_seeded", "Dropout_noise_shape", "SpatialDropout1D",
+                                   "GaussianNoise", "MultiHeadAttention"])
+def test_training_noise(layer):
+    x = np.random.default_rng(0).normal(size=(2, 3, 4)).astype("float32")
+
+    def outputs(lib):
+        L = lib.keras.layers
+        lib.keras.utils.set_random_seed(4)
+        made = {"Dropout": lambda: L.Dropout(0.4), "Dropout_seeded": lambda: L.Dropout(0.4, seed=2),
+                "Dropout_noise_shape": lambda: L.Dropout(0.5, noise_shape=(None, 1, 4)),
+                "SpatialDropout1D": lambda: L.SpatialDropout1D(0.5), "GaussianNoise": lambda: L.GaussianNoise(0.3),
+                "MultiHeadAttention": lambda: L.MultiHeadAttention(2, 3, dropout=0.5)}[layer]()
+        args = (x, x) if layer == "MultiHeadAttention" else (x,)
+        return [made(*args, training=True).numpy(), made(*args, training=True).numpy(), made(*args).numpy()]
+
+    for a, b in zip(outputs(minitf), outputs(tf_ref)):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_traced_dropout_with_unknown_batch():
+    def outputs(lib):
+        generator = lib.keras.random.SeedGenerator(1)
+
+        @lib.function(input_signature=[lib.TensorSpec([None, 4])])
+        def step(x):
+            return lib.keras.random.dropout(x, 0.5, noise_shape=(None, 1), seed=generator)
+
+        return [step(lib.ones((2, 4))).numpy(), step(lib.ones((3, 4))).numpy()]
+
+    for a, b in zip(outputs(minitf), outputs(tf_ref)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_dropout_between_layers_keeps_initializers_in_step():
+    def weights(lib):
+        lib.keras.utils.set_random_seed(7)
+        L = lib.keras.layers
+        return lib.keras.Sequential([lib.keras.Input((4,)), L.Dense(3), L.Dropout(0.5), L.GaussianNoise(0.1),
+                                     L.Dense(2)]).get_weights()
+
+    for a, b in zip(weights(minitf), weights(tf_ref), strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6, atol=1e-7)
