@@ -623,14 +623,20 @@ _select_loops = []
 
 def select(cond, x, y):
     """numpy.where(cond, x, y): one compiled loop (numba, when installed) for a large bool
-    `cond` and numeric `x`, `y` of its shape and one dtype, all C-contiguous."""
-    if cond.size >= _SELECT_LOOP_MIN and cond.shape == x.shape == y.shape and x.dtype == y.dtype and \
+    `cond` and numeric `x` of its shape, and `y` of its shape or a single value (a Dropout's
+    zero), of one dtype, all C-contiguous."""
+    y_fits = y.shape == x.shape or (y.size == 1 and y.ndim <= x.ndim)  # else numpy broadcasts
+    if cond.size >= _SELECT_LOOP_MIN and cond.shape == x.shape and y_fits and x.dtype == y.dtype and \
             x.dtype.kind in "fiu" and cond.dtype == np.bool_ and cond.flags.c_contiguous and \
             x.flags.c_contiguous and y.flags.c_contiguous and jit.available():
         if not _select_loops:
             _select_loops.append(jit.compiled(_select_loop))
+            _select_loops.append(jit.compiled(_select_value_loop))
         out = np.empty(x.shape, x.dtype)
-        _select_loops[0](cond.reshape(-1), x.reshape(-1), y.reshape(-1), out.reshape(-1))
+        if y.shape == x.shape:
+            _select_loops[0](cond.reshape(-1), x.reshape(-1), y.reshape(-1), out.reshape(-1))
+        else:
+            _select_loops[1](cond.reshape(-1), x.reshape(-1), y.reshape(-1)[0], out.reshape(-1))
         return out
     return np.where(cond, x, y)
 
@@ -638,6 +644,11 @@ def select(cond, x, y):
 def _select_loop(cond, x, y, out):
     for i in range(out.shape[0]):
         out[i] = x[i] if cond[i] else y[i]
+
+
+def _select_value_loop(cond, x, y, out):
+    for i in range(out.shape[0]):
+        out[i] = x[i] if cond[i] else y
 
 
 def sigmoid(v):

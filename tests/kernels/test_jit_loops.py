@@ -74,7 +74,12 @@ def test_select_is_numpy_where(numba_off, dtype):
     got = host_kernels.select(cond, x, y)
     want = np.where(cond, x, y)
     assert got.dtype == want.dtype and np.array_equal(got.view(np.uint8), want.view(np.uint8))
-    # broadcasting and non-contiguous operands take numpy.where
+    # a single value for y (a Dropout's zero), 0-d or of x's rank, takes the loop too
+    for value in (np.asarray(y.reshape(-1)[0]), y.reshape(-1)[:1].reshape(1, 1), np.asarray(-0.0).astype(dtype)):
+        got, want = host_kernels.select(cond, x, value), np.where(cond, x, value)
+        assert got.shape == want.shape and np.array_equal(got.view(np.uint8), want.view(np.uint8))
+    # broadcasting to more axes, other broadcasting and non-contiguous operands take numpy.where
+    assert host_kernels.select(cond, x, y[:1, :1].reshape(1, 1, 1)).shape == (1,) + cond.shape
     assert np.array_equal(host_kernels.select(cond, x, y[0]), np.where(cond, x, y[0]), equal_nan=True)
     assert np.array_equal(host_kernels.select(cond.T, x.T, y.T), np.where(cond.T, x.T, y.T), equal_nan=True)
 
