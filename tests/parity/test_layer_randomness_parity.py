@@ -105,3 +105,14 @@ def test_dropout_between_layers_keeps_initializers_in_step():
 
     for a, b in zip(weights(minitf), weights(tf_ref), strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6, atol=1e-7)
+
+
+def test_augmentation_layers_take_their_seed_where_keras_does():
+    def weights(lib):
+        lib.keras.utils.set_random_seed(7)
+        L = lib.keras.layers
+        return lib.keras.Sequential([lib.keras.Input((8, 8, 3)), L.RandomFlip(), L.RandomRotation(0.1),
+                                     L.RandomCrop(6, 6), L.Conv2D(2, 3)]).get_weights()
+
+    for a, b in zip(weights(minitf), weights(tf_ref), strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6, atol=1e-7)

@@ -13,6 +13,7 @@ import numpy as np
 from minitf import dispatch
 from minitf.dtypes import dtypes
 from minitf.errors.errors import InvalidArgumentError
+from minitf.keras_ops import random as keras_random
 from minitf.layers.preprocessing import utils as preprocessing_utils
 from minitf.layers.base import Layer
 from minitf.layers.convolutional import standardize_data_format
@@ -293,9 +294,11 @@ class RandomCrop(_Augmentation):
 
     def __init__(self, height, width, seed=None, data_format=None, name=None, **kwargs):
         kwargs.setdefault("autocast", False)  # inference returns the input in its own dtype
-        if seed is None:
-            seed = int(preprocessing_utils.SeedStream(None).uniform(0, 1e9, ()))
+        # Keras draws a seed for the config, then its generator, built from the seed passed,
+        # draws its own: two draws from Python's `random` for an unseeded crop
+        config_seed = keras_random.make_default_seed() if seed is None else seed
         super().__init__(seed=seed, data_format=data_format, name=name, **kwargs)
+        self.seed = config_seed
         self.height = height
         self.width = width
 

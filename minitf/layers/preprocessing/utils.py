@@ -5,7 +5,7 @@ import threading
 
 import numpy as np
 
-from minitf.ops import random as random_ops
+from minitf.keras_ops import random as keras_random
 from minitf.recording import thread_state
 from minitf.ragged.ragged_tensor import RaggedTensor
 from minitf.symbolic_tensor import SymbolicArgumentError, SymbolicTensor
@@ -136,17 +136,16 @@ class SeedStream:
     """A thread-safe numpy random stream for one augmentation layer.
 
     A given `seed` restarts the same sequence in every run (and in every copy made from the
-    layer's config). Without a seed, the stream follows `tf.random.set_seed` when a global seed
-    is set, and is fresh entropy otherwise. The numbers differ from Keras' (its SeedGenerator
-    uses the backend's stateless RNG); the distributions are the same.
+    layer's config). Without a seed, the layer takes one from Python's `random` when built, as
+    Keras 3's SeedGenerator does (so `keras.utils.set_random_seed` makes it repeat, and the
+    layers built after it get Keras' initializer seeds). The numbers differ from Keras' (its
+    SeedGenerator feeds the backend's stateless RNG); the distributions are the same.
     """
 
     def __init__(self, seed):
         if seed is None:
-            global_seed, op_seed = random_ops.get_seed(None)
-            entropy = None if global_seed is None else [int(global_seed), int(op_seed)]
-        else:
-            entropy = [int(seed) % (2 ** 63)]
+            seed = keras_random.make_default_seed()
+        entropy = [int(seed) % (2 ** 63)]
         self._rng = np.random.Generator(np.random.Philox(np.random.SeedSequence(entropy)))
         self._lock = threading.Lock()
 
