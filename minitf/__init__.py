@@ -189,6 +189,7 @@ _NAMES = {
 _NAMESPACES = {
     "activations": "minitf.activations",
     "applications": "minitf.applications",
+    "audio": "minitf.audio",
     "autodiff": "minitf.autodiff",
     "autograph": "minitf.autograph",
     "bitwise": "minitf.bitwise",
@@ -269,6 +270,7 @@ __all__ = [
     "assert_rank",
     "atan",
     "atan2",
+    "audio",
     "autodiff",
     "autograph",
     "bfloat16",
