@@ -23,7 +23,7 @@ from _common import load_images, output_dir  # noqa: E402
 
 def build(seed):
     """Model, optimizer, data iterator, step counter and RNG: everything the checkpoint holds."""
-    tf.random.set_seed(seed)
+    tf.keras.utils.set_random_seed(seed)  # Python, numpy and TF: what Keras layers seed from
     # the same bits on every run: the CPU thread count (on which a matmul's last bits can
     # depend) stays fixed instead of following other processes' load
     tf.config.experimental.enable_op_determinism()

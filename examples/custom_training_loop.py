@@ -117,7 +117,7 @@ def main(argv=None):
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
 
-    tf.random.set_seed(args.seed)
+    tf.keras.utils.set_random_seed(args.seed)  # Python, numpy and TF: what Keras layers seed from
     out = output_dir(args.out)
     (x, y), (x_test, y_test) = load_images(args.dataset, num_train=args.num_train, seed=args.seed)
     x = (x.astype("float32") / 255.0)[..., None]

@@ -132,7 +132,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     layers = tf.keras.layers
 
-    tf.random.set_seed(args.seed)
+    tf.keras.utils.set_random_seed(args.seed)  # Python, numpy and TF: what Keras layers seed from
     out = output_dir(args.out)
     (train_images, _), _ = load_images(args.dataset, num_train=args.num_train or None, num_test=16,
                                        seed=args.seed)

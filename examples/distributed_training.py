@@ -70,7 +70,7 @@ def main(argv=None):
     say = print if chief else (lambda *a, **k: None)
     say(f"{workers} worker(s); global batch {args.batch_size}")
 
-    tf.random.set_seed(args.seed)
+    tf.keras.utils.set_random_seed(args.seed)  # Python, numpy and TF: what Keras layers seed from
     (x, y), (x_test, y_test) = load_images(args.dataset, num_train=args.num_train, num_test=args.num_test,
                                            seed=args.seed)
     x, x_test = x.astype("float32") / 255.0, x_test.astype("float32") / 255.0

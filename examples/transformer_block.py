@@ -88,7 +88,7 @@ def main(argv=None):
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
 
-    tf.random.set_seed(args.seed)
+    tf.keras.utils.set_random_seed(args.seed)  # Python, numpy and TF: what Keras layers seed from
     out = output_dir(args.out)
     x, y = make_sequences(args.task, args.num_train, args.length, args.vocab, args.seed)
     x_val, y_val = make_sequences(args.task, 500, args.length, args.vocab, args.seed + 1)

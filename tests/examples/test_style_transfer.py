@@ -37,8 +37,12 @@ def test_runs_lowers_loss_and_resumes(tmp_path):
     resumed = _run(tmp_path, "--steps", "9", "--save-every", "3", "--resume")
     assert "at step 6" in resumed
     assert abs(_loss(resumed, "initial") - final) <= 1e-4 * abs(final)
-    assert _loss(resumed, "final") < final
     assert os.path.exists(tmp_path / "out" / "step_0009.png")
+    # resuming continues the same optimisation: 6 + 3 steps end where 9 straight steps end (Adam's
+    # first steps may overshoot, so the loss need not fall from step 6 to step 9)
+    straight = _run(tmp_path / "straight", "--steps", "9", "--save-every", "100")
+    assert abs(_loss(resumed, "final") - _loss(straight, "final")) <= 1e-4 * abs(_loss(straight, "final"))
+    assert _loss(straight, "final") < _loss(out, "initial")
 
 
 def test_random_net_moves_toward_the_style(monkeypatch):
