@@ -355,3 +355,17 @@ def test_logs_reach_callbacks_sorted_with_nested_entries_in_place():
     assert logs["zeta"] == 1.0 and type(logs["zeta"]) is float and type(logs["b"]) is float
     assert logs["outputs"] is outputs
     assert pythonify_logs(None) == {}
+
+
+def test_fit_takes_one_callback_or_nested_lists():
+    """Keras 3 flattens `callbacks`: a bare callback (the simple-audio tutorial passes one
+    EarlyStopping) or nested lists work like a flat list."""
+    stop, history = tf.keras.callbacks.EarlyStopping(), tf.keras.callbacks.History()
+    assert tf.keras.callbacks.CallbackList(stop).callbacks == [stop]
+    assert tf.keras.callbacks.CallbackList([[stop], history]).callbacks == [stop, history]
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    seen = []
+    single = tf.keras.callbacks.LambdaCallback(on_epoch_end=lambda epoch, logs: seen.append(epoch))
+    model.fit(np.ones((8, 2), "float32"), np.ones((8, 1), "float32"), epochs=2, verbose=0, callbacks=single)
+    assert seen == [0, 1]

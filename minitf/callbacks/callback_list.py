@@ -1,5 +1,6 @@
 """CallbackList: the callbacks of one fit/evaluate/predict run, called together."""
 from minitf.callbacks.callback import History
+from minitf.nest import nest
 from minitf.callbacks.progress import ProgbarLogger
 from minitf.api_export import export
 
@@ -31,7 +32,7 @@ class CallbackList:
 
     def __init__(self, callbacks=None, add_history=False, add_progbar=False, model=None,
                  **params):
-        self.callbacks = list(callbacks) if callbacks else []
+        self.callbacks = nest.flatten(callbacks) if callbacks else []  # one callback, or nested lists
         if add_progbar and not any(isinstance(c, ProgbarLogger) for c in self.callbacks):
             self.callbacks.append(ProgbarLogger())
         if add_history:

@@ -78,8 +78,9 @@ NOTEBOOKS = [
     "tutorials/distribute/input",
     "tutorials/distribute/save_and_load",
     "tutorials/understanding/sngp",
-    # added 2026-11-29: text classification from a folder of review files (IMDB stand-in)
+    # added 2026-11-29: programs reading folders of files (IMDB reviews, speech-command clips)
     "tutorials/keras/text_classification",
+    "tutorials/audio/simple_audio",
 ]
 
 

@@ -222,6 +222,39 @@ def _imdb(top):
             (target / f"{number}_{stars}.txt").write_text(text)
 
 
+SPEECH_COMMANDS = ["down", "go", "left", "no", "right", "stop", "up", "yes"]
+SPEECH_FILES_PER_COMMAND = 41  # 328 files: a 20% validation split keeps two batches of 64
+
+
+def _wav_bytes(samples, rate=16000):
+    """A mono 16-bit PCM WAV file of float samples in [-1, 1)."""
+    import struct
+    body = np.clip(np.rint(samples * 32768), -32768, 32767).astype("<i2").tobytes()
+    fmt = struct.pack("<IHHIIHH", 16, 1, 1, rate, 2 * rate, 2, 16)
+    return b"RIFF" + struct.pack("<I", 36 + len(body)) + b"WAVE" + b"fmt " + fmt + b"data" + \
+        struct.pack("<I", len(body)) + body
+
+
+def _speech_commands(top):
+    """`top/mini_speech_commands/<command>/*.wav`, as in mini_speech_commands.zip: one second or
+    less of 16 kHz mono per file, a different chirp per command, with README.md beside them;
+    no/01bb6a2a_nohash_0.wav exists (the tutorial plays it)."""
+    root = top / "mini_speech_commands"
+    if root.exists():
+        return
+    for k, command in enumerate(SPEECH_COMMANDS):
+        rng = _rng(command)
+        (root / command).mkdir(parents=True)
+        for i in range(SPEECH_FILES_PER_COMMAND):
+            n = 16000 if i % 3 else int(rng.integers(9000, 16000))
+            t = np.arange(n) / 16000
+            tone = np.sin(2 * np.pi * (200 + 90 * k) * t * (1 + 0.3 * t)) * np.hanning(n)
+            audio = 0.4 * tone + 0.02 * rng.normal(size=n)
+            name = "01bb6a2a_nohash_0.wav" if (command, i) == ("no", 0) else f"{i:04x}{k:04x}_nohash_0.wav"
+            (root / command / name).write_bytes(_wav_bytes(audio))
+    (root / "README.md").write_text("Stand-in for mini_speech_commands: generated chirps.\n")
+
+
 LOCAL_URLS = {  # URLs read directly (pandas, requests): name of the local file and its generator
     "http://archive.ics.uci.edu/ml/machine-learning-databases/auto-mpg/auto-mpg.data": ("auto-mpg.data", _auto_mpg),
     "https://archive.ics.uci.edu/ml/machine-learning-databases/breast-cancer-wisconsin/wdbc.data":
@@ -264,6 +297,10 @@ def get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None
     root = _root() / cache_subdir
     root.mkdir(parents=True, exist_ok=True)
     path = root / fname
+    if base == "mini_speech_commands.zip":  # the tutorial reads it from cache_dir/cache_subdir
+        target = pathlib.Path(cache_dir) / cache_subdir if cache_dir else root
+        _speech_commands(target)
+        return str(target / "mini_speech_commands")
     if base == "aclImdb_v1.tar.gz":
         _imdb(path)
         return str(path)
