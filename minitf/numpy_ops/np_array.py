@@ -8,6 +8,7 @@ import builtins
 import numpy as np
 
 from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.keras_ops import np_index
 from minitf.keras_ops import np_linalg as KLA
 from minitf.ops import array as A
@@ -164,13 +165,13 @@ def nanmean(a, axis=None, dtype=None, keepdims=None):
     keep = NM.logical_not(NM.isnan(a))
     dtype = dtype or a.dtype
     count = sum(keep, axis=axis, dtype=dtype, keepdims=keepdims)
-    return NM.true_divide(nansum(a, axis=axis, dtype=dtype, keepdims=keepdims), count)
+    return nansum(a, axis=axis, dtype=dtype, keepdims=keepdims) / count
 
 
 @export("experimental.numpy.ptp")
 def ptp(a, axis=None, keepdims=None):
     """max - min over `axis`."""
-    return NM.subtract(amax(a, axis=axis, keepdims=keepdims), amin(a, axis=axis, keepdims=keepdims))
+    return amax(a, axis=axis, keepdims=keepdims) - amin(a, axis=axis, keepdims=keepdims)
 
 
 @export("experimental.numpy.average")
@@ -193,12 +194,12 @@ def average(a, axis=None, weights=None, returned=False):
         a, weights = array(a, out), array(weights, out)
         if axis is None or a.shape.rank == weights.shape.rank:
             if a.shape.as_list() != weights.shape.as_list():
-                raise ValueError(f"tnp.average: weights of shape {weights.shape} differ from a's shape {a.shape}.")
+                raise errors.InvalidArgumentError(None, None, f"tnp.average: weights of shape {weights.shape} differ from a's shape {a.shape}.")
             wsum = R.reduce_sum(weights, axis=axis)
             avg = M.truediv(R.reduce_sum(M.multiply(a, weights), axis=axis), wsum)
         else:
             if weights.shape.rank != 1:
-                raise ValueError("tnp.average: 1-d weights are needed when their shape differs from a's.")
+                raise errors.InvalidArgumentError(None, None, "tnp.average: 1-d weights are needed when their shape differs from a's.")
             wsum = R.reduce_sum(weights)
             avg = M.truediv(LA.tensordot(a, weights, [[axis], [0]]), wsum)
     if returned:
@@ -348,6 +349,8 @@ def moveaxis(a, source, destination):
     destination = tuple(d + rank if d < 0 else d for d in destination)
     perm = [i for i in builtins.range(rank) if i not in source]
     for dest, src in sorted(zip(destination, source)):
+        if dest > len(perm):  # TF's tnp asserts here
+            raise AssertionError(f"tnp.moveaxis: destination {destination} is out of range for an array of rank {rank}.")
         perm.insert(dest, src)
     return A.transpose(a, perm)
 
@@ -474,6 +477,9 @@ def _boundaries_to_sizes(a, boundaries, axis):
 def split(ary, indices_or_sections, axis=0):
     """ary split along `axis` into equal sections, or at the given indices."""
     ary = asarray(ary)
+    if ary.shape.rank == 0:
+        raise errors.InvalidArgumentError(None, None, f"tnp.split: cannot split a scalar along axis {axis}; "
+                                          "-input rank(-0) <= split_dim < input rank (0). [Op:Split]")
     if not isinstance(indices_or_sections, int):
         indices_or_sections = _boundaries_to_sizes(ary, indices_or_sections, axis)
     return A.split(ary, indices_or_sections, axis=axis)
@@ -481,10 +487,9 @@ def split(ary, indices_or_sections, axis=0):
 
 def _split_on(name, axis):
     def f(ary, indices_or_sections):
-        ary = asarray(ary)
-        new_axis = 0 if axis == 1 and ary.shape.rank == 1 else axis
+        new_axis = 0 if axis == 1 and asarray(ary).shape.rank == 1 else axis
         if isinstance(indices_or_sections, int):
-            size = ary.shape[new_axis]
+            size = ary.shape[new_axis]  # as TF: the input's own shape (a list or scalar has none)
             if size is not None and size % indices_or_sections:
                 raise ValueError("array split does not result in an equal division")
         return split(ary, indices_or_sections, axis=new_axis)
@@ -516,6 +521,8 @@ def repeat(a, repeats, axis=None):
     a = asarray(a)
     if a.shape.rank == 0 and axis is None:
         a = A.reshape(a, [1])
+    if axis is not None and a.shape.rank:
+        a.shape.as_list()[axis]  # as TF: an axis out of range raises IndexError
     return A.repeat(a, asarray(repeats), axis)
 
 
@@ -523,11 +530,14 @@ def repeat(a, repeats, axis=None):
 def flip(m, axis=None):
     """m with the order of elements along `axis` (all axes when None) reversed."""
     m = asarray(m)
-    if axis is None:
-        return RO.reverse(m, list(builtins.range(m.shape.rank)))
     rank = m.shape.rank
+    if axis is None:
+        return RO.reverse(m, list(builtins.range(rank)))
+    if rank == 0 or 0 in m.shape.as_list():
+        return m  # as TF: nothing to flip
     if not -rank <= axis < rank:
-        raise ValueError(f"tnp.flip: axis {axis} is out of bounds for an array of rank {rank}.")
+        raise errors.InvalidArgumentError(
+            None, None, f"tnp.flip: axis {axis} is out of bounds for an array of rank {rank}.")
     return RO.reverse(m, [axis % rank])
 
 
@@ -576,7 +586,7 @@ def pad(array, pad_width, mode, **kwargs):  # noqa: A002 (NumPy's name)
     if mode not in ("constant", "reflect", "symmetric"):
         raise ValueError("Unsupported padding mode: " + str(mode))
     a = asarray(array)
-    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (a.shape.rank, 2)).tolist()
+    widths = asarray(pad_width, dtype=dtypes.int32)
     return A.pad(a, widths, mode=mode.upper(), constant_values=kwargs.get("constant_values", 0))
 
 
@@ -837,6 +847,9 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
     if dtype:
         dtype = result_type(dtype)
     a = asarray(a, dtype)
+    rank = a.shape.rank
+    if offset == 0 and rank is not None and axis1 in (-2, rank - 2) and axis2 in (-1, rank - 1):
+        return R.reduce_sum(diagonal(a, 0, -2, -1), axis=-1)  # TF's tnp keeps a's dtype on this path
     return sum(diagonal(a, offset, axis1, axis2), -1, dtype)
 
 

@@ -34,8 +34,9 @@ def _promote_operands(x, y):
                 isinstance(y, (numbers.Number, np.ndarray, np.generic, list, tuple))
                 or getattr(type(y), "_is_tensor_like", False)):
             return x, y
-        try:
-            y = convert_to_tensor(y, dtype_hint=x.dtype)
+        try:  # numpy values keep their own dtype; Python values take x's when they fit
+            y = convert_to_tensor(y) if isinstance(y, (np.ndarray, np.generic)) else convert_to_tensor(
+                y, dtype_hint=x.dtype)
         except (TypeError, ValueError):
             return x, y
     if x.dtype == y.dtype or not (_numeric(x) and _numeric(y)):

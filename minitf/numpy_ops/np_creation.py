@@ -9,12 +9,14 @@ import builtins
 import numpy as np
 
 from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.ops import array as A
 from minitf.ops import compare as CMP
 from minitf.ops import constant as C
 from minitf.ops import linalg as LA
 from minitf.ops import linalg_diag as LD
 from minitf.ops import math as M
+from minitf.ops import math as MATH  # eye and tri take an argument named M
 from minitf.numpy_ops import np_dtypes as D
 from minitf.numpy_ops.np_dtypes import array, asarray, is_tensor, result_type
 from minitf.api_export import export
@@ -37,9 +39,14 @@ def zeros(shape, dtype=float):
 
 @export("experimental.numpy.ones")
 def ones(shape, dtype=float):
-    """A Tensor of ones (float64 by default, as NumPy)."""
-    dtype = result_type(dtype) if dtype else D.default_float_type()
+    """A Tensor of ones (float64 by default, as NumPy); dtype=None raises TypeError, as TF."""
+    dtype = result_type(dtype) if dtype else _no_dtype()
     return A.ones(_shape_list(shape), dtype=dtypes.as_dtype(dtype))
+
+
+def _no_dtype():
+    raise TypeError("Cannot convert the argument `type_value`: None to a TensorFlow DType; "
+                    "pass a dtype (tnp.float64, tnp.int32, ...) or leave the argument out.")
 
 
 @export("experimental.numpy.empty")
@@ -118,12 +125,15 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=float, axi
         dtype = result_type([start * 1.0, stop * 1.0])
     start = array(start, dtype=dtype)
     stop = array(stop, dtype=dtype)
+    if start.dtype != stop.dtype:
+        raise ValueError(f"tnp.linspace: stop of dtype {stop.dtype.name} does not convert to start's dtype "
+                         f"{start.dtype.name} (dtype=None keeps each endpoint's own dtype); pass a dtype.")
     if num < 0:
         raise ValueError("Argument `num` (number of samples) must be a non-negative integer. "
                          f"Received: num={num}")
     step = C.constant(np.nan, dtype=dtypes.float32)
     if endpoint:
-        result = A.linspace(start, stop, num, axis=axis)
+        result = _linspace(start, stop, num, axis)
         if num > 1:
             step = M.truediv(M.subtract(stop, start), C.constant(num - 1, dtype=stop.dtype))
     else:
@@ -131,14 +141,28 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=float, axi
             step = M.truediv(M.subtract(stop, start), C.constant(num, dtype=stop.dtype))
         if num > 1:
             new_stop = M.subtract(C.cast(stop, step.dtype), step)
-            result = A.linspace(C.cast(start, new_stop.dtype), new_stop, num, axis=axis)
+            result = _linspace(C.cast(start, new_stop.dtype), new_stop, num, axis)
         else:
-            result = A.linspace(start, stop, num, axis=axis)
+            result = _linspace(start, stop, num, axis)
     if dtype:
         if dtype.is_integer:
             result = M.floor(result)
         result = C.cast(result, dtype)
     return (result, step) if retstep else result
+
+
+def _linspace(start, stop, num, axis):
+    """tf.linspace as TF 2.21 computes it: integer endpoints in float64, and for num == 1 the
+    start alone (even when stop is not finite)."""
+    if start.dtype.is_integer:
+        start, stop = C.cast(start, dtypes.float64), C.cast(stop, dtypes.float64)
+    if num == 1:
+        stop = start
+    result = A.linspace(start, stop, num, axis=axis)
+    if num > 1 and start.shape.rank == 0 and stop.shape.rank == 0:
+        # TF places the endpoints exactly, so a NaN or inf at one end leaves the other intact
+        result = A.concat([A.reshape(start, [1]), result[1:-1], A.reshape(stop, [1])], axis=0)
+    return result
 
 
 @export("experimental.numpy.logspace")
@@ -174,10 +198,10 @@ def logspace_tensors(lo, hi, num, endpoint, dtype):
     """10 ** linspace(lo, hi) for tensor endpoints of `dtype`."""
     dtype = dtypes.as_dtype(dtype)
     if endpoint or num <= 1:
-        grid = A.linspace(lo, hi, num)
+        grid = _linspace(lo, hi, num, 0)
     else:
         step = M.truediv(M.subtract(hi, lo), C.constant(num, dtype))
-        grid = A.linspace(lo, M.subtract(hi, step), num)
+        grid = _linspace(lo, M.subtract(hi, step), num, 0)
     return M.pow(C.constant(10.0, dtype), grid)
 
 
@@ -191,15 +215,14 @@ def _move_first_to(rank, axis):
 @export("experimental.numpy.eye")
 def eye(N, M=None, k=0, dtype=float):  # noqa: N803 (NumPy's names)
     """An N x M matrix with ones on the k-th diagonal (float64 by default)."""
-    dtype = result_type(dtype) if dtype else D.default_float_type()
-    dtype = dtypes.as_dtype(dtype)
+    dtype = dtypes.as_dtype(result_type(dtype) if dtype else _no_dtype())
     rows, cols = int(N), int(M) if M else int(N)
     k = int(k)
     if k >= cols or -k >= rows:
         return A.zeros([rows, cols], dtype=dtype)
     i = A.reshape(A.range(rows), [-1, 1])
     j = A.reshape(A.range(cols), [1, -1])
-    return C.cast(CMP.equal(M.add(i, C.constant(k, dtypes.int32)), j), dtype)
+    return C.cast(CMP.equal(_plus(i, k), j), dtype)
 
 
 @export("experimental.numpy.identity")
@@ -215,12 +238,12 @@ def tri(N, M=None, k=0, dtype=None):  # noqa: N803 (NumPy's names)
     dtype = dtypes.as_dtype(result_type(dtype) if dtype is not None else result_type(float))
     i = A.reshape(A.range(N), [-1, 1])
     j = A.reshape(A.range(M), [1, -1])
-    return C.cast(CMP.less_equal(j, M_add(i, k)), dtype)
+    return C.cast(CMP.less_equal(j, _plus(i, k)), dtype)
 
 
-def M_add(t, k):  # noqa: N802 (reads as the matrix index i + k)
+def _plus(t, k):
     """i + k for an int32 index tensor and a Python int."""
-    return M.add(t, C.constant(int(k), dtypes.int32))
+    return MATH.add(t, C.constant(int(k), dtypes.int32))
 
 
 def _triangle(m, k, lower):
@@ -233,7 +256,7 @@ def _triangle(m, k, lower):
     if shape[-1] is None or shape[-2] is None:
         raise ValueError("Currently, the last two dimensions of the input array need to be known.")
     mask = tri(shape[-2], shape[-1], k=k if lower else k - 1, dtype=bool)
-    zero = A.zeros_like(m)
+    zero = C.constant(0, m.dtype)  # as TF: a bool m raises TypeError here
     mask = A.broadcast_to(mask, A.shape(m))
     return A.where(mask, m, zero) if lower else A.where(mask, zero, m)
 
@@ -297,6 +320,10 @@ def meshgrid(*xi, **kwargs):
     if not kwargs.get("copy", True):
         raise ValueError(f"Function `meshgrid` only supports copy=True. Received: copy={kwargs['copy']}")
     xi = [asarray(arg) for arg in xi]
+    if len({t.dtype for t in xi}) > 1:
+        raise errors.InvalidArgumentError(
+            None, None, "tnp.meshgrid: the inputs have different dtypes "
+            f"({', '.join(t.dtype.name for t in xi)}); cast them to one dtype first. [Op:Mul]")
     return A.meshgrid(*xi, indexing=kwargs.get("indexing", "xy"))
 
 

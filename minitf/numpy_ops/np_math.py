@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from minitf.dtypes import dtypes
+from minitf.errors import errors
 from minitf.keras_ops import np_logic as KL
 from minitf.keras_ops import np_math as KM
 from minitf.ops import array as A
@@ -169,7 +170,13 @@ def arctan2(x1, x2):
 @export("experimental.numpy.nextafter")
 def nextafter(x1, x2):
     """The next float after x1 towards x2, after tnp promotion."""
-    return _binary(KL.nextafter, x1, x2)
+    def f(a, b):
+        if a.dtype not in (dtypes.float32, dtypes.float64):
+            raise errors.InvalidArgumentError(
+                None, None, f"tnp.nextafter: no kernel for dtype {a.dtype.name}; NextAfter takes float32 "
+                "or float64 (cast the operands first).")
+        return KL.nextafter(a, b)
+    return _binary(f, x1, x2)
 
 
 @export("experimental.numpy.heaviside")
@@ -187,24 +194,23 @@ def heaviside(x1, x2):
 @export("experimental.numpy.hypot")
 def hypot(x1, x2):
     """sqrt(x1**2 + x2**2)."""
-    return sqrt(add(square(x1), square(x2)))
+    return sqrt(square(x1) + square(x2))
 
 
 @export("experimental.numpy.logaddexp")
 def logaddexp(x1, x2):
     """log(exp(x1) + exp(x2)) without overflow."""
     amax = maximum(x1, x2)
-    delta = subtract(x1, x2)
-    return where(isnan(delta), add(x1, x2), add(amax, log1p(exp(negative(abs(delta))))))
+    delta = x1 - x2
+    return where(isnan(delta), x1 + x2, amax + log1p(exp(-abs(delta))))
 
 
 @export("experimental.numpy.logaddexp2")
 def logaddexp2(x1, x2):
     """log2(2**x1 + 2**x2) without overflow."""
     amax = maximum(x1, x2)
-    delta = subtract(x1, x2)
-    return where(isnan(delta), add(x1, x2),
-                 add(amax, true_divide(log1p(exp2(negative(abs(delta)))), np.log(2))))
+    delta = x1 - x2
+    return where(isnan(delta), x1 + x2, amax + log1p(exp2(-abs(delta))) / np.log(2))
 
 
 @export("experimental.numpy.nonzero")
@@ -235,14 +241,12 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """|a - b| <= atol + rtol * |b| elementwise (exact equality for integers)."""
     def f(a, b):
         if is_inexact(a.dtype):
-            real = a.dtype.real_dtype
-            close = CMP.less_equal(M.abs(M.subtract(a, b)),
-                                   M.add(C.constant(atol, dtype=real),
-                                         M.multiply(C.constant(rtol, dtype=real), M.abs(b))))
+            real = _real_dtype(a.dtype)
+            close = M.abs(a - b) <= C.constant(atol, dtype=real) + C.constant(rtol, dtype=real) * M.abs(b)
             if equal_nan:
-                close = CMP.logical_or(close, CMP.logical_and(CMP.is_nan(a), CMP.is_nan(b)))
+                close = close | (CMP.is_nan(a) & CMP.is_nan(b))
             return close
-        return CMP.equal(a, b)
+        return a == b
     return _binary(f, a, b)
 
 
@@ -336,20 +340,28 @@ expm1 = _float_unary("expm1", M.expm1, "exp(x) - 1, accurate near 0.")
 log1p = _float_unary("log1p", M.log1p, "log(1 + x), accurate near 0.")
 isnan = _float_unary("isnan", CMP.is_nan, "True where x is NaN.")
 isfinite = _float_unary("isfinite", CMP.is_finite, "True where x is neither infinite nor NaN.")
-deg2rad = _float_unary("deg2rad", lambda t: M.multiply(t, C.constant(np.pi / 180.0, dtype=t.dtype)),
+deg2rad = _float_unary("deg2rad", lambda t: t * (np.pi / 180.0),
                        "Degrees to radians.")
 fix = _float_unary("fix", lambda t: A.where(CMP.less(t, 0), M.ceil(t), M.floor(t)),
                    "Round towards zero, as a float.")
-exp2 = _float_unary("exp2", lambda t: M.pow(C.constant(2, dtype=t.dtype), t), "2 ** x.")
-sinc = _float_unary("sinc", lambda t: A.where(CMP.equal(t, 0), A.ones_like(t),
-                                              M.truediv(M.sin(M.multiply(t, C.constant(np.pi, t.dtype))),
-                                                        M.multiply(t, C.constant(np.pi, t.dtype)))),
-                    "sin(pi x) / (pi x), 1 at 0.")
+exp2 = _float_unary("exp2", lambda t: 2 ** t, "2 ** x.")
+
+
+def _sinc(t):
+    pi_t = t * np.pi
+    return A.where(t == 0, A.ones_like(t), M.sin(pi_t) / pi_t)
+
+
+sinc = _float_unary("sinc", _sinc, "sin(pi x) / (pi x), 1 at 0.")
+
+
+def _real_dtype(dtype):
+    return {dtypes.complex64: dtypes.float32, dtypes.complex128: dtypes.float64}.get(dtype, dtype)
 
 
 def _cbrt(t):
-    root = M.pow(M.abs(t), C.constant(1.0 / 3, dtype=t.dtype.real_dtype))
-    return A.where(CMP.less(t, 0), M.negative(root), root)
+    root = M.abs(t) ** (1.0 / 3)
+    return A.where(t < 0, -root, root)
 
 
 cbrt = _float_unary("cbrt", _cbrt, "Cube root (negative for negative x).")
@@ -358,7 +370,7 @@ cbrt = _float_unary("cbrt", _cbrt, "Cube root (negative for negative x).")
 @export("experimental.numpy.rad2deg")
 def rad2deg(x):
     """Radians to degrees."""
-    return multiply(x, 180.0 / np.pi)
+    return x * (180.0 / np.pi)
 
 
 @export("experimental.numpy.abs")
@@ -437,8 +449,8 @@ def sign(x, out=None, where=None, **kwargs):
 def angle(z, deg=False):
     """The argument of complex z (pi for negative reals, 0 otherwise), in radians or degrees."""
     def f(t):
-        if t.dtype in _FLOATS:
-            return A.where(CMP.less(t, 0), C.constant(np.pi, t.dtype), C.constant(0, t.dtype))
+        if t.dtype in _FLOATS:  # as TF: the constants' own dtype, float32
+            return A.where(t < 0, C.constant(np.pi, dtypes.float32), C.constant(0.0, dtypes.float32))
         return CX.angle(t)
     y = _unary(f, z, True)
     return rad2deg(y) if deg else y
@@ -456,7 +468,7 @@ def isinf(x):
 def isposinf(x):
     """True where x is +inf; a Python False for non-float tensors, as TF."""
     if x.dtype.is_floating:
-        return CMP.equal(x, C.constant(np.inf, x.dtype))
+        return x == A.fill(A.shape(x), C.constant(np.inf, x.dtype))
     return False
 
 
@@ -464,20 +476,20 @@ def isposinf(x):
 def isneginf(x):
     """True where x is -inf; a Python False for non-float tensors, as TF."""
     if x.dtype.is_floating:
-        return CMP.equal(x, C.constant(-np.inf, x.dtype))
+        return x == A.fill(A.shape(x), C.constant(-np.inf, x.dtype))
     return False
 
 
 @export("experimental.numpy.log2")
 def log2(x):
     """Base-2 logarithm."""
-    return true_divide(log(x), np.log(2))
+    return log(x) / np.log(2)
 
 
 @export("experimental.numpy.log10")
 def log10(x):
     """Base-10 logarithm."""
-    return true_divide(log(x), np.log(10))
+    return log(x) / np.log(10)
 
 
 @export("experimental.numpy.real")
@@ -495,13 +507,13 @@ def imag(val):
 @export("experimental.numpy.iscomplex")
 def iscomplex(x):
     """True where the imaginary part is nonzero."""
-    return CMP.not_equal(imag(x), 0)
+    return imag(x) != 0
 
 
 @export("experimental.numpy.isreal")
 def isreal(x):
     """True where the imaginary part is zero."""
-    return CMP.equal(imag(x), 0)
+    return imag(x) == 0
 
 
 @export("experimental.numpy.iscomplexobj")

@@ -49,7 +49,8 @@ def uniform(low=0.0, high=1.0, size=None):
     high = asarray(high, dtype=dtype)
     if size is None:
         size = np.broadcast_shapes(tuple(low.shape.as_list()), tuple(high.shape.as_list()))
-    return RND.uniform(_size(size), minval=low, maxval=high, dtype=dtype)
+    # as TF, an int size is not made a tuple here (tf.random.uniform then asks for a vector)
+    return RND.uniform(size, minval=low, maxval=high, dtype=dtype)
 
 
 @export("experimental.numpy.random.random")
