@@ -38,6 +38,13 @@ class DType:
         return self
 
     @property
+    def real_dtype(self):
+        """The dtype of a complex type's parts (float32 for complex64); other types give themselves."""
+        if self.is_complex:
+            return as_dtype("float32" if self._np.itemsize == 8 else "float64")
+        return self
+
+    @property
     def is_floating(self):
         """True for real floating-point types."""
         return self._np is not None and self._np.kind == "f"

@@ -17,7 +17,7 @@ from minitf.ops._core import Tensor, as_tensor, is_graph_value, thread_state
 from minitf.tensor_spec import TensorSpec
 from minitf.api_export import export
 
-__all__ = ["decode_wav", "encode_wav"]
+__all__ = ["decode_wav", "encode_wav", "decode_wav_node", "encode_wav_node"]
 
 _PCM = 1
 _INT16_SCALE = 32768.0
@@ -73,7 +73,8 @@ def _read_chunks(data):
     _fail(op, "Data chunk not found in the WAV file" if fmt is not None else "Format chunk not found in the WAV file")
 
 
-def _decode(contents, desired_channels, desired_samples):
+def decode_wav_node(contents, desired_channels, desired_samples):
+    """What a DecodeWav node runs: `decode_wav` with its attributes given."""
     channels, rate, samples = _read_chunks(_contents(contents, "DecodeWav"))
     out_channels = channels if desired_channels == -1 else desired_channels
     out_samples = samples.shape[0] if desired_samples == -1 else desired_samples
@@ -116,12 +117,13 @@ def decode_wav(contents, desired_channels=-1, desired_samples=-1, name=None):
         specs = (TensorSpec([None if desired_samples == -1 else desired_samples,
                              None if desired_channels == -1 else desired_channels], dtypes.float32),
                  TensorSpec([], dtypes.int32))
-        return thread_state.graph.call(_decode, (contents, desired_channels, desired_samples), {},
+        return thread_state.graph.call(decode_wav_node, (contents, desired_channels, desired_samples), {},
                                        abstract=lambda *a, **k: specs, op_type="DecodeWav")
-    return _decode(contents, desired_channels, desired_samples)
+    return decode_wav_node(contents, desired_channels, desired_samples)
 
 
-def _encode(audio, sample_rate):
+def encode_wav_node(audio, sample_rate):
+    """What an EncodeWav node runs: `encode_wav` on tensors."""
     op = "EncodeWav"
     if audio.dtype != dtypes.float32:
         _fail(op, f"audio must be float32, got {audio.dtype.name}; cast it with tf.cast")
@@ -164,7 +166,7 @@ def encode_wav(audio, sample_rate, name=None):
         InvalidArgumentError: `audio` is not 2-D float32 with a channel, or the rate not a scalar.
     """
     if is_graph_value(audio) or is_graph_value(sample_rate):
-        return thread_state.graph.call(_encode, (audio, sample_rate), {},
+        return thread_state.graph.call(encode_wav_node, (audio, sample_rate), {},
                                        abstract=lambda *a, **k: TensorSpec([], dtypes.string),
                                        op_type="EncodeWav")
-    return _encode(as_tensor(audio), as_tensor(sample_rate, dtype=dtypes.int32))
+    return encode_wav_node(as_tensor(audio), as_tensor(sample_rate, dtype=dtypes.int32))

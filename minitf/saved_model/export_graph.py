@@ -186,7 +186,7 @@ def constant_dtype(value):
     if isinstance(value, (Tensor, Variable)):
         return value.dtype
     if isinstance(value, np.ndarray) or isinstance(value, np.generic):
-        return dtypes.as_dtype(value.dtype.name) if value.dtype != object else dtypes.string
+        return dtypes.string if value.dtype.kind in "OUS" else dtypes.as_dtype(value.dtype.name)
     flat = np.asarray(value, dtype=object).reshape(-1)
     if any(isinstance(v, (str, bytes)) for v in flat):
         return dtypes.string

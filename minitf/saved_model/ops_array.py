@@ -251,10 +251,11 @@ def _gather(ins, a, ctx):
 def _export_gather(e, args, op):
     params, indices = args["params"], args["indices"]
     index_dtype = indices.dtype if e.symbolic(indices) else _I32
+    params_dtype = params.dtype if e.symbolic(params) else e.dtype(params)  # a numpy constant too
     axis = 0 if args["axis"] is None else args["axis"]
     return e.node("GatherV2", [e.ref(params), e.ref(indices, index_dtype, "indices"),
                                e.ref(axis, _I32, "axis")],
-                  {"Tparams": Attr.type(params.dtype), "Tindices": Attr.type(index_dtype),
+                  {"Tparams": Attr.type(params_dtype), "Tindices": Attr.type(index_dtype),
                    "Taxis": Attr.type(_I32), "batch_dims": Attr.int(args["batch_dims"])})
 
 

@@ -108,9 +108,16 @@ _UNARY_OTHER = {"IsNan": compare.is_nan, "IsFinite": compare.is_finite, "IsInf":
 def _unary_rule(op_type):
     def rule(e, args, op):
         x = next(iter(args.values()))
-        return e.node(op_type, [e.ref(x)], {"T": Attr.type(op.inputs[0].dtype if op.inputs
-                                                          else e.dtype(x))})
+        dtype = op.inputs[0].dtype if op.inputs else e.dtype(x)
+        if op_type == "Abs" and dtype.is_complex:  # TF's Abs takes real numbers only
+            return e.node("ComplexAbs", [e.ref(x)], {"T": Attr.type(dtype), "Tout": Attr.type(dtype.real_dtype)})
+        return e.node(op_type, [e.ref(x)], {"T": Attr.type(dtype)})
     return rule
+
+
+@define("ComplexAbs", ("y",))
+def _complex_abs(ins, a, ctx):
+    return math_unary.abs(ins[0])
 
 
 for _type, _fn in {**_UNARY, **_UNARY_OTHER}.items():

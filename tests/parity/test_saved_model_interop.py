@@ -341,3 +341,44 @@ def test_custom_gradient_both_ways(tmp_path, writer, reader):
         output = loaded.call_custom_grad(v * v)
     assert float(output.numpy()) == 4.0
     assert float(tape.gradient(output, v).numpy()) == 2.0
+
+
+def _audio_module(lib, clip):
+    """The simple-audio tutorial's export: a file name or a batch of waveforms in, spectrogram
+    features (resized) out; no weights, so both libraries compute the same thing."""
+    class Audio(lib.Module):
+        @lib.function(input_signature=[lib.TensorSpec([], lib.string)])
+        def from_file(self, name):
+            audio, rate = lib.audio.decode_wav(lib.io.read_file(name), desired_channels=1, desired_samples=800)
+            return self.features(lib.squeeze(audio, axis=-1)[lib.newaxis, :]), rate
+
+        @lib.function(input_signature=[lib.TensorSpec([None, 800], lib.float32)])
+        def features(self, waves):
+            spectrogram = lib.abs(lib.signal.stft(waves, frame_length=63, frame_step=32))[..., lib.newaxis]
+            framed = lib.signal.frame(waves, 50, 30, pad_end=True, pad_value=0.5)
+            return (lib.image.resize(spectrogram, [8, 8]), lib.image.resize(spectrogram, [5, 3], "nearest"),
+                    lib.reduce_sum(framed, axis=-1))
+
+        @lib.function(input_signature=[lib.TensorSpec([None], lib.int32)])
+        def names(self, ids):
+            return lib.gather(np.array(["down", "go", "yes"]), ids)
+    return Audio()
+
+
+@pytest.mark.parametrize("writer,reader", [(minitf, tf_ref), (tf_ref, minitf)])
+def test_audio_export_both_ways(tmp_path, writer, reader):
+    clip = tmp_path / "clip.wav"
+    clip.write_bytes(tf_ref.audio.encode_wav(
+        (0.4 * np.sin(np.arange(700) * 0.07)).astype("float32")[:, None], 16000).numpy())
+    writer.saved_model.save(_audio_module(writer, clip), os.fspath(tmp_path / "model"))
+    loaded = reader.saved_model.load(os.fspath(tmp_path / "model"))
+    reference = _audio_module(tf_ref, clip)
+    (got, got_rate), (want, want_rate) = loaded.from_file(str(clip)), reference.from_file(tf_ref.constant(str(clip)))
+    assert int(got_rate) == int(want_rate) == 16000
+    for g, w in zip(got, want):
+        assert tuple(g.shape) == tuple(w.shape)
+        _close(g.numpy(), w.numpy())
+    waves = np.random.default_rng(0).uniform(-1, 1, (2, 800)).astype("float32")
+    for g, w in zip(loaded.features(waves), reference.features(tf_ref.constant(waves))):
+        _close(g.numpy(), w.numpy())
+    assert loaded.names(np.array([2, 0], "int32")).numpy().tolist() == [b"yes", b"down"]
