@@ -752,7 +752,7 @@ def dot(a, b):
     second-to-last axis."""
     a, b = NM._pair(a, b)
     if a.shape.rank == 0 or b.shape.rank == 0:
-        return M.multiply(a, b)
+        return a * b
     return _dot_last(a, b)
 
 
@@ -787,7 +787,7 @@ def inner(a, b):
     """Sum of products over the last axes (a * b when either is a scalar)."""
     a, b = NM._pair(a, b)
     if a.shape.rank == 0 or b.shape.rank == 0:
-        return M.multiply(a, b)
+        return a * b
     return LA.tensordot(a, b, [[a.shape.rank - 1], [b.shape.rank - 1]])
 
 
@@ -795,7 +795,7 @@ def inner(a, b):
 def outer(a, b):
     """The outer product of the flattened a and b."""
     a, b = NM._pair(a, b)
-    return M.multiply(A.reshape(a, [-1, 1]), A.reshape(b, [-1]))
+    return A.reshape(a, [-1, 1]) * A.reshape(b, [-1])
 
 
 @export("experimental.numpy.vdot")

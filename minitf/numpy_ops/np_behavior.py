@@ -11,6 +11,7 @@ import numbers
 import numpy as np
 
 from minitf.convert import convert_to_tensor
+from minitf.dtypes import dtypes
 from minitf.ops import array as A
 from minitf.ops import constant as C
 from minitf.ops import operators  # noqa: F401 (installs the operators this module wraps)
@@ -27,22 +28,20 @@ _state = {"mode": None, "originals": None, "getitem": None}
 
 
 def _promote_operands(x, y):
-    """x (a tensor) and y converted to their NumPy result type, as TF's operators do in
-    NumPy mode: a non-tensor y first converts with x's dtype as a hint."""
-    if not isinstance(y, Tensor):
-        if y is None or isinstance(y, (str, bytes)) or not (
-                isinstance(y, (numbers.Number, np.ndarray, np.generic, list, tuple))
-                or getattr(type(y), "_is_tensor_like", False)):
-            return x, y
-        try:  # numpy values keep their own dtype; Python values take x's when they fit
-            y = convert_to_tensor(y) if isinstance(y, (np.ndarray, np.generic)) else convert_to_tensor(
-                y, dtype_hint=x.dtype)
-        except (TypeError, ValueError):
-            return x, y
-    if x.dtype == y.dtype or not (_numeric(x) and _numeric(y)):
+    """x (a tensor) and y converted to their NumPy result type, as TF's operators do in NumPy
+    mode: Python scalars count as NumPy's weak scalars, lists by their elements, arrays by their
+    dtype; a value that does not convert to that dtype raises TypeError, as in TF."""
+    if y is None or isinstance(y, (str, bytes)) or x.dtype == dtypes.string:
         return x, y
-    dtype = D.result_type(x.dtype, y.dtype)
-    return C.cast(x, dtype), C.cast(y, dtype)
+    try:
+        dtype = D.result_type(x, y)
+    except (TypeError, ValueError):
+        return x, y  # not a NumPy-typed value: the operator itself decides
+    x = x if x.dtype == dtype else C.cast(x, dtype)
+    if isinstance(y, Tensor) or getattr(type(y), "_is_tensor_like", False):
+        y = convert_to_tensor(y)
+        return x, (y if y.dtype == dtype else C.cast(y, dtype))
+    return x, convert_to_tensor(y, dtype=dtype)
 
 
 def _numeric(t):
@@ -136,6 +135,9 @@ def _install_operators():
             originals[attr] = getattr(Tensor, attr)
             setattr(Tensor, attr, _promoting(originals[attr]))
     _state["originals"] = originals
+    for attr in ("__eq__", "__ne__"):  # TF's == and != promote too (None still compares False/True)
+        originals[attr] = getattr(Tensor, attr)
+        setattr(Tensor, attr, _promoting(originals[attr]))
     _state["getitem"] = Tensor.__getitem__
     Tensor.__getitem__ = _numpy_getitem
 

@@ -103,7 +103,7 @@ def _flatten(values, out):
 
 def _dtype_operand(x):
     """What np.result_type is given for `x`: Python numbers as values, tensors as dtypes."""
-    if isinstance(x, numbers.Number) and not isinstance(x, np.generic):
+    if isinstance(x, numbers.Number):  # Python or NumPy scalars (np.float64 is a float too, as in TF)
         if is_prefer_float32():
             if isinstance(x, float):
                 return np.float32(x)

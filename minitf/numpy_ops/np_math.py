@@ -259,6 +259,9 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 def _need_integers(name, a, b):
     if not (is_integer(a.dtype) and is_integer(b.dtype)):
         raise ValueError(f"Arguments to {name} must be integers; got dtypes {a.dtype.name} and {b.dtype.name}.")
+    if a.dtype.is_unsigned:  # TF's tnp takes Abs first, which has no unsigned kernel
+        raise errors.InvalidArgumentError(
+            None, None, f"tnp.{name}: no Abs kernel for {a.dtype.name}; cast to a signed integer dtype first. [Op:Abs]")
 
 
 @export("experimental.numpy.gcd")
@@ -334,7 +337,18 @@ arcsin = _float_unary("arcsin", M.asin, "Inverse sine; integers become the defau
 arccos = _float_unary("arccos", M.acos, "Inverse cosine; integers become the default float first.")
 arctan = _float_unary("arctan", M.atan, "Inverse tangent; integers become the default float first.")
 arcsinh = _float_unary("arcsinh", KM.arcsinh, "Inverse hyperbolic sine.")
-arccosh = _float_unary("arccosh", KM.arccosh, "Inverse hyperbolic cosine (NaN below 1).")
+def _arccosh(t):
+    # log(x + sqrt(x+1) sqrt(x-1)), and log(x) + log(2) where that would overflow, as TF's kernel
+    one = C.constant(1, t.dtype)
+    big = C.constant(1.0 / np.sqrt(np.finfo(D.np_dtype(t.dtype)).eps), t.dtype)
+    large = CMP.greater_equal(t, big)
+    safe = A.where(large, A.ones_like(t), t)
+    small = M.log(M.add(safe, M.multiply(M.sqrt(M.add(safe, one)), M.sqrt(M.subtract(safe, one)))))
+    huge = M.add(M.log(A.where(large, t, A.ones_like(t))), C.constant(np.log(2.0), t.dtype))
+    return A.where(large, huge, small)
+
+
+arccosh = _float_unary("arccosh", _arccosh, "Inverse hyperbolic cosine (NaN below 1).")
 arctanh = _float_unary("arctanh", KM.arctanh, "Inverse hyperbolic tangent.")
 expm1 = _float_unary("expm1", M.expm1, "exp(x) - 1, accurate near 0.")
 log1p = _float_unary("log1p", M.log1p, "log(1 + x), accurate near 0.")
@@ -495,13 +509,17 @@ def log10(x):
 @export("experimental.numpy.real")
 def real(val):
     """The real part (real inputs unchanged)."""
-    return CX.real(asarray(val))
+    val = asarray(val)
+    if val.dtype == dtypes.bool or val.dtype == dtypes.string:
+        raise TypeError(f"tnp.real: input must be a numeric tensor, but got tensor with dtype {val.dtype.name}")
+    return CX.real(val) if val.dtype.is_complex else val
 
 
 @export("experimental.numpy.imag")
 def imag(val):
     """The imaginary part (zeros for real inputs)."""
-    return CX.imag(asarray(val))
+    val = asarray(val)
+    return CX.imag(val) if val.dtype.is_complex else A.zeros_like(val)
 
 
 @export("experimental.numpy.iscomplex")
