@@ -44,7 +44,10 @@ _DATA_SHAPED = frozenset((
     "Bincount", "DenseBincount", "NonMaxSuppression", "NonMaxSuppressionV2", "NonMaxSuppressionV3",
     "NonMaxSuppressionV4", "NonMaxSuppressionV5", "ListDiff", "Setdiff1d", "DynamicPartition",
     "StringSplit", "StringSplitV2", "RaggedRange", "SparseFillEmptyRows", "Nonzero"))
-_HOST_MODULES = ("minitf.graph.control_flow", "minitf.graph.functional_ops", "minitf.graph.tensor_array")
+# Control flow, and the stateless random ops: they read their seed's numbers on the host to run
+# Philox, so a recording would freeze one draw (a Keras Dropout's seed changes every step).
+_HOST_MODULES = ("minitf.graph.control_flow", "minitf.graph.functional_ops", "minitf.graph.tensor_array",
+                 "minitf.ops.stateless_random")
 
 
 class Program:
