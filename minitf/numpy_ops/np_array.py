@@ -477,7 +477,7 @@ def _boundaries_to_sizes(a, boundaries, axis):
 def split(ary, indices_or_sections, axis=0):
     """ary split along `axis` into equal sections, or at the given indices."""
     ary = asarray(ary)
-    if ary.shape.rank == 0:
+    if ary.shape.rank == 0 and isinstance(indices_or_sections, int):
         raise errors.InvalidArgumentError(None, None, f"tnp.split: cannot split a scalar along axis {axis}; "
                                           "-input rank(-0) <= split_dim < input rank (0). [Op:Split]")
     if not isinstance(indices_or_sections, int):
@@ -652,6 +652,10 @@ def take_along_axis(arr, indices, axis):
     indices = asarray(indices)
     if axis is None:
         return take_along_axis(ravel(arr), indices, 0)
+    if arr.shape.rank == 0:
+        raise errors.InvalidArgumentError(
+            None, None, "tnp.take_along_axis: `arr` is a scalar, which has no axis to take along; "
+            "Indices and updates specified for empty output shape [Op:TensorScatterUpdate]")
     return np_index.take_along_axis(arr, indices, axis=axis)
 
 
@@ -763,6 +767,12 @@ def matmul(x1, x2):
     x1, x2 = NM._pair(x1, x2)
     if x1.shape.rank == 0 or x2.shape.rank == 0:
         raise ValueError(f"matmul: input operands must be at least 1-d; got shapes {x1.shape} and {x2.shape}.")
+    inner1 = x1.shape[0] if x1.shape.rank == 1 else x1.shape[-1]
+    inner2 = x2.shape[0] if x2.shape.rank == 1 else x2.shape[-2]
+    if inner1 is not None and inner2 is not None and inner1 != inner2:
+        # checked here so a traced call raises what an eager one does (TF's shape inference)
+        raise ValueError(f"Matrix size-incompatible: In[0]: {x1.shape}, In[1]: {x2.shape}; tnp.matmul contracts "
+                         f"{inner1} values of the first operand with {inner2} of the second.")
     try:
         if x2.shape.rank == 1:
             return LA.tensordot(x1, x2, 1) if x1.shape.rank > 0 else M.multiply(x1, x2)

@@ -15,6 +15,7 @@ NAMESPACES = ("", "math", "nn", "linalg", "image", "random", "bitwise", "debuggi
 NAMESPACES += ("signal",)  # tf.signal's rows: parity_rows_signal.py
 NAMESPACES += ("autograph", "autograph.experimental")  # parity_rows_autograph.py
 NAMESPACES += ("experimental",)  # tf.experimental: parity_rows_ragged_shape.py
+NAMESPACES += ("experimental.numpy", "experimental.numpy.random")  # parity_rows_experimental_numpy.py
 # Single names of namespaces not scanned whole, each with its row.
 SINGLE_NAMES = ("io.decode_csv",)  # parity_rows_csv.py
 

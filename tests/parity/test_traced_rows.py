@@ -62,7 +62,7 @@ SCALAR_INPUT_IN_GRAPHS = {
 RANDOM_PREFIXES = ("random.", "keras.random.", "nn.dropout", "keras.backend.random_",
                    "keras.backend.dropout", "keras.backend.truncated_normal", "image.random_", "keras.layers.Random",
                    "keras.layers.Dropout", "keras.layers.GaussianNoise", "keras.layers.GaussianDropout",
-                   "keras.layers.AlphaDropout", "keras.layers.SpatialDropout")
+                   "keras.layers.AlphaDropout", "keras.layers.SpatialDropout", "experimental.numpy.random.")
 
 
 def _adapts(case):
