@@ -330,6 +330,8 @@ _PROGRAM = textwrap.dedent(r"""
     out["bool"] = x[:, (True, False, True)].numpy().tolist()
     out["advanced"] = x[1, (0, 0, 1), tnp.asarray([0, 1, 1])].numpy().tolist()
     out["mask"] = tf.constant([1, 2, 3])[tf.constant([True, False, True])].numpy().tolist()
+    v = tf.Variable([1, 2])
+    out["variable"] = [(v + 1.5).dtype.name, (1.5 + v).dtype.name, (v * np.float32(2)).dtype.name, hasattr(v, "T")]
     w = tf.constant(np.linspace(-1, 1, 6).reshape(2, 3))
     assert_gradients_close(lambda t: t[:, [2, 0, 2]] * 2.0, [w])
     assert_gradients_close(lambda t: t.T.reshape(6).clip(-0.5, 0.5), [w])
@@ -363,6 +365,7 @@ def test_enable_numpy_behavior_in_a_fresh_process():
     assert out["bool"] == [[[0, 1, 2, 3], [8, 9, 10, 11]], [[12, 13, 14, 15], [20, 21, 22, 23]]]
     assert out["advanced"] == [12, 13, 17]
     assert out["mask"] == [1, 3]
+    assert out["variable"] == ["float64", "float64", "float64", False]  # as TF 2.21
     assert out["prefer32"] == ["float32", "float32", "float64"]
     assert out["off"] == "InvalidArgumentError"
     assert out["traced"] == 11.0

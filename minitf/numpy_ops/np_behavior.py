@@ -17,6 +17,7 @@ from minitf.ops import constant as C
 from minitf.ops import operators  # noqa: F401 (installs the operators this module wraps)
 from minitf.symbolic_tensor import is_symbolic
 from minitf.tensor import Tensor
+from minitf.variable import Variable
 from minitf.numpy_ops import np_array as NA
 from minitf.numpy_ops import np_dtypes as D
 from minitf.numpy_ops import np_math as NM
@@ -37,6 +38,8 @@ def _promote_operands(x, y):
         dtype = D.result_type(x, y)
     except (TypeError, ValueError):
         return x, y  # not a NumPy-typed value: the operator itself decides
+    if isinstance(x, Variable):
+        x = convert_to_tensor(x)
     x = x if x.dtype == dtype else C.cast(x, dtype)
     if isinstance(y, Tensor) or getattr(type(y), "_is_tensor_like", False):
         y = convert_to_tensor(y)
@@ -134,6 +137,8 @@ def _install_operators():
         for attr in (f"__{name}__", f"__r{name}__"):
             originals[attr] = getattr(Tensor, attr)
             setattr(Tensor, attr, _promoting(originals[attr]))
+            # a variable's operators promote too (its methods and indexing stay TF's, as in TF)
+            setattr(Variable, attr, _promoting(getattr(Variable, attr)))
     _state["originals"] = originals
     for attr in ("__eq__", "__ne__"):  # TF's == and != promote too (None still compares False/True)
         originals[attr] = getattr(Tensor, attr)

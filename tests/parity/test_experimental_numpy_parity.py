@@ -121,6 +121,11 @@ if mode != "plain":
             for b in KINDS:
                 out[f"op {a} {sym} {b}"] = record(lambda: op(operand(a), operand(b)))
                 out[f"op {b} {sym} {a}"] = record(lambda: op(operand(b), operand(a)))
+        for dtype in ("int32", "float32"):  # variables' operators promote too
+            for b in KINDS:
+                var = lambda: lib.Variable(values(dtype))
+                out[f"op var-{dtype} {sym} {b}"] = record(lambda: op(var(), operand(b)))
+                out[f"op {b} {sym} var-{dtype}"] = record(lambda: op(operand(b), var()))
     x = lib.constant(np.arange(24).reshape(2, 3, 4))
     METHODS = {"T": lambda: x.T, "reshape": lambda: x.reshape(4, 6), "ravel": lambda: x.ravel(),
                "flatten": lambda: x.flatten(), "transpose": lambda: x.transpose(), "astype": lambda: x.astype(np.float16),
@@ -174,7 +179,7 @@ def _differ(mine, ref):
 KNOWN = {
     ("argmax(float", "argmin(float"): "BUG: tf.math.argmax/argmin pick a NaN (numpy's rule); TF's kernel "
                                       "compares with >, so NaN never wins after the first element",
-    ("floor_divide(pyneg, float", "divmod(pyneg, float", "op pyneg // float"):
+    ("floor_divide(pyneg, float", "divmod(pyneg, float", "op pyneg // float", "op pyneg // var-float"):
         "BUG: tf.math.floordiv of -2 by the float max keeps the subnormal quotient (floor -> -1); "
         "TF's kernel flushes it to -0.0 first",
     ("vdot(pybool, uint8", "vdot(pyint, uint8", "vdot(pyneg, uint8", "vdot(uint8, py"):
