@@ -340,7 +340,7 @@ _PROGRAM = textwrap.dedent(r"""
 
     @tf.function
     def traced(t):
-        return tnp.sum(t.reshape(-1).astype(tnp.float64)) + t.T[0, 0]
+        return tnp.sum(t.reshape(-1).astype(tnp.float64)) + t.T[0, 0] + tnp.sum(t[:, [1, 1]])
     out["traced"] = float(traced(tf.constant([[1., 2.], [3., 4.]])))
     tnp.experimental_enable_numpy_behavior(dtype_conversion_mode="off")
     try:
@@ -368,4 +368,4 @@ def test_enable_numpy_behavior_in_a_fresh_process():
     assert out["variable"] == ["float64", "float64", "float64", False]  # as TF 2.21
     assert out["prefer32"] == ["float32", "float32", "float64"]
     assert out["off"] == "InvalidArgumentError"
-    assert out["traced"] == 11.0
+    assert out["traced"] == 23.0

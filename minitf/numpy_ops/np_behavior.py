@@ -83,8 +83,9 @@ def _numpy_getitem(self, key):
     """NumPy indexing: basic indices as TF slices; integer or boolean arrays (lists, tuples,
     tensors) pick elements through a gather, so gradients flow."""
     items = key if isinstance(key, tuple) else (key,)
-    if all(_is_basic(i) for i in items) or is_symbolic(self):
-        return _state["getitem"](self, key)
+    if all(_is_basic(i) for i in items) or not self.shape.is_fully_defined() or any(
+            isinstance(i, Tensor) and is_symbolic(i) for i in items):
+        return _state["getitem"](self, key)  # a graph value's index arrays have no value to read
     np_key = tuple(_index_array(i) for i in items)
     shape = self.shape.as_list()
     positions = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
