@@ -635,6 +635,9 @@ def take(a, indices, axis=None, out=None, mode="clip"):
     indices = asarray(indices)
     if axis is None:
         a, axis = A.reshape(a, [-1]), 0
+    if a.shape.rank == 0:
+        raise errors.InvalidArgumentError(None, None, f"tnp.take: a scalar has no axis {axis} to take from; "
+                                          "pass axis=None or an array of rank >= 1. [Op:StridedSlice]")
     n = C.constant(a.shape[axis], dtype=indices.dtype)
     if mode == "clip":
         indices = M.clip_by_value(indices, C.constant(0, indices.dtype), M.subtract(n, C.constant(1, indices.dtype)))

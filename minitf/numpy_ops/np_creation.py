@@ -215,11 +215,11 @@ def _move_first_to(rank, axis):
 @export("experimental.numpy.eye")
 def eye(N, M=None, k=0, dtype=float):  # noqa: N803 (NumPy's names)
     """An N x M matrix with ones on the k-th diagonal (float64 by default)."""
-    dtype = dtypes.as_dtype(result_type(dtype) if dtype else _no_dtype())
     rows, cols = int(N), int(M) if M else int(N)
     k = int(k)
-    if k >= cols or -k >= rows:
-        return A.zeros([rows, cols], dtype=dtype)
+    if k >= cols or -k >= rows:  # as TF: this path takes tnp.zeros' default dtype for None
+        return zeros([rows, cols], dtype=dtype)
+    dtype = dtypes.as_dtype(result_type(dtype) if dtype else _no_dtype())
     i = A.reshape(A.range(rows), [-1, 1])
     j = A.reshape(A.range(cols), [1, -1])
     return C.cast(CMP.equal(_plus(i, k), j), dtype)

@@ -12,6 +12,7 @@ import numpy as np
 from minitf.dtypes import dtypes
 from minitf.errors import errors
 from minitf.keras_ops import np_logic as KL
+from minitf.keras_ops.core import keras_op, xp_of
 from minitf.keras_ops import np_math as KM
 from minitf.ops import array as A
 from minitf.ops import compare as CMP
@@ -20,6 +21,7 @@ from minitf.ops import constant as C
 from minitf.ops import math as M
 from minitf.ops import reduce as R
 from minitf.ops.nn import relu
+from minitf.tensor import Tensor
 from minitf.numpy_ops import np_dtypes as D
 from minitf.numpy_ops.np_dtypes import asarray, array, is_inexact, is_integer, is_tensor, result_type
 from minitf.api_export import export
@@ -175,8 +177,20 @@ def nextafter(x1, x2):
             raise errors.InvalidArgumentError(
                 None, None, f"tnp.nextafter: no kernel for dtype {a.dtype.name}; NextAfter takes float32 "
                 "or float64 (cast the operands first).")
-        return KL.nextafter(a, b)
+        return _nextafter(a, b)
     return _binary(f, x1, x2)
+
+
+@keras_op
+def _nextafter(a, b):
+    """np.nextafter in a's own float dtype (keras.ops.nextafter computes in float64, which
+    changes float32 results); one graph node when traced, no gradient (TF has none)."""
+    xp = xp_of(a)
+    try:
+        va, vb = xp.broadcast_arrays(a._value, b._value)
+    except ValueError:
+        raise errors.invalid_argument("NextAfter", f"Incompatible shapes: {list(a.shape)} vs. {list(b.shape)}") from None
+    return Tensor(xp.asarray(xp.nextafter(va, vb)))
 
 
 @export("experimental.numpy.heaviside")

@@ -527,3 +527,31 @@ TABLE.known(N + "mean", lambda case, verdict: verdict.kind == "value_mismatch" a
             and "TF inf" in verdict.detail,
             "BUG: tf.math.reduce_mean of float16 accumulates in float32 in minitf, so 65504 + 65504 stays finite; "
             "TF's kernel sums in float16 and overflows to inf (a core reduce_mean difference tnp inherits)")
+
+
+
+def _nan_ordering(case, verdict):
+    return verdict.kind == "value_mismatch" and "nan" in repr(case)
+
+
+for _name in ("argmin", "argmax", "sort", "argsort"):
+    TABLE.known(N + _name, _nan_ordering,
+                "BUG: tf.math.argmin/argmax and tf.sort/argsort order NaN as numpy does (NaN wins or sorts last); "
+                "TF's kernels compare with < and >, so a NaN keeps its place (core ops tnp calls as TF's tnp does)")
+for _name in ("matmul", "vdot", "dot", "inner", "tensordot", "kron"):
+    TABLE.known(N + _name, lambda case, verdict: verdict.kind == "error_mismatch" and "NotFoundError" in verdict.detail
+                and "InvalidArgumentError" in verdict.detail,
+                "BUG: tf.matmul/tensordot on uint8 raise InvalidArgumentError; TF has no uint8 MatMul kernel and "
+                "raises NotFoundError (core ops tnp calls)")
+TABLE.known(N + "kron", lambda case, verdict: verdict.kind == "tf_raises" and "is not supported yet" in verdict.detail,
+            "INTENTIONAL: TF's broadcasting Mul stops at 5 dimensions, so its tnp.kron of rank-3 operands raises "
+            "UnimplementedError; minitf's broadcasting has no such limit and computes the product")
+for _name in ("divmod", "floor_divide", "mod", "remainder"):
+    TABLE.known(N + _name, lambda case, verdict: verdict.kind == "minitf_raises" and "division by zero" in verdict.detail
+                and "[]" in verdict.detail,
+                "BUG: tf.math.floordiv/floormod of integers raise on a zero divisor even when the broadcast result "
+                "is empty; TF computes nothing and returns the empty result (core ops tnp calls)")
+for _name in ("prod", "nanprod", "cumprod"):
+    TABLE.known(N + _name, lambda case, verdict: verdict.kind == "value_mismatch" and "float16" in verdict.detail,
+                "BUG: tf.math.reduce_prod/cumprod of float16 accumulate in float32 in minitf; TF multiplies in "
+                "float16, so overflow (inf, then inf * 0 = nan) happens at other steps (core ops tnp calls)")
