@@ -109,6 +109,7 @@ VALUE_CASES = [
     ("inner", (X, X)), ("dot", (X, X.T)), ("matmul", (X, X.T)), ("vdot", (X, X)), ("kron", (X, I8)),
     ("cross", (np.array([1., 2, 3]), np.array([4., 5, 6]))), ("tensordot", (X, X.T, 1)), ("diff", (X,)),
     ("sort", (X,)), ("argsort", (np.array([3, 1, 2, 1]),)), ("nonzero", (X,)), ("atleast_3d", (np.array([1, 2]),)),
+    ("nextafter", (X.astype(np.float32), np.float32(2.0))), ("nextafter", (X, -np.inf)),
     ("polyval", (np.array([1., -2, 3]), X)), ("vander", (np.array([1, 2, 3]),)), ("isneginf", (tf.constant(-np.inf),)),
 ]
 
