@@ -6,11 +6,12 @@ __all__ = ["to_categorical", "normalize"]
 
 
 @export("utils.to_categorical", "keras.utils.to_categorical")
-def to_categorical(y, num_classes=None, dtype="float32"):
+def to_categorical(y, num_classes=None, dtype="float64"):
     """One-hot encode integer class labels: shape `y.shape + (num_classes,)`.
 
     A trailing dimension of size 1 (labels shaped (N, 1)) is dropped first, as Keras does.
-    `num_classes` defaults to max(y) + 1.
+    `num_classes` defaults to max(y) + 1. The result is a float64 numpy array, as Keras 3's
+    (Keras 2 gave float32; `dtype` still chooses another).
     """
     y = np.array(y, dtype="int64")
     shape = y.shape

@@ -7,7 +7,7 @@ from minitf.utils import normalize, to_categorical
 def test_to_categorical_shapes_and_values():
     y = np.array([0, 2, 1, 2])
     out = to_categorical(y)
-    assert out.dtype == np.float32 and out.shape == (4, 3)
+    assert out.dtype == np.float64 and out.shape == (4, 3)  # Keras 3 returns float64 (Keras 2: float32)
     np.testing.assert_array_equal(out.argmax(1), y)
     assert out.sum() == 4
     col = to_categorical(y.reshape(-1, 1), num_classes=5)  # (N, 1) labels lose the 1
