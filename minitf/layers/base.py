@@ -353,6 +353,11 @@ class Layer(AttributeTracking, Module, Trackable):
         """Metrics tracked by the layer (none in minitf layers)."""
         return []
 
+    @property
+    def metrics_variables(self):
+        """The state variables of the metrics in `metrics` (kept out of `weights`)."""
+        return [v for metric in self.metrics for v in metric.variables]
+
     # -- building and calling --------------------------------------------------------------
     def build(self, input_shape):
         """Create the layer's weights, now that the input shape is known.

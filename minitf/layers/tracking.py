@@ -48,6 +48,12 @@ def collect_layers(value, out, seen):
             collect_layers(v, out, seen)
 
 
+def _is_metric(obj):
+    """Whether `obj` is a Keras metric object (update_state, result and reset_state)."""
+    cls = type(obj)
+    return all(hasattr(cls, n) for n in ("update_state", "result", "reset_state"))
+
+
 def flat_variables(value):
     """The Variables in `value` (a variable, or lists, tuples and dicts holding some)."""
     if isinstance(value, Variable):
@@ -92,11 +98,12 @@ class AttributeTracking:
         return [(k, self.__dict__[k]) for k in order if k in self.__dict__]
 
     def _sublayers(self):
-        """Direct sublayers (Layers and Modules) in attribute-assignment order."""
+        """Direct sublayers (Layers and Modules) in attribute-assignment order. Metric objects
+        are left out: Keras 3 tracks them apart, so their state is not in `weights`/`layers`."""
         out, seen = [], {id(self)}
         for _, value in self._tracked_attributes():
             collect_layers(value, out, seen)
-        return out
+        return [m for m in out if not _is_metric(m)]
 
     def _attribute_variables(self):
         """tf.Variables assigned directly as attributes (not created by add_weight)."""
