@@ -10,6 +10,9 @@ A generator made inside a tf.distribute strategy's scope (or `run`) gives each r
 stream, as TF's does: inside `run` the key is hashed with the replica's id (and each replica of
 a process advances its own copy of the state variable, minitf.distribute.replica_copies).
 """
+import functools
+import inspect
+
 import numpy as np
 
 from minitf.dtypes import dtypes
@@ -18,7 +21,9 @@ from minitf import distribution_context as distribute_context
 from minitf.ops import random_binomial as rb
 from minitf.ops import stateless_random as sr
 from minitf.ops._core import Op, as_tensor
+from minitf.recording import active_graph
 from minitf.tensor import Tensor
+from minitf.tensor_spec import TensorSpec
 from minitf.trackable import Trackable
 from minitf.variable import Variable
 from minitf.api_export import export
@@ -76,6 +81,45 @@ def _skipped(state, count):
 def create_rng_state(seed, alg):
     """The int64 state vector a Generator with `seed` and algorithm `alg` starts from."""
     return sr.place(_state_from_seed(seed, sr.alg_id(alg)), dtypes.int64)
+
+
+def _static_shape(shape):
+    """`shape` as a list of ints (None entries where unknown), or None when its length is unknown."""
+    if isinstance(shape, Tensor):
+        return [int(d) for d in np.asarray(shape.numpy()).reshape(-1)]
+    if isinstance(shape, (list, tuple)):
+        return [d if isinstance(d, (int, np.integer)) else None for d in shape]
+    if isinstance(shape, (int, np.integer)):
+        return [int(shape)]
+    return None
+
+
+def _draws_in_graphs(output_spec):
+    """Decorate a Generator method that advances the state: inside a traced function it is a
+    stateful node of the graph, so each run of the graph draws anew and advances the state (as
+    TF's stateful random ops do); the trace itself draws nothing. `output_spec(arguments)` gives
+    the TensorSpec of its result from the call's bound arguments."""
+    def wrap(method):
+        signature = inspect.signature(method)
+
+        def abstract(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            return output_spec(bound.arguments)
+
+        @functools.wraps(method)
+        def run(self, *args, **kwargs):
+            graph = active_graph()
+            if graph is None:
+                return method(self, *args, **kwargs)
+            return graph.call(method, (self,) + args, kwargs, stateful=True, abstract=abstract,
+                              op_type="RandomGenerator", name=method.__name__)
+        return run
+    return wrap
+
+
+def _drawn(default_dtype):
+    return _draws_in_graphs(lambda a: TensorSpec(_static_shape(a["shape"]), a.get("dtype") or default_dtype))
 
 
 @export("random.Generator", "random.experimental.Generator")
@@ -194,6 +238,7 @@ class Generator(Trackable):
         self._state_var.assign(_skipped(old, count))
         return old
 
+    @_draws_in_graphs(lambda a: TensorSpec([_state_size(a["self"]._alg)], dtypes.int64))
     def skip(self, delta):
         """Advance the stream as `normal([delta])` would; returns the state before."""
         return sr.place(self._read_and_skip(int(delta)), dtypes.int64)
@@ -209,12 +254,14 @@ class Generator(Trackable):
             key = int(np.asarray(sr.draw_full_int(key, (replica, 0), (1,), dtypes.uint64)).reshape(-1)[0])
         return key, (int(words[0]), int(words[1]))
 
+    @_drawn(dtypes.float32)
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
         """Normal values with the given mean and standard deviation; advances the state."""
         shape, mean, stddev, dtype = sr.normal_args(shape, mean, stddev, dtype, sr.STATELESS_NORMAL, "Tshape")
         key, counter = self._key_counter(shape)
         return sr.scale_shift(sr.draw_normal(key, counter, shape, dtype), stddev, mean, dtype)
 
+    @_drawn(dtypes.float32)
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
         """Normal values redrawn beyond two standard deviations; advances the state."""
         shape, mean, stddev, dtype = sr.normal_args(shape, mean, stddev, dtype, sr.STATELESS_TRUNCATED_NORMAL,
@@ -222,6 +269,7 @@ class Generator(Trackable):
         key, counter = self._key_counter(shape)
         return sr.scale_shift(sr.draw_truncated(key, counter, shape, dtype), stddev, mean, dtype)
 
+    @_drawn(dtypes.float32)
     def uniform(self, shape, minval=0, maxval=None, dtype=dtypes.float32, name=None):
         """Uniform values in [minval, maxval); advances the state.
 
@@ -252,6 +300,7 @@ class Generator(Trackable):
         key, counter = self._key_counter(shape)
         return sr.scale_unit(sr.draw_unit(key, counter, shape, dtype), lo, hi, dtype)
 
+    @_drawn(dtypes.uint64)
     def uniform_full_int(self, shape, dtype=dtypes.uint64, name=None):
         """Integers covering the whole range of `dtype` (int32, int64, uint32 or uint64)."""
         dtype = dtypes.as_dtype(dtype)
@@ -261,6 +310,7 @@ class Generator(Trackable):
         key, counter = self._key_counter(shape)
         return sr.place(sr.draw_full_int(key, counter, shape, dtype), dtype)
 
+    @_drawn(dtypes.int32)
     def binomial(self, shape, counts, probs, dtype=dtypes.int32, name=None):
         """Binomial draws of `shape`: `counts` trials with success probability `probs` (float
         tensors of one dtype, broadcasting against the rightmost dimensions of `shape`);
@@ -275,6 +325,7 @@ class Generator(Trackable):
         key, counter = self._key_counter((rb.state_skip(shape, batch_shape),))
         return sr.place(rb.sample(key, counter, shape, sr.host(counts), sr.host(probs)), dtype)
 
+    @_draws_in_graphs(lambda a: TensorSpec([2, int(a["count"])], dtypes.int64))
     def make_seeds(self, count=1):
         """An int64 [2, count] tensor of seeds for stateless ops (second row zeros, as TF)."""
         keys = np.asarray(self.uniform_full_int([count], dtypes.int64).numpy())

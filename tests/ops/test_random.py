@@ -310,3 +310,34 @@ def test_generator_rules_as_tf():
     assert b.dtype == tf.int32 and b.shape == (3, 2)
     assert (b.numpy()[:, 1] == 5).all() and ((b.numpy() >= 0) & (b.numpy() <= 10)).all()
 
+
+
+def test_generator_draws_anew_each_time_a_traced_function_runs():
+    """Inside tf.function a Generator's draw is a stateful node: every call draws and advances
+    the state (tracing draws nothing), whether the generator was made outside the function or
+    by its first trace, as in TF's random-numbers guide."""
+    outside = tf.random.Generator.from_seed(1)
+
+    @tf.function
+    def draw():
+        return outside.normal([]), outside.uniform([2], maxval=10, dtype=tf.int32), outside.make_seeds(3)
+
+    eager = tf.random.Generator.from_seed(1)
+    for _ in range(3):
+        got = draw()
+        want = (eager.normal([]), eager.uniform([2], maxval=10, dtype=tf.int32), eager.make_seeds(3))
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype and g.shape == w.shape and np.array_equal(g.numpy(), w.numpy())
+    assert outside.state.numpy().tolist() == eager.state.numpy().tolist()
+    made = []
+
+    @tf.function
+    def lazily():
+        if not made:
+            made.append(tf.random.Generator.from_seed(1))
+        return made[0].normal([])
+
+    first, second = float(lazily()), float(lazily())
+    reference = tf.random.Generator.from_seed(1)
+    assert [first, second] == [float(reference.normal([])), float(reference.normal([]))]
+    assert draw.get_concrete_function().structured_outputs[2].shape == (2, 3)
