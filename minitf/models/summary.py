@@ -141,7 +141,9 @@ def _connections(layer, relevant):
 
 
 def _layer_fields(layer, prefix, sequential_like, relevant, show_trainable):
-    name = f"{prefix}{layer.name} ({type(layer).__name__})"
+    # a plain Model built from inputs/outputs is listed as Keras 3's class, 'Functional'
+    cls = getattr(layer, "_keras_class_name", type(layer).__name__)
+    name = f"{prefix}{layer.name} ({cls})"
     if not hasattr(layer, "built"):
         params = "0"
     elif not layer.built:

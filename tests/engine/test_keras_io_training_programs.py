@@ -55,3 +55,27 @@ def test_metric_attributes_still_update_and_reset_in_fit():
     # reset at each epoch: two batches counted, not four
     assert float(model.loss_tracker.count.numpy()) == 2.0
     assert len(model.get_weights()) == 4
+
+
+def test_summary_lists_a_nested_functional_model_as_functional(capsys):
+    inputs = keras.Input(shape=(4,))
+    inner = keras.Model(inputs, keras.layers.Dense(2)(inputs), name="inner")
+
+    class Wrapper(keras.Model):
+        def __init__(self, model):
+            super().__init__()
+            self.model = model
+
+        def call(self, x):
+            return self.model(x)
+
+    wrapper = Wrapper(inner)
+    wrapper(np.ones((1, 4), np.float32))
+    wrapper.summary()
+    text = capsys.readouterr().out
+    assert "inner (Functional)" in text and "(Model)" not in text
+    # a subclass keeps its own class name
+    outer_in = keras.Input(shape=(4,))
+    outer = keras.Model(outer_in, wrapper(outer_in))
+    outer.summary()
+    assert "(Wrapper)" in capsys.readouterr().out

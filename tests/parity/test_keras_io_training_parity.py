@@ -30,3 +30,19 @@ def test_metric_attribute_state_is_apart_from_weights_as_keras():
                  "metrics_variables", "layers"):
         assert len(getattr(ours, attr)) == len(getattr(theirs, attr)), attr
     assert [m.name for m in ours.metrics] == [m.name for m in theirs.metrics]
+
+
+def _summary_rows(lib, capsys):
+    keras = lib.keras
+    inputs = keras.Input(shape=(4,))
+    inner = keras.Model(inputs, keras.layers.Dense(2)(inputs), name="inner")
+    seq = keras.Sequential([keras.Input(shape=(4,)), keras.layers.Dense(3)], name="seq")
+    outer_in = keras.Input(shape=(4,))
+    outer = keras.Model(outer_in, [inner(outer_in), seq(outer_in)], name="outer")
+    capsys.readouterr()
+    outer.summary()
+    return [line for line in capsys.readouterr().out.splitlines() if "│" in line]
+
+
+def test_summary_of_nested_models_matches_keras(capsys):
+    assert _summary_rows(minitf, capsys) == _summary_rows(tf, capsys)
