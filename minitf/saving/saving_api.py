@@ -45,7 +45,7 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
     Args:
       model: a Sequential, functional or subclassed model (subclasses need `get_config` when
         their `__init__` takes arguments, and registration or `custom_objects` to load).
-      filepath: a path ending in '.keras'.
+      filepath: a path ending in '.keras' (or '.h5', below).
       overwrite: False raises FileExistsError when the path exists (Keras asks on stdin).
       zipped: write a zip (default) or a folder.
       include_optimizer: False leaves out the compile config and the optimizer's variables.
@@ -66,8 +66,10 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
     if zipped and legacy_h5.is_legacy_h5_path(filepath):
         return legacy_h5.save_model_to_hdf5(model, filepath, overwrite, include_optimizer, KERAS_VERSION)
     if zipped and not filepath.endswith(".keras"):
-        raise ValueError(f"Invalid filepath extension for saving. Please add a `.keras` extension for the "
-                         f"native Keras format. Received: filepath={filepath}.")
+        raise ValueError(f"Invalid filepath extension for saving. Please add either a `.keras` extension for the "
+                         f"native Keras format (recommended) or a `.h5` extension. Use `model.export(filepath)` "
+                         f"if you want to export a SavedModel for use with TFLite/TFServing/etc. "
+                         f"Received: filepath={filepath}.")
     if os.path.exists(filepath) and not overwrite:
         raise FileExistsError(f"model.save: {filepath!r} exists and overwrite=False.")
     config = serialization.serialize(model)

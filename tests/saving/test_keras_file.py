@@ -156,7 +156,7 @@ def test_the_folder_form(tmp_path):
 
 def test_arguments_and_paths_keras_refuses(tmp_path):
     model = _sequential()
-    with pytest.raises(ValueError, match="Invalid filepath extension"):
+    with pytest.raises(ValueError, match="Invalid filepath extension.*`.keras`.*or a `.h5` extension"):
         model.save(tmp_path / "m.zip")
     with pytest.warns(UserWarning, match="considered legacy"):  # Keras' legacy H5 format (legacy_h5)
         model.save(tmp_path / "m.h5")
