@@ -203,6 +203,8 @@ class SymbolicTensor(Tensor):
         return f"<tf.Tensor '{self.name}' shape={_shape_text(self._static_shape)} dtype={self.dtype.name}>"
 
     def __str__(self):
+        if self._static_shape.rank is None:  # as TF's: an unknown shape is left out
+            return f'Tensor("{self.name}", dtype={self.dtype.name})'
         return f'Tensor("{self.name}", shape={_shape_text(self._static_shape)}, dtype={self.dtype.name})'
 
     # -- the dispatch seam -----------------------------------------------------------------

@@ -146,3 +146,17 @@ def test_input_signature_with_varargs_and_varkw():
     assert float(vk(tf.constant([1.0]))) == 1.0
     with pytest.raises(TypeError, match="unexpected keyword argument 'z'"):
         vk(tf.constant([1.0]), z=2)
+
+
+def test_printed_symbolic_tensor_leaves_out_an_unknown_shape():
+    """As TF prints a traced argument: `Tensor("x:0", dtype=float32)` when nothing is known of its
+    shape, else with `shape=(None, 2)`."""
+    seen = []
+
+    @tf.function(input_signature=[tf.TensorSpec(None, tf.float32), tf.TensorSpec([None, 2], tf.float32)])
+    def f(x, y):
+        seen.extend([str(x), str(y)])
+        return x
+
+    f(1.0, tf.ones((1, 2)))
+    assert seen == ['Tensor("x:0", dtype=float32)', 'Tensor("y:0", shape=(None, 2), dtype=float32)']
