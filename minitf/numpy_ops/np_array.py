@@ -675,6 +675,8 @@ def compress(condition, a, axis=None):
         a, axis = ravel(a), 0
     if axis < 0:
         axis += a.ndim
+    if not 0 <= axis < a.ndim:  # TF's tnp asserts here
+        raise AssertionError(f"tnp.compress: axis {axis} is out of range for an array of rank {a.ndim}.")
     if condition.shape[0] < a.shape[axis]:
         condition = A.concat([condition, A.fill([a.shape[axis] - condition.shape[0]], False)], axis=0)
     return A.boolean_mask(a, condition, axis=axis)

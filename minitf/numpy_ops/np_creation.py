@@ -125,6 +125,10 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=float, axi
         dtype = result_type([start * 1.0, stop * 1.0])
     start = array(start, dtype=dtype)
     stop = array(stop, dtype=dtype)
+    if start.dtype != stop.dtype and not endpoint and num > 0:  # as TF: the step's Sub meets the two dtypes
+        raise errors.InvalidArgumentError(None, None, f"tnp.linspace: cannot compute Sub of {stop.dtype.name} and "
+                                          f"{start.dtype.name} endpoints (dtype=None keeps each endpoint's own "
+                                          "dtype); pass a dtype. [Op:Sub]")
     if start.dtype != stop.dtype:
         raise ValueError(f"tnp.linspace: stop of dtype {stop.dtype.name} does not convert to start's dtype "
                          f"{start.dtype.name} (dtype=None keeps each endpoint's own dtype); pass a dtype.")

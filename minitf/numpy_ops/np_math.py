@@ -273,6 +273,11 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 def _need_integers(name, a, b):
     if not (is_integer(a.dtype) and is_integer(b.dtype)):
         raise ValueError(f"Arguments to {name} must be integers; got dtypes {a.dtype.name} and {b.dtype.name}.")
+    try:
+        np.broadcast_shapes(tuple(a.shape.as_list()), tuple(b.shape.as_list()))
+    except (ValueError, TypeError):
+        raise errors.InvalidArgumentError(None, None, f"tnp.{name}: Incompatible shapes: {a.shape} vs. {b.shape} "
+                                          "[Op:BroadcastArgs]") from None
     if a.dtype.is_unsigned:  # TF's tnp takes Abs first, which has no unsigned kernel
         raise errors.InvalidArgumentError(
             None, None, f"tnp.{name}: no Abs kernel for {a.dtype.name}; cast to a signed integer dtype first. [Op:Abs]")
