@@ -224,7 +224,7 @@ class TrainingMixin(EvaluationMixin):
     def metrics(self):
         """Metrics reset at each epoch, in Keras 3's order: the 'loss' tracker, the
         'compile_metrics' container (when compiled with metrics), per-output loss trackers,
-        then metric objects assigned as attributes of the model."""
+        metric objects assigned as attributes of the model, then those of its layers."""
         found = []
         if getattr(self, "_is_compiled", False):
             found.append(self._loss_tracker)
@@ -235,6 +235,13 @@ class TrainingMixin(EvaluationMixin):
         for value in vars(self).values():
             if is_metric(value) and not any(value is m for m in found):
                 found.append(value)
+        # then metrics held by sublayers, as Keras 3; nested models keep their own
+        for layer in getattr(self, "submodules", ()):
+            if isinstance(layer, TrainingMixin):
+                continue
+            for metric in getattr(layer, "metrics", ()):
+                if not any(metric is m for m in found):
+                    found.append(metric)
         return found
 
     @property

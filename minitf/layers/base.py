@@ -47,6 +47,29 @@ _ALLOWED_KWARGS = frozenset({"input_shape", "batch_input_shape", "batch_size", "
                              "activity_regularizer", "autocast", "input_length"})
 
 
+def _unique(objects):
+    """`objects` without repeats (compared by identity), first occurrence kept."""
+    seen, out = set(), []
+    for obj in objects:
+        if id(obj) not in seen:
+            seen.add(id(obj))
+            out.append(obj)
+    return out
+
+
+def _first_call_parameter(layer):
+    """The name of the first parameter of `layer.call` (None when it takes only *args)."""
+    try:
+        params = inspect.signature(layer.call).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    for p in params:
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            return p.name
+        return None
+    return None
+
+
 @export("keras.Layer", "layers.Layer", "keras.layers.Layer")
 class Layer(AttributeTracking, Module, Trackable):
     """The base class of Keras layers: a callable object that owns weights.
@@ -350,8 +373,11 @@ class Layer(AttributeTracking, Module, Trackable):
 
     @property
     def metrics(self):
-        """Metrics tracked by the layer (none in minitf layers)."""
-        return []
+        """Metric objects held as attributes of this layer, then those of its sublayers."""
+        found = self._metric_attributes()
+        for layer in self._sublayers():
+            found.extend(getattr(layer, "metrics", ()))
+        return _unique(found)
 
     @property
     def metrics_variables(self):
@@ -431,10 +457,13 @@ class Layer(AttributeTracking, Module, Trackable):
             ValueError: when there are no inputs, or they break the layer's InputSpec.
         """
         if not args:
-            if "inputs" not in kwargs:  # Keras 3: the call's signature lacks its first argument
+            # Keras 3 also takes the inputs by the name of `call`'s first parameter
+            first = _first_call_parameter(self)
+            key = first if first in kwargs else "inputs"
+            if key not in kwargs:  # Keras 3: the call's signature lacks its first argument
                 raise TypeError(f"Layer {self.name!r} ({type(self).__name__}) was called without inputs: "
-                                f"missing a required argument: 'inputs'")
-            inputs = kwargs.pop("inputs")
+                                f"missing a required argument: '{first or 'inputs'}'")
+            inputs = kwargs.pop(key)
         else:
             inputs, args = args[0], args[1:]
             if type(inputs) is not Tensor:
@@ -442,6 +471,14 @@ class Layer(AttributeTracking, Module, Trackable):
         if any_symbolic(inputs):
             return self._symbolic_call(inputs, args, kwargs)
         return layer_call.run(self, inputs, args, kwargs)
+
+    def add_metric(self, *args, **kwargs):
+        """Removed in Keras 3: raises NotImplementedError (track a Metric as an attribute, or
+        pass it to `Model.compile(metrics=...)`, instead)."""
+        raise NotImplementedError(
+            "Layer `add_metric()` method is deprecated (removed in Keras 3). Add your metric in "
+            "`Model.compile(metrics=[...])`, or create a Metric object as an attribute of the "
+            "layer and update it in `call()` or `train_step()`.")
 
     # -- symbolic calls --------------------------------------------------------------------
     def _run_on_values(self, values, args, kwargs):

@@ -105,6 +105,13 @@ class AttributeTracking:
             collect_layers(value, out, seen)
         return [m for m in out if not _is_metric(m)]
 
+    def _metric_attributes(self):
+        """Metric objects held as attributes (also inside lists and dicts), in order."""
+        out, seen = [], {id(self)}
+        for _, value in self._tracked_attributes():
+            collect_layers(value, out, seen)
+        return [m for m in out if _is_metric(m)]
+
     def _attribute_variables(self):
         """tf.Variables assigned directly as attributes (not created by add_weight)."""
         own = {v._id for _, v in self._weights}

@@ -1,6 +1,7 @@
 """Behaviour found by running keras-io training programs (custom train_step models, GANs,
 VAEs, distillers) under minitf; each test is a small program of our own."""
 import numpy as np
+import pytest
 
 import minitf as tf
 
@@ -79,3 +80,57 @@ def test_summary_lists_a_nested_functional_model_as_functional(capsys):
     outer = keras.Model(outer_in, wrapper(outer_in))
     outer.summary()
     assert "(Wrapper)" in capsys.readouterr().out
+
+
+class _Endpoint(keras.layers.Layer):
+    """A loss endpoint with its own metric, called with its first argument by keyword."""
+
+    def __init__(self):
+        super().__init__()
+        self.hits = keras.metrics.BinaryAccuracy(name="hits")
+
+    def call(self, logits, targets=None):
+        if targets is not None:
+            self.add_loss(tf.reduce_mean(tf.square(logits - targets)))
+            self.hits.update_state(targets, tf.sigmoid(logits))
+        return tf.sigmoid(logits)
+
+
+class _EndpointModel(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = keras.layers.Dense(1)
+        self.endpoint = _Endpoint()
+
+    def call(self, data):
+        return self.endpoint(logits=self.dense(data["x"]), targets=data["y"])
+
+
+def test_layer_takes_its_inputs_by_the_name_of_calls_first_parameter():
+    layer = _Endpoint()
+    out = layer(logits=np.zeros((2, 1), np.float32))
+    np.testing.assert_allclose(out.numpy(), 0.5)
+    symbolic = _Endpoint()(logits=keras.Input((3,)))
+    assert tuple(symbolic.shape) == (None, 3)
+    with pytest.raises(TypeError, match="missing a required argument: 'logits'"):
+        layer(targets=np.zeros((2, 1), np.float32))
+
+
+def test_add_metric_is_gone_as_in_keras_3():
+    with pytest.raises(NotImplementedError, match="add_metric"):
+        keras.layers.Layer().add_metric(1.0)
+
+
+def test_metrics_of_sublayers_are_reported_by_fit():
+    model = _EndpointModel()
+    model.compile(keras.optimizers.Adam(1e-3))
+    rng = np.random.default_rng(1)
+    data = {"x": rng.normal(size=(16, 5)).astype(np.float32),
+            "y": (rng.random((16, 1)) > 0.5).astype(np.float32)}
+    history = model.fit(data, batch_size=8, epochs=2, verbose=0)
+    assert set(history.history) == {"loss", "hits"}
+    assert [m.name for m in model.metrics] == ["loss", "hits"]
+    assert model.endpoint.metrics == [model.endpoint.hits]
+    assert 0.0 <= history.history["hits"][-1] <= 1.0
+    # reset at the epoch start: only the last epoch's 16 samples are counted
+    assert float(model.endpoint.hits.count.numpy()) == 16.0

@@ -46,3 +46,52 @@ def _summary_rows(lib, capsys):
 
 def test_summary_of_nested_models_matches_keras(capsys):
     assert _summary_rows(minitf, capsys) == _summary_rows(tf, capsys)
+
+
+def _endpoint_program(lib):
+    keras = lib.keras
+
+    class Endpoint(keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.hits = keras.metrics.BinaryAccuracy(name="hits")
+
+        def call(self, logits, targets=None):
+            if targets is not None:
+                self.add_loss(lib.reduce_mean(lib.square(logits - targets)))
+                self.hits.update_state(targets, lib.sigmoid(logits))
+            return lib.sigmoid(logits)
+
+    class EndpointModel(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = keras.layers.Dense(1, kernel_initializer="ones")
+            self.endpoint = Endpoint()
+
+        def call(self, data):
+            return self.endpoint(logits=self.dense(data["x"]), targets=data["y"])
+
+    rng = np.random.default_rng(1)
+    data = {"x": rng.normal(size=(16, 5)).astype(np.float32),
+            "y": (rng.random((16, 1)) > 0.5).astype(np.float32)}
+    model = EndpointModel()
+    model.compile(keras.optimizers.SGD(0.1))
+    history = model.fit(data, batch_size=8, epochs=2, verbose=0, shuffle=False)
+    errors = []
+    try:
+        keras.layers.Layer().add_metric(1.0)
+    except Exception as e:  # noqa: BLE001 - the type is what is compared
+        errors.append(type(e).__name__)
+    try:
+        Endpoint()(targets=data["y"])
+    except Exception as e:  # noqa: BLE001
+        errors.append(type(e).__name__)
+    return history.history, [m.name for m in model.metrics], errors
+
+
+def test_endpoint_layer_program_matches_keras():
+    ours, theirs = _endpoint_program(minitf), _endpoint_program(tf)
+    assert sorted(ours[0]) == sorted(theirs[0])
+    for key in theirs[0]:
+        np.testing.assert_allclose(ours[0][key], theirs[0][key], rtol=1e-5, atol=1e-6)
+    assert ours[1:] == theirs[1:]
