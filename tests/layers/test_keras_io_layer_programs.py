@@ -12,3 +12,32 @@ def test_to_categorical_of_uint8_labels_is_float64_numpy():
     assert onehot.dtype == np.float64 and onehot.shape == (4, 10)
     np.testing.assert_array_equal(onehot.argmax(-1), labels)
     assert onehot.sum() == 4.0
+
+
+def test_lstm_stack_traced_with_unknown_batch():
+    # The addition-RNN tutorial's last fit batch is smaller; fit retraces with batch None and the
+    # LSTM's zero initial state must take the runtime batch size.
+    model = tf.keras.Sequential([tf.keras.layers.LSTM(6, input_shape=(5, 4)), tf.keras.layers.RepeatVector(3),
+                                 tf.keras.layers.LSTM(6, return_sequences=True)])
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 5, 4], tf.float32)])
+    def run(x):
+        return model(x, training=True)
+
+    x = np.random.default_rng(0).standard_normal((7, 5, 4)).astype(np.float32)
+    out = run(x)
+    assert out.shape == (7, 3, 6)
+    np.testing.assert_allclose(out.numpy(), model(x).numpy(), rtol=1e-5, atol=1e-6)
+    assert run(x[:2]).shape == (2, 3, 6)
+
+
+def test_fit_verbose_2_single_epoch_prints_no_epoch_header(capsys):
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+    model.compile(loss="mse", optimizer="sgd")
+    x = np.ones((8, 3), np.float32)
+    model.fit(x, np.zeros((8, 2), np.float32), batch_size=4, epochs=1, verbose=2)
+    out = capsys.readouterr().out
+    assert "Epoch" not in out and "2/2" in out and "loss: " in out
+    model.fit(x, np.zeros((8, 2), np.float32), batch_size=4, epochs=2, verbose=2)
+    out = capsys.readouterr().out
+    assert "Epoch 1/2" in out and "Epoch 2/2" in out

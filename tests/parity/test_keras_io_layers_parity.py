@@ -14,3 +14,25 @@ def test_to_categorical_matches_keras(labels):
     theirs = tf.keras.utils.to_categorical(labels, 5)
     assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
     np.testing.assert_array_equal(ours, theirs)
+
+
+def test_lstm_seq2seq_train_step_matches_keras_with_partial_last_batch():
+    # keras-io addition_rnn shape: LSTM -> RepeatVector -> LSTM(return_sequences) -> Dense softmax,
+    # fit over 10 samples in batches of 4 (the last batch has 2) from the same weights.
+    def build(k):
+        m = k.Sequential([k.Input((5, 6)), k.layers.LSTM(8), k.layers.RepeatVector(3),
+                          k.layers.LSTM(8, return_sequences=True), k.layers.Dense(6, activation="softmax")])
+        m.compile(loss="categorical_crossentropy", optimizer=k.optimizers.Adam(0.01))
+        return m
+    ours, theirs = build(minitf.keras), build(tf.keras)
+    rng = np.random.default_rng(1)
+    ws = [(rng.standard_normal(w.shape) * 0.3).astype(np.float32) for w in theirs.get_weights()]
+    ours.set_weights(ws)
+    theirs.set_weights(ws)
+    x = (rng.random((10, 5, 6)) > 0.5).astype(np.float32)
+    y = np.eye(6, dtype=np.float32)[rng.integers(0, 6, (10, 3))]
+    h1 = ours.fit(x, y, batch_size=4, epochs=2, shuffle=False, verbose=0).history["loss"]
+    h2 = theirs.fit(x, y, batch_size=4, epochs=2, shuffle=False, verbose=0).history["loss"]
+    np.testing.assert_allclose(h1, h2, rtol=1e-5)
+    for a, b in zip(ours.get_weights(), theirs.get_weights()):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)

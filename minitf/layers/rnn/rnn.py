@@ -157,7 +157,10 @@ class RNN(Layer):
             if self.stateful and self._state_vars is not None:
                 flat = [v.value() for v in self._state_vars]
                 return nest.pack_sequence_as(self.get_initial_state(1), flat)
-            return self.get_initial_state(sequences.shape[0])
+            batch_size = sequences.shape[0]
+            if batch_size is None:  # traced with an unknown batch: the zeros take its runtime size
+                batch_size = shaping_ops.shape(sequences)[0]
+            return self.get_initial_state(batch_size)
         if self.stateful and self._state_vars is not None:
             expected = self._state_vars[0].shape[0]
             if sequences.shape[0] != expected:
