@@ -74,7 +74,7 @@ class ProgbarLogger(Callback):
         epochs = self.params.get("epochs")
         if self._verbose() == 1:
             self._open_bar(f"Epoch {epoch + 1}/{epochs}")
-        elif self._verbose() == 2:
+        elif self._verbose() == 2 and epochs is not None and epochs > 1:  # Keras 3: no header for one epoch
             print(f"Epoch {epoch + 1}/{epochs}", file=sys.stdout)
 
     def on_train_batch_end(self, batch, logs=None):
