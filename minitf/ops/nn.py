@@ -202,7 +202,7 @@ def silu(features, beta=1.0, name=None):
 swish = silu
 
 
-@export("nn.softsign")
+@export("math.softsign", "nn.softsign")
 @dispatch.add_dispatch_support
 def softsign(features, name=None):
     """features / (1 + |features|)."""
