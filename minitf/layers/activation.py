@@ -4,6 +4,7 @@ from minitf.errors import errors
 from minitf.convert import convert_to_tensor
 from minitf.layers.layer_utils import as_floating
 from minitf.layers.base import Layer
+from minitf.layers.build_at_init import build_at_init
 from minitf.ops import array as array_ops
 from minitf.ops import math as math_ops
 from minitf.ops import nn as nn_ops
@@ -40,6 +41,7 @@ class ReLU(_Elementwise):
         self.max_value = max_value
         self.negative_slope = float(negative_slope)
         self.threshold = float(threshold)
+        build_at_init(self)
 
     def call(self, inputs):
         # Keras 3's relu step by step, so dtypes follow it too: integer inputs stay integer
@@ -91,6 +93,7 @@ class LeakyReLU(_Elementwise):
             raise ValueError(f"The negative_slope value of a Leaky ReLU layer cannot be None "
                              f"or negative. Received: {slope}")
         self.negative_slope = float(slope)
+        build_at_init(self)
 
     @property
     def alpha(self):
@@ -115,6 +118,7 @@ class ELU(_Elementwise):
     def __init__(self, alpha=1.0, **kwargs):
         super().__init__(**kwargs)
         self.alpha = float(alpha)
+        build_at_init(self)
 
     def call(self, inputs):
         # Keras 3's elu: the Elu op (which rejects integer inputs), scaled below 0 by alpha
@@ -138,6 +142,7 @@ class Softmax(_Elementwise):
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
         self.axis = axis
+        build_at_init(self)
 
     def call(self, inputs, mask=None):
         # As Keras 3: one axis goes to the Softmax op (which rejects integer and 0-d inputs),

@@ -9,6 +9,7 @@ from minitf.keras_core.keras_tensor import set_operator_layer
 from minitf.layers import layer_utils
 from minitf.layers import serialization
 from minitf.layers.base import InputSpec, Layer
+from minitf.layers.build_at_init import build_at_init
 from minitf.ops.linalg import matmul, tensordot
 from minitf.sparse.math_ops import sparse_dense_matmul
 from minitf.sparse.sparse_tensor import SparseTensor
@@ -138,6 +139,7 @@ class Activation(Layer):
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
         self.activation = activations.get(activation)
+        build_at_init(self)
 
     def call(self, inputs):
         return self.activation(inputs)

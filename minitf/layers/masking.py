@@ -1,6 +1,7 @@
 """Masking: marks the time steps whose features all equal `mask_value` as padding."""
 from minitf.layers import keras_ops  # noqa: F401 -- registers the mask op nodes Keras 3 saves in graphs
 from minitf.layers.base import Layer
+from minitf.layers.build_at_init import build_at_init
 from minitf.layers.mask_propagation import set_keras_mask
 from minitf.ops import compare as compare_ops
 from minitf.ops import reduce as reduce_ops
@@ -29,7 +30,7 @@ class Masking(Layer):
         super().__init__(**kwargs)
         self.mask_value = mask_value
         self.supports_masking = True
-        self.built = True
+        build_at_init(self)
 
     def compute_mask(self, inputs, mask=None):
         """True for the steps with any feature different from `mask_value`."""

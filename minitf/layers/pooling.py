@@ -3,6 +3,7 @@
 from minitf.errors import errors
 from minitf.layers import layer_utils
 from minitf.layers.base import BUILTIN_LAYER_CLASSES, InputSpec, Layer
+from minitf.layers.build_at_init import build_at_init
 from minitf.layers.convolutional import (
     conv_output_length,
     op_data_format,
@@ -36,6 +37,7 @@ class Pooling(Layer):
         self.padding = padding
         self.data_format = standardize_data_format(data_format, self.name)
         self.input_spec = InputSpec(ndim=n + 2)
+        build_at_init(self)
 
     def _op_padding(self):
         padding = str(self.padding).upper()
@@ -130,6 +132,7 @@ class GlobalPooling(Layer):
         self.data_format = standardize_data_format(data_format, self.name)
         self.keepdims = keepdims
         self.input_spec = InputSpec(ndim=self.rank + 2)
+        build_at_init(self)
 
     def call(self, inputs):
         start = 2 if self.data_format == "channels_first" else 1

@@ -6,6 +6,7 @@ the masks and noise are TF's, and the layers built later get TF's initial weight
 """
 from minitf.keras_ops import random as keras_random
 from minitf.layers.base import InputSpec, Layer
+from minitf.layers.build_at_init import build_at_init
 from minitf.ops import array as array_ops
 from minitf.tensor_shape import TensorShape
 from minitf.api_export import export
@@ -47,6 +48,7 @@ class Dropout(Layer):
         self.seed = seed
         if rate > 0:
             self.seed_generator = keras_random.SeedGenerator(seed)
+        build_at_init(self)
 
     def _noise_shape(self, inputs):
         if self.noise_shape is None:
@@ -108,6 +110,7 @@ class GaussianNoise(Layer):
         self.seed = seed
         if self.stddev > 0:
             self.seed_generator = keras_random.SeedGenerator(seed)
+        build_at_init(self)
 
     def call(self, inputs, training=None):
         if not training or self.stddev <= 0:

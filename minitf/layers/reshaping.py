@@ -107,6 +107,7 @@ class Reshape(Layer):
         if ints.count(-1) > 1:
             raise ValueError(f"Reshape: there must be at most one unknown dimension (-1) in "
                              f"`target_shape`. Received: target_shape={self.target_shape}.")
+        self.built = True  # Keras 3 marks Reshape built at construction, whatever its build
 
     def _resolve(self, input_shape):
         """target_shape with -1 filled in; Keras' ValueError when the sizes cannot match."""

@@ -1,5 +1,6 @@
 """UnitNormalization: scales each example to unit L2 norm along the given axes."""
 from minitf.layers.base import Layer
+from minitf.layers.build_at_init import build_at_init
 from minitf.ops import math as math_ops
 from minitf.ops import math_unary
 from minitf.ops import reduce as reduce_ops
@@ -29,7 +30,7 @@ class UnitNormalization(Layer):
             raise TypeError(f"Invalid value for `axis` argument: expected an int or a "
                             f"list/tuple of ints. Received: axis={axis}")
         self.supports_masking = True
-        self.built = True
+        build_at_init(self)
 
     def call(self, inputs):
         rank = inputs.shape.rank

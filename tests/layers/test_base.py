@@ -132,7 +132,8 @@ def test_wrong_ranks_raise_keras_value_errors_before_building():
             (layers.MaxPooling2D(1), (2, 2, 2, 2, 2), "expected ndim=4, found ndim=5"),
             (layers.GlobalAveragePooling2D(), (2, 2), "expected ndim=4, found ndim=2"),
             (layers.Flatten(), (), "expected min_ndim=1, found ndim=0")]:
-        assert not layer.built
+        # Keras 3 builds the weightless pooling layers at construction
+        assert layer.built is isinstance(layer, (layers.MaxPooling2D, layers.GlobalAveragePooling2D))
         with pytest.raises(ValueError, match=f"of layer '{layer.name}' is incompatible with "
                                              f"the layer: {text}"):
             layer(np.ones(shape, np.float32))
