@@ -263,9 +263,14 @@ def _check_range_dtype(dtype, args):
 @export("linspace")
 @dispatch.add_dispatch_support
 def linspace(start, stop, num, name=None, axis=0):
-    """`num` evenly spaced values from `start` to `stop`, both included (float dtype of start)."""
-    a, b = as_tensor(start), as_tensor(stop)
-    dtype = a.dtype if a.dtype.is_floating else dtypes.float32
+    """`num` evenly spaced values from `start` to `stop`, both included, in start's float dtype
+    (integer starts give float64, or float32 for 8/16-bit integers, as TF)."""
+    a = as_tensor(start)
+    b = convert_to_tensor(stop, dtype=a.dtype)  # TF: stop must convert to start's dtype
+    if a.dtype.is_integer:  # as TF's integer division: int8/16 -> float32, int32/64 -> float64
+        dtype = dtypes.float32 if a.dtype.size <= 2 else dtypes.float64
+    else:
+        dtype = a.dtype if a.dtype.is_floating else dtypes.float32
     num = scalar_int(num)
     if num < 0:
         raise errors.invalid_argument("LinSpace", f"Requires num >= 0: {num}")

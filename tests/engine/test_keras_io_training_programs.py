@@ -134,3 +134,15 @@ def test_metrics_of_sublayers_are_reported_by_fit():
     assert 0.0 <= history.history["hits"][-1] <= 1.0
     # reset at the epoch start: only the last epoch's 16 samples are counted
     assert float(model.endpoint.hits.count.numpy()) == 16.0
+
+
+def test_linspace_of_integer_endpoints_is_float64_as_tf():
+    # the conditional-GAN recipe interpolates labels with tf.linspace(0, 1, n)
+    ramp = tf.linspace(0, 1, 5)
+    assert ramp.dtype == tf.float64
+    np.testing.assert_allclose(ramp.numpy(), [0.0, 0.25, 0.5, 0.75, 1.0])
+    assert tf.linspace(tf.constant(0, tf.int16), 4, 3).dtype == tf.float32
+    assert tf.linspace(tf.constant(0, tf.int64), 4, 3).dtype == tf.float64
+    assert tf.linspace(0.0, 1.0, 3).dtype == tf.float32
+    with pytest.raises(TypeError):
+        tf.linspace(0, 1.5, 3)  # stop must convert to start's dtype (int32)

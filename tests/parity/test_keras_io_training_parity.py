@@ -95,3 +95,22 @@ def test_endpoint_layer_program_matches_keras():
     for key in theirs[0]:
         np.testing.assert_allclose(ours[0][key], theirs[0][key], rtol=1e-5, atol=1e-6)
     assert ours[1:] == theirs[1:]
+
+
+@pytest.mark.parametrize("start,stop", [(0, 1), (-3, 4), (np.int32(2), 7), ("int8", 5), ("uint16", 9),
+                                        ("int64", -2), (0.0, 1.0), ("float16", 2.0)])
+def test_linspace_dtype_of_integer_and_float_endpoints_matches_tf(start, stop):
+    def run(lib):
+        first = lib.constant(1, getattr(lib, start)) if isinstance(start, str) else start
+        out = lib.linspace(first, stop, 6)
+        return out.dtype.name, out.numpy()
+
+    (ours_dtype, ours), (tf_dtype, theirs) = run(minitf), run(tf)
+    assert ours_dtype == tf_dtype
+    np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+
+
+def test_linspace_stop_of_another_dtype_raises_as_tf():
+    for lib in (minitf, tf):
+        with pytest.raises(TypeError):
+            lib.linspace(0, 1.5, 3)
