@@ -70,3 +70,47 @@ unary_row("math.reciprocal_no_nan", -4.0, 4.0, [-2.5, -0.0, 0.0, 0.5, 0.5, 4.0],
 unary_row("math.acosh", 1.125, 4.0, [1.5, 1.5, 2.0, 3.0, 1e4], (1.125, 4.0, 2.0))
 unary_row("math.asinh", -4.0, 4.0, [-3.0, -0.0, 0.0, 0.5, 0.5, 1e4, -1e4], (-2.0, 2.0, 2.0))
 unary_row("math.atanh", -0.875, 0.875, [-0.5, -0.0, 0.0, 0.25, 0.25, 0.75], (-0.875, 0.875, 1.0))
+
+
+# -- tf.math.bincount -----------------------------------------------------------------------
+
+@st.composite
+def bincount_cases(draw):
+    """`arr` of integer (accepted and refused), float or bool dtype, rank 0 to 3, values with ties
+    and zeros (rarely a negative or the dtype's largest value); weights of each dtype (or of the
+    wrong shape, or empty), minlength/maxlength, dtype, axis and binary_output."""
+    dtype = draw(st.sampled_from(("int32", "int32", "int64", "int64", "float32", "bool", "uint8", "int16")))
+    rank = draw(st.sampled_from((0, 1, 1, 2, 2, 3)))
+    shape = tuple(draw(st.integers(0 if rank == 1 else 1, 4)) for _ in range(rank))
+    n = int(np.prod(shape))
+    pool = [0, 1, 1, 2, 5] + ([-1] if draw(st.integers(0, 7)) == 0 else [])
+    arr = np.array(draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n)), np.int64).reshape(shape)
+    if dtype in ("int32", "int64") and n and draw(st.integers(0, 9)) == 0:
+        arr.flat[0] = np.iinfo(dtype).max
+    arr = arr.astype(dtype) if dtype != "float32" else (arr + 0.5).astype(dtype)
+    kwargs = {}
+    if draw(st.booleans()):
+        w_dtype = draw(st.sampled_from(("float32", "float64", "int32", "int64", "float16")))
+        w_shape = draw(st.sampled_from((shape, shape, (0,), (n + 1,))))
+        kwargs["weights"] = T(np.array(draw(st.lists(st.sampled_from([-1.5, 0.0, 1.0, 2.0, 3.0]),
+                                        min_size=int(np.prod(w_shape)), max_size=int(np.prod(w_shape)))),
+                                       w_dtype).reshape(w_shape))
+    for key in ("minlength", "maxlength"):
+        if draw(st.integers(0, 2)) == 0:
+            kwargs[key] = draw(st.sampled_from((0, 2, 7, -1)))
+    if draw(st.integers(0, 2)) == 0:
+        kwargs["dtype"] = draw(st.sampled_from(("int64", "float32", "float64", "float16")))
+    if draw(st.booleans()):
+        kwargs["axis"] = draw(st.sampled_from((0, -1, -1, 1, None)))
+    if draw(st.integers(0, 3)) == 0:
+        kwargs["binary_output"] = True
+    return Case((T(arr),), kwargs)
+
+
+def _bincount_call(lib, arr, dtype=None, **kwargs):
+    if dtype is not None:
+        kwargs["dtype"] = getattr(lib, dtype)
+    return lib.math.bincount(arr, **kwargs)
+
+
+add("math.bincount", bincount_cases(), grad=0, call=_bincount_call)
