@@ -17,6 +17,7 @@ from minitf.keras_ops.dtypes import FLOAT_TYPES, INT_TYPES, is_int_dtype, standa
 from minitf.ops import array as array_ops
 from minitf.ops import constant as constant_ops
 from minitf.ops import math as math_ops
+from minitf.ops import shaping as shaping_ops
 from minitf.ops.gather import tensor_scatter_nd_add, tensor_scatter_nd_max, tensor_scatter_nd_min
 from minitf.recording import thread_state
 from minitf.symbolic_tensor import SymbolicTensor
@@ -160,12 +161,21 @@ def is_tensor(x):
 
 @export("keras.ops.shape")
 def shape(x):
-    """The shape of `x` as a tuple of ints (None for unknown symbolic dimensions)."""
+    """The shape of `x` as a tuple: ints where known, and, as Keras 3's TF backend, a scalar
+    tensor of the runtime size for a dimension a traced graph value leaves unknown (None on a
+    KerasTensor)."""
     if isinstance(x, keras_tensor.KerasTensor):
         return tuple(x.shape.as_list())
     if not _is_tensor_like(x):
         x = constant_ops.convert_to_tensor(x)
-    return tuple(int(d) for d in x.shape)
+    dims = x.shape.as_list() if hasattr(x.shape, "as_list") else list(x.shape)
+    if dims is None:
+        raise ValueError(f"All tensors passed to `ops.shape` must have a statically known rank. "
+                         f"Received: x={x} with unknown rank.")
+    if any(d is None for d in dims):
+        dynamic = shaping_ops.shape(x)
+        return tuple(dynamic[i] if d is None else int(d) for i, d in enumerate(dims))
+    return tuple(int(d) for d in dims)
 
 
 @export("keras.ops.dtype")

@@ -25,6 +25,7 @@ from minitf.layers.mask_propagation import get_keras_mask, set_keras_mask
 from minitf.layers.regularization import Dropout
 from minitf.ops import array as array_ops
 from minitf.ops import nn as nn_ops
+from minitf.ops import shaping as shaping_ops
 from minitf.ops.linalg import matmul
 from minitf.tensor_shape import TensorShape
 from minitf.api_export import export
@@ -49,7 +50,21 @@ def _partial_shape(rank, known_last):
 
 
 def _prod(values):
+    if any(not isinstance(v, (int, np.integer)) for v in values):  # a runtime size among them
+        out = 1
+        for v in values:
+            out = out * v
+        return out
     return int(np.prod(values, dtype=np.int64)) if values else 1
+
+
+def _dims(x):
+    """`x`'s static sizes, with a scalar runtime size where a traced value leaves one unknown."""
+    dims = x.shape.as_list()
+    if any(d is None for d in dims):
+        dynamic = shaping_ops.shape(x)
+        dims = [dynamic[i] if d is None else d for i, d in enumerate(dims)]
+    return dims
 
 
 def _permute(x, perm):
@@ -67,7 +82,7 @@ def dot_product_attention(query, key, value, attn_axes, mask, scores_path, dropo
     """
     rank = query.shape.rank
     batch_dims = [i for i in range(rank - 1) if i not in attn_axes]
-    qs, ks, vs = query.shape.as_list(), key.shape.as_list(), value.shape.as_list()
+    qs, ks, vs = _dims(query), _dims(key), _dims(value)
     batch_shape = [qs[i] for i in batch_dims]
     tq, tk = [qs[i] for i in attn_axes], [ks[i] for i in attn_axes]
     perm_q = batch_dims + list(attn_axes) + [rank - 1]
@@ -80,7 +95,8 @@ def dot_product_attention(query, key, value, attn_axes, mask, scores_path, dropo
     if mask is not None:
         mshape = mask.shape.as_list()
         if len(mshape) > len(full_shape) or any(
-                m not in (1, s) for m, s in zip(mshape[::-1], full_shape[::-1])):
+                m not in (1, s) and isinstance(s, (int, np.integer))  # runtime sizes unchecked
+                for m, s in zip(mshape[::-1], full_shape[::-1])):
             raise ValueError(f"MultiHeadAttention: the attention mask of shape {tuple(mshape)} does not "
                              f"broadcast to the attention scores' shape {tuple(full_shape)}; give a mask "
                              f"of shape [batch, query length, key length] (size-1 axes broadcast).")

@@ -41,3 +41,32 @@ def test_fit_verbose_2_single_epoch_prints_no_epoch_header(capsys):
     model.fit(x, np.zeros((8, 2), np.float32), batch_size=4, epochs=2, verbose=2)
     out = capsys.readouterr().out
     assert "Epoch 1/2" in out and "Epoch 2/2" in out
+
+
+def test_keras_ops_shape_gives_runtime_size_for_unknown_batch():
+    # The ViT tutorial's Patches layer reshapes with ops.shape(images)[0] inside fit's trace.
+    seen = []
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 4, 3], tf.float32)])
+    def flatten(x):
+        dims = tf.keras.ops.shape(x)
+        seen.append(dims)
+        return tf.keras.ops.reshape(x, (dims[0], dims[1] * dims[2]))
+
+    out = flatten(tf.ones((5, 4, 3)))
+    assert out.shape == (5, 12)
+    assert isinstance(seen[0][1], int) and seen[0][1:] == (4, 3) and not isinstance(seen[0][0], int)
+    assert tf.keras.ops.shape(tf.ones((2, 3))) == (2, 3)
+
+
+def test_multi_head_attention_traced_with_unknown_batch():
+    mha = tf.keras.layers.MultiHeadAttention(num_heads=2, key_dim=4)
+    x = np.random.default_rng(0).standard_normal((3, 6, 8)).astype(np.float32)
+    mask = np.tril(np.ones((3, 6, 6), bool))
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 6, 8], tf.float32), tf.TensorSpec([None, 6, 6], tf.bool)])
+    def attend(q, m):
+        return mha(q, q, attention_mask=m)
+
+    np.testing.assert_allclose(attend(x, mask).numpy(), mha(x, x, attention_mask=mask).numpy(), rtol=1e-5, atol=1e-6)
+    assert attend(x[:1], mask[:1]).shape == (1, 6, 8)
