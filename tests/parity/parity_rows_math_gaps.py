@@ -114,3 +114,43 @@ def _bincount_call(lib, arr, dtype=None, **kwargs):
 
 
 add("math.bincount", bincount_cases(), grad=0, call=_bincount_call)
+
+
+# -- tf.math.confusion_matrix -----------------------------------------------------------------
+
+@st.composite
+def confusion_cases(draw):
+    """Labels and predictions of int or float dtype with ties and zeros (rarely negative, or at
+    or beyond num_classes), one maybe with a trailing size-1 axis or another length; num_classes
+    (int or float), weights (float or int, maybe the wrong length, maybe a variable) and dtype."""
+    n = draw(st.integers(1, 5))
+    dtype = draw(st.sampled_from(("int32", "int64", "float32")))
+    pool = [0, 1, 1, 2, 3] + ([-1] if draw(st.integers(0, 7)) == 0 else [])
+    labels = np.array(draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n)), dtype)
+    m = n if draw(st.integers(0, 9)) else n + 1
+    preds = np.array(draw(st.lists(st.sampled_from(pool), min_size=m, max_size=m)), dtype)
+    which = draw(st.integers(0, 5))
+    if which == 0:
+        labels = labels[:, None]
+    elif which == 1:
+        preds = preds[:, None]
+    kwargs = {}
+    if draw(st.booleans()):
+        kwargs["num_classes"] = draw(st.sampled_from((4, 5, 3, 4.0)))
+    if draw(st.booleans()):
+        w_dtype = draw(st.sampled_from(("float32", "float64", "int32")))
+        k = m if draw(st.integers(0, 9)) else m + 1
+        w = np.array(draw(st.lists(st.sampled_from([-1.5, 0.0, 0.5, 2.0]), min_size=k, max_size=k)), w_dtype)
+        kwargs["weights"] = V(w) if w_dtype != "int32" and draw(st.booleans()) else T(w)
+    if draw(st.booleans()):
+        kwargs["dtype"] = draw(st.sampled_from(("float32", "float64", "int64")))
+    return Case((T(labels), T(preds)), kwargs)
+
+
+def _confusion_call(lib, labels, predictions, dtype=None, **kwargs):
+    if dtype is not None:
+        kwargs["dtype"] = getattr(lib, dtype)
+    return lib.math.confusion_matrix(labels, predictions, **kwargs)
+
+
+add("math.confusion_matrix", confusion_cases(), grad=1, call=_confusion_call)
