@@ -15,6 +15,10 @@ from minitf.metrics.probabilistic import (  # noqa: F401
 from minitf.metrics.regression import (MeanAbsoluteError, MeanAbsolutePercentageError,
                                        MeanSquaredError, RootMeanSquaredError, mean_absolute_error,
                                        mean_absolute_percentage_error, mean_squared_error)
+from minitf.metrics.fscore import F1Score, FBetaScore
+from minitf.metrics.loss_metrics import (CategoricalHinge, CosineSimilarity, Hinge, KLDivergence,
+                                         LogCoshError, MeanSquaredLogarithmicError, Poisson,
+                                         SquaredHinge)
 from minitf.api_export import export
 
 
@@ -32,6 +36,11 @@ for _alias, _cls in (("bce", BinaryCrossentropy), ("BCE", BinaryCrossentropy),
                      ("mae", MeanAbsoluteError), ("MAE", MeanAbsoluteError),
                      ("mape", MeanAbsolutePercentageError), ("MAPE", MeanAbsolutePercentageError)):
     METRICS.alias(_alias, _cls)
+for _cls in (MeanSquaredLogarithmicError, CosineSimilarity, LogCoshError, Hinge, SquaredHinge,
+             CategoricalHinge, KLDivergence, Poisson, F1Score, FBetaScore):
+    METRICS.register(_cls, aliases=(to_snake_case(_cls.__name__),))
+for _alias in ("msle", "MSLE"):
+    METRICS.alias(_alias, MeanSquaredLogarithmicError)
 for _fn, _aliases in (
         (accuracy, ("acc",)), (binary_accuracy, ()), (categorical_accuracy, ()),
         (sparse_categorical_accuracy, ()), (top_k_categorical_accuracy, ()),

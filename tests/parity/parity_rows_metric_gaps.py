@@ -1,0 +1,82 @@
+"""Parity rows for the Keras metrics filled in from TF 2.21's namespaces: the loss-averaging
+metrics (KLDivergence, Poisson, LogCoshError, MeanSquaredLogarithmicError, the hinges,
+CosineSimilarity), the loss functions Keras also exports as metrics (KLD, poisson, logcosh,
+MSLE, hinge, squared_hinge, categorical_hinge, huber), and the F-scores.
+
+Each metric row runs 1-3 batches (some weighted), reads the result after each, resets and reads
+again; configs include invalid ones (TF's exception class compared).
+"""
+import numpy as np
+from hypothesis import strategies as st
+
+from parity_oracle import Case, T
+from parity_rows_keras import (OMIT, _metric_call, _pair_case, label_pairs, maybe, metric_cases,
+                               values)
+from parity_table import Table
+
+TABLE = Table()
+add = TABLE.add
+
+
+def metric_row(row, pairs, weights=True, **options):
+    path = f"keras.metrics.{row}"
+    add(path, metric_cases(pairs, weights, **options), call=_metric_call(path), rtol=1e-4, atol=1e-6)
+
+
+# -- loss functions under keras.metrics (the same objects as keras.losses') -------------------
+for _row, _kind, _options in (
+        ("KLD", "positive", {}), ("poisson", "positive", {}), ("logcosh", "regression", {}),
+        ("MSLE", "msle", {}), ("hinge", "hinge", {}), ("squared_hinge", "hinge", {}),
+        ("categorical_hinge", "hinge", {}),
+        ("huber", "regression", {"delta": maybe(st.sampled_from([1.0, 0.5, 2.0]))})):
+    add(f"keras.metrics.{_row}", _pair_case(label_pairs(_kind), **_options), grad=1,
+        rtol=1e-4, atol=1e-6)
+
+
+# -- metrics averaging a per-example loss -----------------------------------------------------
+for _name, _kind in (("KLDivergence", "positive"), ("Poisson", "positive"),
+                     ("LogCoshError", "regression"), ("MeanSquaredLogarithmicError", "msle"),
+                     ("Hinge", "hinge"), ("SquaredHinge", "hinge"), ("CategoricalHinge", "hinge")):
+    metric_row(_name, label_pairs(_kind, odd_shapes=False), name=maybe(st.sampled_from(["m", "x"])))
+metric_row("CosineSimilarity", label_pairs("regression", odd_shapes=False),
+           axis=maybe(st.sampled_from([-1, 0, 1])))
+
+
+def _config_round_trip(path):
+    """get_config, then a metric rebuilt from it updated with the same batch."""
+    def call(lib, y_true, y_pred, config):
+        cls = lib
+        for part in path.split("."):
+            cls = getattr(cls, part)
+        metric = cls(**config)
+        metric.update_state(y_true, y_pred)
+        again = cls.from_config(metric.get_config())
+        again.update_state(y_true, y_pred)
+        return [sorted(metric.get_config().items(), key=str), metric.result(), again.result()]
+    return call
+
+
+# -- F-scores ---------------------------------------------------------------------------------
+@st.composite
+def multilabel_pairs(draw):
+    """(labels in {0, 1}, scores) of shape (batch, classes): ties, zero rows and exact zeros
+    included, labels sometimes int; now and then a 1-D or 3-D pair (a ValueError)."""
+    batch, classes = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    shape = (batch, classes)
+    if draw(st.integers(0, 9)) == 0:
+        shape = draw(st.sampled_from([(batch,), (batch, classes, 2)]))
+    labels = draw(values("int32", shape, 0, 1))
+    n = int(np.prod(shape))
+    scores = np.array(draw(st.lists(st.sampled_from([0.0, 0.0, 0.2, 0.5, 0.5, 0.7, 0.9, 1.0]),
+                                    min_size=n, max_size=n)), "float32").reshape(shape)
+    if draw(st.booleans()):
+        scores = np.abs(draw(values("float32", shape, 0, 1)))
+    return T(labels.astype(draw(st.sampled_from(["int32", "float32"])))), T(scores)
+
+
+_AVERAGE = maybe(st.sampled_from([None, "micro", "macro", "weighted", "bogus"]))
+_THRESHOLD = maybe(st.sampled_from([None, 0.5, 0.3, 1.0, 0.0, 1.5, 1]))
+metric_row("FBetaScore", multilabel_pairs(), average=_AVERAGE, threshold=_THRESHOLD,
+           beta=maybe(st.sampled_from([1.0, 2.0, 0.5, 0.0, -1.0, 2])),
+           dtype=maybe(st.sampled_from(["float32", "float64"])))
+metric_row("F1Score", multilabel_pairs(), average=_AVERAGE, threshold=_THRESHOLD)
