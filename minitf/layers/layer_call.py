@@ -91,6 +91,9 @@ def _activity_losses(layer, outputs):
     reg = regularizers.get(layer._activity_regularizer)
     for out in nest.flatten(outputs):
         value = reg(out)
+        if out.shape.rank == 0:  # Keras 3 divides by the batch size only when there is one
+            layer.add_loss(value)
+            continue
         batch = out.shape[0] or 1
         layer.add_loss(value / cast(batch, value.dtype))
 

@@ -237,6 +237,9 @@ _BUILTIN_MODULES = (
     "minitf.layers.prelu",
     "minitf.layers.unit_normalization",
     "minitf.layers.rnn_conv_lstm",
+    "minitf.layers.noise_dropout",
+    "minitf.layers.pass_through",
+    "minitf.layers.reshaping_1d",
     "minitf.models.model",
     "minitf.models.sequential",
 )
@@ -266,8 +269,8 @@ def _header(obj):
         return "keras", "Sequential", None
     if cls is builtin_layer_class("Model") and getattr(obj, "_graph", None) is not None:
         return "keras.src.models.functional", "Functional", "Functional"
-    if builtin_layer_class(cls.__name__) is cls:
-        return _BUILTIN_MODULE, cls.__name__, None
+    if builtin_layer_class(cls.__name__) is cls:  # TF's deprecated classes name their module
+        return getattr(cls, "_keras_module", _BUILTIN_MODULE), cls.__name__, None
     family = next((f for f in _FAMILIES if f.is_builtin(cls)), None)
     if family is not None:
         return family.module, cls.__name__, None  # e.g. keras.constraints, MaxNorm
