@@ -97,6 +97,8 @@ class SpatialDropout2D(Dropout):
 
     def _noise_shape(self, inputs):
         shape = inputs.shape.as_list()
+        if self.data_format == "channels_first":
+            return [shape[0], shape[1], 1, 1]
         return [shape[0], 1, 1, shape[3]]
 
 

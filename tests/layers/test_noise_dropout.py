@@ -96,3 +96,9 @@ def test_masks_pass_through():
     for layer in (layers.GaussianDropout(0.2), layers.AlphaDropout(0.2)):
         out = layer(masked, training=True)
         np.testing.assert_array_equal(out._keras_mask.numpy(), [[True, False, True]])
+
+
+def test_spatial_dropout2d_channels_first_drops_whole_maps():
+    x = np.ones((3, 8, 3, 2), np.float32)
+    y = layers.SpatialDropout2D(0.5, data_format="channels_first", seed=1)(x, training=True).numpy()
+    assert (y == y[:, :, :1, :1]).all() and set(np.unique(y)) <= {0.0, 2.0}
