@@ -16,6 +16,7 @@ from minitf.metrics.regression import (MeanAbsoluteError, MeanAbsolutePercentage
                                        MeanSquaredError, RootMeanSquaredError, mean_absolute_error,
                                        mean_absolute_percentage_error, mean_squared_error)
 from minitf.metrics.fscore import F1Score, FBetaScore
+from minitf.metrics.iou import BinaryIoU, IoU, MeanIoU, OneHotIoU, OneHotMeanIoU
 from minitf.metrics.loss_metrics import (CategoricalHinge, CosineSimilarity, Hinge, KLDivergence,
                                          LogCoshError, MeanSquaredLogarithmicError, Poisson,
                                          SquaredHinge)
@@ -37,7 +38,8 @@ for _alias, _cls in (("bce", BinaryCrossentropy), ("BCE", BinaryCrossentropy),
                      ("mape", MeanAbsolutePercentageError), ("MAPE", MeanAbsolutePercentageError)):
     METRICS.alias(_alias, _cls)
 for _cls in (MeanSquaredLogarithmicError, CosineSimilarity, LogCoshError, Hinge, SquaredHinge,
-             CategoricalHinge, KLDivergence, Poisson, F1Score, FBetaScore):
+             CategoricalHinge, KLDivergence, Poisson, F1Score, FBetaScore, IoU, BinaryIoU, MeanIoU,
+             OneHotIoU, OneHotMeanIoU):
     METRICS.register(_cls, aliases=(to_snake_case(_cls.__name__),))
 for _alias in ("msle", "MSLE"):
     METRICS.alias(_alias, MeanSquaredLogarithmicError)

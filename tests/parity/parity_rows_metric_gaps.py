@@ -80,3 +80,47 @@ metric_row("FBetaScore", multilabel_pairs(), average=_AVERAGE, threshold=_THRESH
            beta=maybe(st.sampled_from([1.0, 2.0, 0.5, 0.0, -1.0, 2])),
            dtype=maybe(st.sampled_from(["float32", "float64"])))
 metric_row("F1Score", multilabel_pairs(), average=_AVERAGE, threshold=_THRESHOLD)
+
+
+# -- IoU family -------------------------------------------------------------------------------
+@st.composite
+def id_pairs(draw, classes=3, one_hot_true=False, one_hot_pred=False):
+    """(true ids, predicted ids) in [-1, classes] (out-of-range ids count 0), sometimes float ids
+    (truncated), 2-D batches, or one-hot labels / scores for the OneHot metrics."""
+    shape = draw(st.sampled_from([(4,), (2, 3), (1,), (3, 1)]))
+    true = draw(values("int32", shape, -1 if not one_hot_true else 0, classes if not one_hot_true else classes - 1))
+    pred = draw(values("int32", shape, -1 if not one_hot_pred else 0, classes if not one_hot_pred else classes - 1))
+    if one_hot_true:
+        true = np.eye(classes, dtype="float32")[true]
+    elif draw(st.integers(0, 4)) == 0:
+        true = true + np.float32(0.5)
+    if one_hot_pred:
+        pred = np.abs(draw(values("float32", shape + (classes,), 0, 1)))
+    elif draw(st.integers(0, 4)) == 0:
+        pred = pred.astype("float32") + np.float32(0.75)
+    return T(true), T(pred)
+
+
+@st.composite
+def binary_iou_pairs(draw):
+    shape = draw(st.sampled_from([(4,), (2, 3), (3, 1)]))
+    labels = draw(values("int32", shape, 0, 1))
+    n = int(np.prod(shape))
+    scores = np.array(draw(st.lists(st.sampled_from([0.0, 0.3, 0.5, 0.5, 0.7, 1.0]), min_size=n,
+                                    max_size=n)), "float32").reshape(shape)
+    return T(labels.astype(draw(st.sampled_from(["int32", "float32"])))), T(scores)
+
+
+_IOU_DTYPE = maybe(st.sampled_from(["int32", "float32", "float64"]))
+metric_row("IoU", id_pairs(), num_classes=st.just(3),
+           target_class_ids=st.sampled_from([[0], [0, 2], [1, 2], (2,), [3]]),
+           ignore_class=maybe(st.sampled_from([None, 0, 2])), dtype=_IOU_DTYPE)
+metric_row("MeanIoU", id_pairs(), num_classes=st.just(3), ignore_class=maybe(st.sampled_from([None, 1])),
+           dtype=_IOU_DTYPE)
+metric_row("BinaryIoU", binary_iou_pairs(), target_class_ids=maybe(st.sampled_from([(0, 1), [1], [0]])),
+           threshold=maybe(st.sampled_from([0.5, 0.3, 0.7])))
+metric_row("OneHotIoU", id_pairs(one_hot_true=True, one_hot_pred=True), num_classes=st.just(3),
+           target_class_ids=st.sampled_from([[0], [0, 2], [1]]), ignore_class=maybe(st.sampled_from([None, 0])))
+metric_row("OneHotMeanIoU", id_pairs(one_hot_true=True, one_hot_pred=True), num_classes=st.just(3),
+           ignore_class=maybe(st.sampled_from([None, 2])))
+
