@@ -24,6 +24,33 @@ def _exp_neg_square(xp, y):
     return xp.exp(-ysq * ysq) * xp.exp(-(y - ysq) * (y + ysq))
 
 
+def _erf_small(xp, xs):
+    """erf(x) for |x| <= 0.5 (Cody's first approximation), float64."""
+    ysq = xs * xs
+    num, den = _A[4] * ysq, ysq
+    for i in range(3):
+        num, den = (num + _A[i]) * ysq, (den + _B[i]) * ysq
+    return xs * (num + _A[3]) / (den + _B[3])
+
+
+def _erfc_tail(xp, y):
+    """erfc(y) for y >= 0.5 (Cody's second and third approximations), float64."""
+    # 0.5 < y <= 4 (each branch sees only inputs in its own range, so none overflows)
+    ym = xp.clip(y, 0.5, 4.0)
+    num, den = _C[8] * ym, ym
+    for i in range(7):
+        num, den = (num + _C[i]) * ym, (den + _D[i]) * ym
+    mid = _exp_neg_square(xp, ym) * ((num + _C[7]) / (den + _D[7]))
+    # y > 4; erfc(30) already underflows, so clamping there keeps infinities finite
+    yl = xp.clip(y, 4.0, 30.0)
+    inv = 1.0 / (yl * yl)
+    num, den = _P[5] * inv, inv
+    for i in range(4):
+        num, den = (num + _P[i]) * inv, (den + _Q[i]) * inv
+    large = _exp_neg_square(xp, yl) * ((_INV_SQRT_PI - inv * (num + _P[4]) / (den + _Q[4])) / yl)
+    return xp.where(y <= 4.0, mid, large)
+
+
 def erf(xp, x):
     """The error function on any array module, to float64 rounding accuracy.
 
@@ -32,29 +59,21 @@ def erf(xp, x):
     """
     x64 = x.astype("float64")
     y = xp.abs(x64)
-    # |x| <= 0.5: erf directly (each branch sees only inputs in its own range, so none overflows)
-    xs = xp.where(y <= 0.5, x64, 0.0)
-    ysq = xs * xs
-    num, den = _A[4] * ysq, ysq
-    for i in range(3):
-        num, den = (num + _A[i]) * ysq, (den + _B[i]) * ysq
-    small = xs * (num + _A[3]) / (den + _B[3])
-    # 0.5 < |x| <= 4: erfc
-    ym = xp.clip(y, 0.5, 4.0)
-    num, den = _C[8] * ym, ym
-    for i in range(7):
-        num, den = (num + _C[i]) * ym, (den + _D[i]) * ym
-    mid = _exp_neg_square(xp, ym) * ((num + _C[7]) / (den + _D[7]))
-    # |x| > 4: erfc; erfc(30) already underflows, so clamping there keeps infinities finite
-    yl = xp.clip(y, 4.0, 30.0)
-    inv = 1.0 / (yl * yl)
-    num, den = _P[5] * inv, inv
-    for i in range(4):
-        num, den = (num + _P[i]) * inv, (den + _Q[i]) * inv
-    large = _exp_neg_square(xp, yl) * ((_INV_SQRT_PI - inv * (num + _P[4]) / (den + _Q[4])) / yl)
-    erfc = xp.where(y <= 4.0, mid, large)
-    outer = (0.5 - erfc) + 0.5
+    small = _erf_small(xp, xp.where(y <= 0.5, x64, 0.0))
+    outer = (0.5 - _erfc_tail(xp, y)) + 0.5
     outer = xp.where(x64 < 0, -outer, outer)
     out = xp.where(y <= 0.5, small, outer)
+    out = xp.where(x64 != x64, x64, out)  # NaN stays NaN
+    return out.astype(x.dtype)
+
+
+def erfc(xp, x):
+    """The complementary error function 1 - erf(x) on any array module, accurate in the tail
+    (no cancellation: erfc(10) is 2.1e-45, not 0), by the same approximations as `erf`."""
+    x64 = x.astype("float64")
+    y = xp.abs(x64)
+    tail = _erfc_tail(xp, y)
+    outer = xp.where(x64 < 0, 2.0 - tail, tail)
+    out = xp.where(y <= 0.5, 1.0 - _erf_small(xp, xp.where(y <= 0.5, x64, 0.0)), outer)
     out = xp.where(x64 != x64, x64, out)  # NaN stays NaN
     return out.astype(x.dtype)

@@ -79,6 +79,10 @@ _GAMMA_POOL = [-2.5, -1.0, -0.0, 0.0, 0.5, 0.5, 1.0, 2.0, 7.25, 1e-3, 1e4, np.in
 unary_row("math.lgamma", -4.0, 4.0, _GAMMA_POOL)
 unary_row("math.digamma", -4.0, 4.0, _GAMMA_POOL, grad=1)  # second order: polygamma(2, x), not written
 
+# erfc: both signs, +-0, the approximations' seams (0.5, 4), deep tails (erfc(6) ~ 2e-17, and
+# underflow beyond 27), infinities and NaN
+unary_row("math.erfc", -4.0, 4.0, [-6.0, -4.0, -0.5, -0.0, 0.0, 0.5, 0.5, 4.0, 6.0, 27.5, np.inf, -np.inf, np.nan])
+
 
 # -- tf.math.bincount -----------------------------------------------------------------------
 
