@@ -5,6 +5,8 @@ A symbolic tensor with unknown dimensions carries two examples whose unknown siz
 integer and bool tensors, whose values can decide shapes (`tf.range(n)`, masks), carry a second
 example with other values. Outputs that differ between the two runs are unknown.
 """
+import re
+
 import numpy as np
 
 from minitf import backend
@@ -16,7 +18,7 @@ from minitf.tensor_spec import TensorSpec
 from minitf.variable import Variable
 
 __all__ = ["examples_for", "example_for_spec", "example_leaves", "merged_shape", "values_differ",
-           "is_static_error", "zeros_like_leaf", "gaussian_like_leaf", "unknown_output",
+           "is_static_error", "graph_dtype_error", "zeros_like_leaf", "gaussian_like_leaf", "unknown_output",
            "unit_sized_leaf", "has_unknown_sizes"]
 
 
@@ -31,6 +33,27 @@ def is_static_error(error):
     """Whether an op's error is one TF reports while building the graph (dtypes, static shapes)."""
     message = str(error)
     return any(word in message for word in _STATIC_ERROR_WORDS)
+
+
+_INPUT_MISMATCH = re.compile(r"cannot compute (\w+) as input #(\d+)\(zero-based\) was expected to be a (\w+) "
+                             r"tensor but is a (\w+) tensor")
+_LIST_MISMATCH = re.compile(r"cannot (?:concatenate|stack) tensors of dtypes (\w+) and (\w+).*\[Op:(\w+)\]", re.S)
+
+
+def graph_dtype_error(error):
+    """The TypeError TF raises while building a graph for inputs of one op whose dtypes do not
+    match, for an error eager execution reports as InvalidArgumentError; None for other errors."""
+    found = _INPUT_MISMATCH.search(str(error))
+    if found:
+        op, index, wanted, got = found.groups()
+        return TypeError(f"Input #{index} of '{op}' Op has type {got} that does not match type {wanted} of the "
+                         f"op's other inputs; cast one with tf.cast.")
+    found = _LIST_MISMATCH.search(str(error))
+    if found:
+        first, other, op = found.groups()
+        return TypeError(f"Tensors in list passed to 'values' of '{op}' Op have types [{first}, {other}] that "
+                         f"don't all match; cast them to one dtype with tf.cast.")
+    return None
 
 
 def zeros_like_leaf(leaf):

@@ -22,7 +22,7 @@ from minitf.errors import errors
 from minitf.dispatch import is_dispatchable
 from minitf.graph import control_flow, functional_ops
 from minitf.graph.examples import (example_for_spec, example_leaves, examples_for, gaussian_like_leaf,
-                                   has_unknown_sizes, is_static_error, merged_shape, unit_sized_leaf,
+                                   graph_dtype_error, has_unknown_sizes, is_static_error, merged_shape, unit_sized_leaf,
                                    unknown_output, values_differ, zeros_like_leaf)
 from minitf.graph.operation import CallTemplate, Operation
 from minitf.graph.structure import Flat, flatten
@@ -320,6 +320,9 @@ class FuncGraph:
                                          or node_type, api, template, stateful, wants_env=wants_env)
                 return self._wrap_outputs(op, out_a, out_b)
             if is_static_error(error):
+                typed = graph_dtype_error(error)  # TF's graph builder: a TypeError, not the kernel's error
+                if typed is not None:
+                    raise typed from error
                 raise
             out_a, observer = self._outputs_despite(runner, template, leaves), None
             has_b = False
