@@ -240,6 +240,7 @@ _BUILTIN_MODULES = (
     "minitf.layers.noise_dropout",
     "minitf.layers.pass_through",
     "minitf.layers.reshaping_1d",
+    "minitf.layers.dot",
     "minitf.models.model",
     "minitf.models.sequential",
 )

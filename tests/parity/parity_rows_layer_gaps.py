@@ -66,3 +66,34 @@ row("keras.layers.UpSampling1D", layer_cases(
 row("keras.layers.ZeroPadding1D", layer_cases(
     fixed(padding=maybe(rarely([0, 1, (1, 0), (0, 2)], [-1, (1, 2, 3)])), data_format=FORMATS),
     layer_input(3, side=(1, 3), dtypes=LAYER_DTYPES)))
+
+
+# -- Dot ----------------------------------------------------------------------------------------------
+
+_DOT_SHAPES = [((2, 4), (2, 4), 1), ((2, 4), (2, 4), -1), ((2, 3, 5), (2, 10, 3), (1, 2)),
+               ((2, 3, 4), (2, 3, 4), (2, 2)), ((2, 3), (2, 5, 3), (1, 2)), ((3, 2, 4), (3, 4), (2, 1)),
+               ((2, 3, 2, 4), (2, 4, 5), (3, 1)), ((2, 3), (2, 4), 1), ((2, 3), (2, 3), 0)]
+
+
+@st.composite
+def _dot_cases(draw):
+    from parity_oracle import Case, T
+    from parity_strategies import values
+    s1, s2, axes = draw(st.sampled_from(_DOT_SHAPES))
+    dtype = draw(st.sampled_from(("float32", "float32", "float64")))
+    x1 = T(draw(values(dtype, s1, -3.0, 3.0)))
+    x2 = T(draw(values(dtype, s2, -3.0, 3.0)))
+    return Case((x1, x2), {"axes": axes, "normalize": draw(st.booleans())})
+
+
+def _dot_call(lib, x1, x2, axes, normalize):
+    with lib.GradientTape() as tape:
+        tape.watch([x1, x2])
+        y = resolve(lib, "keras.layers.Dot")(axes=axes, normalize=normalize)([x1, x2])
+        total = lib.reduce_sum(y * y)
+    return [y, tape.gradient(total, [x1, x2])]
+
+
+TABLE.add("keras.layers.Dot", _dot_cases(), call=_dot_call, rtol=1e-4, atol=1e-4)
+TABLE.add("keras.layers.dot", _dot_cases(), call=lambda lib, x1, x2, axes, normalize: resolve(
+    lib, "keras.layers.dot")([x1, x2], axes=axes, normalize=normalize), rtol=1e-4, atol=1e-4)
