@@ -13,6 +13,7 @@ from minitf.layers.base import Layer
 from minitf.layers.mask_propagation import set_keras_mask
 from minitf.ops import array as array_ops
 from minitf.ops import compare as compare_ops
+from minitf.ops import creation
 from minitf.ops import math as math_ops
 from minitf.ops import nn as nn_ops
 from minitf.ops import reduce as reduce_ops
@@ -35,8 +36,18 @@ def as_bool_mask(mask):
 
 
 def causal_mask(q_len, k_len):
-    """[1, q_len, k_len] bool: position i may attend to positions j <= i."""
-    return convert_to_tensor(np.tril(np.ones((q_len, k_len), dtype=bool))[None])
+    """[1, q_len, k_len] bool: position i may attend to positions j <= i. The lengths are ints,
+    or scalar tensors (a traced call whose sequence length is unknown)."""
+    if isinstance(q_len, int) and isinstance(k_len, int):
+        return convert_to_tensor(np.tril(np.ones((q_len, k_len), dtype=bool))[None])
+    rows = array_ops.expand_dims(creation.range(q_len), -1)
+    cols = array_ops.expand_dims(creation.range(k_len), 0)
+    return array_ops.expand_dims(compare_ops.greater_equal(rows, cols), 0)
+
+
+def sequence_lengths(query, value):
+    """The lengths of axis 1 of `query` and `value`: ints where known, else scalar tensors."""
+    return tuple(t.shape[1] if t.shape[1] is not None else array_ops.shape(t)[1] for t in (query, value))
 
 
 def _tanh(x):
@@ -171,8 +182,10 @@ class Attention(Layer):
         v_mask = as_bool_mask(mask[1]) if mask else None
         scores = self._calculate_scores(q, k)
         if use_causal_mask:
-            s = scores.shape.as_list()
-            scores_mask = causal_mask(s[-2], s[-1])
+            known = scores.shape.as_list()
+            sizes = [d if d is not None else array_ops.shape(scores)[i] for i, d in
+                     ((-2, known[-2]), (-1, known[-1]))]
+            scores_mask = causal_mask(*sizes)
             if v_mask is not None:
                 scores_mask = compare_ops.logical_and(array_ops.expand_dims(v_mask, -2), scores_mask)
         else:

@@ -17,7 +17,7 @@ from minitf.convert import convert_to_tensor
 from minitf.keras_core.keras_tensor import any_symbolic
 from minitf.layers import layer_utils
 from minitf.layers.activation import Softmax
-from minitf.layers.attention import and_masks, as_bool_mask, causal_mask, large_negative
+from minitf.layers.attention import and_masks, as_bool_mask, causal_mask, large_negative, sequence_lengths
 from minitf.layers.base import Layer
 from minitf.layers.einsum_dense import EinsumDense
 from minitf.layers.input_spec import shape_of
@@ -331,7 +331,7 @@ class MultiHeadAttention(Layer):
                 auto = and_masks(auto, array_ops.expand_dims(as_bool_mask(m), -2))
         t, s = query.shape[1], value.shape[1]
         if use_causal_mask:
-            auto = and_masks(auto, causal_mask(t, s))
+            auto = and_masks(auto, causal_mask(*sequence_lengths(query, value)))
         if self._sliding_window is not None:
             rows, cols = np.arange(t)[:, None], np.arange(s)[None, :]
             auto = and_masks(auto, convert_to_tensor((np.abs(rows - cols) < self._sliding_window)[None]))

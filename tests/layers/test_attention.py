@@ -372,3 +372,22 @@ def test_attention_dropout_and_errors():
     config = att.get_config()
     assert {k: config[k] for k in ("use_scale", "score_mode", "dropout", "seed")} == {
         "use_scale": False, "score_mode": "dot", "dropout": 0.5, "seed": 2}
+
+
+def test_causal_masks_with_an_unknown_sequence_length_in_tf_function():
+    """A traced call whose sequence length is unknown builds the causal mask from the runtime
+    length (as Keras does with ops.shape), giving the eager outputs for every length."""
+    mha, attention = tf.keras.layers.MultiHeadAttention(2, 4), tf.keras.layers.Attention()
+    x = np.random.default_rng(0).normal(size=(2, 5, 6)).astype("float32")
+
+    @tf.function(input_signature=[tf.TensorSpec([None, None, 6])])
+    def both(q):
+        return mha(q, q, use_causal_mask=True), attention([q, q], use_causal_mask=True)
+
+    for length in (5, 3):
+        traced = both(x[:, :length])
+        eager = (mha(x[:, :length], x[:, :length], use_causal_mask=True),
+                 attention([x[:, :length], x[:, :length]], use_causal_mask=True))
+        for t, e in zip(traced, eager):
+            assert t.shape == (2, length, 6)
+            np.testing.assert_allclose(t.numpy(), e.numpy(), rtol=1e-6, atol=1e-6)
