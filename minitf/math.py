@@ -40,6 +40,7 @@ _NAMES = {
     "greater_equal": ("minitf.ops.math", "greater_equal"),
     "imag": ("minitf.ops.complex_ops", "imag"),
     "in_top_k": ("minitf.ops.top_k", "in_top_k"),
+    "invert_permutation": ("minitf.ops.permutation", "invert_permutation"),
     "is_finite": ("minitf.ops.math", "is_finite"),
     "is_inf": ("minitf.ops.math", "is_inf"),
     "is_nan": ("minitf.ops.math", "is_nan"),
@@ -112,6 +113,7 @@ _NAMES = {
     "xdivy": ("minitf.ops.safe_math", "xdivy"),
     "xlog1py": ("minitf.ops.safe_math", "xlog1py"),
     "xlogy": ("minitf.ops.math", "xlogy"),
+    "zero_fraction": ("minitf.ops.zero_fraction", "zero_fraction"),
 }
 _NAMESPACES = {}
 __all__ = [
@@ -152,6 +154,7 @@ __all__ = [
     "greater_equal",
     "imag",
     "in_top_k",
+    "invert_permutation",
     "is_finite",
     "is_inf",
     "is_nan",
@@ -224,6 +227,7 @@ __all__ = [
     "xdivy",
     "xlog1py",
     "xlogy",
+    "zero_fraction",
 ]
 _DIR = sorted(set(__all__) | set(_NAMES) | set(_NAMESPACES))
 

@@ -55,6 +55,7 @@ _NAMES = {
     "tanh": ("minitf.ops.math_unary", "tanh"),
     "top_k": ("minitf.ops.top_k", "top_k"),
     "weighted_cross_entropy_with_logits": ("minitf.ops.nn", "weighted_cross_entropy_with_logits"),
+    "zero_fraction": ("minitf.ops.zero_fraction", "zero_fraction"),
 }
 _NAMESPACES = {}
 __all__ = [
@@ -110,6 +111,7 @@ __all__ = [
     "tanh",
     "top_k",
     "weighted_cross_entropy_with_logits",
+    "zero_fraction",
 ]
 _DIR = sorted(set(__all__) | set(_NAMES) | set(_NAMESPACES))
 

@@ -166,3 +166,46 @@ def _confusion_call(lib, labels, predictions, dtype=None, **kwargs):
 
 
 add("math.confusion_matrix", confusion_cases(), grad=1, call=_confusion_call)
+
+
+# -- tf.math.invert_permutation, tf.math.zero_fraction -----------------------------------------
+
+@st.composite
+def permutation_cases(draw):
+    """A permutation of 0..n-1 (n may be 0) as int32/int64, a Python list, or broken: a repeat, a
+    value out of range (either side), rank 0 or 2, or a refused dtype."""
+    n = draw(st.integers(0, 6))
+    perm = list(draw(st.permutations(range(n))))
+    broken = draw(st.integers(0, 5))
+    if broken == 0 and n >= 2:
+        perm[1] = perm[0]
+    elif broken == 1 and n:
+        perm[draw(st.integers(0, n - 1))] = draw(st.sampled_from((-1, n, n + 3)))
+    dtype = draw(st.sampled_from(("int32", "int64", "list", "int16", "float32")))
+    if dtype == "list":
+        return Case((perm,))
+    arr = np.array(perm, dtype)
+    if broken == 2:
+        arr = arr.reshape(1, -1) if n else np.array(0, dtype)
+    return Case((T(arr),))
+
+
+add("math.invert_permutation", permutation_cases(), grad=0)
+
+
+@st.composite
+def zero_fraction_cases(draw):
+    """Values of every dtype (bool, complex, strings included) with zeros, -0 and NaN, empty
+    shapes too."""
+    dtype = draw(st.sampled_from(ALL_DTYPES + ("complex64", "string")))
+    shape = draw(st.sampled_from(((), (0,), (3,), (2, 3), (2, 0))))
+    n = int(np.prod(shape))
+    if dtype == "string":
+        return Case((T(np.array(draw(st.lists(st.sampled_from([b"", b"a", b"0"]), min_size=n, max_size=n)),
+                                object).reshape(shape)),))
+    pool = [0, 0, 1, 2] + ([-0.0, np.nan] if dtype.startswith("float") else [])
+    arr = np.array(draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n)), np.float64).reshape(shape)
+    return Case((T(arr.astype(dtype)),))
+
+
+add("math.zero_fraction", zero_fraction_cases(), grad=0)
