@@ -16,6 +16,7 @@ from minitf.metrics.regression import (MeanAbsoluteError, MeanAbsolutePercentage
                                        MeanSquaredError, RootMeanSquaredError, mean_absolute_error,
                                        mean_absolute_percentage_error, mean_squared_error)
 from minitf.metrics.fscore import F1Score, FBetaScore
+from minitf.metrics.r2 import R2Score
 from minitf.metrics.iou import BinaryIoU, IoU, MeanIoU, OneHotIoU, OneHotMeanIoU
 from minitf.metrics.loss_metrics import (CategoricalHinge, CosineSimilarity, Hinge, KLDivergence,
                                          LogCoshError, MeanSquaredLogarithmicError, Poisson,
@@ -39,7 +40,7 @@ for _alias, _cls in (("bce", BinaryCrossentropy), ("BCE", BinaryCrossentropy),
     METRICS.alias(_alias, _cls)
 for _cls in (MeanSquaredLogarithmicError, CosineSimilarity, LogCoshError, Hinge, SquaredHinge,
              CategoricalHinge, KLDivergence, Poisson, F1Score, FBetaScore, IoU, BinaryIoU, MeanIoU,
-             OneHotIoU, OneHotMeanIoU):
+             OneHotIoU, OneHotMeanIoU, R2Score):
     METRICS.register(_cls, aliases=(to_snake_case(_cls.__name__),))
 for _alias in ("msle", "MSLE"):
     METRICS.alias(_alias, MeanSquaredLogarithmicError)

@@ -124,3 +124,27 @@ metric_row("OneHotIoU", id_pairs(one_hot_true=True, one_hot_pred=True), num_clas
 metric_row("OneHotMeanIoU", id_pairs(one_hot_true=True, one_hot_pred=True), num_classes=st.just(3),
            ignore_class=maybe(st.sampled_from([None, 2])))
 
+
+
+# -- R2Score ----------------------------------------------------------------------------------
+@st.composite
+def regression_columns(draw):
+    """(y_true, y_pred) of shape (batch, outputs) with ties and constant columns (a zero total
+    sum of squares); sometimes rank-1 or rank-3 (a ValueError), or y_true with a trailing 1."""
+    batch, outputs = draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    shape = (batch, outputs)
+    if draw(st.integers(0, 9)) == 0:
+        shape = draw(st.sampled_from([(batch,), (batch, outputs, 2)]))
+    n = int(np.prod(shape))
+    pool = st.sampled_from([-2.0, -0.5, 0.0, 0.0, 1.0, 1.0, 3.0])
+    y_true = np.array(draw(st.lists(pool, min_size=n, max_size=n)), "float32").reshape(shape)
+    y_pred = np.array(draw(st.lists(pool, min_size=n, max_size=n)), "float32").reshape(shape)
+    if draw(st.booleans()):
+        y_pred = draw(values("float32", shape, -2, 3))
+    return T(y_true), T(y_pred)
+
+
+metric_row("R2Score", regression_columns(),
+           class_aggregation=maybe(st.sampled_from([None, "uniform_average", "variance_weighted_average", "x"])),
+           num_regressors=maybe(st.sampled_from([0, 1, 2, 5, -1])),
+           dtype=maybe(st.sampled_from(["float32", "float64"])))
