@@ -209,3 +209,13 @@ def zero_fraction_cases(draw):
 
 
 add("math.zero_fraction", zero_fraction_cases(), grad=0)
+
+
+# -- tf.math.nextafter, tf.math.lbeta -----------------------------------------------------------
+
+add("math.nextafter", st.one_of(operand_pairs(FLOATS + ("int32",)).map(lambda p: Case(p)),
+                                pooled_pair([-1.0, -0.0, 0.0, 1.0, np.inf, np.nan, 3e38],
+                                            [-1.0, 0.0, 1.0, 1.0, -np.inf, np.nan])), grad=0)
+add("math.lbeta", st.one_of(cases(tensors(FLOATS + REFUSED, low=0.125, high=4.0, variable=True)),
+                            cases(tensors(FLOATS, shape=st.sampled_from(((2, 0), (0,), (3, 1))), variable=True)),
+                            cases(tensors(("float64",), low=-2.5, high=4.0, variable=True))), grad=2)
