@@ -97,3 +97,4 @@ def _dot_call(lib, x1, x2, axes, normalize):
 TABLE.add("keras.layers.Dot", _dot_cases(), call=_dot_call, rtol=1e-4, atol=1e-4)
 TABLE.add("keras.layers.dot", _dot_cases(), call=lambda lib, x1, x2, axes, normalize: resolve(
     lib, "keras.layers.dot")([x1, x2], axes=axes, normalize=normalize), rtol=1e-4, atol=1e-4)
+
