@@ -17,6 +17,8 @@ from minitf.metrics.regression import (MeanAbsoluteError, MeanAbsolutePercentage
                                        mean_absolute_percentage_error, mean_squared_error)
 from minitf.metrics.fscore import F1Score, FBetaScore
 from minitf.metrics.r2 import R2Score
+from minitf.metrics.at_threshold import (PrecisionAtRecall, RecallAtPrecision, SensitivityAtSpecificity,
+                                         SpecificityAtSensitivity)
 from minitf.metrics.iou import BinaryIoU, IoU, MeanIoU, OneHotIoU, OneHotMeanIoU
 from minitf.metrics.loss_metrics import (CategoricalHinge, CosineSimilarity, Hinge, KLDivergence,
                                          LogCoshError, MeanSquaredLogarithmicError, Poisson,
@@ -40,7 +42,8 @@ for _alias, _cls in (("bce", BinaryCrossentropy), ("BCE", BinaryCrossentropy),
     METRICS.alias(_alias, _cls)
 for _cls in (MeanSquaredLogarithmicError, CosineSimilarity, LogCoshError, Hinge, SquaredHinge,
              CategoricalHinge, KLDivergence, Poisson, F1Score, FBetaScore, IoU, BinaryIoU, MeanIoU,
-             OneHotIoU, OneHotMeanIoU, R2Score):
+             OneHotIoU, OneHotMeanIoU, R2Score, PrecisionAtRecall, RecallAtPrecision,
+             SensitivityAtSpecificity, SpecificityAtSensitivity):
     METRICS.register(_cls, aliases=(to_snake_case(_cls.__name__),))
 for _alias in ("msle", "MSLE"):
     METRICS.alias(_alias, MeanSquaredLogarithmicError)

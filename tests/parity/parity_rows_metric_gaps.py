@@ -148,3 +148,14 @@ metric_row("R2Score", regression_columns(),
            class_aggregation=maybe(st.sampled_from([None, "uniform_average", "variance_weighted_average", "x"])),
            num_regressors=maybe(st.sampled_from([0, 1, 2, 5, -1])),
            dtype=maybe(st.sampled_from(["float32", "float64"])))
+
+
+# -- the best rate under a constraint ---------------------------------------------------------
+from parity_rows_keras import binary_scores  # noqa: E402  (the Precision/Recall rows' pairs)
+
+_NUM_THRESHOLDS = maybe(st.sampled_from([200, 1, 2, 3, 10, 0]))
+for _name, _arg in (("SensitivityAtSpecificity", "specificity"), ("SpecificityAtSensitivity", "sensitivity"),
+                    ("PrecisionAtRecall", "recall"), ("RecallAtPrecision", "precision")):
+    metric_row(_name, binary_scores(), num_thresholds=_NUM_THRESHOLDS,
+               class_id=maybe(st.sampled_from([None, 0, 1])),
+               **{_arg: st.sampled_from([0.0, 0.5, 0.8, 1.0, 1.5, -0.1])})
