@@ -219,3 +219,30 @@ add("math.nextafter", st.one_of(operand_pairs(FLOATS + ("int32",)).map(lambda p:
 add("math.lbeta", st.one_of(cases(tensors(FLOATS + REFUSED, low=0.125, high=4.0, variable=True)),
                             cases(tensors(FLOATS, shape=st.sampled_from(((2, 0), (0,), (3, 1))), variable=True)),
                             cases(tensors(("float64",), low=-2.5, high=4.0, variable=True))), grad=2)
+
+
+# -- tf.math.polyval ---------------------------------------------------------------------------
+
+@st.composite
+def polyval_cases(draw):
+    """A list of 0-4 coefficients (Python floats or tensors/variables of x's dtype, one maybe
+    broadcasting against x) and x of each float dtype (or int32 with int coefficients, or a
+    mismatched dtype); rarely a tuple of coefficients (TF's ValueError)."""
+    dtype = draw(st.sampled_from(FLOATS + ("int32",)))
+    shape = draw(nonempty_shapes)
+    x = draw(tensors((dtype,), shape=shape, low=-2.0, high=2.0, variable=True))
+    coeffs = []
+    for _ in range(draw(st.integers(0, 4))):
+        kind = draw(st.integers(0, 3))
+        if kind == 0:
+            coeffs.append(draw(st.sampled_from([-1.5, 0.0, 2.0])) if dtype != "int32" else draw(st.sampled_from([-1, 0, 2])))
+        else:
+            c_shape = shape[-1:] if kind == 1 else ()
+            coeffs.append(draw(tensors((dtype,) if draw(st.integers(0, 7)) else FLOATS, shape=c_shape,
+                                       low=-2.0, high=2.0, variable=True)))
+    if draw(st.integers(0, 9)) == 0:
+        coeffs = tuple(coeffs)
+    return Case((coeffs, x))
+
+
+add("math.polyval", polyval_cases(), grad=2)
