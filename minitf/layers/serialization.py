@@ -241,6 +241,8 @@ _BUILTIN_MODULES = (
     "minitf.layers.pass_through",
     "minitf.layers.reshaping_1d",
     "minitf.layers.dot",
+    "minitf.layers.rms_normalization",
+    "minitf.layers.thresholded_relu",
     "minitf.models.model",
     "minitf.models.sequential",
 )

@@ -98,3 +98,12 @@ TABLE.add("keras.layers.Dot", _dot_cases(), call=_dot_call, rtol=1e-4, atol=1e-4
 TABLE.add("keras.layers.dot", _dot_cases(), call=lambda lib, x1, x2, axes, normalize: resolve(
     lib, "keras.layers.dot")([x1, x2], axes=axes, normalize=normalize), rtol=1e-4, atol=1e-4)
 
+
+
+# -- RMSNormalization, ThresholdedReLU ------------------------------------------------------------------
+
+row("keras.layers.RMSNormalization", layer_cases(
+    fixed(axis=maybe(st.sampled_from([-1, 1, [1, 2], (-1, -2)])), epsilon=maybe(st.sampled_from([1e-6, 0.1]))),
+    layer_input(3, side=(1, 4), dtypes=("float32", "float32", "float64", "float16"))), rtol=2e-3, atol=2e-3)
+row("keras.layers.ThresholdedReLU", layer_cases(
+    fixed(theta=maybe(rarely([0.0, 0.5, 1.0, 2], [-1.0, None]))), _any_rank(LAYER_DTYPES)))
