@@ -17,6 +17,7 @@ from minitf.metrics.regression import (MeanAbsoluteError, MeanAbsolutePercentage
                                        mean_absolute_percentage_error, mean_squared_error)
 from minitf.metrics.fscore import F1Score, FBetaScore
 from minitf.metrics.r2 import R2Score
+from minitf.metrics.correlation import ConcordanceCorrelation, PearsonCorrelation
 from minitf.metrics.at_threshold import (PrecisionAtRecall, RecallAtPrecision, SensitivityAtSpecificity,
                                          SpecificityAtSensitivity)
 from minitf.metrics.iou import BinaryIoU, IoU, MeanIoU, OneHotIoU, OneHotMeanIoU
@@ -43,7 +44,8 @@ for _alias, _cls in (("bce", BinaryCrossentropy), ("BCE", BinaryCrossentropy),
 for _cls in (MeanSquaredLogarithmicError, CosineSimilarity, LogCoshError, Hinge, SquaredHinge,
              CategoricalHinge, KLDivergence, Poisson, F1Score, FBetaScore, IoU, BinaryIoU, MeanIoU,
              OneHotIoU, OneHotMeanIoU, R2Score, PrecisionAtRecall, RecallAtPrecision,
-             SensitivityAtSpecificity, SpecificityAtSensitivity):
+             SensitivityAtSpecificity, SpecificityAtSensitivity, PearsonCorrelation,
+             ConcordanceCorrelation):
     METRICS.register(_cls, aliases=(to_snake_case(_cls.__name__),))
 for _alias in ("msle", "MSLE"):
     METRICS.alias(_alias, MeanSquaredLogarithmicError)

@@ -159,3 +159,28 @@ for _name, _arg in (("SensitivityAtSpecificity", "specificity"), ("SpecificityAt
     metric_row(_name, binary_scores(), num_thresholds=_NUM_THRESHOLDS,
                class_id=maybe(st.sampled_from([None, 0, 1])),
                **{_arg: st.sampled_from([0.0, 0.5, 0.8, 1.0, 1.5, -0.1])})
+
+
+# -- correlations -----------------------------------------------------------------------------
+@st.composite
+def correlated_pairs(draw, variable=False):
+    """(y_true, y_pred) of shape (batch, n >= 2) with ties and shifted copies; float32/float64.
+    Constant rows (NaN in both libraries) are left to the tie pool's chance."""
+    dtype = draw(st.sampled_from(["float32", "float64"]))
+    shape = draw(st.sampled_from([(2, 3), (3, 4), (1, 5), (4, 2)]))
+    y_true = draw(values(dtype, shape, -2, 2))
+    y_pred = y_true * dtype_cast(draw(st.sampled_from([1.0, -1.0, 0.5])), dtype) + draw(values(dtype, shape, -1, 1))
+    if draw(st.booleans()):
+        y_true = np.round(y_true).astype(dtype)  # ties
+    return T(y_true), T(y_pred.astype(dtype))
+
+
+def dtype_cast(value, dtype):
+    return np.array(value, dtype)
+
+
+for _fn in ("pearson_correlation", "concordance_correlation"):
+    add(f"keras.metrics.{_fn}", _pair_case(correlated_pairs(), axis=maybe(st.sampled_from([-1, 0, 1]))),
+        grad=1, rtol=1e-3, atol=1e-5)
+for _name in ("PearsonCorrelation", "ConcordanceCorrelation"):
+    metric_row(_name, correlated_pairs(), axis=maybe(st.sampled_from([-1, 0])))
