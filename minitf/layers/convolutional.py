@@ -502,7 +502,8 @@ class DepthwiseConv2D(Conv2D):
         return config
 
 
-@export("layers.SeparableConv2D", "keras.layers.SeparableConv2D")
+@export("layers.SeparableConv2D", "layers.SeparableConvolution2D", "keras.layers.SeparableConv2D",
+        "keras.layers.SeparableConvolution2D")
 class SeparableConv2D(Conv2D):
     """A depthwise convolution followed by a pointwise (1x1) convolution."""
 

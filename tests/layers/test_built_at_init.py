@@ -109,3 +109,8 @@ def test_built_flags_match_keras_for_every_layer_class():
         assert ours is theirs, name
         compared += 1
     assert compared > 60
+
+
+def test_separable_convolution2d_is_tf_alias():
+    # TF 2.21 binds keras.layers.SeparableConvolution2D to SeparableConv2D itself
+    assert layers.SeparableConvolution2D is layers.SeparableConv2D
