@@ -246,3 +246,23 @@ def polyval_cases(draw):
 
 
 add("math.polyval", polyval_cases(), grad=2)
+
+
+# -- tf.math.cumulative_logsumexp ----------------------------------------------------------------
+
+@st.composite
+def cumulative_logsumexp_cases(draw):
+    """x of each dtype (refused ones too) with ties and both signs, an axis in or out of range,
+    exclusive and reverse."""
+    x = draw(tensors(FLOATS + ("int32",), shape=nonempty_shapes, variable=True))
+    ndim = len(x.value.shape)
+    kwargs = {}
+    if draw(st.booleans()):
+        kwargs["axis"] = draw(st.integers(-ndim - 1, ndim)) if ndim else draw(st.sampled_from((0, -1)))
+    for key in ("exclusive", "reverse"):
+        if draw(st.booleans()):
+            kwargs[key] = draw(st.booleans())
+    return Case((x,), kwargs)
+
+
+add("math.cumulative_logsumexp", cumulative_logsumexp_cases(), grad=1)
