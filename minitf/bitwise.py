@@ -7,6 +7,8 @@ _NAMES = {
     "bitwise_or": ("minitf.ops.math", "bitwise_or"),
     "bitwise_xor": ("minitf.ops.math", "bitwise_xor"),
     "invert": ("minitf.ops.math", "invert"),
+    "left_shift": ("minitf.ops.bit_shift", "left_shift"),
+    "right_shift": ("minitf.ops.bit_shift", "right_shift"),
 }
 _NAMESPACES = {}
 __all__ = [
@@ -14,6 +16,8 @@ __all__ = [
     "bitwise_or",
     "bitwise_xor",
     "invert",
+    "left_shift",
+    "right_shift",
 ]
 _DIR = sorted(set(__all__) | set(_NAMES) | set(_NAMESPACES))
 

@@ -266,3 +266,29 @@ def cumulative_logsumexp_cases(draw):
 
 
 add("math.cumulative_logsumexp", cumulative_logsumexp_cases(), grad=1)
+
+
+# -- tf.bitwise.left_shift, right_shift ---------------------------------------------------------
+
+@st.composite
+def shift_cases(draw):
+    """Integers of each dtype (both signs, extremes) shifted by counts in and out of [0, bits)
+    (negative and too large: TF clamps), with broadcasting; floats are refused."""
+    dtype = draw(st.sampled_from(("int8", "int16", "int32", "int64", "uint8", "uint16", "float32")))
+    shape = draw(nonempty_shapes)
+    n = int(np.prod(shape))
+    if dtype == "float32":
+        pool = [1.0, -2.0]
+    else:
+        info = np.iinfo(dtype)
+        pool = [0, 1, 5, 100, int(info.max), int(info.min)] + ([-3, -1] if info.min < 0 else [])
+    x = np.array(draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n))).astype(dtype).reshape(shape)
+    counts = [0, 1, 2, 7, 9, 63, 70] + ([-1] if not dtype.startswith("uint") else [])
+    y_shape = draw(broadcast_pair(shape))
+    m = int(np.prod(y_shape))
+    y = np.array(draw(st.lists(st.sampled_from(counts), min_size=m, max_size=m))).astype(dtype).reshape(y_shape)
+    return Case((T(x), T(y)))
+
+
+add("bitwise.left_shift", shift_cases(), grad=0)
+add("bitwise.right_shift", shift_cases(), grad=0)
