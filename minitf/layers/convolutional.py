@@ -564,4 +564,5 @@ Convolution1D = Conv1D
 Convolution2D = Conv2D
 Convolution2DTranspose = Conv2DTranspose
 BUILTIN_LAYER_CLASSES.update(Convolution1D=Conv1D, Convolution2D=Conv2D,
-                             Convolution2DTranspose=Conv2DTranspose)
+                             Convolution2DTranspose=Conv2DTranspose,
+                             SeparableConvolution2D=SeparableConv2D)
