@@ -4,7 +4,9 @@ from minitf.api_export import namespace_getattr as _namespace_getattr
 
 _NAMES = {
     "BinaryCrossentropy": ("minitf.losses.loss", "BinaryCrossentropy"),
+    "BinaryFocalCrossentropy": ("minitf.losses.focal", "BinaryFocalCrossentropy"),
     "CategoricalCrossentropy": ("minitf.losses.loss", "CategoricalCrossentropy"),
+    "CategoricalFocalCrossentropy": ("minitf.losses.focal", "CategoricalFocalCrossentropy"),
     "CategoricalHinge": ("minitf.losses.loss", "CategoricalHinge"),
     "CosineSimilarity": ("minitf.losses.loss", "CosineSimilarity"),
     "Hinge": ("minitf.losses.loss", "Hinge"),
@@ -26,7 +28,9 @@ _NAMES = {
     "SparseCategoricalCrossentropy": ("minitf.losses.loss", "SparseCategoricalCrossentropy"),
     "SquaredHinge": ("minitf.losses.loss", "SquaredHinge"),
     "binary_crossentropy": ("minitf.losses.functions", "binary_crossentropy"),
+    "binary_focal_crossentropy": ("minitf.losses.focal", "binary_focal_crossentropy"),
     "categorical_crossentropy": ("minitf.losses.functions", "categorical_crossentropy"),
+    "categorical_focal_crossentropy": ("minitf.losses.focal", "categorical_focal_crossentropy"),
     "categorical_hinge": ("minitf.losses.functions", "categorical_hinge"),
     "cosine_similarity": ("minitf.losses.functions", "cosine_similarity"),
     "deserialize": ("minitf.losses.registry", "deserialize"),
@@ -48,7 +52,9 @@ _NAMES = {
 _NAMESPACES = {}
 __all__ = [
     "BinaryCrossentropy",
+    "BinaryFocalCrossentropy",
     "CategoricalCrossentropy",
+    "CategoricalFocalCrossentropy",
     "CategoricalHinge",
     "CosineSimilarity",
     "Hinge",
@@ -70,7 +76,9 @@ __all__ = [
     "SparseCategoricalCrossentropy",
     "SquaredHinge",
     "binary_crossentropy",
+    "binary_focal_crossentropy",
     "categorical_crossentropy",
+    "categorical_focal_crossentropy",
     "categorical_hinge",
     "cosine_similarity",
     "deserialize",

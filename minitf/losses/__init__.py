@@ -21,7 +21,9 @@ from minitf.api_export import namespace_getattr as _namespace_getattr
 
 _NAMES = {
     "BinaryCrossentropy": ("minitf.losses.loss", "BinaryCrossentropy"),
+    "BinaryFocalCrossentropy": ("minitf.losses.focal", "BinaryFocalCrossentropy"),
     "CategoricalCrossentropy": ("minitf.losses.loss", "CategoricalCrossentropy"),
+    "CategoricalFocalCrossentropy": ("minitf.losses.focal", "CategoricalFocalCrossentropy"),
     "CategoricalHinge": ("minitf.losses.loss", "CategoricalHinge"),
     "CosineSimilarity": ("minitf.losses.loss", "CosineSimilarity"),
     "Hinge": ("minitf.losses.loss", "Hinge"),
@@ -43,7 +45,9 @@ _NAMES = {
     "SparseCategoricalCrossentropy": ("minitf.losses.loss", "SparseCategoricalCrossentropy"),
     "SquaredHinge": ("minitf.losses.loss", "SquaredHinge"),
     "binary_crossentropy": ("minitf.losses.functions", "binary_crossentropy"),
+    "binary_focal_crossentropy": ("minitf.losses.focal", "binary_focal_crossentropy"),
     "categorical_crossentropy": ("minitf.losses.functions", "categorical_crossentropy"),
+    "categorical_focal_crossentropy": ("minitf.losses.focal", "categorical_focal_crossentropy"),
     "categorical_hinge": ("minitf.losses.functions", "categorical_hinge"),
     "cosine_similarity": ("minitf.losses.functions", "cosine_similarity"),
     "deserialize": ("minitf.losses.registry", "deserialize"),
@@ -65,7 +69,9 @@ _NAMES = {
 _NAMESPACES = {}
 __all__ = [
     "BinaryCrossentropy",
+    "BinaryFocalCrossentropy",
     "CategoricalCrossentropy",
+    "CategoricalFocalCrossentropy",
     "CategoricalHinge",
     "CosineSimilarity",
     "Hinge",
@@ -87,7 +93,9 @@ __all__ = [
     "SparseCategoricalCrossentropy",
     "SquaredHinge",
     "binary_crossentropy",
+    "binary_focal_crossentropy",
     "categorical_crossentropy",
+    "categorical_focal_crossentropy",
     "categorical_hinge",
     "cosine_similarity",
     "deserialize",

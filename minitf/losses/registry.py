@@ -11,6 +11,8 @@ from minitf.losses.loss import (BinaryCrossentropy, CategoricalCrossentropy, Cat
                                 MeanAbsoluteError, MeanAbsolutePercentageError, MeanSquaredError,
                                 MeanSquaredLogarithmicError, Poisson, SparseCategoricalCrossentropy,
                                 SquaredHinge)
+from minitf.losses.focal import (BinaryFocalCrossentropy, CategoricalFocalCrossentropy,
+                                 binary_focal_crossentropy, categorical_focal_crossentropy)
 from minitf.api_export import export
 
 
@@ -29,6 +31,9 @@ for _fn, _aliases in (
         (cosine_similarity, ()), (hinge, ()), (squared_hinge, ()), (categorical_hinge, ()),
         (log_cosh, ("logcosh",)), (poisson, ())):
     LOSSES.register(_fn, aliases=_aliases)
+for _obj in (BinaryFocalCrossentropy, CategoricalFocalCrossentropy, binary_focal_crossentropy,
+             categorical_focal_crossentropy):
+    LOSSES.register(_obj)
 
 
 @export("losses.serialize", "keras.losses.serialize")

@@ -184,3 +184,22 @@ for _fn in ("pearson_correlation", "concordance_correlation"):
         grad=1, rtol=1e-3, atol=1e-5)
 for _name in ("PearsonCorrelation", "ConcordanceCorrelation"):
     metric_row(_name, correlated_pairs(), axis=maybe(st.sampled_from([-1, 0])))
+
+
+# -- focal cross-entropies (losses and metric-namespace functions) -----------------------------
+from parity_rows_keras import _loss_class_call, _xent_pairs, loss_class_cases  # noqa: E402
+
+_BFCE = {"apply_class_balancing": maybe(st.booleans()), "alpha": maybe(st.sampled_from([0.25, 0.5, 0.9])),
+         "gamma": maybe(st.sampled_from([2.0, 0.0, 1.5])), "from_logits": maybe(st.booleans()),
+         "label_smoothing": maybe(st.sampled_from([0.0, 0.1, 0.5])), "axis": maybe(st.sampled_from([-1, 0]))}
+_CFCE = {"alpha": maybe(st.sampled_from([0.25, 1.0])), "gamma": maybe(st.sampled_from([2.0, 0.0, 1.5])),
+         "from_logits": maybe(st.booleans()), "label_smoothing": maybe(st.sampled_from([0.0, 0.1])),
+         "axis": maybe(st.sampled_from([-1, 0]))}
+add("keras.losses.binary_focal_crossentropy", _pair_case(_xent_pairs("binary"), **_BFCE), grad=1,
+    rtol=1e-4, atol=1e-6)
+add("keras.losses.categorical_focal_crossentropy", _pair_case(_xent_pairs("categorical"), **_CFCE), grad=1,
+    rtol=1e-4, atol=1e-6)
+add("keras.losses.BinaryFocalCrossentropy", loss_class_cases(_xent_pairs("binary"), **_BFCE),
+    call=_loss_class_call("keras.losses.BinaryFocalCrossentropy"), grad=1, rtol=1e-4, atol=1e-6)
+add("keras.losses.CategoricalFocalCrossentropy", loss_class_cases(_xent_pairs("categorical"), **_CFCE),
+    call=_loss_class_call("keras.losses.CategoricalFocalCrossentropy"), grad=1, rtol=1e-4, atol=1e-6)
