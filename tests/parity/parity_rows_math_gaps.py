@@ -292,3 +292,20 @@ def shift_cases(draw):
 
 add("bitwise.left_shift", shift_cases(), grad=0)
 add("bitwise.right_shift", shift_cases(), grad=0)
+
+
+# -- tf.nn.crelu ---------------------------------------------------------------------------------
+
+@st.composite
+def crelu_cases(draw):
+    """x of each dtype (floats, signed ints, refused unsigned/bool) with both signs and ties, and
+    an axis in or out of range."""
+    x = draw(tensors(FLOATS + ("int32", "int64", "uint8"), shape=nonempty_shapes, variable=True))
+    ndim = len(x.value.shape)
+    kwargs = {}
+    if draw(st.booleans()):
+        kwargs["axis"] = draw(st.integers(-ndim - 1, ndim)) if ndim else draw(st.sampled_from((0, -1)))
+    return Case((x,), kwargs)
+
+
+add("nn.crelu", crelu_cases(), grad=2)
