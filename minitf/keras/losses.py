@@ -9,6 +9,7 @@ _NAMES = {
     "CategoricalFocalCrossentropy": ("minitf.losses.focal", "CategoricalFocalCrossentropy"),
     "CategoricalHinge": ("minitf.losses.loss", "CategoricalHinge"),
     "CosineSimilarity": ("minitf.losses.loss", "CosineSimilarity"),
+    "Dice": ("minitf.losses.overlap", "Dice"),
     "Hinge": ("minitf.losses.loss", "Hinge"),
     "Huber": ("minitf.losses.loss", "Huber"),
     "KLD": ("minitf.losses.functions", "kl_divergence"),
@@ -27,6 +28,7 @@ _NAMES = {
     "Reduction": ("minitf.losses.reduction", "Reduction"),
     "SparseCategoricalCrossentropy": ("minitf.losses.loss", "SparseCategoricalCrossentropy"),
     "SquaredHinge": ("minitf.losses.loss", "SquaredHinge"),
+    "Tversky": ("minitf.losses.overlap", "Tversky"),
     "binary_crossentropy": ("minitf.losses.functions", "binary_crossentropy"),
     "binary_focal_crossentropy": ("minitf.losses.focal", "binary_focal_crossentropy"),
     "categorical_crossentropy": ("minitf.losses.functions", "categorical_crossentropy"),
@@ -34,6 +36,7 @@ _NAMES = {
     "categorical_hinge": ("minitf.losses.functions", "categorical_hinge"),
     "cosine_similarity": ("minitf.losses.functions", "cosine_similarity"),
     "deserialize": ("minitf.losses.registry", "deserialize"),
+    "dice": ("minitf.losses.overlap", "dice"),
     "get": ("minitf.losses.registry", "get"),
     "hinge": ("minitf.losses.functions", "hinge"),
     "huber": ("minitf.losses.functions", "huber"),
@@ -48,6 +51,7 @@ _NAMES = {
     "serialize": ("minitf.losses.registry", "serialize"),
     "sparse_categorical_crossentropy": ("minitf.losses.functions", "sparse_categorical_crossentropy"),
     "squared_hinge": ("minitf.losses.functions", "squared_hinge"),
+    "tversky": ("minitf.losses.overlap", "tversky"),
 }
 _NAMESPACES = {}
 __all__ = [
@@ -57,6 +61,7 @@ __all__ = [
     "CategoricalFocalCrossentropy",
     "CategoricalHinge",
     "CosineSimilarity",
+    "Dice",
     "Hinge",
     "Huber",
     "KLD",
@@ -75,6 +80,7 @@ __all__ = [
     "Reduction",
     "SparseCategoricalCrossentropy",
     "SquaredHinge",
+    "Tversky",
     "binary_crossentropy",
     "binary_focal_crossentropy",
     "categorical_crossentropy",
@@ -82,6 +88,7 @@ __all__ = [
     "categorical_hinge",
     "cosine_similarity",
     "deserialize",
+    "dice",
     "get",
     "hinge",
     "huber",
@@ -96,6 +103,7 @@ __all__ = [
     "serialize",
     "sparse_categorical_crossentropy",
     "squared_hinge",
+    "tversky",
 ]
 _DIR = sorted(set(__all__) | set(_NAMES) | set(_NAMESPACES))
 

@@ -26,6 +26,7 @@ _NAMES = {
     "CategoricalFocalCrossentropy": ("minitf.losses.focal", "CategoricalFocalCrossentropy"),
     "CategoricalHinge": ("minitf.losses.loss", "CategoricalHinge"),
     "CosineSimilarity": ("minitf.losses.loss", "CosineSimilarity"),
+    "Dice": ("minitf.losses.overlap", "Dice"),
     "Hinge": ("minitf.losses.loss", "Hinge"),
     "Huber": ("minitf.losses.loss", "Huber"),
     "KLD": ("minitf.losses.functions", "kl_divergence"),
@@ -44,6 +45,7 @@ _NAMES = {
     "Reduction": ("minitf.losses.reduction", "Reduction"),
     "SparseCategoricalCrossentropy": ("minitf.losses.loss", "SparseCategoricalCrossentropy"),
     "SquaredHinge": ("minitf.losses.loss", "SquaredHinge"),
+    "Tversky": ("minitf.losses.overlap", "Tversky"),
     "binary_crossentropy": ("minitf.losses.functions", "binary_crossentropy"),
     "binary_focal_crossentropy": ("minitf.losses.focal", "binary_focal_crossentropy"),
     "categorical_crossentropy": ("minitf.losses.functions", "categorical_crossentropy"),
@@ -51,6 +53,7 @@ _NAMES = {
     "categorical_hinge": ("minitf.losses.functions", "categorical_hinge"),
     "cosine_similarity": ("minitf.losses.functions", "cosine_similarity"),
     "deserialize": ("minitf.losses.registry", "deserialize"),
+    "dice": ("minitf.losses.overlap", "dice"),
     "get": ("minitf.losses.registry", "get"),
     "hinge": ("minitf.losses.functions", "hinge"),
     "huber": ("minitf.losses.functions", "huber"),
@@ -65,6 +68,7 @@ _NAMES = {
     "serialize": ("minitf.losses.registry", "serialize"),
     "sparse_categorical_crossentropy": ("minitf.losses.functions", "sparse_categorical_crossentropy"),
     "squared_hinge": ("minitf.losses.functions", "squared_hinge"),
+    "tversky": ("minitf.losses.overlap", "tversky"),
 }
 _NAMESPACES = {}
 __all__ = [
@@ -74,6 +78,7 @@ __all__ = [
     "CategoricalFocalCrossentropy",
     "CategoricalHinge",
     "CosineSimilarity",
+    "Dice",
     "Hinge",
     "Huber",
     "KLD",
@@ -92,6 +97,7 @@ __all__ = [
     "Reduction",
     "SparseCategoricalCrossentropy",
     "SquaredHinge",
+    "Tversky",
     "binary_crossentropy",
     "binary_focal_crossentropy",
     "categorical_crossentropy",
@@ -99,6 +105,7 @@ __all__ = [
     "categorical_hinge",
     "cosine_similarity",
     "deserialize",
+    "dice",
     "get",
     "hinge",
     "huber",
@@ -113,6 +120,7 @@ __all__ = [
     "serialize",
     "sparse_categorical_crossentropy",
     "squared_hinge",
+    "tversky",
 ]
 _DIR = sorted(set(__all__) | set(_NAMES) | set(_NAMESPACES))
 

@@ -13,6 +13,7 @@ from minitf.losses.loss import (BinaryCrossentropy, CategoricalCrossentropy, Cat
                                 SquaredHinge)
 from minitf.losses.focal import (BinaryFocalCrossentropy, CategoricalFocalCrossentropy,
                                  binary_focal_crossentropy, categorical_focal_crossentropy)
+from minitf.losses.overlap import Dice, Tversky, dice, tversky
 from minitf.api_export import export
 
 
@@ -32,7 +33,7 @@ for _fn, _aliases in (
         (log_cosh, ("logcosh",)), (poisson, ())):
     LOSSES.register(_fn, aliases=_aliases)
 for _obj in (BinaryFocalCrossentropy, CategoricalFocalCrossentropy, binary_focal_crossentropy,
-             categorical_focal_crossentropy):
+             categorical_focal_crossentropy, Dice, Tversky, dice, tversky):
     LOSSES.register(_obj)
 
 

@@ -203,3 +203,19 @@ add("keras.losses.BinaryFocalCrossentropy", loss_class_cases(_xent_pairs("binary
     call=_loss_class_call("keras.losses.BinaryFocalCrossentropy"), grad=1, rtol=1e-4, atol=1e-6)
 add("keras.losses.CategoricalFocalCrossentropy", loss_class_cases(_xent_pairs("categorical"), **_CFCE),
     call=_loss_class_call("keras.losses.CategoricalFocalCrossentropy"), grad=1, rtol=1e-4, atol=1e-6)
+
+
+# -- Dice and Tversky ---------------------------------------------------------------------------
+_AXIS = maybe(st.sampled_from([None, -1, 0, [0, 1]]))
+add("keras.losses.dice", _pair_case(label_pairs("binary", odd_shapes=False), axis=_AXIS), grad=1,
+    rtol=1e-4, atol=1e-6)
+add("keras.losses.tversky", _pair_case(label_pairs("binary", odd_shapes=False), axis=_AXIS,
+                                       alpha=maybe(st.sampled_from([0.5, 0.3, 0.0])),
+                                       beta=maybe(st.sampled_from([0.5, 0.7, 1.0]))), grad=1, rtol=1e-4, atol=1e-6)
+add("keras.losses.Dice", loss_class_cases(label_pairs("binary", odd_shapes=False), axis=maybe(st.sampled_from([None, -1]))),
+    call=_loss_class_call("keras.losses.Dice"), grad=1, rtol=1e-4, atol=1e-6)
+add("keras.losses.Tversky", loss_class_cases(label_pairs("binary", odd_shapes=False),
+                                             axis=maybe(st.sampled_from([None, -1])),
+                                             alpha=maybe(st.sampled_from([0.5, 0.3])),
+                                             beta=maybe(st.sampled_from([0.5, 0.7]))),
+    call=_loss_class_call("keras.losses.Tversky"), grad=1, rtol=1e-4, atol=1e-6)
