@@ -18,6 +18,7 @@ from minitf.ops import constant as constant_ops
 from minitf.ops import math as math_ops
 from minitf.ops import nn as nn_ops
 from minitf.ops import reduce as reduce_ops
+from minitf.activations import ops_backed
 from minitf.api_export import export
 
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "linear", "elu", "selu", "softplus", "softsign",
@@ -280,6 +281,8 @@ ACTIVATIONS = Registry("activation function", "keras.activations", default=linea
 for _name in __all__:
     if _name not in ("get", "serialize", "deserialize"):
         ACTIVATIONS.register(globals()[_name], name=_name)
+for _name in ops_backed.__all__:  # Keras 3's activations that forward to keras.ops
+    ACTIVATIONS.register(getattr(ops_backed, _name), name=_name)
 
 
 @export("activations.serialize", "keras.activations.serialize")

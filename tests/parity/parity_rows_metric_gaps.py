@@ -219,3 +219,31 @@ add("keras.losses.Tversky", loss_class_cases(label_pairs("binary", odd_shapes=Fa
                                              alpha=maybe(st.sampled_from([0.5, 0.3])),
                                              beta=maybe(st.sampled_from([0.5, 0.7]))),
     call=_loss_class_call("keras.losses.Tversky"), grad=1, rtol=1e-4, atol=1e-6)
+
+
+# -- keras.activations that forward to keras.ops ----------------------------------------------------
+from parity_kops import tensor_then, unary_cases  # noqa: E402
+from parity_strategies import FLOATS  # noqa: E402
+
+A = "keras.activations."
+_INTS = ("int32", "int64")
+for _name in ("log_sigmoid", "hard_tanh", "tanh_shrink", "sparse_sigmoid", "sparse_plus"):
+    add(A + _name, st.one_of(unary_cases(FLOATS, low=-5.0, high=5.0), unary_cases(_INTS, low=-3, high=3)), grad=1)
+for _name in ("soft_shrink", "hard_shrink"):
+    add(A + _name, st.one_of(unary_cases(FLOATS, low=-5.0, high=5.0),
+                             tensor_then(threshold=lambda a: st.sampled_from([0.5, 0.0, 2.0]), dtypes=FLOATS)),
+        grad=1)
+add(A + "squareplus", st.one_of(unary_cases(FLOATS, low=-5.0, high=5.0),
+                                tensor_then(b=lambda a: st.sampled_from([4, 0, 1.5]), dtypes=FLOATS)), grad=1)
+add(A + "celu", st.one_of(unary_cases(FLOATS, low=-5.0, high=5.0),
+                          tensor_then(alpha=lambda a: st.sampled_from([0.5, 2.0]), dtypes=FLOATS)), grad=1)
+add(A + "threshold", tensor_then(lambda a: st.sampled_from([0.0, 0.5, -1.0]),
+                                 lambda a: st.sampled_from([0.0, -2.0]), dtypes=FLOATS), grad=1)
+add(A + "glu", tensor_then(axis=lambda a: maybe(st.sampled_from([-1, 0])), dtypes=FLOATS,
+                           shape=st.sampled_from([(2, 4), (4,), (2, 3)])), grad=1)
+add(A + "sparsemax", tensor_then(axis=lambda a: maybe(st.sampled_from([-1, 0])), dtypes=FLOATS,
+                                 shape=st.sampled_from([(2, 3), (3,), (2, 3, 4), (2, 1)])), grad=1)
+TABLE.known(A + "sparse_plus", lambda c, v: v.kind == "error_mismatch" and "Cannot convert 0.25" in v.detail,
+            "BUG: keras.ops.sparse_plus on an integer tensor raises InvalidArgumentError (AddV2 dtypes) where "
+            "Keras on TF raises TypeError (it cannot convert 0.25 to the integer dtype); the fix belongs in "
+            "minitf/keras_ops/nn_activations.py, which keras.activations.sparse_plus forwards to")
