@@ -19,6 +19,9 @@ from minitf.ops import math as math_ops
 from minitf.ops import nn as nn_ops
 from minitf.ops import reduce as reduce_ops
 from minitf.activations import ops_backed
+from minitf.activations.ops_backed import (  # noqa: F401 (keras.activations' names are this module's too)
+    celu, glu, hard_shrink, hard_tanh, log_sigmoid, soft_shrink, sparse_plus, sparse_sigmoid, sparsemax,
+    squareplus, tanh_shrink, threshold)
 from minitf.api_export import export
 
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "linear", "elu", "selu", "softplus", "softsign",

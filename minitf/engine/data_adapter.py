@@ -38,7 +38,7 @@ def to_numpy(value):
     return np.asarray(value)
 
 
-@export("keras.utils.unpack_x_y_sample_weight")
+@export("keras.utils.unpack_x_y_sample_weight", "utils.unpack_x_y_sample_weight")
 def unpack_x_y_sample_weight(data):
     """Split a batch into `(x, y, sample_weight)`; missing parts are None (Keras' helper)."""
     if isinstance(data, list):
@@ -55,7 +55,7 @@ def unpack_x_y_sample_weight(data):
                      f"`(x, y, sample_weight)`, found a tuple of length {len(data)}.")
 
 
-@export("keras.utils.pack_x_y_sample_weight")
+@export("keras.utils.pack_x_y_sample_weight", "utils.pack_x_y_sample_weight")
 def pack_x_y_sample_weight(x, y=None, sample_weight=None):
     """Keras 3's packing of a batch: `x` itself when there is no `y` (`(x,)` when `x` is a list
     or tuple, which would be ambiguous), else `(x, y)` or `(x, y, sample_weight)`."""

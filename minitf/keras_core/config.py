@@ -70,7 +70,7 @@ def standardize_data_format(data_format, default=None):
     return value
 
 
-@export("keras.backend.clear_session", "keras.utils.clear_session")
+@export("keras.backend.clear_session", "keras.utils.clear_session", "utils.clear_session")
 def clear_session(free_memory=True):
     """Forget global Keras state: automatic layer names start again from 'dense', 'dense_1', ...,
     and the global seed generator and `get_uid` counters start afresh."""

@@ -23,7 +23,7 @@ ALLOWED_DTYPES = ("float16", "float32", "float64", "uint8", "uint16", "uint32", 
 _PYTHON = {bool: "bool", int: "int64", float: "float32", str: "string", complex: "complex128"}
 
 
-@export("keras.backend.standardize_dtype", "keras.utils.standardize_dtype")
+@export("keras.backend.standardize_dtype", "keras.utils.standardize_dtype", "utils.standardize_dtype")
 def standardize_dtype(dtype):
     """The Keras name of `dtype` (a name, a DType, a numpy dtype or a Python type); None gives
     `floatx()`. ValueError for anything else."""

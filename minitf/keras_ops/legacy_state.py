@@ -139,7 +139,7 @@ def int_shape(x):
         return None
 
 
-@export("keras.backend.is_keras_tensor", "keras.utils.is_keras_tensor")
+@export("keras.backend.is_keras_tensor", "keras.utils.is_keras_tensor", "utils.is_keras_tensor")
 def is_keras_tensor(x):
     """Whether x is a symbolic KerasTensor."""
     return keras_tensor.is_keras_tensor(x)

@@ -7,7 +7,7 @@ from minitf.api_export import export
 __all__ = ["get_source_inputs"]
 
 
-@export("keras.utils.get_source_inputs")
+@export("keras.utils.get_source_inputs", "utils.get_source_inputs")
 def get_source_inputs(tensor):
     """The list of Input tensors that `tensor` depends on, in first-seen order (Keras 3).
 
