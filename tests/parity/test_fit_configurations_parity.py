@@ -18,6 +18,7 @@ SAMPLE_WEIGHTS = _RNG.uniform(0.5, 2, size=100).astype("float32")
 
 
 def _model(lib, outputs=2, activation=None, regularized=False):
+    lib.keras.backend.clear_session()  # automatic names (metrics' too) count from zero in both libraries
     lib.keras.utils.set_random_seed(3)
     layers = lib.keras.layers
     hidden = layers.Dense(4, kernel_regularizer=lib.keras.regularizers.l2(0.1)) if regularized else \

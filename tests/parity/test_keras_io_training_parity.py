@@ -34,6 +34,7 @@ def test_metric_attribute_state_is_apart_from_weights_as_keras():
 
 def _summary_rows(lib, capsys):
     keras = lib.keras
+    keras.backend.clear_session()  # automatic names count from zero in both libraries
     inputs = keras.Input(shape=(4,))
     inner = keras.Model(inputs, keras.layers.Dense(2)(inputs), name="inner")
     seq = keras.Sequential([keras.Input(shape=(4,)), keras.layers.Dense(3)], name="seq")
