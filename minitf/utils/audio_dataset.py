@@ -7,7 +7,7 @@ to `output_sequence_length` when given; without it, batches are padded to their 
 import numpy as np
 
 from minitf.errors import errors
-from minitf.data.dataset import AUTOTUNE, Dataset
+from minitf.data.dataset import AUTOTUNE
 from minitf.ops import audio_ops, io_ops
 from minitf.ragged.ragged_tensor import RaggedTensor
 from minitf.utils import dataset_utils
@@ -32,13 +32,8 @@ def _read_audio(path, output_sequence_length):
 
 def _paths_and_labels_to_dataset(file_paths, labels, label_mode, num_classes, output_sequence_length, ragged,
                                  shuffle=False, shuffle_buffer_size=None, seed=None):
-    path_ds = Dataset.from_tensor_slices(list(file_paths))
-    if label_mode:
-        ds = Dataset.zip((path_ds, dataset_utils.labels_to_dataset(labels, label_mode, num_classes)))
-    else:
-        ds = path_ds
-    if shuffle:
-        ds = ds.shuffle(buffer_size=shuffle_buffer_size or 1024, seed=seed)
+    ds = dataset_utils.paths_and_labels(file_paths, labels, label_mode, num_classes, shuffle,
+                                        shuffle_buffer_size, seed)
     if label_mode:
         ds = ds.map(lambda x, y: (_read_audio(x, output_sequence_length), y), num_parallel_calls=AUTOTUNE)
         if ragged:

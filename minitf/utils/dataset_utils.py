@@ -28,7 +28,7 @@ from minitf.ops.creation import one_hot
 from minitf.ops.shaping import expand_dims
 from minitf.api_export import export
 
-__all__ = ["index_directory", "get_training_or_validation_split", "labels_to_dataset",
+__all__ = ["index_directory", "get_training_or_validation_split", "labels_to_dataset", "paths_and_labels",
            "check_validation_split_arg", "check_labels_arg",
            "shuffle_buffer_size", "check_format", "split_dataset"]
 
@@ -197,6 +197,18 @@ def get_training_or_validation_split(samples, labels, validation_split, subset):
     else:
         raise ValueError(f"`subset` must be either \"training\" or \"validation\", received: {subset}")
     return samples, labels
+
+
+def paths_and_labels(file_paths, labels, label_mode, num_classes, shuffle=False, shuffle_buffer_size=None,
+                     seed=None):
+    """The dataset of file paths (zipped with their labels when `label_mode` is set), shuffled as
+    Keras' loaders shuffle it when asked; the loaders map their reading function over it."""
+    ds = Dataset.from_tensor_slices(list(file_paths))
+    if label_mode:
+        ds = Dataset.zip((ds, labels_to_dataset(labels, label_mode, num_classes)))
+    if shuffle:
+        ds = ds.shuffle(buffer_size=shuffle_buffer_size or 1024, seed=seed)
+    return ds
 
 
 def labels_to_dataset(labels, label_mode, num_classes):

@@ -10,7 +10,7 @@ buffer shuffle) is Keras' list exactly.
 import numpy as np
 
 from minitf.errors import errors
-from minitf.data.dataset import AUTOTUNE, Dataset
+from minitf.data.dataset import AUTOTUNE
 from minitf.keras_core import config as keras_config
 from minitf.ops import io_ops
 from minitf.ops.image import resize, resize_with_pad
@@ -95,14 +95,8 @@ def load_image(path, image_size, num_channels, interpolation, data_format, crop_
 
 def _paths_and_labels_to_dataset(image_paths, labels, label_mode, num_classes, load_args, shuffle=False,
                                  shuffle_buffer_size=None, seed=None):
-    path_ds = Dataset.from_tensor_slices(list(image_paths))
-    if label_mode:
-        label_ds = dataset_utils.labels_to_dataset(labels, label_mode, num_classes)
-        ds = Dataset.zip((path_ds, label_ds))
-    else:
-        ds = path_ds
-    if shuffle:
-        ds = ds.shuffle(buffer_size=shuffle_buffer_size or 1024, seed=seed)
+    ds = dataset_utils.paths_and_labels(image_paths, labels, label_mode, num_classes, shuffle,
+                                        shuffle_buffer_size, seed)
     if label_mode:
         return ds.map(lambda x, y: (load_image(x, *load_args), y), num_parallel_calls=AUTOTUNE)
     return ds.map(lambda x: load_image(x, *load_args), num_parallel_calls=AUTOTUNE)

@@ -7,7 +7,7 @@ tf.strings.substr does in Keras' pipeline).
 import numpy as np
 
 from minitf.errors import errors
-from minitf.data.dataset import AUTOTUNE, Dataset
+from minitf.data.dataset import AUTOTUNE
 from minitf.ops import io_ops
 from minitf.ops.string_ops import substr
 from minitf.utils import dataset_utils
@@ -30,13 +30,8 @@ def _read_text(path, max_length):
 
 def _paths_and_labels_to_dataset(file_paths, labels, label_mode, num_classes, max_length, shuffle=False,
                                  shuffle_buffer_size=None, seed=None):
-    path_ds = Dataset.from_tensor_slices(list(file_paths))
-    if label_mode:
-        ds = Dataset.zip((path_ds, dataset_utils.labels_to_dataset(labels, label_mode, num_classes)))
-    else:
-        ds = path_ds
-    if shuffle:
-        ds = ds.shuffle(buffer_size=shuffle_buffer_size or 1024, seed=seed)
+    ds = dataset_utils.paths_and_labels(file_paths, labels, label_mode, num_classes, shuffle,
+                                        shuffle_buffer_size, seed)
     if label_mode:
         return ds.map(lambda x, y: (_read_text(x, max_length), y), num_parallel_calls=AUTOTUNE)
     return ds.map(lambda x: _read_text(x, max_length), num_parallel_calls=AUTOTUNE)
